@@ -1,0 +1,12 @@
+//! PacoZero's rules engine.
+//!
+//! * [`paco`]: Paco Ŝako (8x8, unions and chains), exact to the platform's rules.
+//!
+//! The engine has no dependencies and no ML code: it encodes positions as
+//! plain bit planes and scalars that the trainer turns into tensors.
+
+pub mod paco;
+pub mod types;
+mod util;
+
+pub use types::{BitBoard, Color, PieceKind, Square};

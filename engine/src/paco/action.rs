@@ -1,0 +1,128 @@
+//! Atomic-action notation and the stable action ⇄ policy-index mapping.
+//!
+//! | action | notation | index (mover's frame) |
+//! |---|---|---|
+//! | lift the piece or union on a square | `Le2` | `0 + sq'` |
+//! | place the piece in hand on a square | `Pe4` | `64 + sq'` |
+//! | promote to rook, knight, bishop, queen | `=R` `=N` `=B` `=Q` | `128..=131` |
+//!
+//! `sq'` is the square index (a1 = 0 … h8 = 63) with ranks mirrored when
+//! Black is to move, so the network always sees the board from the mover's side.
+
+use super::position::Action;
+use crate::types::{Color, PieceKind, Square};
+use std::fmt;
+
+/// Number of policy slots: 64 lifts + 64 places + 4 promotions.
+pub const NUM_ACTIONS: usize = 132;
+
+/// The reference's notation of an action.
+pub fn action_to_string(a: Action) -> String {
+    match a {
+        Action::Lift(s) => format!("L{s}"),
+        Action::Place(s) => format!("P{s}"),
+        Action::Promote(k) => format!("={}", k.letter()),
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&action_to_string(*self))
+    }
+}
+
+/// An action string that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionParseError {
+    pub input: String,
+    /// 0-based character position of the problem.
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ActionParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid action '{}' at character {}: {}", self.input, self.column + 1, self.message)
+    }
+}
+impl std::error::Error for ActionParseError {}
+
+impl std::str::FromStr for Action {
+    type Err = ActionParseError;
+    fn from_str(s: &str) -> Result<Action, ActionParseError> {
+        let e = |column: usize, message: &str| ActionParseError { input: s.to_string(), column, message: message.to_string() };
+        let mut chars = s.chars();
+        match chars.next() {
+            Some('L') | Some('P') => {
+                let rest = &s[1..];
+                let sq = Square::parse(rest).ok_or_else(|| e(1, "expected a square a1..h8 after L/P"))?;
+                Ok(if s.starts_with('L') { Action::Lift(sq) } else { Action::Place(sq) })
+            }
+            Some('=') => {
+                let rest: Vec<char> = chars.collect();
+                match rest.as_slice() {
+                    [c] => match PieceKind::from_letter(*c) {
+                        Some(k) if k.promotion_index().is_some() && c.is_ascii_uppercase() => Ok(Action::Promote(k)),
+                        _ => Err(e(1, "promotion piece must be one of R, N, B, Q")),
+                    },
+                    _ => Err(e(1, "expected exactly one piece letter after '='")),
+                }
+            }
+            Some(_) => Err(e(0, "an action starts with L (lift), P (place) or = (promote)")),
+            None => Err(e(0, "empty action")),
+        }
+    }
+}
+
+/// Parses a space-separated action list (`"Le2 Pe4 Le7 Pe5"`), naming the bad token.
+pub fn parse_actions(s: &str) -> Result<Vec<Action>, ActionParseError> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for tok in s.split(' ') {
+        if !tok.is_empty() {
+            out.push(tok.parse::<Action>().map_err(|mut err| {
+                err.column += offset;
+                err.input = s.to_string();
+                err
+            })?);
+        }
+        offset += tok.len() + 1;
+    }
+    Ok(out)
+}
+
+#[inline(always)]
+fn frame(sq: Square, mover: Color) -> usize {
+    match mover {
+        Color::White => sq.index(),
+        Color::Black => sq.flip_rank().index(),
+    }
+}
+
+/// Policy index of an action for the given mover.
+#[inline]
+pub fn action_index(a: Action, mover: Color) -> usize {
+    match a {
+        Action::Lift(s) => frame(s, mover),
+        Action::Place(s) => 64 + frame(s, mover),
+        Action::Promote(k) => 128 + k.promotion_index().expect("promotion kind"),
+    }
+}
+
+/// The action of a policy index for the given mover (inverse of [`action_index`]).
+pub fn action_from_index(i: usize, mover: Color) -> Option<Action> {
+    let sq = |j: usize| {
+        let s = Square::new(j as u8);
+        if mover == Color::White {
+            s
+        } else {
+            s.flip_rank()
+        }
+    };
+    match i {
+        0..=63 => Some(Action::Lift(sq(i))),
+        64..=127 => Some(Action::Place(sq(i - 64))),
+        128..=131 => Some(Action::Promote(PieceKind::PROMOTIONS[i - 128])),
+        _ => None,
+    }
+}

@@ -1,0 +1,172 @@
+//! A game in progress: a position plus the repetition history, which decides
+//! threefold-repetition draws. Also perft at both levels.
+
+use super::fullmove::FullMoveGen;
+use super::position::{Action, IllegalAction, Position, Required, Status, Transition};
+
+/// Number of occurrences of a settled position that draws the game (the platform's default).
+pub const DEFAULT_DRAW_AFTER_REPETITIONS: u8 = 3;
+
+/// A position with the history needed for repetition draws.
+#[derive(Clone, Debug)]
+pub struct GameState {
+    pos: Position,
+    /// Keys of the positions recorded since the last progress (new union or promotion).
+    history: Vec<u64>,
+    draw_after: u8,
+}
+
+impl GameState {
+    pub fn new(pos: Position) -> Self {
+        GameState { pos, history: Vec::new(), draw_after: DEFAULT_DRAW_AFTER_REPETITIONS }
+    }
+
+    /// `n` occurrences draw; 0 switches repetition draws off.
+    pub fn with_draw_after(mut self, n: u8) -> Self {
+        self.draw_after = n;
+        self
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    pub fn status(&self) -> Status {
+        self.pos.status()
+    }
+
+    /// Keys of the positions recorded since the last progress.
+    pub fn history(&self) -> &[u64] {
+        &self.history
+    }
+
+    /// How often the current settled position occurred before (0 if new).
+    pub fn repetitions(&self) -> usize {
+        if !self.pos.is_settled() {
+            return 0;
+        }
+        self.history.iter().filter(|&&h| h == self.pos.hash()).count().saturating_sub(1)
+    }
+
+    /// Plays a legal action (checked).
+    pub fn play(&mut self, a: Action) -> Result<Transition, IllegalAction> {
+        let t = self.pos.play(a)?;
+        self.after(t);
+        Ok(t)
+    }
+
+    /// Plays an action known to be legal.
+    pub fn play_unchecked(&mut self, a: Action) -> Transition {
+        let t = self.pos.play_unchecked(a);
+        self.after(t);
+        t
+    }
+
+    fn after(&mut self, t: Transition) {
+        if t != Transition::Recorded {
+            return;
+        }
+        // Progress (a new union or a promotion) resets the counter to 0 during the
+        // turn; positions before progress can never come back.
+        if self.pos.no_progress_half_moves() == 0 {
+            self.history.clear();
+        }
+        if self.pos.status() != Status::Running || self.draw_after == 0 {
+            return;
+        }
+        let key = self.pos.hash();
+        let seen = self.history.iter().filter(|&&h| h == key).count();
+        self.history.push(key);
+        if seen + 1 >= self.draw_after as usize {
+            self.pos.set_status(Status::RepetitionDraw);
+        }
+    }
+
+    /// Every distinct full move with its trace, each result's status including
+    /// repetition draws against this game's history.
+    pub fn full_moves(&self, gen: &mut FullMoveGen) -> Vec<(GameState, Vec<Action>)> {
+        let mut out = Vec::new();
+        let _ = gen.for_each(&self.pos, |p, trace| {
+            let mut g = GameState { pos: *p, history: self.history.clone(), draw_after: self.draw_after };
+            g.settle_from(&self.pos);
+            out.push((g, trace.to_vec()));
+        });
+        out
+    }
+
+    /// Applies the history bookkeeping for a settled result reached from `root` in one full move.
+    fn settle_from(&mut self, root: &Position) {
+        if root.required() == Required::PromoteThenLift {
+            // The promotion at the start of the turn was progress.
+            self.history.clear();
+        }
+        if self.pos.required() == Required::Lift {
+            self.after(Transition::Recorded);
+        }
+    }
+
+    /// Full-move perft: leaves after `depth` complete turns (distinct results per node).
+    pub fn perft_full(&self, depth: u32) -> u64 {
+        let mut gens: Vec<FullMoveGen> = (0..depth.max(1)).map(|_| FullMoveGen::new()).collect();
+        let mut hist = self.history.clone();
+        perft_full_rec(&self.pos, &mut hist, 0, self.draw_after, depth, &mut gens)
+    }
+
+    /// Atomic perft: number of action sequences of length `depth`. Exact
+    /// without history for depth < 16 (a threefold repetition needs at least
+    /// eight full moves of two actions each); positions from FENs have no history.
+    pub fn perft_atomic(&self, depth: u32) -> u64 {
+        perft_atomic(&self.pos, depth)
+    }
+}
+
+fn perft_full_rec(pos: &Position, hist: &mut Vec<u64>, since: usize, draw_after: u8, depth: u32, gens: &mut [FullMoveGen]) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (gen, rest) = gens.split_first_mut().expect("one generator per ply");
+    if depth == 1 {
+        return gen.count(pos);
+    }
+    let mut children = Vec::new();
+    gen.for_each(pos, |p, _| children.push(*p)).expect("full-move enumeration within limits");
+    let mut total = 0;
+    for mut child in children {
+        let mark = hist.len();
+        let mut since2 = since;
+        if pos.required() == Required::PromoteThenLift || child.no_progress_half_moves() == 0 {
+            since2 = mark;
+        }
+        if child.required() == Required::Lift && child.status() == Status::Running && draw_after > 0 {
+            let key = child.hash();
+            let seen = hist[since2..].iter().filter(|&&h| h == key).count();
+            hist.push(key);
+            if seen + 1 >= draw_after as usize {
+                child.set_status(Status::RepetitionDraw);
+            }
+        }
+        if !child.status().is_over() {
+            total += perft_full_rec(&child, hist, since2, draw_after, depth - 1, rest);
+        }
+        hist.truncate(mark);
+    }
+    total
+}
+
+/// Atomic perft from a position (see [`GameState::perft_atomic`]).
+pub fn perft_atomic(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let set = pos.actions();
+    if depth == 1 {
+        return set.len() as u64;
+    }
+    let mut total = 0;
+    for a in set {
+        let mut child = *pos;
+        child.play_unchecked(a);
+        total += perft_atomic(&child, depth - 1);
+    }
+    total
+}

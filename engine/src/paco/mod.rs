@@ -1,0 +1,17 @@
+//! Paco Ŝako: position, atomic actions, chains, notation, hashing, perft.
+
+mod action;
+mod fen;
+mod fullmove;
+mod game;
+mod position;
+mod tables;
+mod threats;
+mod zobrist;
+
+pub use action::{action_from_index, action_index, action_to_string, parse_actions, ActionParseError, NUM_ACTIONS};
+pub use fen::{board_to_union_fen, decode_square_letter, encode_square_letter, position_from_union_fen, FenError, STARTPOS_FEN, UNION_LETTERS};
+pub use fullmove::{FullMoveGen, FullMoveLimits, LimitExceeded};
+pub use game::{perft_atomic, GameState, DEFAULT_DRAW_AFTER_REPETITIONS};
+pub use position::{Action, ActionIter, ActionSet, Castling, Hand, IllegalAction, Position, Required, Rules, Status, Transition};
+pub use threats::{in_sako, threatened_squares};

@@ -1,0 +1,117 @@
+//! Threat detection through chains: which squares could the opponent dance
+//! onto in their next turn? Castling is refused when the king's start, path or
+//! destination is threatened, and Ŝako is "my king square is threatened".
+//!
+//! This follows the reference engine exactly: every non-king piece of the
+//! player is lifted; a lone piece threatens its pawn diagonals, knight jumps
+//! and the slider rays up to and including the first occupied square; chains
+//! are followed by placing into unions (and through promotions, and through
+//! en-passant steps), and each released piece threatens from its union square.
+
+use super::position::{Action, ActionSet, Hand, Position, Required};
+use super::tables::{bishop_attacks, queen_attacks, rook_attacks, KNIGHT, PAWN_DIAG_BLACK, PAWN_DIAG_WHITE};
+use crate::types::{BitBoard, Color, PieceKind};
+use crate::util::U64Set;
+
+/// Squares the side to move of `pos` (a settled position) could dance onto,
+/// directly or at the end of any chain.
+pub fn threatened_squares(pos: &Position) -> u64 {
+    let me = pos.side;
+    let mut threats = 0u64;
+    let mut seen = U64Set::default();
+    let mut stack: Vec<Position> = Vec::new();
+    let lone_own = pos.occ[me.index()] & !pos.occ[me.other().index()] & !pos.pieces[me.index()][PieceKind::King.index()];
+    // Unions lifted as pairs never threaten (they only go to empty squares), so
+    // only lone pieces start a threat search.
+    for sq in BitBoard(lone_own) {
+        let mut s = *pos;
+        s.lift(sq);
+        stack.push(s);
+    }
+    while let Some(s) = stack.pop() {
+        if s.promotion.is_none() {
+            if let Hand::Single { kind, from } = s.hand {
+                threats |= threat_targets(&s, kind, from);
+            }
+        }
+        match s.actions() {
+            ActionSet::Places(targets) => {
+                let unions = s.occ[0] & s.occ[1];
+                let ep_capture = en_passant_capture_possible(&s);
+                for t in targets {
+                    if unions & t.bb() == 0 && !ep_capture {
+                        continue;
+                    }
+                    let mut n = s;
+                    n.play_unchecked(Action::Place(t));
+                    if n.hand != Hand::Empty && seen.insert(n.hash) {
+                        stack.push(n);
+                    }
+                }
+            }
+            ActionSet::Promotions => {
+                for k in PieceKind::PROMOTIONS {
+                    let mut n = s;
+                    n.play_unchecked(Action::Promote(k));
+                    if n.hand != Hand::Empty && seen.insert(n.hash) {
+                        stack.push(n);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    threats
+}
+
+/// Threats against castling: `pos` has the castling king in hand; the king is
+/// off the board while the opponent's threats are computed.
+pub(crate) fn threatened_squares_for_castling(pos: &Position) -> u64 {
+    let mut b = *pos;
+    b.set_hand(Hand::Empty);
+    b.switch_side();
+    b.set_required(Required::Lift);
+    threatened_squares(&b)
+}
+
+/// Is `color`'s king threatened (Ŝako) in this settled position, i.e. could the
+/// other side unite with it if it were their turn?
+pub fn in_sako(pos: &Position, color: Color) -> bool {
+    let king = pos.pieces[color.index()][PieceKind::King.index()];
+    if king == 0 {
+        return false;
+    }
+    let mut b = *pos;
+    b.set_hand(Hand::Empty);
+    b.set_required(Required::Lift);
+    if b.side != color.other() {
+        b.switch_side();
+    }
+    threatened_squares(&b) & king != 0
+}
+
+fn threat_targets(s: &Position, kind: PieceKind, from: crate::types::Square) -> u64 {
+    let occ = s.occ[0] | s.occ[1];
+    let i = from.index();
+    match kind {
+        PieceKind::Pawn => match s.side {
+            Color::White => PAWN_DIAG_WHITE[i],
+            Color::Black => PAWN_DIAG_BLACK[i],
+        },
+        PieceKind::Knight => KNIGHT[i],
+        PieceKind::Bishop => bishop_attacks(i, occ),
+        PieceKind::Rook => rook_attacks(i, occ),
+        PieceKind::Queen => queen_attacks(i, occ),
+        PieceKind::King => 0,
+    }
+}
+
+fn en_passant_capture_possible(s: &Position) -> bool {
+    match (s.hand, s.ep) {
+        (Hand::Single { kind: PieceKind::Pawn, from }, Some(ep)) => {
+            let f = super::position::forward(s.side);
+            from.offset(-1, f) == Some(ep) || from.offset(1, f) == Some(ep)
+        }
+        _ => false,
+    }
+}

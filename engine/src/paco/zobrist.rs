@@ -1,0 +1,52 @@
+//! Zobrist keys, generated at compile time from a fixed seed (splitmix64), so
+//! hashes are identical across runs and machines.
+
+const fn splitmix(state: u64) -> (u64, u64) {
+    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (s, z ^ (z >> 31))
+}
+
+const fn keys<const N: usize>(seed: u64) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut state = seed;
+    let mut i = 0;
+    while i < N {
+        let (s, v) = splitmix(state);
+        state = s;
+        out[i] = v;
+        i += 1;
+    }
+    out
+}
+
+/// Pieces on the board: index `(color * 6 + kind) * 64 + square`.
+pub const PIECE: [u64; 2 * 6 * 64] = keys(0x5041_434F_0001);
+/// The lifted piece of the mover above its square: `kind * 64 + square`.
+pub const HAND_OWN: [u64; 6 * 64] = keys(0x5041_434F_0002);
+/// The opponent's partner lifted together with it: `kind * 64 + square`.
+pub const HAND_PARTNER: [u64; 6 * 64] = keys(0x5041_434F_0003);
+/// En passant square.
+pub const EP: [u64; 64] = keys(0x5041_434F_0004);
+/// Pending promotion square.
+pub const PROMOTION: [u64; 64] = keys(0x5041_434F_0005);
+/// Castling-rights mask (4 bits).
+pub const CASTLING: [u64; 16] = keys(0x5041_434F_0006);
+/// Required action (index 0, Lift, hashes to zero).
+pub const REQUIRED: [u64; 5] = {
+    let mut k: [u64; 5] = keys(0x5041_434F_0007);
+    k[0] = 0;
+    k
+};
+/// Optional-rule state: double steps used per colour and file; last union move squares.
+pub const DOUBLE_STEP: [u64; 16] = keys(0x5041_434F_0008);
+pub const LAST_PAIR_FROM: [u64; 64] = keys(0x5041_434F_0009);
+pub const LAST_PAIR_TO: [u64; 64] = keys(0x5041_434F_000A);
+pub const BLACK_TO_MOVE: u64 = keys::<1>(0x5041_434F_000B)[0];
+
+#[inline(always)]
+pub fn piece(color: usize, kind: usize, sq: usize) -> u64 {
+    PIECE[(color * 6 + kind) * 64 + sq]
+}
