@@ -5,8 +5,10 @@
 //! The engine has no dependencies and no ML code: it encodes positions as
 //! plain bit planes and scalars that the trainer turns into tensors.
 
+pub mod game;
 pub mod paco;
 pub mod types;
 mod util;
 
+pub use game::{Game, Outcome};
 pub use types::{BitBoard, Color, PieceKind, Square};

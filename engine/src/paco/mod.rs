@@ -1,6 +1,7 @@
 //! Paco Ŝako: position, atomic actions, chains, notation, hashing, perft.
 
 mod action;
+mod encode;
 mod fen;
 mod fullmove;
 mod game;
@@ -10,6 +11,7 @@ mod threats;
 mod zobrist;
 
 pub use action::{action_from_index, action_index, action_to_string, parse_actions, ActionParseError, NUM_ACTIONS};
+pub use encode::{decode_dense, BOARD_SIZE, NUM_BIT_PLANES, NUM_SCALARS};
 pub use fen::{board_to_union_fen, decode_square_letter, encode_square_letter, position_from_union_fen, FenError, STARTPOS_FEN, UNION_LETTERS};
 pub use fullmove::{FullMoveGen, FullMoveLimits, LimitExceeded};
 pub use game::{perft_atomic, GameState, DEFAULT_DRAW_AFTER_REPETITIONS};

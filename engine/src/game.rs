@@ -1,0 +1,104 @@
+//! The search-facing surface shared by every game of the engine: what
+//! self-play, training, arena and books need, and nothing more.
+//!
+//! Actions are policy indices in the mover's frame (`0..NUM_ACTIONS`), so
+//! search never sees a game's own action type.
+
+use crate::types::Color;
+
+/// How a finished game ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Win(Color),
+    Draw,
+}
+
+/// A game state as search sees it.
+pub trait Game: Clone + Send + Sync + 'static {
+    /// Short name (`paco`, `shako`), recorded in data files.
+    const NAME: &'static str;
+    /// Size of the policy (number of action slots).
+    const NUM_ACTIONS: usize;
+    const BOARD_HEIGHT: usize;
+    const BOARD_WIDTH: usize;
+    /// Bit planes of the encoding (each `ceil(H*W/64)` words) and scalars.
+    const NUM_BIT_PLANES: usize;
+    const NUM_SCALARS: usize;
+
+    /// The player who takes the next decision.
+    fn to_move(&self) -> Color;
+    /// `None` while the game runs.
+    fn outcome(&self) -> Option<Outcome>;
+    /// The decisions search may take (policy indices, ascending). Empty for a
+    /// finished game; a running game with none is stuck (callers adjudicate).
+    fn legal_actions(&self, out: &mut Vec<u16>);
+    /// Takes a decision from [`Game::legal_actions`].
+    fn apply(&mut self, action: u16);
+    /// Writes the network input (see the game's encoding table).
+    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]);
+    /// Hash of the state (including what decides repetitions).
+    fn hash(&self) -> u64;
+    /// Human-readable name of a decision in this state (e.g. `Le2`).
+    fn action_name(&self, action: u16) -> String;
+    /// The state in the game's position notation.
+    fn notation(&self) -> String;
+}
+
+impl Game for crate::paco::GameState {
+    const NAME: &'static str = "paco";
+    const NUM_ACTIONS: usize = crate::paco::NUM_ACTIONS;
+    const BOARD_HEIGHT: usize = 8;
+    const BOARD_WIDTH: usize = 8;
+    const NUM_BIT_PLANES: usize = crate::paco::NUM_BIT_PLANES;
+    const NUM_SCALARS: usize = crate::paco::NUM_SCALARS;
+
+    fn to_move(&self) -> Color {
+        self.position().side_to_move()
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        use crate::paco::Status;
+        match self.status() {
+            Status::Running => None,
+            Status::PacoVictory(c) => Some(Outcome::Win(c)),
+            Status::RepetitionDraw | Status::NoProgressDraw => Some(Outcome::Draw),
+        }
+    }
+
+    fn legal_actions(&self, out: &mut Vec<u16>) {
+        out.clear();
+        let pos = self.position();
+        let mover = pos.side_to_move();
+        SCRATCH.with(|g| {
+            let set = g.borrow_mut().completable_actions(pos);
+            out.extend(set.iter().map(|a| crate::paco::action_index(a, mover) as u16));
+        });
+        out.sort_unstable();
+    }
+
+    fn apply(&mut self, action: u16) {
+        let mover = self.position().side_to_move();
+        let a = crate::paco::action_from_index(action as usize, mover).expect("action index in range");
+        self.play_unchecked(a);
+    }
+
+    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
+        self.position().encode(self.repetitions(), planes, scalars);
+    }
+
+    fn hash(&self) -> u64 {
+        self.position().hash()
+    }
+
+    fn action_name(&self, action: u16) -> String {
+        crate::paco::action_from_index(action as usize, self.position().side_to_move()).map_or_else(|| format!("#{action}"), |a| a.to_string())
+    }
+
+    fn notation(&self) -> String {
+        self.position().fen()
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<crate::paco::FullMoveGen> = std::cell::RefCell::new(crate::paco::FullMoveGen::new());
+}
