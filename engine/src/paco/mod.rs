@@ -6,6 +6,7 @@ mod fen;
 mod fullmove;
 mod game;
 mod position;
+mod setup;
 mod tables;
 mod threats;
 mod zobrist;
@@ -16,4 +17,5 @@ pub use fen::{board_to_union_fen, decode_square_letter, encode_square_letter, po
 pub use fullmove::{FullMoveGen, FullMoveLimits, LimitExceeded};
 pub use game::{perft_atomic, GameState, DEFAULT_DRAW_AFTER_REPETITIONS};
 pub use position::{Action, ActionIter, ActionSet, Castling, Hand, IllegalAction, Position, Required, Rules, Status, Transition};
+pub use setup::{fischer_random, fischer_random_back_rank, position_with_back_rank};
 pub use threats::{in_sako, threatened_squares};
