@@ -6,7 +6,7 @@
 //! positions) and walks depth-first: memory grows with the number of distinct
 //! chain states, which can be bounded with [`FullMoveLimits::max_states`].
 
-use super::position::{Action, ActionSet, Hand, Position, Required};
+use super::position::{Action, ActionIter, ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 use crate::util::U64Set;
 use std::fmt;
@@ -72,8 +72,16 @@ impl FullMoveGen {
         Ok(count)
     }
 
-    fn dfs<F: FnMut(&Position, &[Action])>(&mut self, pos: &Position, mover: Color, f: &mut F, count: &mut usize) -> Result<(), LimitExceeded> {
-        for a in pos.actions() {
+    /// Iterative depth-first walk (chains can be thousands of steps deep, too
+    /// deep for the call stack); `path` holds the actions leading to the top frame.
+    fn dfs<F: FnMut(&Position, &[Action])>(&mut self, root: &Position, mover: Color, f: &mut F, count: &mut usize) -> Result<(), LimitExceeded> {
+        let mut stack: Vec<(Position, ActionIter)> = vec![(*root, root.actions().iter())];
+        while let Some((pos, iter)) = stack.last_mut() {
+            let Some(a) = iter.next() else {
+                stack.pop();
+                self.path.pop();
+                continue;
+            };
             let mut n = *pos;
             n.play_unchecked(a);
             if !self.visited.insert(n.hash()) {
@@ -87,26 +95,59 @@ impl FullMoveGen {
             if n.side_to_move() != mover || n.status().is_over() {
                 *count += 1;
                 f(&n, &self.path);
+                self.path.pop();
             } else {
-                self.dfs(&n, mover, f, count)?;
+                let actions = n.actions().iter();
+                stack.push((n, actions));
             }
-            self.path.pop();
         }
         Ok(())
     }
 
-    /// Number of distinct full moves (bulk counting: positions where no chain
-    /// can start are counted without playing the moves out).
+    /// Number of distinct full moves, with bulk counting: a lift whose piece
+    /// cannot start a chain yields results no other lift can produce (its
+    /// square is emptied, and only chains can empty an own square other than
+    /// the lifted one), so its moves are counted without playing them out;
+    /// only chain-capable lifts are enumerated and deduplicated.
     pub fn count(&mut self, pos: &Position) -> u64 {
         if pos.status().is_over() {
             return 0;
         }
-        if pos.required() == Required::Lift {
-            if let Some(n) = count_without_chains(pos) {
-                return n;
+        if pos.required() != Required::Lift {
+            return self.for_each(pos, |_, _| {}).expect("full-move enumeration within limits") as u64;
+        }
+        let mut total = 0u64;
+        let mut chain_lifts = BitBoard::EMPTY;
+        let me = pos.side_to_move();
+        let unions = pos.occ[0] & pos.occ[1];
+        let ep_union = pos.ep.filter(|&e| ep_pawn_in_union(pos, e));
+        for k in PieceKind::ALL {
+            for sq in BitBoard(pos.pieces[me.index()][k.index()]) {
+                if unions & sq.bb() == 0 {
+                    let t = pos.single_targets(k, sq);
+                    let ep_chain = k == PieceKind::Pawn && ep_union.is_some_and(|e| t & e.bb() != 0);
+                    if t & unions != 0 || ep_chain {
+                        chain_lifts.insert(sq);
+                        continue;
+                    }
+                }
+                total += direct_count(pos, k, sq, unions & sq.bb() != 0);
             }
         }
-        self.for_each(pos, |_, _| {}).expect("full-move enumeration within limits") as u64
+        if !chain_lifts.is_empty() {
+            self.visited.clear();
+            self.path.clear();
+            self.states_visited = 0;
+            let mut n = 0usize;
+            for sq in chain_lifts {
+                let mut lifted = *pos;
+                lifted.play_unchecked(Action::Lift(sq));
+                self.visited.insert(lifted.hash());
+                self.dfs(&lifted, me, &mut |_, _| {}, &mut n).expect("full-move enumeration within limits");
+            }
+            total += n as u64;
+        }
+        total
     }
 
     /// Can the turn in progress still be completed (reach a settled position)?
@@ -188,97 +229,71 @@ fn ep_pawn_in_union(pos: &Position, ep: Square) -> bool {
     back.is_some_and(|b| pos.occ[0] & pos.occ[1] & b.bb() != 0)
 }
 
-fn completes_rec(pos: &Position, visited: &mut U64Set) -> bool {
-    match pos.required() {
-        Required::Lift | Required::PromoteThenLift | Required::PromoteThenFinish => true,
-        Required::PromoteThenPlace => PieceKind::PROMOTIONS.iter().any(|&k| {
-            let mut n = *pos;
-            n.play_unchecked(Action::Promote(k));
-            visited.insert(n.hash()) && completes_rec(&n, visited)
-        }),
-        Required::Place => {
-            let targets = pos.place_targets();
-            let mut chains = 0u64;
-            for t in BitBoard(targets) {
-                if may_chain(pos, t) {
-                    chains |= t.bb();
-                } else {
-                    return true;
-                }
-            }
-            for t in BitBoard(chains) {
-                let mut n = *pos;
-                n.play_unchecked(Action::Place(t));
-                if n.required() != Required::Place && n.required() != Required::PromoteThenPlace {
-                    return true;
-                }
-                if visited.insert(n.hash()) && completes_rec(&n, visited) {
-                    return true;
-                }
-            }
-            false
-        }
-    }
-}
-
-/// Counts the full moves of a settled position directly when no chain can
-/// start from it; `None` when one might (then the caller enumerates).
-fn count_without_chains(pos: &Position) -> Option<u64> {
-    let me = pos.side_to_move();
-    let them = me.other();
-    let unions = pos.occ[0] & pos.occ[1];
-    if let Some(ep) = pos.ep {
-        if ep_pawn_in_union(pos, ep) {
-            return None;
-        }
-    }
-    let own = pos.occ[me.index()];
-    let lone_own = own & !unions;
-    // Any lone piece that can be placed into a union starts a chain.
-    if unions != 0 {
-        for k in PieceKind::ALL {
-            for sq in BitBoard(pos.pieces[me.index()][k.index()] & lone_own) {
-                if pos.single_targets(k, sq) & unions != 0 {
-                    return None;
-                }
-            }
-        }
-    }
-    let last_rank: u64 = if me == Color::White { 0xFF00_0000_0000_0000 } else { 0xFF };
-    let their_king = pos.pieces[them.index()][PieceKind::King.index()];
-    let mut total = 0u64;
-    for k in PieceKind::ALL {
-        for sq in BitBoard(pos.pieces[me.index()][k.index()]) {
-            let in_union = unions & sq.bb() != 0;
-            if in_union {
-                let t = pos.pair_targets(k, sq);
-                let n = t.count_ones() as u64;
-                // A pawn-led union reaching the last rank: 4 promotion choices.
-                if k == PieceKind::Pawn {
-                    total += n + 3 * (t & last_rank).count_ones() as u64;
-                } else {
-                    total += n;
-                }
-                continue;
-            }
-            match k {
-                PieceKind::King => {
-                    if pos.castling().is_empty() {
-                        total += pos.single_targets(k, sq).count_ones() as u64;
-                    } else {
-                        let mut n = *pos;
-                        n.play_unchecked(Action::Lift(sq));
-                        total += n.place_targets().count_ones() as u64;
+fn completes_rec(root: &Position, visited: &mut U64Set) -> bool {
+    // Depth-first over the chain states still in the turn, stopping at the first
+    // that settles (an explicit stack: chains can be very deep).
+    let mut stack = vec![*root];
+    while let Some(pos) = stack.pop() {
+        match pos.required() {
+            Required::Lift | Required::PromoteThenLift | Required::PromoteThenFinish => return true,
+            Required::PromoteThenPlace => {
+                for k in PieceKind::PROMOTIONS {
+                    let mut n = pos;
+                    n.play_unchecked(Action::Promote(k));
+                    if visited.insert(n.hash()) {
+                        stack.push(n);
                     }
                 }
-                PieceKind::Pawn => {
-                    let t = pos.single_targets(k, sq);
-                    let promo = t & last_rank & !their_king;
-                    total += t.count_ones() as u64 + 3 * promo.count_ones() as u64;
+            }
+            Required::Place => {
+                let targets = pos.place_targets();
+                let mut chains = 0u64;
+                for t in BitBoard(targets) {
+                    if may_chain(&pos, t) {
+                        chains |= t.bb();
+                    } else {
+                        return true;
+                    }
                 }
-                _ => total += pos.single_targets(k, sq).count_ones() as u64,
+                for t in BitBoard(chains) {
+                    let mut n = pos;
+                    n.play_unchecked(Action::Place(t));
+                    if visited.insert(n.hash()) {
+                        stack.push(n);
+                    }
+                }
             }
         }
     }
-    Some(total)
+    false
+}
+
+/// Full moves of one lift that cannot start a chain (each (lift, place) is a
+/// distinct result; a pawn reaching the last rank has four promotions unless
+/// it unites with the king, which ends the game at once).
+fn direct_count(pos: &Position, k: PieceKind, sq: Square, in_union: bool) -> u64 {
+    let me = pos.side_to_move();
+    let last_rank: u64 = if me == Color::White { 0xFF00_0000_0000_0000 } else { 0xFF };
+    if in_union {
+        let t = pos.pair_targets(k, sq);
+        let promos = if k == PieceKind::Pawn { (t & last_rank).count_ones() as u64 } else { 0 };
+        return t.count_ones() as u64 + 3 * promos;
+    }
+    match k {
+        PieceKind::King => {
+            if pos.castling().is_empty() {
+                pos.single_targets(k, sq).count_ones() as u64
+            } else {
+                let mut n = *pos;
+                n.play_unchecked(Action::Lift(sq));
+                n.place_targets().count_ones() as u64
+            }
+        }
+        PieceKind::Pawn => {
+            let t = pos.single_targets(k, sq);
+            let their_king = pos.pieces[me.other().index()][PieceKind::King.index()];
+            t.count_ones() as u64 + 3 * (t & last_rank & !their_king).count_ones() as u64
+        }
+        _ => pos.single_targets(k, sq).count_ones() as u64,
+    }
 }

@@ -1,0 +1,57 @@
+//! `pacozero bench`: throughput figures printed as a table.
+
+use crate::args::{BenchArgs, BenchWhat};
+use anyhow::{Context, Result};
+use pacozero_engine::paco::{FullMoveGen, GameState, Position};
+use std::time::Instant;
+
+const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
+
+pub fn run(a: BenchArgs) -> Result<()> {
+    match a.what {
+        BenchWhat::Perft { depth, positions } => perft(depth, positions),
+    }
+}
+
+fn timed<F: FnOnce() -> u64>(f: F) -> (u64, f64) {
+    let t = Instant::now();
+    let n = f();
+    (n, t.elapsed().as_secs_f64())
+}
+
+fn perft(depth: u32, positions: Option<std::path::PathBuf>) -> Result<()> {
+    let start = GameState::new(Position::startpos());
+    println!("{:<44} {:>12} {:>9} {:>12}", "workload", "leaves", "seconds", "M leaves/s");
+    let row = |name: &str, n: u64, s: f64| println!("{name:<44} {n:>12} {s:>9.3} {:>12.2}", n as f64 / s / 1e6);
+    let (n, s) = timed(|| start.perft_full(depth));
+    row(&format!("full-move perft, start, depth {depth}"), n, s);
+    let (n, s) = timed(|| start.perft_atomic(2 * depth));
+    row(&format!("atomic perft, start, depth {}", 2 * depth), n, s);
+
+    // Busy middlegames: settled test-vector positions with at least 6 unions
+    // whose depth-2 count the reference engine measured (perft2_ms).
+    let text = match positions {
+        Some(p) => std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?,
+        None => BUNDLED_VECTORS.to_string(),
+    };
+    let mut mids = Vec::new();
+    let mut reference_ms = 0.0;
+    for (i, line) in text.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).with_context(|| format!("line {}", i + 1))?;
+        if v["fen_exact"].as_bool() == Some(true) && v["unions"].as_u64().unwrap_or(0) >= 6 && v["required_action"] == "Lift" && v["perft2_full"].is_u64() {
+            reference_ms += v["perft2_ms"].as_f64().unwrap_or(0.0);
+            mids.push(v["fen"].as_str().unwrap_or_default().parse::<Position>().map_err(|e| anyhow::anyhow!("line {}: {e}", i + 1))?);
+        }
+    }
+    let (n, s) = timed(|| mids.iter().map(|p| GameState::new(*p).perft_full(2)).sum());
+    row(&format!("full-move perft, {} middlegames, depth 2", mids.len()), n, s);
+    if reference_ms > 0.0 {
+        println!("{:<44} {n:>12} {:>9.3} {:>12.2}   (reference engine, from the vectors' perft2_ms)", "  reference engine, same positions", reference_ms / 1e3, n as f64 / (reference_ms / 1e3) / 1e6);
+    }
+    let (n, s) = timed(|| mids.iter().map(|p| GameState::new(*p).perft_atomic(4)).sum());
+    row(&format!("atomic perft, {} middlegames, depth 4", mids.len()), n, s);
+    let mut gen = FullMoveGen::new();
+    let (n, s) = timed(|| mids.iter().map(|p| gen.count(p)).sum());
+    row(&format!("full-move count, {} middlegames", mids.len()), n, s);
+    Ok(())
+}
