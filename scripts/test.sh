@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
 export CARGO_TERM_COLOR=never
-cargo test --release --workspace --locked "$@"
+cargo test --release --workspace "$@"

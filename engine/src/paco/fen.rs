@@ -237,7 +237,12 @@ impl Position {
         let mut castling = Castling::NONE;
         for color in Color::BOTH {
             let rank = color.home_rank();
-            if let Some(k) = BitBoardKing::find(&pos, color) {
+            // The king may be in hand (lifted, about to move or castle).
+            let in_hand = match pos.hand {
+                Hand::Single { kind: PieceKind::King, from } if pos.side == color => Some(from),
+                _ => None,
+            };
+            if let Some(k) = BitBoardKing::find(&pos, color).or(in_hand) {
                 if k.rank() == rank {
                     castling.king_file[color.index()] = k.file();
                 }

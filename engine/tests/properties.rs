@@ -1,0 +1,79 @@
+//! Property tests over random playouts: the action list is exactly what
+//! `play` accepts, notation round-trips, hashes stay consistent, no piece is
+//! ever lost, and the action ⇄ index mapping is a bijection.
+
+use pacozero_engine::paco::{action_from_index, action_index, Action, FullMoveGen, GameState, Position, Rules, NUM_ACTIONS};
+use pacozero_engine::{PieceKind, Square};
+use proptest::prelude::*;
+
+fn every_action() -> Vec<Action> {
+    let mut v: Vec<Action> = Square::all().flat_map(|s| [Action::Lift(s), Action::Place(s)]).collect();
+    v.extend(PieceKind::PROMOTIONS.iter().map(|&k| Action::Promote(k)));
+    v
+}
+
+fn start(setup: u16) -> Position {
+    if setup >= 960 {
+        Position::startpos()
+    } else {
+        pacozero_engine::paco::fischer_random(setup, Rules::OFFICIAL)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_playouts_keep_invariants(setup in 0u16..1100, choices in proptest::collection::vec(any::<u32>(), 1..250)) {
+        let all = every_action();
+        let mut g = GameState::new(start(setup));
+        let mut gen = FullMoveGen::new();
+        for c in choices {
+            let pos = *g.position();
+            let legal = pos.actions();
+            // Exactly the listed actions are accepted.
+            for &a in &all {
+                let mut p = pos;
+                prop_assert_eq!(p.play(a).is_ok(), legal.contains(a), "action {} in {}", a, pos.fen());
+            }
+            // Hash, piece count, FEN round trip (for FEN-expressible states).
+            prop_assert_eq!(pos.hash(), pos.compute_hash());
+            prop_assert_eq!(pos.piece_count(), 32);
+            if !pos.required().is_promote() {
+                let back: Position = pos.fen().parse().unwrap();
+                prop_assert_eq!(back.fen(), pos.fen());
+                prop_assert_eq!(back.hash(), pos.hash());
+            }
+            // Action ⇄ index.
+            for a in legal.iter() {
+                let i = action_index(a, pos.side_to_move());
+                prop_assert!(i < NUM_ACTIONS);
+                prop_assert_eq!(action_from_index(i, pos.side_to_move()), Some(a));
+                prop_assert_eq!(a.to_string().parse::<Action>().unwrap(), a);
+            }
+            // Search only chooses among actions that can complete the turn.
+            let searchable = gen.completable_actions(&pos);
+            let choices: Vec<Action> = searchable.iter().collect();
+            if choices.is_empty() {
+                break;
+            }
+            let a = choices[c as usize % choices.len()];
+            prop_assert!(legal.contains(a));
+            g.play(a).unwrap();
+            if g.status().is_over() {
+                break;
+            }
+        }
+    }
+}
+
+#[test]
+fn action_index_is_a_bijection_for_both_colours() {
+    for mover in [pacozero_engine::Color::White, pacozero_engine::Color::Black] {
+        for i in 0..NUM_ACTIONS {
+            let a = action_from_index(i, mover).unwrap();
+            assert_eq!(action_index(a, mover), i);
+        }
+        assert_eq!(action_from_index(NUM_ACTIONS, mover), None);
+    }
+}
