@@ -77,3 +77,27 @@ fn action_index_is_a_bijection_for_both_colours() {
         assert_eq!(action_from_index(NUM_ACTIONS, mover), None);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
+
+    /// Every full move written in chain notation reads back to the same actions.
+    #[test]
+    fn chain_notation_round_trips(setup in 0u16..1100, choices in proptest::collection::vec(any::<u32>(), 1..60)) {
+        let mut g = GameState::new(start(setup));
+        let mut gen = FullMoveGen::new();
+        for c in choices {
+            let moves = g.full_moves(&mut gen);
+            if moves.is_empty() || g.status().is_over() {
+                break;
+            }
+            for (_, trace) in moves.iter().take(40) {
+                let text = pacozero_engine::paco::turn_to_string(g.position(), trace);
+                let back = pacozero_engine::paco::parse_turn(g.position(), &text);
+                prop_assert_eq!(back.as_ref(), Ok(trace), "{} in {}", text, g.position().fen());
+            }
+            let (next, _) = moves[c as usize % moves.len()].clone();
+            g = next;
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Human notation for whole turns (chains included).
+//!
+//! | turn | notation |
+//! |---|---|
+//! | pawn to an empty square | `e2-e4` |
+//! | piece (or the union it leads) to an empty square | `Nb1-c3` |
+//! | onto an occupied square (new union, or entering a union) | `Bf3xe4` |
+//! | the released piece goes on (a chain) | `Bf3xe4>c3>c6` |
+//! | promotion where it happens | `e7-e8=Q`, `e7xd8=N>c6` |
+//! | promotion of a pawn the opponent carried home, then the turn | `=Q Nb1-c3` |
+//! | castling (king side / queen side) | `0-0`, `0-0-0` |
+//!
+//! Piece letters are the mover's piece (P omitted). Reading is tolerant: the
+//! piece letter and the `-`/`x` separator are checked against the position,
+//! and `O-O` is accepted for castling.
+
+use super::position::{Action, Hand, Position};
+use crate::types::{PieceKind, Square};
+use std::fmt;
+
+/// A turn that could not be read or is not legal here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotationError {
+    pub input: String,
+    /// 0-based character position of the problem.
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for NotationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot read move '{}' at character {}: {}", self.input, self.column + 1, self.message)
+    }
+}
+impl std::error::Error for NotationError {}
+
+/// Writes a complete turn (its atomic actions, played from `pos`) in chain notation.
+pub fn turn_to_string(pos: &Position, actions: &[Action]) -> String {
+    let mut p = *pos;
+    let mut s = String::new();
+    let mut places = 0;
+    for &a in actions {
+        match a {
+            Action::Promote(k) => {
+                if places == 0 {
+                    s.push('=');
+                    s.push(k.letter());
+                    s.push(' ');
+                } else {
+                    s.push('=');
+                    s.push(k.letter());
+                }
+            }
+            Action::Lift(sq) => {
+                if let Some(k) = p.kind_at(p.side_to_move(), sq) {
+                    if k != PieceKind::Pawn {
+                        s.push(k.letter());
+                    }
+                }
+                s.push_str(&sq.to_string());
+            }
+            Action::Place(t) => {
+                if places == 0 {
+                    if let Hand::Single { kind: PieceKind::King, from } = p.hand() {
+                        if let Some(side) = castle_side(&p, from, t) {
+                            // Replace "Ke1" written at the lift.
+                            let cut = s.rfind('K').unwrap_or(s.len());
+                            s.truncate(cut);
+                            s.push_str(if side == 1 { "0-0" } else { "0-0-0" });
+                            p.play_unchecked(a);
+                            places += 1;
+                            continue;
+                        }
+                    }
+                    s.push(if lands_on_piece(&p, t) { 'x' } else { '-' });
+                } else {
+                    s.push('>');
+                }
+                s.push_str(&t.to_string());
+                places += 1;
+            }
+        }
+        p.play_unchecked(a);
+    }
+    s
+}
+
+/// Does the piece in hand land on a piece at `t` (en passant included)?
+fn lands_on_piece(p: &Position, t: Square) -> bool {
+    p.at(t) != (None, None) || (matches!(p.hand(), Hand::Single { kind: PieceKind::Pawn, .. }) && p.en_passant() == Some(t))
+}
+
+fn castle_side(p: &Position, from: Square, t: Square) -> Option<usize> {
+    let c = p.castling();
+    (0..2).find(|&side| c.has(p.side_to_move(), side) && {
+        let g = c.geometry(p.side_to_move(), side);
+        g.king_from == from && g.target == t
+    })
+}
+
+/// Reads a turn in chain notation and returns its actions, checked against
+/// `pos` (every action must be legal, and the turn must be complete).
+pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationError> {
+    let err = |column: usize, message: String| NotationError { input: input.to_string(), column, message };
+    let chars: Vec<char> = input.chars().collect();
+    let mut i = 0;
+    let mut p = *pos;
+    let mut out = Vec::new();
+    let play = |p: &mut Position, out: &mut Vec<Action>, a: Action, col: usize| -> Result<(), NotationError> {
+        p.play(a).map_err(|e| err(col, e.to_string()))?;
+        out.push(a);
+        Ok(())
+    };
+    let skip_ws = |i: &mut usize| {
+        while *i < chars.len() && chars[*i].is_whitespace() {
+            *i += 1;
+        }
+    };
+    skip_ws(&mut i);
+    // Promotion gifted by the opponent.
+    if i < chars.len() && chars[i] == '=' {
+        let k = promo_at(&chars, i + 1).ok_or_else(|| err(i + 1, "expected R, N, B or Q after '='".into()))?;
+        play(&mut p, &mut out, Action::Promote(k), i)?;
+        i += 2;
+        skip_ws(&mut i);
+    }
+    let rest: String = chars[i..].iter().collect();
+    let castle = rest.replace('O', "0");
+    if castle.trim_end() == "0-0" || castle.trim_end() == "0-0-0" {
+        let side = usize::from(castle.trim_end() == "0-0");
+        let me = p.side_to_move();
+        let c = p.castling();
+        if !c.has(me, side) {
+            return Err(err(i, "no castling right on that side".into()));
+        }
+        let g = c.geometry(me, side);
+        play(&mut p, &mut out, Action::Lift(g.king_from), i)?;
+        play(&mut p, &mut out, Action::Place(g.target), i)?;
+        return Ok(out);
+    }
+    // Optional piece letter, then the square lifted.
+    let mut letter = None;
+    if i < chars.len() && "KQRBNP".contains(chars[i]) {
+        letter = PieceKind::from_letter(chars[i]);
+        i += 1;
+    }
+    let from = square_at(&chars, i).ok_or_else(|| err(i, "expected the square of the piece to move (e.g. e2)".into()))?;
+    let actual = p.kind_at(p.side_to_move(), from);
+    match (actual, letter) {
+        (None, _) => return Err(err(i, format!("no piece of the side to move on {from}"))),
+        (Some(k), Some(l)) if k != l => return Err(err(i - 1, format!("{from} holds a {:?}, not a {:?}", k, l))),
+        (Some(k), None) if k != PieceKind::Pawn => return Err(err(i, format!("{from} holds a {:?}: write its letter ({}{from})", k, k.letter()))),
+        _ => {}
+    }
+    play(&mut p, &mut out, Action::Lift(from), i)?;
+    i += 2;
+    let mut first = true;
+    loop {
+        if i >= chars.len() || chars[i].is_whitespace() {
+            break;
+        }
+        let sep = chars[i];
+        match (first, sep) {
+            (true, '-') | (true, 'x') | (false, '>') => {}
+            (true, _) => return Err(err(i, "expected '-' (to an empty square) or 'x' (onto a piece)".into())),
+            (false, _) => return Err(err(i, "expected '>' before the next square of the chain, or '=' for a promotion".into())),
+        }
+        let to = square_at(&chars, i + 1).ok_or_else(|| err(i + 1, "expected a square".into()))?;
+        if first {
+            let occupied = lands_on_piece(&p, to);
+            if sep == '-' && occupied {
+                return Err(err(i, format!("{to} is occupied: write 'x'")));
+            }
+            if sep == 'x' && !occupied {
+                return Err(err(i, format!("{to} is empty: write '-'")));
+            }
+        }
+        play(&mut p, &mut out, Action::Place(to), i + 1)?;
+        i += 3;
+        first = false;
+        if i < chars.len() && chars[i] == '=' {
+            let k = promo_at(&chars, i + 1).ok_or_else(|| err(i + 1, "expected R, N, B or Q after '='".into()))?;
+            play(&mut p, &mut out, Action::Promote(k), i)?;
+            i += 2;
+        }
+    }
+    skip_ws(&mut i);
+    if i < chars.len() {
+        return Err(err(i, "unexpected text after the move".into()));
+    }
+    if p.side_to_move() == pos.side_to_move() && !p.status().is_over() {
+        return Err(err(chars.len(), format!("the turn is not complete: next required action is {}", p.required().name())));
+    }
+    Ok(out)
+}
+
+fn square_at(chars: &[char], i: usize) -> Option<Square> {
+    let s: String = chars.get(i..i + 2)?.iter().collect();
+    Square::parse(&s)
+}
+
+fn promo_at(chars: &[char], i: usize) -> Option<PieceKind> {
+    let c = *chars.get(i)?;
+    PieceKind::from_letter(c).filter(|k| k.promotion_index().is_some() && c.is_ascii_uppercase())
+}
