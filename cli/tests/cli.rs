@@ -1,0 +1,63 @@
+//! The CLI's external interfaces: perft prints the count last, legal answers
+//! JSON lines (errors included), show draws unions.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pacozero"))
+}
+
+#[test]
+fn perft_prints_the_leaf_count_last() {
+    let out = bin().args(["perft", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -", "--depth", "3"]).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().last(), Some("8902"));
+    let out = bin().args(["perft", "--depth", "4", "--atomic"]).output().unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().last(), Some("400"));
+}
+
+#[test]
+fn perft_with_a_bad_fen_names_the_field() {
+    let out = bin().args(["perft", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x 0 AHah - -", "--depth", "1"]).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("side") && stderr.contains("'x'"), "{stderr}");
+}
+
+#[test]
+fn legal_answers_each_line_and_survives_bad_ones() {
+    let mut child = bin().arg("legal").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let input = concat!(
+        "{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -\"}\n",
+        "not json\n",
+        "{\"start_fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -\", \"actions\": \"Le2\"}\n",
+        "{\"start_fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -\", \"actions\": \"Le2 Pe5\"}\n",
+    );
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["required"], "Lift");
+    assert_eq!(lines[0]["legal_actions"].as_array().unwrap().len(), 10);
+    assert_eq!(lines[0]["legal_actions"][0], "Lb1");
+    assert_eq!(lines[0]["num_full_moves"], 20);
+    assert_eq!(lines[0]["status"], "Running");
+    assert!(lines[1]["error"].as_str().unwrap().contains("line 2"));
+    assert_eq!(lines[2]["required"], "Place");
+    assert_eq!(lines[2]["legal_actions"], serde_json::json!(["Pe3", "Pe4"]));
+    assert_eq!(lines[2]["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR^e2P w 1 AHah - -");
+    assert!(lines[3]["error"].as_str().unwrap().contains("Pe5"), "{}", lines[3]);
+}
+
+#[test]
+fn show_draws_unions() {
+    let out = bin().args(["show", "--fen", "4k3/8/2q5/8/4O3/2w2B2/8/5K2 w 0 - - -"]).output().unwrap();
+    assert!(out.status.success());
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains(" Nn "), "{s}");
+    assert!(s.contains(" Qb "), "{s}");
+    assert!(s.contains("White to act: Lift"));
+}
