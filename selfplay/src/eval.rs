@@ -1,0 +1,222 @@
+//! Batched leaf evaluation: the [`Evaluator`] trait and the built-in evaluators.
+
+use anyhow::Result;
+use pacozero_engine::{Color, Game, Outcome};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// One position to evaluate. `planes`/`scalars` are [`Game::encode`]'s output
+/// (empty if the evaluator said it does not need them); `legal` is
+/// [`Game::legal_actions`] (never empty).
+pub struct EvalRequest<'a, G> {
+    pub state: &'a G,
+    pub legal: &'a [u16],
+    pub planes: &'a [u64],
+    pub scalars: &'a [f32],
+}
+
+/// Outputs of one batch, in request order.
+#[derive(Clone, Debug, Default)]
+pub struct EvalOutput {
+    /// Concatenated priors, request `i` at `offsets[i]..offsets[i+1]`, aligned
+    /// with its `legal`; each slice sums to 1.
+    pub priors: Vec<f32>,
+    pub offsets: Vec<usize>,
+    /// (win, draw, loss) from the perspective of the request's mover.
+    pub wdl: Vec<[f32; 3]>,
+}
+
+impl EvalOutput {
+    /// Empties the output and sizes it for `batch` (priors zeroed).
+    pub fn reset<G>(&mut self, batch: &[EvalRequest<'_, G>]) {
+        self.priors.clear();
+        self.offsets.clear();
+        self.wdl.clear();
+        self.offsets.push(0);
+        for r in batch {
+            self.priors.resize(self.priors.len() + r.legal.len(), 0.0);
+            self.offsets.push(self.priors.len());
+        }
+        self.wdl.resize(batch.len(), [0.0, 1.0, 0.0]);
+    }
+
+    /// Priors of request `i`.
+    pub fn priors_of(&self, i: usize) -> &[f32] {
+        &self.priors[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Mutable priors of request `i`.
+    pub fn priors_of_mut(&mut self, i: usize) -> &mut [f32] {
+        let (a, b) = (self.offsets[i], self.offsets[i + 1]);
+        &mut self.priors[a..b]
+    }
+}
+
+/// Evaluates batches of leaf positions.
+pub trait Evaluator<G: Game>: Send + Sync {
+    /// Model identifier written to data (`network_id`), e.g. `"uniform"` or `"gen-0003"`.
+    fn name(&self) -> String;
+    /// Whether requests must carry `planes`/`scalars` (skip encoding when not).
+    fn needs_encoding(&self) -> bool {
+        true
+    }
+    /// Evaluates every request; `out` must be filled for all of them
+    /// (call [`EvalOutput::reset`] first).
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()>;
+}
+
+/// Uniform priors and a certain draw: search driven by terminal results only.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniformEvaluator;
+
+impl<G: Game> Evaluator<G> for UniformEvaluator {
+    fn name(&self) -> String {
+        "uniform".into()
+    }
+    fn needs_encoding(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+        out.reset(batch);
+        for (i, r) in batch.iter().enumerate() {
+            let p = 1.0 / r.legal.len() as f32;
+            out.priors_of_mut(i).fill(p);
+        }
+        Ok(())
+    }
+}
+
+/// Uniform priors; value from random playouts (uniformly random legal
+/// decisions until the game ends or `max_depth` decisions, unfinished = draw).
+/// Deterministic: a position's playouts are seeded from `seed` and its hash.
+#[derive(Clone, Debug)]
+pub struct RolloutEvaluator {
+    pub seed: u64,
+    /// Playouts per position (>= 1), averaged.
+    pub rollouts: u32,
+    /// Decisions per playout before it counts as a draw.
+    pub max_depth: u32,
+}
+
+impl RolloutEvaluator {
+    pub fn new(seed: u64, rollouts: u32, max_depth: u32) -> Self {
+        RolloutEvaluator { seed, rollouts: rollouts.max(1), max_depth }
+    }
+
+    /// WDL of `state` for its mover from random playouts.
+    pub fn rollout_wdl<G: Game>(&self, state: &G) -> [f32; 3] {
+        let mover = state.to_move();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ state.hash().wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut wdl = [0f32; 3];
+        let mut legal = Vec::new();
+        for _ in 0..self.rollouts {
+            let mut s = state.clone();
+            let mut depth = 0;
+            let outcome = loop {
+                if let Some(o) = s.outcome() {
+                    break o;
+                }
+                if depth >= self.max_depth {
+                    break Outcome::Draw;
+                }
+                s.legal_actions(&mut legal);
+                if legal.is_empty() {
+                    break Outcome::Draw;
+                }
+                let a = legal[rng.gen_range(0..legal.len())];
+                s.apply(a);
+                depth += 1;
+            };
+            wdl[outcome_index(outcome, mover)] += 1.0;
+        }
+        let n = self.rollouts as f32;
+        [wdl[0] / n, wdl[1] / n, wdl[2] / n]
+    }
+}
+
+/// 0 = win, 1 = draw, 2 = loss for `me`.
+pub(crate) fn outcome_index(o: Outcome, me: Color) -> usize {
+    match o {
+        Outcome::Draw => 1,
+        Outcome::Win(c) if c == me => 0,
+        Outcome::Win(_) => 2,
+    }
+}
+
+impl<G: Game> Evaluator<G> for RolloutEvaluator {
+    fn name(&self) -> String {
+        format!("rollout-{}x{}", self.rollouts, self.max_depth)
+    }
+    fn needs_encoding(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+        out.reset(batch);
+        for (i, r) in batch.iter().enumerate() {
+            let p = 1.0 / r.legal.len() as f32;
+            out.priors_of_mut(i).fill(p);
+            out.wdl[i] = self.rollout_wdl(r.state);
+        }
+        Ok(())
+    }
+}
+
+/// Softmax of `logits` restricted to `legal`, written into `out`.
+pub fn masked_softmax(logits: &[f32], legal: &[u16], out: &mut [f32]) {
+    let mut max = f32::NEG_INFINITY;
+    for &a in legal {
+        max = max.max(logits[a as usize]);
+    }
+    let mut sum = 0.0;
+    for (o, &a) in out.iter_mut().zip(legal) {
+        let e = (logits[a as usize] - max).exp();
+        *o = e;
+        sum += e;
+    }
+    if !(sum > 0.0 && sum.is_finite()) {
+        let p = 1.0 / legal.len() as f32;
+        out.iter_mut().for_each(|o| *o = p);
+    } else {
+        out.iter_mut().for_each(|o| *o /= sum);
+    }
+}
+
+#[cfg(feature = "net")]
+mod net {
+    use super::*;
+    use std::path::Path;
+
+    /// Evaluator wrapping a trained [`pacozero_train::Network`].
+    pub struct NetworkEvaluator {
+        pub net: pacozero_train::Network,
+        pub id: String,
+    }
+
+    impl NetworkEvaluator {
+        /// Loads a `.pzmodel` file (`threads` CPU threads, 0 = rayon's global pool).
+        pub fn load(path: &Path, threads: usize) -> Result<Self> {
+            let net = pacozero_train::Network::load(path, threads).map_err(|e| anyhow::anyhow!("loading network {}: {e}", path.display()))?;
+            let id = net.info().name.clone();
+            Ok(NetworkEvaluator { net, id })
+        }
+    }
+
+    impl<G: Game> Evaluator<G> for NetworkEvaluator {
+        fn name(&self) -> String {
+            self.id.clone()
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+            out.reset(batch);
+            let inputs: Vec<pacozero_train::EvalInput<'_>> =
+                batch.iter().map(|r| pacozero_train::EvalInput { planes: r.planes, scalars: r.scalars }).collect();
+            let evals = self.net.evaluate_batch(&inputs).map_err(|e| anyhow::anyhow!("network evaluation: {e}"))?;
+            for (i, (r, e)) in batch.iter().zip(evals).enumerate() {
+                masked_softmax(&e.policy_logits, r.legal, out.priors_of_mut(i));
+                out.wdl[i] = e.wdl;
+            }
+            Ok(())
+        }
+    }
+}
+#[cfg(feature = "net")]
+pub use net::NetworkEvaluator;

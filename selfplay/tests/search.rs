@@ -1,0 +1,231 @@
+//! Search on crafted positions, for both root algorithms.
+
+use pacozero_engine::paco::{in_sako, GameState, Position};
+use pacozero_engine::{Color, Game, Outcome};
+use pacozero_selfplay::{search, Algorithm, SearchConfig, UniformEvaluator, RolloutEvaluator, Evaluator, Search};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn state(fen: &str) -> GameState {
+    GameState::new(fen.parse::<Position>().unwrap_or_else(|e| panic!("{fen}: {e}")))
+}
+
+fn cfg(alg: Algorithm) -> SearchConfig {
+    SearchConfig { algorithm: alg, ..SearchConfig::default() }
+}
+
+fn apply_names(g: &mut GameState, names: &str) {
+    for n in names.split_whitespace() {
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        let a = *legal.iter().find(|&&a| g.action_name(a) == n).unwrap_or_else(|| panic!("{n} not legal in {}", g.notation()));
+        g.apply(a);
+    }
+}
+
+/// Plays the searched decisions of the side to move until its turn ends;
+/// returns the state after the turn and the decisions taken.
+fn play_turn<E: Evaluator<GameState>>(alg: Algorithm, g: &GameState, ev: &E, sims: u32, seed: u64) -> (GameState, Vec<String>) {
+    let c = cfg(alg);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut g = g.clone();
+    let me = g.to_move();
+    let mut names = Vec::new();
+    while g.to_move() == me && g.outcome().is_none() {
+        let r = search(&c, &g, ev, sims, false, &mut rng).unwrap();
+        names.push(g.action_name(r.action));
+        g.apply(r.action);
+        assert!(names.len() < 10, "turn too long: {names:?}");
+    }
+    (g, names)
+}
+
+// White rook e1 unites with the black king on e8 (lift, place: two decisions of one turn).
+const DIRECT_WIN: &str = "4k3/8/8/8/8/8/8/4RK2 w 0 - - -";
+// Chain: rook a4 joins the union d4 (black pawn + white knight), the released
+// knight dances onto the black king on e6.
+const CHAIN_WIN: &str = "8/8/4k3/8/R2d4/8/8/4K3 w 0 - - -";
+
+#[test]
+fn crafted_positions_are_what_they_claim() {
+    let mut g = state(DIRECT_WIN);
+    apply_names(&mut g, "Le1 Pe8");
+    assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)));
+    let mut g = state(CHAIN_WIN);
+    apply_names(&mut g, "La4 Pd4 Pe6");
+    assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)));
+    // No direct (two-decision) win in the chain position.
+    let g0 = state(CHAIN_WIN);
+    let mut legal = Vec::new();
+    g0.legal_actions(&mut legal);
+    for &a in &legal {
+        let mut g1 = g0.clone();
+        g1.apply(a);
+        let mut l2 = Vec::new();
+        g1.legal_actions(&mut l2);
+        for &b in &l2 {
+            let mut g2 = g1.clone();
+            g2.apply(b);
+            assert!(g2.outcome().is_none(), "direct win {} {}", g0.action_name(a), g1.action_name(b));
+        }
+    }
+}
+
+#[test]
+fn finds_direct_paco_both_algorithms() {
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        for seed in 0..3 {
+            let (g, names) = play_turn(alg, &state(DIRECT_WIN), &UniformEvaluator, 64, seed);
+            assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)), "{alg:?}: {names:?}");
+        }
+    }
+}
+
+#[test]
+fn finds_chain_paco_both_algorithms() {
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        for seed in 0..3 {
+            let (g, names) = play_turn(alg, &state(CHAIN_WIN), &UniformEvaluator, 64, seed);
+            assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)), "{alg:?}: {names:?}");
+            assert_eq!(names, ["La4", "Pd4", "Pe6"]);
+        }
+    }
+}
+
+#[test]
+fn gumbel_finds_chain_paco_with_16_simulations() {
+    let c = SearchConfig { algorithm: Algorithm::Gumbel, ..SearchConfig::default() };
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let g = state(CHAIN_WIN);
+    let r = search(&c, &g, &UniformEvaluator, 16, true, &mut rng).unwrap();
+    assert_eq!(g.action_name(r.action), "La4");
+}
+
+// Black rook e8 eyes the white king e1 through the white rook on e4: moving the
+// rook off the e-file (most of its moves) lets Black unite with the king.
+const BLOCKER: &str = "k3r3/8/8/8/4R3/8/8/4K3 w 0 - - -";
+
+#[test]
+fn avoids_moves_that_lose_at_once_both_algorithms() {
+    // The position really is a trap: some White turns allow an immediate Paco.
+    let g = state(BLOCKER);
+    let mut losing = 0;
+    let mut legal = Vec::new();
+    g.legal_actions(&mut legal);
+    let mut rook = g.clone();
+    apply_names(&mut rook, "Le4");
+    let mut places = Vec::new();
+    rook.legal_actions(&mut places);
+    for &p in &places {
+        let mut r2 = rook.clone();
+        r2.apply(p);
+        if in_sako(r2.position(), Color::White) {
+            losing += 1;
+        }
+    }
+    assert!(losing >= 5, "only {losing} losing placements");
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        for seed in 0..3 {
+            let (after, names) = play_turn(alg, &g, &UniformEvaluator, 128, seed);
+            assert_eq!(after.to_move(), Color::Black);
+            assert!(!in_sako(after.position(), Color::White), "{alg:?} seed {seed} played {names:?}, allowing Paco");
+        }
+    }
+}
+
+#[test]
+fn value_signs_across_multi_decision_turns() {
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        let c = cfg(alg);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        // White to move and winning: the root value is high for White ...
+        let g = state(DIRECT_WIN);
+        let r = search(&c, &g, &UniformEvaluator, 64, false, &mut rng).unwrap();
+        assert!(r.root_q > 0.3, "{alg:?} root_q {}", r.root_q);
+        let i = r.index_of(r.action).unwrap();
+        assert!(r.q[i] > 0.9, "{alg:?}: q of {} = {}", g.action_name(r.action), r.q[i]);
+        // ... after the lift White still moves (same perspective), value ~ +1.
+        let mut g1 = g.clone();
+        apply_names(&mut g1, "Le1");
+        assert_eq!(g1.to_move(), Color::White);
+        let r1 = search(&c, &g1, &UniformEvaluator, 64, false, &mut rng).unwrap();
+        assert_eq!(g1.action_name(r1.action), "Pe8");
+        assert!(r1.root_q > 0.5, "{alg:?} root_q after lift {}", r1.root_q);
+        // Black to move, White threatens nothing, but if Black is to move in the
+        // mirrored position, Black wins: the value is from Black's perspective.
+        let gb = state("4K3/8/8/8/8/8/8/4rk2 b 0 - - -");
+        let rb = search(&c, &gb, &UniformEvaluator, 64, false, &mut rng).unwrap();
+        assert!(rb.root_q > 0.3, "{alg:?} black root_q {}", rb.root_q);
+        // The opponent (Black) to move with a direct win: White's last decision
+        // position seen from Black is winning for Black => after White's lift
+        // into a blunder the child value for White is ~ -1.
+    }
+}
+
+#[test]
+fn policy_targets_are_distributions_and_budget_is_exact() {
+    let g = GameState::new(Position::startpos());
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        for sims in [1u32, 16, 50] {
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            let r = search(&cfg(alg), &g, &UniformEvaluator, sims, true, &mut rng).unwrap();
+            assert_eq!(r.simulations, sims);
+            assert_eq!(r.legal.len(), r.policy.len());
+            let s: f32 = r.policy.iter().sum();
+            assert!((s - 1.0).abs() < 1e-4, "{alg:?} policy sums to {s}");
+            assert!(r.policy.iter().all(|p| p.is_finite() && *p >= 0.0));
+            assert!(r.legal.contains(&r.action));
+        }
+    }
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree() {
+    let g = state(CHAIN_WIN);
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut s = Search::new(cfg(alg), g.clone(), false);
+        s.begin(64, false);
+        let ev = UniformEvaluator;
+        let mut out = pacozero_selfplay::EvalOutput::default();
+        while s.run(&mut rng) {
+            let req = s.request().unwrap();
+            Evaluator::<GameState>::evaluate(&ev, std::slice::from_ref(&req), &mut out).unwrap();
+            let (p, w) = (out.priors_of(0).to_vec(), out.wdl[0]);
+            s.supply(&p, w);
+        }
+        let r = s.result();
+        let i = r.index_of(r.action).unwrap();
+        let mut g1 = g.clone();
+        g1.apply(r.action);
+        s.advance(r.action, &g1);
+        assert_eq!(s.root_visits(), r.visits[i], "{alg:?}");
+        assert_eq!(s.root_state().hash(), g1.hash());
+        // Continue searching from the reused root.
+        s.begin(16, false);
+        while s.run(&mut rng) {
+            let req = s.request().unwrap();
+            Evaluator::<GameState>::evaluate(&ev, std::slice::from_ref(&req), &mut out).unwrap();
+            let (p, w) = (out.priors_of(0).to_vec(), out.wdl[0]);
+            s.supply(&p, w);
+        }
+        let r2 = s.result();
+        assert_eq!(g1.action_name(r2.action), "Pd4");
+        assert_eq!(s.root_visits(), r.visits[i] + 16);
+    }
+}
+
+#[test]
+fn rollout_evaluator_sees_the_win() {
+    let ev = RolloutEvaluator::new(1, 8, 20);
+    // After White's lift of the rook, random placements win sometimes.
+    let mut g = state(DIRECT_WIN);
+    apply_names(&mut g, "Le1");
+    let wdl = ev.rollout_wdl(&g);
+    assert!(wdl[0] > 0.0, "{wdl:?}");
+    assert!((wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    // Deterministic.
+    assert_eq!(wdl, ev.rollout_wdl(&g));
+    let (after, names) = play_turn(Algorithm::Puct, &state(DIRECT_WIN), &ev, 32, 0);
+    assert_eq!(after.outcome(), Some(Outcome::Win(Color::White)), "{names:?}");
+}

@@ -1,0 +1,166 @@
+//! Self-play end to end: config, chunks written and read back with pacozero-data.
+
+use pacozero_engine::paco::GameState;
+use pacozero_engine::Game;
+use pacozero_selfplay::{bench_mcts, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator};
+
+fn small(alg: Algorithm) -> SelfplayConfig {
+    SelfplayConfig {
+        seed: 42,
+        threads: 2,
+        games_per_thread: 3,
+        games_per_chunk: 2,
+        max_decisions: 80,
+        full_search_fraction: 0.5,
+        search: SearchConfig { algorithm: alg, full_simulations: 16, cheap_simulations: 4, ..SearchConfig::default() },
+        ..SelfplayConfig::default()
+    }
+}
+
+#[test]
+fn default_config_file_matches_default() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/selfplay.toml")).unwrap();
+    let cfg = SelfplayConfig::from_toml_str(&text).unwrap();
+    assert_eq!(cfg, SelfplayConfig::default());
+    // Round trip.
+    let again = SelfplayConfig::from_toml_str(&cfg.to_toml_string()).unwrap();
+    assert_eq!(again, cfg);
+    assert_eq!(SelfplayConfig::from_toml_str("").unwrap(), cfg);
+}
+
+#[test]
+fn config_errors_name_the_key() {
+    let e = SelfplayConfig::from_toml_str("bogus = 1").unwrap_err().to_string();
+    assert!(e.contains("bogus"), "{e}");
+    let e = SelfplayConfig::from_toml_str("[search]\nc_puctt = 1.0").unwrap_err().to_string();
+    assert!(e.contains("c_puctt"), "{e}");
+    let e = SelfplayConfig::from_toml_str("full_search_fraction = 1.5").unwrap_err().to_string();
+    assert!(e.contains("full_search_fraction"), "{e}");
+    let e = SelfplayConfig::from_toml_str("[search]\nfull_simulations = 0").unwrap_err().to_string();
+    assert!(e.contains("search.full_simulations"), "{e}");
+    let e = SelfplayConfig::from_toml_str("start_positions = \"fen_file\"").unwrap_err().to_string();
+    assert!(e.contains("fen_file"), "{e}");
+    let e = SelfplayConfig::from_toml_str("[search]\nalgorithm = \"alphabeta\"").unwrap_err().to_string();
+    assert!(e.contains("alphabeta") || e.contains("algorithm"), "{e}");
+}
+
+#[test]
+fn selfplay_chunks_read_back() {
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = small(alg);
+        let games = 7;
+        let s = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, dir.path(), games, false).unwrap();
+        assert_eq!(s.games, games);
+        assert_eq!(s.white_wins + s.draws + s.black_wins, games);
+        assert!(s.simulations > 0 && s.node_visits >= s.simulations);
+        let chunks = pacozero_data::list_chunks(dir.path()).unwrap();
+        assert_eq!(chunks.len(), s.chunks.len());
+        let mut n_games = 0;
+        let mut n_pos = 0;
+        for c in &chunks {
+            let (spec, positions, rows) = pacozero_data::read_chunk(c).unwrap();
+            assert_eq!(spec.game, "paco");
+            assert_eq!(spec.policy_size, 132);
+            n_games += rows.len() as u64;
+            n_pos += positions.len() as u64;
+            for g in &rows {
+                let ps: Vec<_> = positions.iter().filter(|p| p.game_id == g.game_id).collect();
+                assert_eq!(ps.len() as u32, g.num_decisions);
+                assert_eq!(g.actions.split(' ').count() as u32, g.num_decisions);
+                assert_eq!(g.config_hash, cfg.config_hash());
+                assert_eq!(g.network_id, "uniform");
+                // Replaying the actions reaches the recorded result.
+                let mut st = <GameState as pacozero_selfplay::SelfplayGame>::from_notation(&g.start_fen).unwrap();
+                for (i, p) in ps.iter().enumerate() {
+                    assert_eq!(p.ply as usize, i);
+                    assert_eq!(p.moves_left, g.num_decisions - 1 - i as u32);
+                    assert_eq!(p.side_to_move as usize, st.to_move().index());
+                    let mut legal = Vec::new();
+                    st.legal_actions(&mut legal);
+                    assert_eq!(p.legal_actions, legal);
+                    let sum: f32 = p.policy.iter().sum();
+                    assert!((sum - 1.0).abs() < 1e-3);
+                    assert!(p.root_q.abs() <= 1.0 + 1e-5);
+                    let expected = match g.result.as_str() {
+                        "1/2-1/2" => 0,
+                        "1-0" => if p.side_to_move == 0 { 1 } else { -1 },
+                        "0-1" => if p.side_to_move == 1 { 1 } else { -1 },
+                        r => panic!("result {r}"),
+                    };
+                    assert_eq!(p.result, expected);
+                    let mut planes = vec![0u64; p.planes.len()];
+                    let mut scalars = vec![0f32; p.scalars.len()];
+                    st.encode(&mut planes, &mut scalars);
+                    assert_eq!(planes, p.planes);
+                    assert_eq!(g.actions.split(' ').nth(i).unwrap(), st.action_name(p.action));
+                    st.apply(p.action);
+                }
+                match g.reason.as_str() {
+                    "paco" => assert!(st.outcome().is_some() && g.result != "1/2-1/2"),
+                    "max_length" => assert_eq!(g.num_decisions, cfg.max_decisions),
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(n_games, games);
+        assert_eq!(n_pos, s.positions);
+    }
+}
+
+#[test]
+fn selfplay_is_reproducible() {
+    let cfg = small(Algorithm::Gumbel);
+    let a = play_game::<GameState, _>(&cfg, &UniformEvaluator, 3, None).unwrap();
+    let b = play_game::<GameState, _>(&cfg, &UniformEvaluator, 3, None).unwrap();
+    assert_eq!(a.game, b.game);
+    let c = play_game::<GameState, _>(&cfg, &UniformEvaluator, 4, None).unwrap();
+    assert_ne!(a.game.actions, c.game.actions);
+}
+
+#[test]
+fn fischer_random_and_fen_file_starts() {
+    let mut cfg = small(Algorithm::Puct);
+    cfg.max_decisions = 4;
+    cfg.start_positions = StartPositions::FischerRandom;
+    let a = play_game::<GameState, _>(&cfg, &UniformEvaluator, 0, None).unwrap();
+    let b = play_game::<GameState, _>(&cfg, &UniformEvaluator, 1, None).unwrap();
+    assert_ne!(a.game.start_fen, b.game.start_fen);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("starts.txt");
+    std::fs::write(&f, "# a comment\n4k3/8/8/8/8/8/8/4RK2 w 0 - - -\n\n").unwrap();
+    cfg.start_positions = StartPositions::FenFile;
+    cfg.fen_file = Some(f.clone());
+    let g = play_game::<GameState, _>(&cfg, &UniformEvaluator, 0, None).unwrap();
+    assert_eq!(g.game.start_fen, "4k3/8/8/8/8/8/8/4RK2 w 0 - - -");
+    std::fs::write(&f, "not a fen\n").unwrap();
+    let e = play_game::<GameState, _>(&cfg, &UniformEvaluator, 0, None).unwrap_err();
+    assert!(format!("{e:#}").contains("starts.txt:1"), "{e:#}");
+}
+
+#[test]
+fn resignation_and_no_resign_games() {
+    // A rollout evaluator sees lost positions; resign quickly.
+    let mut cfg = small(Algorithm::Gumbel);
+    cfg.resign_threshold = -0.3;
+    cfg.resign_consecutive = 1;
+    cfg.no_resign_fraction = 0.5;
+    cfg.max_decisions = 200;
+    cfg.threads = 2;
+    let dir = tempfile::tempdir().unwrap();
+    let ev = RolloutEvaluator::new(9, 2, 40);
+    let s = run_selfplay::<GameState, _>(&cfg, &ev, dir.path(), 8, false).unwrap();
+    assert_eq!(s.games, 8);
+    assert!(s.no_resign_games > 0, "{s}");
+    eprintln!("{s}");
+}
+
+#[test]
+fn bench_runs() {
+    let r = bench_mcts::<GameState, _>(&SearchConfig { algorithm: Algorithm::Puct, ..SearchConfig::default() }, &UniformEvaluator, 2, 8, 1.0).unwrap();
+    eprintln!("{r}");
+    assert!(r.simulations > 0 && r.node_visits_per_sec > 0.0);
+    let r = bench_mcts::<GameState, _>(&SearchConfig::default(), &RolloutEvaluator::new(0, 1, 50), 2, 8, 1.0).unwrap();
+    eprintln!("{r}");
+    assert!(r.eval_fraction > 0.0 && r.eval_fraction <= 1.0);
+}
