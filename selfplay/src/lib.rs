@@ -10,6 +10,37 @@
 //!
 //! Everything is generic over [`SelfplayGame`], a [`Game`] that also knows
 //! its start positions and auxiliary targets.
+//!
+//! ```no_run
+//! use pacozero_engine::paco::GameState;
+//! use pacozero_selfplay::{run_selfplay, SelfplayConfig, UniformEvaluator};
+//! let cfg = SelfplayConfig::from_file("selfplay/configs/selfplay.toml".as_ref())?;
+//! let summary = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, "runs/x/data".as_ref(), 1000, true)?;
+//! println!("{summary}");
+//! # anyhow::Ok(())
+//! ```
+//!
+//! ## Conventions
+//!
+//! * A decision is one atomic action (lift, place, promotion); a turn is
+//!   several decisions of one player. Tree statistics are kept from White's
+//!   point of view and signed by the mover of the *parent* at selection, so
+//!   the value flips exactly when `to_move()` changes.
+//! * Every expanded node owns its game state (with repetition history), so
+//!   repetition draws are seen by search. The tree is never merged by hash.
+//! * Running games with no legal action ("stuck") are draws, both in search
+//!   and in self-play (reason `"stuck"`); games reaching `max_decisions` are
+//!   draws (reason `"max_length"`).
+//! * Randomness: game `i` of a run uses `ChaCha8Rng` seeded with
+//!   `game_seed(cfg.seed, i)` for its start position, noise, move sampling,
+//!   playout caps and resignation opt-out, so a run is reproducible for a
+//!   deterministic evaluator regardless of thread scheduling.
+//! * Playout-cap randomisation: a decision gets `full_simulations` with
+//!   probability `full_search_fraction` (row `full_search = true`), otherwise
+//!   `cheap_simulations`. Decisions with a single legal action always get a
+//!   cheap search. PUCT: Dirichlet noise only in full searches, moves sampled
+//!   with the temperature schedule. Gumbel: Gumbel noise in every search (it
+//!   is the move sampler), move = sequential-halving winner.
 
 pub mod config;
 pub mod eval;
@@ -21,7 +52,7 @@ pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, RolloutEvalua
 #[cfg(feature = "net")]
 pub use eval::NetworkEvaluator;
 pub use mcts::{search, Search, SearchResult};
-pub use selfplay::{bench_mcts, play_game, run_selfplay, BenchReport, GameRecord, Summary};
+pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, GameRecord, Summary};
 
 use pacozero_engine::paco::{self, GameState, Position, Rules, Status};
 use pacozero_engine::Game;

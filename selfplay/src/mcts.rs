@@ -781,3 +781,39 @@ pub fn search<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
     }
     Ok(s.result())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn dirichlet_is_a_distribution_with_the_right_mean() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        let mut mean = [0f64; 4];
+        for _ in 0..4000 {
+            let d = dirichlet(&mut rng, 0.3, 4);
+            assert!((d.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            assert!(d.iter().all(|x| *x >= 0.0));
+            for (m, x) in mean.iter_mut().zip(&d) {
+                *m += *x as f64 / 4000.0;
+            }
+        }
+        assert!(mean.iter().all(|m| (m - 0.25).abs() < 0.03), "{mean:?}");
+    }
+
+    #[test]
+    fn gumbel_samples_have_the_right_mean() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let m: f64 = (0..20000).map(|_| sample_gumbel(&mut rng) as f64).sum::<f64>() / 20000.0;
+        assert!((m - 0.5772).abs() < 0.05, "{m}");
+    }
+
+    #[test]
+    fn wdl_helpers() {
+        assert_eq!(flip_for(Color::Black, [0.7, 0.2, 0.1]), [0.1, 0.2, 0.7]);
+        assert_eq!(flip_for(Color::White, [0.7, 0.2, 0.1]), [0.7, 0.2, 0.1]);
+        assert_eq!(sanitize_wdl([f32::NAN, -1.0, 0.0]), [0.0, 1.0, 0.0]);
+        assert_eq!(sanitize_wdl([2.0, 0.0, 2.0]), [0.5, 0.0, 0.5]);
+    }
+}
