@@ -2,6 +2,8 @@
 
 mod args;
 mod commands;
+#[allow(dead_code)] // used by the arena and loop commands
+mod ratings;
 
 use clap::Parser;
 
