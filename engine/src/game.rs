@@ -61,7 +61,7 @@ impl Game for crate::paco::GameState {
         match self.status() {
             Status::Running => None,
             Status::PacoVictory(c) => Some(Outcome::Win(c)),
-            Status::RepetitionDraw | Status::NoProgressDraw => Some(Outcome::Draw),
+            Status::RepetitionDraw | Status::NoProgressDraw | Status::KingChainDraw => Some(Outcome::Draw),
         }
     }
 

@@ -77,7 +77,7 @@ fn vectors_legal_actions_and_full_move_counts() {
         assert_eq!(expected.len() as u64, v["num_legal_actions"].as_u64().unwrap());
         let moves = g.full_moves(&mut gen);
         let wins = moves.iter().filter(|(m, _)| m.status().winner().is_some()).count();
-        let draws = moves.iter().filter(|(m, _)| matches!(m.status(), Status::RepetitionDraw | Status::NoProgressDraw)).count();
+        let draws = moves.iter().filter(|(m, _)| matches!(m.status(), Status::RepetitionDraw | Status::NoProgressDraw | Status::KingChainDraw)).count();
         if moves.len() as u64 != v["num_full_moves"].as_u64().unwrap() {
             fail(format!("num_full_moves {} != {}", moves.len(), v["num_full_moves"]));
         }

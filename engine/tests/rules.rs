@@ -134,3 +134,30 @@ fn optional_rule_one_double_step_per_file() {
         assert_eq!(p.hash(), p.compute_hash());
     }
 }
+
+#[test]
+fn optional_rule_king_chain_draw() {
+    // The vchess diagram: Kxg4, g4xd7, d7xe8 (king takes over the union of its
+    // queen with a black knight; the queen goes on to d7, releasing the bishop,
+    // which unites with the black king) is a draw under the optional rules.
+    let fen = "r2qk2r/pbpe1pp1/np5p/2b1p3/4P1t1/2N3K1/PPPP1PPP/R1B3NR w 0 - - -";
+    let official = Position::from_fen(fen, Rules::OFFICIAL).unwrap();
+    let mut p = official;
+    p.play(Action::Lift(sq("g3"))).unwrap();
+    assert!(!p.actions().contains(Action::Place(sq("g4"))), "official kings never enter unions");
+    let rules = Rules { king_chain_draw: true, ..Rules::OFFICIAL };
+    let mut g = GameState::new(Position::from_fen(fen, rules).unwrap());
+    for a in parse_actions("Lg3 Pg4 Pd7 Pe8").unwrap() {
+        g.play(a).unwrap();
+    }
+    assert_eq!(g.status(), Status::KingChainDraw);
+    let expected = position_from_union_fen("r2qX2r/pbpf1pp1/np5p/2b1p3/4P1u1/2N5/PPPP1PPP/R1B3NR", rules).unwrap();
+    assert_eq!(board_to_union_fen(g.position()), board_to_union_fen(&expected));
+    assert_eq!(g.position().hash(), g.position().compute_hash());
+    // The same chain started by the queen instead of the king wins.
+    let mut q = GameState::new(Position::from_fen("r2qk2r/pbpe1pp1/np5p/2b1p3/6Q1/2N3K1/PPPP1PPP/R1B3NR w 0 - - -", rules).unwrap());
+    for a in parse_actions("Lg4 Pd7 Pe8").unwrap() {
+        q.play(a).unwrap();
+    }
+    assert_eq!(q.status(), Status::PacoVictory(Color::White));
+}

@@ -65,6 +65,8 @@ pub enum Status {
     RepetitionDraw,
     /// 100 half-moves without a new union or a promotion.
     NoProgressDraw,
+    /// Optional rule: a chain started by a king ended on the other king.
+    KingChainDraw,
 }
 
 impl Status {
@@ -87,6 +89,7 @@ impl fmt::Display for Status {
             Status::PacoVictory(c) => write!(f, "PacoVictory({c})"),
             Status::RepetitionDraw => write!(f, "RepetitionDraw"),
             Status::NoProgressDraw => write!(f, "NoProgressDraw"),
+            Status::KingChainDraw => write!(f, "KingChainDraw"),
         }
     }
 }
@@ -126,10 +129,14 @@ pub struct Rules {
     pub no_union_undo: bool,
     /// Each player may double-step a pawn at most once per file.
     pub one_double_step_per_file: bool,
+    /// vchess kings: a king may take over a union (releasing the piece there,
+    /// which goes on as a chain); a chain started by the king that ends by
+    /// uniting with the other king is a draw, not a win.
+    pub king_chain_draw: bool,
 }
 
 impl Rules {
-    pub const OFFICIAL: Rules = Rules { no_union_undo: false, one_double_step_per_file: false };
+    pub const OFFICIAL: Rules = Rules { no_union_undo: false, one_double_step_per_file: false, king_chain_draw: false };
 }
 
 /// Castling rights. Rights are stored per colour and side (queen side = rook
@@ -238,6 +245,8 @@ pub struct Position {
     pub(crate) double_steps: [u8; 2],
     /// Optional rules state: the union move just played (from, to).
     pub(crate) last_pair_move: Option<(Square, Square)>,
+    /// Optional rules state: the chain in progress was started by the king.
+    pub(crate) king_chain: bool,
     pub(crate) hash: u64,
 }
 
@@ -255,6 +264,7 @@ impl PartialEq for Position {
             && self.rules == o.rules
             && self.double_steps == o.double_steps
             && self.last_pair_move == o.last_pair_move
+            && self.king_chain == o.king_chain
     }
 }
 impl Eq for Position {}
@@ -377,6 +387,7 @@ impl Position {
             rules,
             double_steps: [0; 2],
             last_pair_move: None,
+            king_chain: false,
             hash: zobrist::CASTLING[0],
         }
     }
@@ -487,6 +498,9 @@ impl Position {
         h ^= zobrist::CASTLING[self.castling.mask as usize];
         h ^= zobrist::REQUIRED[self.required as usize];
         h ^= self.option_key();
+        if self.king_chain {
+            h ^= zobrist::KING_CHAIN;
+        }
         h
     }
 
@@ -681,7 +695,13 @@ impl Position {
             PieceKind::Bishop => bishop_attacks(i, occ) & not_own_lone,
             PieceKind::Rook => rook_attacks(i, occ) & not_own_lone,
             PieceKind::Queen => queen_attacks(i, occ) & not_own_lone,
-            PieceKind::King => KING[i] & self.empty_squares(),
+            PieceKind::King => {
+                if self.rules.king_chain_draw {
+                    KING[i] & (self.empty_squares() | (self.occ[0] & self.occ[1]))
+                } else {
+                    KING[i] & self.empty_squares()
+                }
+            }
         }
     }
 
@@ -697,7 +717,8 @@ impl Position {
             PieceKind::Bishop => bishop_attacks(i, occ) & empty,
             PieceKind::Rook => rook_attacks(i, occ) & empty,
             PieceKind::Queen => queen_attacks(i, occ) & empty,
-            PieceKind::King => 0,
+            // Only under the vchess king rules can a king stand in a union.
+            PieceKind::King => KING[i] & empty,
         };
         if self.rules.no_union_undo {
             if let Some((a, b)) = self.last_pair_move {
@@ -865,8 +886,14 @@ impl Position {
                     self.set_promotion(Some(t));
                 }
                 if kind == PieceKind::King {
-                    self.set_ep(None);
-                    return self.place_king(from, t);
+                    if self.occ[0] & self.occ[1] & t.bb() == 0 {
+                        self.set_ep(None);
+                        return self.place_king(from, t);
+                    }
+                    // vchess kings: taking over a union starts a king chain.
+                    self.king_chain = true;
+                    self.hash ^= zobrist::KING_CHAIN;
+                    self.set_castling_mask(self.castling.mask & !(0b11 << (me.index() * 2)));
                 }
                 let released = self.kind_at(me, t);
                 if let Some(r) = released {
@@ -889,7 +916,11 @@ impl Position {
                 self.set_hand(Hand::Empty);
                 self.set_last_pair_move(None);
                 if partner == Some(PieceKind::King) {
-                    self.status = Status::PacoVictory(me);
+                    self.status = if self.king_chain { Status::KingChainDraw } else { Status::PacoVictory(me) };
+                }
+                if self.king_chain {
+                    self.king_chain = false;
+                    self.hash ^= zobrist::KING_CHAIN;
                 }
                 if self.promotion.is_some() {
                     self.set_required(Required::PromoteThenFinish);

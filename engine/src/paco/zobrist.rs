@@ -45,6 +45,7 @@ pub const DOUBLE_STEP: [u64; 16] = keys(0x5041_434F_0008);
 pub const LAST_PAIR_FROM: [u64; 64] = keys(0x5041_434F_0009);
 pub const LAST_PAIR_TO: [u64; 64] = keys(0x5041_434F_000A);
 pub const BLACK_TO_MOVE: u64 = keys::<1>(0x5041_434F_000B)[0];
+pub const KING_CHAIN: u64 = keys::<1>(0x5041_434F_000C)[0];
 
 #[inline(always)]
 pub fn piece(color: usize, kind: usize, sq: usize) -> u64 {
