@@ -97,6 +97,9 @@ impl SelfplayGame for GameState {
             Status::PacoVictory(_) => "paco",
             Status::RepetitionDraw => "repetition",
             Status::NoProgressDraw => "no_progress",
+            // Other (optional-rule) draws, e.g. a king chain ending on the other king.
+            #[allow(unreachable_patterns)]
+            _ => "draw",
         }
     }
 }

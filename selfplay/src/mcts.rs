@@ -116,9 +116,10 @@ pub struct SearchResult {
     pub q: Vec<f32>,
     /// The search's choice: PUCT most visited, Gumbel sequential-halving winner.
     pub action: u16,
-    /// Root value in [-1, 1], mover's perspective.
+    /// Root value in [-1, 1], mover's perspective (PUCT: mean over all
+    /// visits; Gumbel: improved-policy-weighted mean of the visited children).
     pub root_q: f32,
-    /// Root (win, draw, loss), mover's perspective.
+    /// Root (win, draw, loss), mover's perspective (same averaging as `root_q`).
     pub root_wdl: [f32; 3],
     /// Simulations run by this search (not counting the root's own evaluation).
     pub simulations: u32,
@@ -603,6 +604,7 @@ impl<G: Game> Search<G> {
         let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
         let q: Vec<f32> = range.clone().map(|i| if self.nodes[i].n > 0 { s * self.nodes[i].white_value() } else { f32::NAN }).collect();
         let wdl = if root.n > 0 { flip_for(root.to_move, root.wdl.map(|x| x / root.n as f32)) } else { [0.0, 1.0, 0.0] };
+        let mut wdl = wdl;
         let (policy, action) = match self.cfg.algorithm {
             Algorithm::Puct => {
                 let total: u32 = visits.iter().sum();
@@ -631,6 +633,24 @@ impl<G: Game> Search<G> {
                 } else {
                     (0..t.len()).max_by(|&a, &b| t[a].total_cmp(&t[b])).unwrap_or(0) as u32
                 };
+                // Sequential halving spreads visits evenly over the considered
+                // actions, so the visit average undervalues the root: report the
+                // value of the improved policy over the visited children instead.
+                let mut acc = [0f32; 3];
+                let mut mass = 0f32;
+                for (k, i) in range.clone().enumerate() {
+                    let ch = &self.nodes[i];
+                    if ch.n > 0 {
+                        let w = flip_for(root.to_move, ch.wdl.map(|x| x / ch.n as f32));
+                        for j in 0..3 {
+                            acc[j] += policy[k] * w[j];
+                        }
+                        mass += policy[k];
+                    }
+                }
+                if mass > 0.0 {
+                    wdl = acc.map(|x| x / mass);
+                }
                 (policy, legal.get(best as usize).copied().unwrap_or(0))
             }
         };
