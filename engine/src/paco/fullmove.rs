@@ -42,6 +42,9 @@ impl std::error::Error for LimitExceeded {}
 pub struct FullMoveGen {
     visited: U64Set,
     path: Vec<Action>,
+    /// Depth-first stacks, kept between calls so searches do not allocate.
+    frames: Vec<(Position, ActionIter)>,
+    pending: Vec<Position>,
     /// Chain states visited by the last enumeration.
     pub states_visited: usize,
     limits: FullMoveLimits,
@@ -75,7 +78,15 @@ impl FullMoveGen {
     /// Iterative depth-first walk (chains can be thousands of steps deep, too
     /// deep for the call stack); `path` holds the actions leading to the top frame.
     fn dfs<F: FnMut(&Position, &[Action])>(&mut self, root: &Position, mover: Color, f: &mut F, count: &mut usize) -> Result<(), LimitExceeded> {
-        let mut stack: Vec<(Position, ActionIter)> = vec![(*root, root.actions().iter())];
+        let mut stack = std::mem::take(&mut self.frames);
+        stack.clear();
+        stack.push((*root, root.actions().iter()));
+        let result = self.walk(&mut stack, mover, f, count);
+        self.frames = stack;
+        result
+    }
+
+    fn walk<F: FnMut(&Position, &[Action])>(&mut self, stack: &mut Vec<(Position, ActionIter)>, mover: Color, f: &mut F, count: &mut usize) -> Result<(), LimitExceeded> {
         while let Some((pos, iter)) = stack.last_mut() {
             let Some(a) = iter.next() else {
                 stack.pop();
@@ -153,7 +164,7 @@ impl FullMoveGen {
     /// Can the turn in progress still be completed (reach a settled position)?
     pub fn completes(&mut self, pos: &Position) -> bool {
         self.visited.clear();
-        completes_rec(pos, &mut self.visited)
+        completes_rec(pos, &mut self.visited, &mut self.pending)
     }
 
     /// The legal actions without those that can only lead into dead-end
@@ -229,10 +240,11 @@ fn ep_pawn_in_union(pos: &Position, ep: Square) -> bool {
     back.is_some_and(|b| pos.occ[0] & pos.occ[1] & b.bb() != 0)
 }
 
-fn completes_rec(root: &Position, visited: &mut U64Set) -> bool {
+fn completes_rec(root: &Position, visited: &mut U64Set, stack: &mut Vec<Position>) -> bool {
     // Depth-first over the chain states still in the turn, stopping at the first
     // that settles (an explicit stack: chains can be very deep).
-    let mut stack = vec![*root];
+    stack.clear();
+    stack.push(*root);
     while let Some(pos) = stack.pop() {
         match pos.required() {
             Required::Lift | Required::PromoteThenLift | Required::PromoteThenFinish => return true,
