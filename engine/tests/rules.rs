@@ -161,3 +161,18 @@ fn optional_rule_king_chain_draw() {
     }
     assert_eq!(q.status(), Status::PacoVictory(Color::White));
 }
+
+#[test]
+fn fischer_random_castling_onto_a_rook_standing_in_a_union() {
+    // Black king f8, rook h8 in a union with a white bishop: castling king side
+    // places the king on h8 (its rook's square); the union moves to f8.
+    let pos: Position = "1nrbqk1j/p1pppp1p/8/1p1b1np1/8/1P6/P1PPPPPP/1NRBQKNR b 0 CHch - -".parse().unwrap();
+    let turn = parse_turn(&pos, "0-0").unwrap();
+    assert_eq!(turn, parse_actions("Lf8 Ph8").unwrap());
+    let mut p = pos;
+    for a in &turn {
+        p.play(*a).unwrap();
+    }
+    assert_eq!(p.fen(), "1nrbqjk1/p1pppp1p/8/1p1b1np1/8/1P6/P1PPPPPP/1NRBQKNR w 1 CH - -");
+    assert_eq!(turn_to_string(&pos, &turn), "0-0");
+}

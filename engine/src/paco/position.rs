@@ -886,7 +886,15 @@ impl Position {
                     self.set_promotion(Some(t));
                 }
                 if kind == PieceKind::King {
-                    if self.occ[0] & self.occ[1] & t.bb() == 0 {
+                    // Castling first: in Fischer-random setups the king castles by being
+                    // placed on its rook's square, which may hold a union.
+                    let castles = (0..2).any(|side| {
+                        self.castling.has(me, side) && {
+                            let g = self.castling.geometry(me, side);
+                            g.king_from == from && g.target == t
+                        }
+                    });
+                    if castles || self.occ[0] & self.occ[1] & t.bb() == 0 {
                         self.set_ep(None);
                         return self.place_king(from, t);
                     }
