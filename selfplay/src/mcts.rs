@@ -331,6 +331,7 @@ impl<G: Game> Search<G> {
             }
         }
         let k = self.pending_legal.len();
+        self.nodes.reserve(k);
         for i in 0..k {
             let p = priors[i];
             let p = if sum > 0.0 { if p.is_finite() && p > 0.0 { p / sum } else { 0.0 } } else { 1.0 / k as f32 };
@@ -677,8 +678,9 @@ impl<G: Game> Search<G> {
     /// Keeps only the subtree of `r`, renumbered from 0 (breadth first, so
     /// each node's children stay contiguous).
     fn compact(&mut self, r: u32) {
-        let old_nodes = std::mem::take(&mut self.nodes);
-        let mut old_states = std::mem::take(&mut self.states);
+        let (nc, sc) = (self.nodes.capacity(), self.states.capacity());
+        let old_nodes = std::mem::replace(&mut self.nodes, Vec::with_capacity(nc));
+        let mut old_states = std::mem::replace(&mut self.states, Vec::with_capacity(sc));
         let mut orig: Vec<u32> = vec![r];
         let mut root = old_nodes[r as usize].clone();
         root.parent = NONE;
