@@ -1,0 +1,40 @@
+//! Decoder from the packed row layout to a dense `[C, H, W]` float input.
+
+use crate::schema::{GameSpec, PositionRow};
+
+/// Decode packed `planes` and `scalars` into `out`, laid out as
+/// `[bit_planes + scalars, H, W]` (channel-major, then rank, then file).
+///
+/// * Channel `p < bit_planes`: `out[p][r][f] = 1.0` if bit `r*W + f` of bit
+///   plane `p` is set, else `0.0`. Plane `p` occupies words
+///   `p*words_per_plane .. (p+1)*words_per_plane` of `planes`; square `i` is
+///   bit `i % 64` of word `i / 64` of that range.
+/// * Channel `bit_planes + s`: the constant plane `scalars[s]`.
+///
+/// Panics if the slice lengths do not match the spec (use
+/// [`PositionRow::check`] on untrusted rows; the reader already does).
+pub fn decode_into(spec: &GameSpec, planes: &[u64], scalars: &[f32], out: &mut [f32]) {
+    let sq = spec.squares();
+    let wpp = spec.words_per_plane();
+    let bp = spec.bit_planes as usize;
+    assert_eq!(planes.len(), bp * wpp, "planes length does not match the spec");
+    assert_eq!(scalars.len(), spec.scalars as usize, "scalars length does not match the spec");
+    assert_eq!(out.len(), spec.input_len(), "output length does not match the spec");
+    for p in 0..bp {
+        let words = &planes[p * wpp..(p + 1) * wpp];
+        let dst = &mut out[p * sq..(p + 1) * sq];
+        for (i, d) in dst.iter_mut().enumerate() {
+            *d = ((words[i / 64] >> (i % 64)) & 1) as f32;
+        }
+    }
+    for (s, &v) in scalars.iter().enumerate() {
+        out[(bp + s) * sq..(bp + s + 1) * sq].fill(v);
+    }
+}
+
+/// Decode one row into a new `Vec<f32>` of shape `[bit_planes + scalars, H, W]`.
+pub fn decode_position(spec: &GameSpec, row: &PositionRow) -> Vec<f32> {
+    let mut out = vec![0.0; spec.input_len()];
+    decode_into(spec, &row.planes, &row.scalars, &mut out);
+    out
+}

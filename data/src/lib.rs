@@ -1,0 +1,93 @@
+//! # PacoZero training data
+//!
+//! The on-disk schema shared by self-play (writer) and the trainer (reader).
+//! Data lives in *chunks*: a pair of zstd-compressed Parquet files
+//! `<stem>.positions.parquet` (one row per decision) and
+//! `<stem>.games.parquet` (one row per finished game).
+//!
+//! The crate is generic over the game: board size and plane counts are a
+//! [`GameSpec`], stored in the key-value metadata of every file under the keys
+//! `schema_version`, `game`, `board_height`, `board_width`, `bit_planes`,
+//! `scalars`, `policy_size` (all values are decimal strings except `game`).
+//!
+//! ## Positions table (`*.positions.parquet`)
+//!
+//! One row per *decision*. A player's turn may consist of several atomic
+//! decisions (e.g. a chain of unions); each is its own row. All columns are
+//! non-null. "Mover" is the side making the decision.
+//!
+//! | column | Arrow type | meaning |
+//! |---|---|---|
+//! | `schema_version` | UInt16 | schema version, currently `1`; readers refuse other values |
+//! | `game_id` | UInt64 | unique per game (derived from the worker seed); joins with the games table |
+//! | `ply` | UInt32 | decision index within the game, 0-based |
+//! | `side_to_move` | UInt8 | `0` white, `1` black |
+//! | `planes` | List\<UInt64\> | bit planes in the mover's frame: `bit_planes × words_per_plane` words, `words_per_plane = ceil(H·W/64)`; bit `i` (LSB first) of plane `p` is square `i`, rank-major with a1 = 0 (`i = rank·W + file`) |
+//! | `scalars` | List\<Float32\> | `scalars` values, each broadcast to a constant plane by the decoder |
+//! | `legal_actions` | List\<UInt16\> | legal action indices (policy slots `< policy_size`), mover's frame |
+//! | `policy` | List\<Float32\> | search policy target, same length and order as `legal_actions`, sums to 1 |
+//! | `full_search` | Boolean | the decision got a full search; only these rows train the policy head |
+//! | `root_q` | Float32 | root value in \[-1, 1\], mover's perspective |
+//! | `root_wdl` | FixedSizeList\<Float32, 3\> | root (win, draw, loss) estimate, mover's perspective |
+//! | `action` | UInt16 | policy slot actually played |
+//! | `result` | Int8 | final result for the mover: `1` win, `0` draw, `-1` loss |
+//! | `moves_left` | UInt32 | decisions remaining until the game ended (0 on the last decision) |
+//! | `mover_in_sako` | Boolean | the opponent could unite with the mover's king next turn (auxiliary target) |
+//! | `mover_can_paco` | Boolean | the mover can unite with the opponent's king this turn (auxiliary target) |
+//! | `weight` | Float32 | sample weight, default `1`, finite and `>= 0` |
+//! | `network_id` | Utf8 | model that played, e.g. `"gen-0003"` or `"uniform"` |
+//!
+//! ## Games table (`*.games.parquet`)
+//!
+//! | column | Arrow type | meaning |
+//! |---|---|---|
+//! | `game_id` | UInt64 | same id as in the positions table |
+//! | `schema_version` | UInt16 | currently `1` |
+//! | `start_fen` | Utf8 | starting position |
+//! | `actions` | Utf8 | space-separated atomic actions, e.g. `"Le2 Pe4 =Q"` |
+//! | `num_decisions` | UInt32 | number of decisions (= position rows of the game) |
+//! | `result` | Utf8 | `"1-0"`, `"0-1"` or `"1/2-1/2"` |
+//! | `reason` | Utf8 | why the game ended (e.g. `"paco"`, `"max_length"`) |
+//! | `network_id` | Utf8 | model that played |
+//! | `config_hash` | Utf8 | hash of the self-play configuration |
+//! | `seed` | UInt64 | RNG seed of the game |
+//!
+//! ## Atomic writes and discovery
+//!
+//! [`ChunkWriter::flush`] writes each file as `<name>.tmp`, fsyncs it, renames
+//! the positions file into place and then the games file. A reader
+//! ([`list_chunks`], [`read_positions_window`]) only takes chunks whose games
+//! file exists, ignores `*.tmp` leftovers (a crashed writer), and orders chunks
+//! by stem; [`chunk_stem`] makes stems whose lexicographic order is chronological.
+//!
+//! ## Decoder
+//!
+//! [`decode_position`] / [`decode_into`] turn a row into `Vec<f32>` of shape
+//! `[bit_planes + scalars, H, W]`: channel `p < bit_planes` holds `1.0` where bit
+//! `r·W + f` of plane `p` is set; channel `bit_planes + s` is filled with
+//! `scalars[s]`. Flat index: `c·H·W + r·W + f`.
+//!
+//! ## Errors
+//!
+//! Reading never panics on bad input: a truncated or corrupt file, a missing
+//! column, a column of the wrong type, a null, a wrong list length or a wrong
+//! `schema_version` yields a [`DataError`] whose message names the file (and the
+//! column and row where relevant).
+
+mod decode;
+mod error;
+mod reader;
+mod schema;
+mod writer;
+
+pub use decode::{decode_into, decode_position};
+pub use error::{DataError, Result};
+pub use reader::{
+    list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file,
+    read_positions_window, ChunkInfo, PositionWindow,
+};
+pub use schema::{
+    games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAME_COLUMNS, MAX_BOARD_SIDE,
+    POSITION_COLUMNS, SCHEMA_VERSION,
+};
+pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter, GAMES_SUFFIX, POSITIONS_SUFFIX, TMP_SUFFIX};

@@ -1,0 +1,369 @@
+//! Listing and reading chunk pairs, with errors that name the file and column.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::datatypes::{
+    DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
+use crate::schema::{games_schema, positions_schema, GameRow, GameSpec, PositionRow, SCHEMA_VERSION};
+use crate::writer::{GAMES_SUFFIX, POSITIONS_SUFFIX};
+
+/// A complete chunk found on disk (its games file exists).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkInfo {
+    /// File name without the `.positions.parquet` / `.games.parquet` suffix.
+    pub stem: String,
+    pub positions_path: PathBuf,
+    pub games_path: PathBuf,
+}
+
+impl ChunkInfo {
+    /// Number of positions, read from the Parquet footer only (cheap).
+    pub fn num_positions(&self) -> Result<u64> {
+        let builder = open_builder(&self.positions_path)?;
+        let n = builder.metadata().file_metadata().num_rows();
+        Ok(n.max(0) as u64)
+    }
+}
+
+/// Complete chunks of `dir`, ordered by stem (writers use stems whose
+/// lexicographic order is chronological, see [`crate::chunk_stem`]).
+///
+/// A chunk is complete when `<stem>.games.parquet` exists (it is renamed into
+/// place after the positions file). `*.tmp` files and chunks without a
+/// positions file are ignored. A missing directory is an error.
+pub fn list_chunks(dir: &Path) -> Result<Vec<ChunkInfo>> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_err(dir))? {
+        let entry = entry.map_err(io_err(dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(stem) = name.strip_suffix(GAMES_SUFFIX) else { continue };
+        let positions_path = dir.join(format!("{stem}{POSITIONS_SUFFIX}"));
+        if !positions_path.is_file() {
+            continue;
+        }
+        out.push(ChunkInfo { stem: stem.to_string(), positions_path, games_path: entry.path() });
+    }
+    out.sort_by(|a, b| a.stem.cmp(&b.stem));
+    Ok(out)
+}
+
+/// The most recent positions of a directory, oldest first.
+#[derive(Clone, Debug)]
+pub struct PositionWindow {
+    /// Spec shared by all chunks read.
+    pub spec: GameSpec,
+    /// Rows, oldest first; at most the requested number.
+    pub rows: Vec<PositionRow>,
+    /// Stems of the chunks read (some rows of the oldest may have been dropped).
+    pub chunks: Vec<String>,
+    /// Total positions in all complete chunks of the directory.
+    pub total_positions: u64,
+}
+
+/// Load the most recent `max_positions` positions of the complete chunks of `dir`.
+///
+/// Chunks are taken newest first (by stem order) until enough rows are
+/// available; rows of the oldest chunk read beyond the window are dropped.
+/// All chunks read must share one [`GameSpec`].
+pub fn read_positions_window(dir: &Path, max_positions: usize) -> Result<PositionWindow> {
+    let chunks = list_chunks(dir)?;
+    let mut counts = Vec::with_capacity(chunks.len());
+    for c in &chunks {
+        counts.push(c.num_positions()?);
+    }
+    let total: u64 = counts.iter().sum();
+    let mut take = Vec::new();
+    let mut have = 0u64;
+    for (c, n) in chunks.iter().zip(&counts).rev() {
+        if have >= max_positions as u64 {
+            break;
+        }
+        take.push(c);
+        have += n;
+    }
+    take.reverse();
+    let mut spec: Option<GameSpec> = None;
+    let mut rows = Vec::with_capacity(have.min(max_positions as u64) as usize);
+    for c in &take {
+        let (s, r) = read_positions_file(&c.positions_path)?;
+        match &spec {
+            None => spec = Some(s),
+            Some(prev) if *prev != s => {
+                return Err(DataError::SpecMismatch {
+                    path: c.positions_path.clone(),
+                    expected: prev.to_string(),
+                    found: s.to_string(),
+                })
+            }
+            _ => {}
+        }
+        rows.extend(r);
+    }
+    if rows.len() > max_positions {
+        rows.drain(..rows.len() - max_positions);
+    }
+    let spec = match spec {
+        Some(s) => s,
+        None => {
+            return Err(DataError::Metadata {
+                path: dir.to_path_buf(),
+                message: if max_positions == 0 {
+                    "window of 0 positions requested".into()
+                } else {
+                    "no complete chunk in directory".into()
+                },
+            })
+        }
+    };
+    Ok(PositionWindow { spec, rows, chunks: take.iter().map(|c| c.stem.clone()).collect(), total_positions: total })
+}
+
+/// Read the spec from a file's key-value metadata without reading rows.
+pub fn read_file_spec(path: &Path) -> Result<GameSpec> {
+    let builder = open_builder(path)?;
+    spec_of(path, &builder)
+}
+
+fn open_builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+    let file = File::open(path).map_err(io_err(path))?;
+    ParquetRecordBatchReaderBuilder::try_new(file).map_err(pq_err(path))
+}
+
+fn spec_of(path: &Path, builder: &ParquetRecordBatchReaderBuilder<File>) -> Result<GameSpec> {
+    let mut m: HashMap<String, String> = builder.schema().metadata().clone().into();
+    if let Some(kv) = builder.metadata().file_metadata().key_value_metadata() {
+        for e in kv {
+            if let Some(v) = &e.value {
+                m.insert(e.key.clone(), v.clone());
+            }
+        }
+    }
+    GameSpec::from_metadata(path, &m)
+}
+
+fn read_batches(path: &Path, expected: SchemaRef) -> Result<(Vec<RecordBatch>, GameSpec)> {
+    let builder = open_builder(path)?;
+    let spec = spec_of(path, &builder)?;
+    check_schema(path, builder.schema(), &expected)?;
+    let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
+    let mut batches = Vec::new();
+    for b in reader {
+        batches.push(b.map_err(arrow_err(path))?);
+    }
+    Ok((batches, spec))
+}
+
+/// Same type up to names/nullability of nested fields.
+fn same_type(a: &DataType, b: &DataType) -> bool {
+    match (a, b) {
+        (DataType::List(x), DataType::List(y)) => same_type(x.data_type(), y.data_type()),
+        (DataType::FixedSizeList(x, n), DataType::FixedSizeList(y, m)) => {
+            n == m && same_type(x.data_type(), y.data_type())
+        }
+        _ => a == b,
+    }
+}
+
+fn check_schema(path: &Path, found: &SchemaRef, expected: &SchemaRef) -> Result<()> {
+    for f in expected.fields() {
+        match found.field_with_name(f.name()) {
+            Err(_) => {
+                return Err(DataError::MissingColumn { path: path.into(), column: f.name().clone() })
+            }
+            Ok(g) if !same_type(f.data_type(), g.data_type()) => {
+                return Err(DataError::WrongType {
+                    path: path.into(),
+                    column: f.name().clone(),
+                    expected: f.data_type().to_string(),
+                    found: g.data_type().to_string(),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+struct Cols<'a> {
+    path: &'a Path,
+    batch: &'a RecordBatch,
+}
+
+impl<'a> Cols<'a> {
+    fn get(&self, name: &str) -> Result<&'a ArrayRef> {
+        let col = self
+            .batch
+            .column_by_name(name)
+            .ok_or_else(|| DataError::MissingColumn { path: self.path.into(), column: name.into() })?;
+        if col.null_count() > 0 {
+            let row = (0..col.len()).find(|&i| col.is_null(i)).unwrap_or(0);
+            return Err(DataError::BadValue {
+                path: self.path.into(),
+                column: name.into(),
+                row,
+                message: "null value".into(),
+            });
+        }
+        Ok(col)
+    }
+
+    fn check_version(&self, row_base: usize) -> Result<()> {
+        let v = self.get("schema_version")?.as_primitive::<UInt16Type>();
+        if let Some((i, bad)) = v.values().iter().enumerate().find(|(_, &x)| x != SCHEMA_VERSION) {
+            let _ = i + row_base;
+            return Err(DataError::SchemaVersion {
+                path: self.path.into(),
+                found: format!("{bad} (column schema_version, row {})", i + row_base),
+                expected: SCHEMA_VERSION,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Values of a list column as (flat values, offsets); list items must be non-null.
+fn list_parts<'a, T: arrow::datatypes::ArrowPrimitiveType>(
+    path: &Path,
+    name: &str,
+    col: &'a ArrayRef,
+) -> Result<(&'a [T::Native], &'a [i32])> {
+    let list = col.as_list::<i32>();
+    let values = list.values();
+    if values.null_count() > 0 {
+        return Err(DataError::BadValue { path: path.into(), column: name.into(), row: 0, message: "null list item".into() });
+    }
+    Ok((values.as_primitive::<T>().values(), list.value_offsets()))
+}
+
+fn slice<T: Copy>(vals: &[T], offs: &[i32], i: usize) -> Vec<T> {
+    vals[offs[i] as usize..offs[i + 1] as usize].to_vec()
+}
+
+/// Read every row of a positions file, validating each against the file's spec.
+pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> {
+    // The expected schema depends only on types, not on the spec values.
+    let probe = GameSpec { game: "x".into(), board_height: 1, board_width: 1, bit_planes: 1, scalars: 0, policy_size: 1 };
+    let (batches, spec) = read_batches(path, positions_schema(&probe))?;
+    let mut rows = Vec::new();
+    for batch in &batches {
+        let base = rows.len();
+        let c = Cols { path, batch };
+        c.check_version(base)?;
+        let game_id = c.get("game_id")?.as_primitive::<UInt64Type>().values();
+        let ply = c.get("ply")?.as_primitive::<UInt32Type>().values();
+        let stm = c.get("side_to_move")?.as_primitive::<UInt8Type>().values();
+        let (pl_v, pl_o) = list_parts::<UInt64Type>(path, "planes", c.get("planes")?)?;
+        let (sc_v, sc_o) = list_parts::<Float32Type>(path, "scalars", c.get("scalars")?)?;
+        let (la_v, la_o) = list_parts::<UInt16Type>(path, "legal_actions", c.get("legal_actions")?)?;
+        let (po_v, po_o) = list_parts::<Float32Type>(path, "policy", c.get("policy")?)?;
+        let full = c.get("full_search")?.as_boolean();
+        let root_q = c.get("root_q")?.as_primitive::<Float32Type>().values();
+        let wdl = c.get("root_wdl")?.as_fixed_size_list();
+        let wdl_v = wdl.values().as_primitive::<Float32Type>().values();
+        let action = c.get("action")?.as_primitive::<UInt16Type>().values();
+        let result = c.get("result")?.as_primitive::<Int8Type>().values();
+        let moves_left = c.get("moves_left")?.as_primitive::<UInt32Type>().values();
+        let sako = c.get("mover_in_sako")?.as_boolean();
+        let paco = c.get("mover_can_paco")?.as_boolean();
+        let weight = c.get("weight")?.as_primitive::<Float32Type>().values();
+        let net = c.get("network_id")?.as_string::<i32>();
+        for i in 0..batch.num_rows() {
+            let w0 = wdl.value_offset_at(i) as usize;
+            let row = PositionRow {
+                game_id: game_id[i],
+                ply: ply[i],
+                side_to_move: stm[i],
+                planes: slice(pl_v, pl_o, i),
+                scalars: slice(sc_v, sc_o, i),
+                legal_actions: slice(la_v, la_o, i),
+                policy: slice(po_v, po_o, i),
+                full_search: full.value(i),
+                root_q: root_q[i],
+                root_wdl: [wdl_v[w0], wdl_v[w0 + 1], wdl_v[w0 + 2]],
+                action: action[i],
+                result: result[i],
+                moves_left: moves_left[i],
+                mover_in_sako: sako.value(i),
+                mover_can_paco: paco.value(i),
+                weight: weight[i],
+                network_id: net.value(i).to_string(),
+            };
+            row.check(&spec).map_err(|message| DataError::BadValue {
+                path: path.into(),
+                column: column_of(&message).into(),
+                row: base + i,
+                message,
+            })?;
+            rows.push(row);
+        }
+    }
+    Ok((spec, rows))
+}
+
+fn column_of(message: &str) -> &str {
+    for c in ["planes", "scalars", "policy", "legal action", "action", "side_to_move", "result", "weight"] {
+        if message.starts_with(c) {
+            return match c {
+                "legal action" => "legal_actions",
+                _ => c,
+            };
+        }
+    }
+    "?"
+}
+
+/// Read every row of a games file.
+pub fn read_games_file(path: &Path) -> Result<(GameSpec, Vec<GameRow>)> {
+    let probe = GameSpec { game: "x".into(), board_height: 1, board_width: 1, bit_planes: 1, scalars: 0, policy_size: 1 };
+    let (batches, spec) = read_batches(path, games_schema(&probe))?;
+    let mut rows = Vec::new();
+    for batch in &batches {
+        let c = Cols { path, batch };
+        c.check_version(rows.len())?;
+        let game_id = c.get("game_id")?.as_primitive::<UInt64Type>().values();
+        let fen = c.get("start_fen")?.as_string::<i32>();
+        let actions = c.get("actions")?.as_string::<i32>();
+        let num = c.get("num_decisions")?.as_primitive::<UInt32Type>().values();
+        let result = c.get("result")?.as_string::<i32>();
+        let reason = c.get("reason")?.as_string::<i32>();
+        let net = c.get("network_id")?.as_string::<i32>();
+        let hash = c.get("config_hash")?.as_string::<i32>();
+        let seed = c.get("seed")?.as_primitive::<UInt64Type>().values();
+        for i in 0..batch.num_rows() {
+            rows.push(GameRow {
+                game_id: game_id[i],
+                start_fen: fen.value(i).into(),
+                actions: actions.value(i).into(),
+                num_decisions: num[i],
+                result: result.value(i).into(),
+                reason: reason.value(i).into(),
+                network_id: net.value(i).into(),
+                config_hash: hash.value(i).into(),
+                seed: seed[i],
+            });
+        }
+    }
+    Ok((spec, rows))
+}
+
+/// Read both files of a chunk.
+pub fn read_chunk(chunk: &ChunkInfo) -> Result<(GameSpec, Vec<PositionRow>, Vec<GameRow>)> {
+    let (spec, positions) = read_positions_file(&chunk.positions_path)?;
+    let (gspec, games) = read_games_file(&chunk.games_path)?;
+    if gspec != spec {
+        return Err(DataError::SpecMismatch {
+            path: chunk.games_path.clone(),
+            expected: spec.to_string(),
+            found: gspec.to_string(),
+        });
+    }
+    Ok((spec, positions, games))
+}

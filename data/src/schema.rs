@@ -1,0 +1,330 @@
+//! Row structs, the game specification and the Arrow schemas of both tables.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use crate::error::{DataError, Result};
+
+/// Schema version written by this build and the only one it reads.
+pub const SCHEMA_VERSION: u16 = 1;
+
+/// Dimensions of a game's encoding, stored in each file's key-value metadata.
+///
+/// The same crate serves Paco Ŝako (8x8) and later larger boards, so nothing
+/// here is hard-coded to 8x8.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GameSpec {
+    /// Game name (metadata key `game`), e.g. `"pacosako"`.
+    pub game: String,
+    /// Ranks (metadata key `board_height`).
+    pub board_height: u32,
+    /// Files (metadata key `board_width`).
+    pub board_width: u32,
+    /// Number of bit planes (metadata key `bit_planes`).
+    pub bit_planes: u32,
+    /// Number of scalar features (metadata key `scalars`).
+    pub scalars: u32,
+    /// Number of policy slots (metadata key `policy_size`).
+    pub policy_size: u32,
+}
+
+/// Largest board side accepted (keeps a square index within `u16` range and
+/// catches garbage metadata early).
+pub const MAX_BOARD_SIDE: u32 = 64;
+
+impl GameSpec {
+    /// Build and validate a spec.
+    pub fn new(
+        game: impl Into<String>,
+        board_height: u32,
+        board_width: u32,
+        bit_planes: u32,
+        scalars: u32,
+        policy_size: u32,
+    ) -> Result<Self> {
+        let spec = GameSpec {
+            game: game.into(),
+            board_height,
+            board_width,
+            bit_planes,
+            scalars,
+            policy_size,
+        };
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// Check every dimension is in range.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(DataError::InvalidSpec(m));
+        if self.game.is_empty() {
+            return bad("game name is empty".into());
+        }
+        for (name, v) in [("board_height", self.board_height), ("board_width", self.board_width)] {
+            if v == 0 || v > MAX_BOARD_SIDE {
+                return bad(format!("{name} = {v}, must be in 1..={MAX_BOARD_SIDE}"));
+            }
+        }
+        if self.bit_planes == 0 || self.bit_planes > 4096 {
+            return bad(format!("bit_planes = {}, must be in 1..=4096", self.bit_planes));
+        }
+        if self.scalars > 4096 {
+            return bad(format!("scalars = {}, must be <= 4096", self.scalars));
+        }
+        if self.policy_size == 0 || self.policy_size > u16::MAX as u32 + 1 {
+            return bad(format!("policy_size = {}, must be in 1..=65536 (slots are UInt16)", self.policy_size));
+        }
+        Ok(())
+    }
+
+    /// Squares on the board, `H * W`.
+    pub fn squares(&self) -> usize {
+        (self.board_height * self.board_width) as usize
+    }
+
+    /// `ceil(H*W / 64)`: `u64` words per bit plane.
+    pub fn words_per_plane(&self) -> usize {
+        self.squares().div_ceil(64)
+    }
+
+    /// Length of the `planes` list of one row: `bit_planes * words_per_plane`.
+    pub fn plane_words(&self) -> usize {
+        self.bit_planes as usize * self.words_per_plane()
+    }
+
+    /// Channels of the decoded input tensor: `bit_planes + scalars`.
+    pub fn input_channels(&self) -> usize {
+        (self.bit_planes + self.scalars) as usize
+    }
+
+    /// Length of a decoded input: `input_channels * H * W`.
+    pub fn input_len(&self) -> usize {
+        self.input_channels() * self.squares()
+    }
+
+    /// The key-value metadata written in each file.
+    pub fn to_metadata(&self) -> HashMap<String, String> {
+        let mut m = HashMap::new();
+        m.insert("schema_version".into(), SCHEMA_VERSION.to_string());
+        m.insert("game".into(), self.game.clone());
+        m.insert("board_height".into(), self.board_height.to_string());
+        m.insert("board_width".into(), self.board_width.to_string());
+        m.insert("bit_planes".into(), self.bit_planes.to_string());
+        m.insert("scalars".into(), self.scalars.to_string());
+        m.insert("policy_size".into(), self.policy_size.to_string());
+        m
+    }
+
+    /// Parse the key-value metadata of a file. `path` is only used in errors.
+    pub fn from_metadata(path: &std::path::Path, m: &HashMap<String, String>) -> Result<Self> {
+        let get = |k: &str| -> Result<&String> {
+            m.get(k).ok_or_else(|| DataError::Metadata {
+                path: path.to_path_buf(),
+                message: format!("key `{k}` is missing"),
+            })
+        };
+        let num = |k: &str| -> Result<u32> {
+            let v = get(k)?;
+            v.parse::<u32>().map_err(|_| DataError::Metadata {
+                path: path.to_path_buf(),
+                message: format!("key `{k}` = {v:?} is not an unsigned integer"),
+            })
+        };
+        let version = get("schema_version")?;
+        if version.parse::<u16>().ok() != Some(SCHEMA_VERSION) {
+            return Err(DataError::SchemaVersion {
+                path: path.to_path_buf(),
+                found: version.clone(),
+                expected: SCHEMA_VERSION,
+            });
+        }
+        let spec = GameSpec {
+            game: get("game")?.clone(),
+            board_height: num("board_height")?,
+            board_width: num("board_width")?,
+            bit_planes: num("bit_planes")?,
+            scalars: num("scalars")?,
+            policy_size: num("policy_size")?,
+        };
+        spec.validate().map_err(|e| DataError::Metadata {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Ok(spec)
+    }
+}
+
+impl std::fmt::Display for GameSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}x{} bit_planes={} scalars={} policy_size={}",
+            self.game, self.board_height, self.board_width, self.bit_planes, self.scalars, self.policy_size
+        )
+    }
+}
+
+/// One decision of a game: one row of the positions table.
+///
+/// See the crate documentation for the meaning of each field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRow {
+    pub game_id: u64,
+    pub ply: u32,
+    pub side_to_move: u8,
+    pub planes: Vec<u64>,
+    pub scalars: Vec<f32>,
+    pub legal_actions: Vec<u16>,
+    pub policy: Vec<f32>,
+    pub full_search: bool,
+    pub root_q: f32,
+    pub root_wdl: [f32; 3],
+    pub action: u16,
+    pub result: i8,
+    pub moves_left: u32,
+    pub mover_in_sako: bool,
+    pub mover_can_paco: bool,
+    pub weight: f32,
+    pub network_id: String,
+}
+
+impl PositionRow {
+    /// Check the row against the spec; the message names the offending field.
+    pub fn check(&self, spec: &GameSpec) -> std::result::Result<(), String> {
+        if self.planes.len() != spec.plane_words() {
+            return Err(format!(
+                "planes has {} words, expected bit_planes * words_per_plane = {}",
+                self.planes.len(),
+                spec.plane_words()
+            ));
+        }
+        if self.scalars.len() != spec.scalars as usize {
+            return Err(format!("scalars has {} values, expected {}", self.scalars.len(), spec.scalars));
+        }
+        if self.policy.len() != self.legal_actions.len() {
+            return Err(format!(
+                "policy has {} values but legal_actions has {}",
+                self.policy.len(),
+                self.legal_actions.len()
+            ));
+        }
+        if let Some(a) = self.legal_actions.iter().find(|&&a| a as u32 >= spec.policy_size) {
+            return Err(format!("legal action {a} >= policy_size {}", spec.policy_size));
+        }
+        if self.action as u32 >= spec.policy_size {
+            return Err(format!("action {} >= policy_size {}", self.action, spec.policy_size));
+        }
+        if self.side_to_move > 1 {
+            return Err(format!("side_to_move = {}, must be 0 or 1", self.side_to_move));
+        }
+        if !(-1..=1).contains(&self.result) {
+            return Err(format!("result = {}, must be -1, 0 or 1", self.result));
+        }
+        if !self.weight.is_finite() || self.weight < 0.0 {
+            return Err(format!("weight = {}, must be finite and >= 0", self.weight));
+        }
+        Ok(())
+    }
+}
+
+/// One finished game: one row of the games table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    pub game_id: u64,
+    pub start_fen: String,
+    pub actions: String,
+    pub num_decisions: u32,
+    pub result: String,
+    pub reason: String,
+    pub network_id: String,
+    pub config_hash: String,
+    pub seed: u64,
+}
+
+/// Column names of the positions table, in file order.
+pub const POSITION_COLUMNS: [&str; 18] = [
+    "schema_version",
+    "game_id",
+    "ply",
+    "side_to_move",
+    "planes",
+    "scalars",
+    "legal_actions",
+    "policy",
+    "full_search",
+    "root_q",
+    "root_wdl",
+    "action",
+    "result",
+    "moves_left",
+    "mover_in_sako",
+    "mover_can_paco",
+    "weight",
+    "network_id",
+];
+
+/// Column names of the games table, in file order.
+pub const GAME_COLUMNS: [&str; 10] = [
+    "game_id",
+    "schema_version",
+    "start_fen",
+    "actions",
+    "num_decisions",
+    "result",
+    "reason",
+    "network_id",
+    "config_hash",
+    "seed",
+];
+
+pub(crate) fn item(dt: DataType) -> Arc<Field> {
+    Arc::new(Field::new("item", dt, false))
+}
+
+fn list(name: &str, dt: DataType) -> Field {
+    Field::new(name, DataType::List(item(dt)), false)
+}
+
+/// Arrow schema of the positions table, with the spec in its metadata.
+pub fn positions_schema(spec: &GameSpec) -> SchemaRef {
+    let fields = vec![
+        Field::new("schema_version", DataType::UInt16, false),
+        Field::new("game_id", DataType::UInt64, false),
+        Field::new("ply", DataType::UInt32, false),
+        Field::new("side_to_move", DataType::UInt8, false),
+        list("planes", DataType::UInt64),
+        list("scalars", DataType::Float32),
+        list("legal_actions", DataType::UInt16),
+        list("policy", DataType::Float32),
+        Field::new("full_search", DataType::Boolean, false),
+        Field::new("root_q", DataType::Float32, false),
+        Field::new("root_wdl", DataType::FixedSizeList(item(DataType::Float32), 3), false),
+        Field::new("action", DataType::UInt16, false),
+        Field::new("result", DataType::Int8, false),
+        Field::new("moves_left", DataType::UInt32, false),
+        Field::new("mover_in_sako", DataType::Boolean, false),
+        Field::new("mover_can_paco", DataType::Boolean, false),
+        Field::new("weight", DataType::Float32, false),
+        Field::new("network_id", DataType::Utf8, false),
+    ];
+    Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
+}
+
+/// Arrow schema of the games table, with the spec in its metadata.
+pub fn games_schema(spec: &GameSpec) -> SchemaRef {
+    let fields = vec![
+        Field::new("game_id", DataType::UInt64, false),
+        Field::new("schema_version", DataType::UInt16, false),
+        Field::new("start_fen", DataType::Utf8, false),
+        Field::new("actions", DataType::Utf8, false),
+        Field::new("num_decisions", DataType::UInt32, false),
+        Field::new("result", DataType::Utf8, false),
+        Field::new("reason", DataType::Utf8, false),
+        Field::new("network_id", DataType::Utf8, false),
+        Field::new("config_hash", DataType::Utf8, false),
+        Field::new("seed", DataType::UInt64, false),
+    ];
+    Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
+}

@@ -1,0 +1,57 @@
+#![allow(dead_code)]
+use pacozero_data::{GameRow, GameSpec, PositionRow};
+
+pub fn spec() -> GameSpec {
+    // 8x8 board, 3 bit planes, 2 scalars; also exercised with a 10x10 spec.
+    GameSpec::new("pacosako", 8, 8, 3, 2, 100).unwrap()
+}
+
+pub fn position(spec: &GameSpec, game: u64, ply: u32) -> PositionRow {
+    let k = game * 1000 + ply as u64;
+    let planes: Vec<u64> = (0..spec.plane_words() as u64)
+        .map(|w| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (w << 7)).rotate_left(w as u32))
+        .collect();
+    let legal: Vec<u16> = (0..(ply % 5 + 1) as u16).map(|a| (a * 7 + ply as u16) % spec.policy_size as u16).collect();
+    let mut legal = legal;
+    legal.sort();
+    legal.dedup();
+    let n = legal.len();
+    PositionRow {
+        game_id: game,
+        ply,
+        side_to_move: (ply % 2) as u8,
+        planes,
+        scalars: (0..spec.scalars).map(|s| s as f32 * 0.5 + ply as f32 / 100.0).collect(),
+        policy: vec![1.0 / n as f32; n],
+        action: legal[0],
+        legal_actions: legal,
+        full_search: ply % 3 != 0,
+        root_q: (ply as f32 / 40.0).min(1.0) - 0.5,
+        root_wdl: [0.5, 0.25, 0.25],
+        result: [(1i8), 0, -1][(ply % 3) as usize],
+        moves_left: 40 - ply,
+        mover_in_sako: ply % 4 == 0,
+        mover_can_paco: ply % 7 == 0,
+        weight: 1.0,
+        network_id: format!("gen-{:04}", game % 3),
+    }
+}
+
+pub fn game(game_id: u64, plies: u32) -> (GameRow, Vec<PositionRow>) {
+    let s = spec();
+    let rows = (0..plies).map(|p| position(&s, game_id, p)).collect();
+    (
+        GameRow {
+            game_id,
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -".into(),
+            actions: "Pe4 Pe5 Nf3".into(),
+            num_decisions: plies,
+            result: "1-0".into(),
+            reason: "paco".into(),
+            network_id: "gen-0001".into(),
+            config_hash: "abc123".into(),
+            seed: 42 + game_id,
+        },
+        rows,
+    )
+}

@@ -1,0 +1,206 @@
+mod common;
+
+use std::fs;
+
+use pacozero_data::*;
+
+fn write_games(dir: &std::path::Path, stem: &str, ids: std::ops::Range<u64>, plies: u32) -> ChunkPaths {
+    let mut w = ChunkWriter::new(dir, common::spec()).unwrap();
+    for id in ids {
+        let (g, p) = common::game(id, plies);
+        w.push_finished_game(g, p).unwrap();
+    }
+    w.flush(stem).unwrap()
+}
+
+#[test]
+fn roundtrip_all_columns_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = common::spec();
+    let mut w = ChunkWriter::new(dir.path(), spec.clone()).unwrap();
+    let mut all_pos = Vec::new();
+    let mut all_games = Vec::new();
+    for id in 0..5 {
+        let (g, p) = common::game(id, 37);
+        all_pos.extend(p.clone());
+        all_games.push(g.clone());
+        w.push_finished_game(g, p).unwrap();
+    }
+    assert_eq!(w.num_positions(), 185);
+    let paths = w.flush("0000000000001-w000-000000").unwrap();
+    assert_eq!(w.num_positions(), 0);
+    assert!(paths.positions.is_file() && paths.games.is_file());
+    let chunks = list_chunks(dir.path()).unwrap();
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].num_positions().unwrap(), 185);
+    let (s, pos, games) = read_chunk(&chunks[0]).unwrap();
+    assert_eq!(s, spec);
+    assert_eq!(pos, all_pos);
+    assert_eq!(games, all_games);
+    assert_eq!(read_file_spec(&paths.games).unwrap(), spec);
+}
+
+#[test]
+fn roundtrip_10x10_spec_and_decoder() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = GameSpec::new("paco10", 10, 10, 2, 1, 5000).unwrap();
+    assert_eq!(spec.words_per_plane(), 2);
+    let mut row = common::position(&spec, 1, 2);
+    // Plane 0: square 0 (a1) and square 99 (last square); plane 1: square 64.
+    row.planes = vec![1, 1 << 35, 0, 1];
+    row.scalars = vec![0.25];
+    write_chunk(dir.path(), "a", &spec, &[row.clone()], &[]).unwrap();
+    let w = read_positions_window(dir.path(), 10).unwrap();
+    assert_eq!(w.spec, spec);
+    assert_eq!(w.rows, vec![row.clone()]);
+    let x = decode_position(&spec, &row);
+    assert_eq!(x.len(), 3 * 100);
+    let ones: Vec<usize> = x[..200].iter().enumerate().filter(|(_, &v)| v == 1.0).map(|(i, _)| i).collect();
+    assert_eq!(ones, vec![0, 99, 100 + 64]);
+    assert!(x[200..].iter().all(|&v| v == 0.25));
+}
+
+#[test]
+fn window_takes_most_recent_positions_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    write_games(dir.path(), "c1", 0..2, 10); // 20 positions
+    write_games(dir.path(), "c2", 2..3, 10); // 10
+    write_games(dir.path(), "c3", 3..5, 10); // 20
+    let w = read_positions_window(dir.path(), 25).unwrap();
+    assert_eq!(w.total_positions, 50);
+    assert_eq!(w.rows.len(), 25);
+    assert_eq!(w.chunks, vec!["c2".to_string(), "c3".to_string()]);
+    // Oldest row kept: game 2, ply 5.
+    assert_eq!((w.rows[0].game_id, w.rows[0].ply), (2, 5));
+    assert_eq!((w.rows[24].game_id, w.rows[24].ply), (4, 9));
+    let w = read_positions_window(dir.path(), 1000).unwrap();
+    assert_eq!(w.rows.len(), 50);
+}
+
+#[test]
+fn leftover_tmp_files_are_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    write_games(dir.path(), "good", 0..1, 5);
+    // A crashed writer: tmp files, and a positions file whose games file never appeared.
+    fs::write(dir.path().join("crash.positions.parquet.tmp"), b"partial").unwrap();
+    fs::write(dir.path().join("crash.games.parquet.tmp"), b"partial").unwrap();
+    let p = write_games(dir.path(), "half", 1..2, 5);
+    fs::rename(&p.games, dir.path().join("half.games.parquet.tmp")).unwrap();
+    let chunks = list_chunks(dir.path()).unwrap();
+    let stems: Vec<_> = chunks.iter().map(|c| c.stem.as_str()).collect();
+    assert_eq!(stems, vec!["good"]);
+    let w = read_positions_window(dir.path(), 100).unwrap();
+    assert_eq!(w.rows.len(), 5);
+}
+
+#[test]
+fn truncated_file_gives_error_naming_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_games(dir.path(), "trunc", 0..3, 20);
+    let bytes = fs::read(&p.positions).unwrap();
+    for cut in [bytes.len() / 2, bytes.len() - 3, 10] {
+        fs::write(&p.positions, &bytes[..cut]).unwrap();
+        let err = read_positions_file(&p.positions).unwrap_err().to_string();
+        assert!(err.contains("trunc.positions.parquet"), "{err}");
+        let err = read_positions_window(dir.path(), 100).unwrap_err().to_string();
+        assert!(err.contains("trunc.positions.parquet"), "{err}");
+    }
+}
+
+/// Rewrite a positions file with a modified schema_version (metadata and/or column).
+fn rewrite_version(path: &std::path::Path, meta_version: &str, column_version: u16) {
+    use arrow::array::{ArrayRef, UInt16Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let f = fs::File::open(path).unwrap();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap();
+    let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
+    let mut meta = common::spec().to_metadata();
+    meta.insert("schema_version".into(), meta_version.into());
+    let schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
+        batches[0].schema().fields().clone(),
+        meta.clone(),
+    ));
+    let kv = meta.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect();
+    let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
+    let out = fs::File::create(path).unwrap();
+    let mut w = ArrowWriter::try_new(out, schema.clone(), Some(props)).unwrap();
+    for b in batches {
+        let mut cols: Vec<ArrayRef> = b.columns().to_vec();
+        cols[0] = Arc::new(UInt16Array::from(vec![column_version; b.num_rows()]));
+        w.write(&arrow::record_batch::RecordBatch::try_new(schema.clone(), cols).unwrap()).unwrap();
+    }
+    w.close().unwrap();
+}
+
+#[test]
+fn wrong_schema_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_games(dir.path(), "v", 0..1, 4);
+    rewrite_version(&p.positions, "2", 2);
+    let err = read_positions_file(&p.positions).unwrap_err();
+    assert!(matches!(err, DataError::SchemaVersion { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("v.positions.parquet") && msg.contains("schema_version 2"), "{msg}");
+    // Metadata says 1 but a row says 3: also refused, naming the column.
+    rewrite_version(&p.positions, "1", 3);
+    let msg = read_positions_file(&p.positions).unwrap_err().to_string();
+    assert!(msg.contains("schema_version 3") && msg.contains("column schema_version"), "{msg}");
+}
+
+#[test]
+fn missing_column_and_wrong_type_are_reported() {
+    use arrow::array::{ArrayRef, Float64Array};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.positions.parquet");
+    let meta = common::spec().to_metadata();
+    let write = |fields: Vec<Field>, cols: Vec<ArrayRef>| {
+        let schema = Arc::new(Schema::new_with_metadata(fields, meta.clone()));
+        let kv = meta.clone().into_iter().map(|(k, v)| KeyValue::new(k, v)).collect();
+        let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
+        let mut w = ArrowWriter::try_new(fs::File::create(&path).unwrap(), schema.clone(), Some(props)).unwrap();
+        w.write(&arrow::record_batch::RecordBatch::try_new(schema, cols).unwrap()).unwrap();
+        w.close().unwrap();
+    };
+    // Only one column: schema_version is missing.
+    write(vec![Field::new("root_q", DataType::Float64, false)], vec![Arc::new(Float64Array::from(vec![0.5]))]);
+    let msg = read_positions_file(&path).unwrap_err().to_string();
+    assert!(msg.contains("bad.positions.parquet") && msg.contains("missing column `schema_version`"), "{msg}");
+    // All columns of the right schema but root_q as Float64.
+    let good = positions_schema(&common::spec());
+    let mut fields: Vec<Field> = good.fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields[9] = Field::new("root_q", DataType::Float64, false);
+    let cols: Vec<ArrayRef> = fields.iter().map(|f| arrow::array::new_empty_array(f.data_type())).collect();
+    write(fields, cols);
+    let msg = read_positions_file(&path).unwrap_err().to_string();
+    assert!(msg.contains("column `root_q` has type Float64, expected Float32"), "{msg}");
+}
+
+#[test]
+fn writer_rejects_rows_that_do_not_fit_the_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = ChunkWriter::new(dir.path(), common::spec()).unwrap();
+    let mut row = common::position(&common::spec(), 0, 0);
+    row.planes.pop();
+    let msg = w.push_position(row).unwrap_err().to_string();
+    assert!(msg.contains("planes has"), "{msg}");
+    let mut row = common::position(&common::spec(), 0, 1);
+    row.policy.push(0.0);
+    assert!(w.push_position(row).is_err());
+}
+
+#[test]
+fn chunk_stems_sort_chronologically() {
+    let a = chunk_stem(1, 5);
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let b = chunk_stem(0, 0);
+    assert!(a < b, "{a} {b}");
+}

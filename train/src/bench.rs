@@ -1,0 +1,212 @@
+//! [`bench_net`]: network speed against a plain-matmul reference of equal FLOPs.
+
+use std::time::{Duration, Instant};
+
+use burn::prelude::*;
+use burn::tensor::{Distribution, TensorData};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::backend::{cpu_pool, in_pool, inference_device, training_device};
+use crate::config::TrainConfig;
+use crate::error::TrainResult;
+use crate::model::NetConfig;
+use crate::train::{losses, Batch};
+use burn::optim::{GradientsParams, SgdConfig};
+use pacozero_data::{GameSpec, PositionRow};
+
+/// Options of [`bench_net`].
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Inference batch sizes to measure.
+    pub batch_sizes: Vec<usize>,
+    /// Batch size of the training measurement.
+    pub train_batch: usize,
+    /// Minimum measured time per figure (after one warm-up run).
+    pub min_time: Duration,
+    /// CPU threads (0 = rayon global pool).
+    pub threads: usize,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions { batch_sizes: vec![1, 32, 256], train_batch: 256, min_time: Duration::from_secs(2), threads: 0 }
+    }
+}
+
+/// One measured figure.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchLine {
+    /// "infer" or "train".
+    pub kind: String,
+    pub batch: usize,
+    /// Positions (samples) per second of the network.
+    pub net_per_sec: f64,
+    /// Positions per second the matmul reference of equal FLOPs achieves.
+    pub matmul_per_sec: f64,
+    /// `net_per_sec / matmul_per_sec` (1.0 = the net runs at plain-matmul speed).
+    pub ratio: f64,
+    /// Achieved GFLOP/s of the network and of the reference.
+    pub net_gflops: f64,
+    pub matmul_gflops: f64,
+}
+
+/// Result of [`bench_net`].
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    pub backend: String,
+    pub net: NetConfig,
+    /// Forward FLOPs per position (2 x multiply-adds of convolutions and linear layers).
+    pub flops_per_position: f64,
+    pub lines: Vec<BenchLine>,
+}
+
+impl std::fmt::Display for BenchReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "backend {} | net {}x{} | {:.1} MFLOP/position (forward)",
+            self.backend,
+            self.net.blocks,
+            self.net.channels,
+            self.flops_per_position / 1e6
+        )?;
+        writeln!(f, "{:<6} {:>6} {:>12} {:>14} {:>7} {:>10} {:>12}", "kind", "batch", "net pos/s", "matmul pos/s", "ratio", "net GF/s", "matmul GF/s")?;
+        for l in &self.lines {
+            writeln!(
+                f,
+                "{:<6} {:>6} {:>12.1} {:>14.1} {:>7.3} {:>10.2} {:>12.2}",
+                l.kind, l.batch, l.net_per_sec, l.matmul_per_sec, l.ratio, l.net_gflops, l.matmul_gflops
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn time_it(min_time: Duration, mut f: impl FnMut()) -> f64 {
+    f(); // warm-up
+    let start = Instant::now();
+    let mut n = 0u32;
+    while n == 0 || start.elapsed() < min_time {
+        f();
+        n += 1;
+    }
+    start.elapsed().as_secs_f64() / n as f64
+}
+
+/// Seconds per run of matmuls totalling `flops`: `reps` products of
+/// `[m, k] x [k, n]` shaped like one tower convolution (m = batch·H·W,
+/// k = 9·C, n = C), i.e. what an im2col convolution would compute.
+fn matmul_reference(device: &Device, net: &NetConfig, batch: usize, flops: f64, min_time: Duration) -> f64 {
+    let m = batch * net.squares();
+    let k = 9 * net.channels as usize;
+    let n = net.channels as usize;
+    let per = 2.0 * m as f64 * k as f64 * n as f64;
+    let reps = (flops / per).round().max(1.0) as usize;
+    let a = Tensor::<2>::random([m, k], Distribution::Default, device); // [m, k]
+    let b = Tensor::<2>::random([k, n], Distribution::Default, device); // [k, n]
+    let secs = time_it(min_time, || {
+        let mut acc = 0.0f32;
+        for _ in 0..reps {
+            let c = a.clone().matmul(b.clone()); // [m, n]
+            acc += c.slice([0..1, 0..1]).into_data().as_slice::<f32>().map(|s| s[0]).unwrap_or(0.0);
+        }
+        std::hint::black_box(acc);
+    });
+    // Scale for rounding of reps.
+    secs * flops / (reps as f64 * per)
+}
+
+fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec, Vec<PositionRow>) {
+    let spec = GameSpec::new("bench", net.height, net.width, net.bit_planes, net.scalars, net.policy_size).expect("valid net");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let rows = (0..n)
+        .map(|i| {
+            let legal: Vec<u16> = (0..20u16.min(net.policy_size as u16)).map(|a| (a * 37 + i as u16) % net.policy_size as u16).collect();
+            let mut legal = legal;
+            legal.sort();
+            legal.dedup();
+            let k = legal.len();
+            PositionRow {
+                game_id: i as u64,
+                ply: 0,
+                side_to_move: 0,
+                planes: (0..spec.plane_words()).map(|_| rng.gen::<u64>() & rng.gen::<u64>()).collect(),
+                scalars: (0..spec.scalars).map(|_| rng.gen::<f32>()).collect(),
+                action: legal[0],
+                policy: vec![1.0 / k as f32; k],
+                legal_actions: legal,
+                full_search: true,
+                root_q: 0.0,
+                root_wdl: [0.4, 0.2, 0.4],
+                result: [1, 0, -1][i % 3],
+                moves_left: 10,
+                mover_in_sako: false,
+                mover_can_paco: i % 5 == 0,
+                weight: 1.0,
+                network_id: "bench".into(),
+            }
+        })
+        .collect();
+    (spec, rows)
+}
+
+/// Measure inference positions/s at each of `opts.batch_sizes` and training
+/// samples/s at `opts.train_batch` for `net` on `device`, each against a
+/// matmul workload of equal FLOPs (training counted as 3x forward FLOPs).
+pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> TrainResult<BenchReport> {
+    net.validate()?;
+    let pool = cpu_pool(opts.threads)?;
+    let dev = inference_device(device);
+    let flops = net.flops_per_position();
+    let mut lines = Vec::new();
+    in_pool(&pool, || -> TrainResult<()> {
+        let model = net.init(&dev)?.valid();
+        let (c, h, w) = (net.input_channels(), net.height as usize, net.width as usize);
+        for &b in &opts.batch_sizes {
+            let data: Vec<f32> = (0..b * c * h * w).map(|i| ((i * 7919) % 3 == 0) as u8 as f32).collect();
+            let secs = time_it(opts.min_time, || {
+                let x = Tensor::<4>::from_data(TensorData::new(data.clone(), [b, c, h, w]), &dev); // [B, Ci, H, W]
+                let out = model.forward(x);
+                std::hint::black_box(out.policy.into_data());
+                std::hint::black_box(out.wdl.into_data());
+            });
+            let mm = matmul_reference(&dev, net, b, flops * b as f64, opts.min_time);
+            lines.push(line("infer", b, secs, mm, flops * b as f64));
+        }
+        // Training: forward + backward + SGD step.
+        let tdev = training_device(device);
+        let b = opts.train_batch;
+        let (spec, rows) = synthetic_rows(net, b, 7);
+        let idx: Vec<u32> = (0..b as u32).collect();
+        let batch = Batch::build(&spec, &rows, &idx, 0.0);
+        let cfg = TrainConfig::default();
+        let mut model = Some(net.init(&tdev)?);
+        let mut optim = SgdConfig::new().init();
+        let secs = time_it(opts.min_time, || {
+            let m = model.take().expect("model");
+            let l = losses(&m, &batch, &cfg, &tdev);
+            let grads = GradientsParams::from_grads(l.total.backward(), &m);
+            let m = optim.step(1e-3, m, grads);
+            std::hint::black_box(l.policy.into_data());
+            model = Some(m);
+        });
+        let mm = matmul_reference(&dev, net, b, 3.0 * flops * b as f64, opts.min_time);
+        lines.push(line("train", b, secs, mm, 3.0 * flops * b as f64));
+        Ok(())
+    })?;
+    Ok(BenchReport { backend: format!("{device:?}"), net: net.clone(), flops_per_position: flops, lines })
+}
+
+fn line(kind: &str, batch: usize, net_secs: f64, mm_secs: f64, flops: f64) -> BenchLine {
+    BenchLine {
+        kind: kind.into(),
+        batch,
+        net_per_sec: batch as f64 / net_secs,
+        matmul_per_sec: batch as f64 / mm_secs,
+        ratio: mm_secs / net_secs,
+        net_gflops: flops / net_secs / 1e9,
+        matmul_gflops: flops / mm_secs / 1e9,
+    }
+}

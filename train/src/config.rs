@@ -1,0 +1,247 @@
+//! [`TrainConfig`]: every training hyper-parameter, serde + range checks.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{TrainError, TrainResult};
+
+/// Optimizer choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// SGD with (non-Nesterov) momentum and L2 weight decay.
+    Sgd,
+    /// AdamW with decoupled weight decay.
+    Adamw,
+}
+
+/// Learning-rate schedule after warmup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// `lr` forever.
+    Constant,
+    /// `lr * lr_step_gamma^floor((step - warmup_steps) / lr_step_every)`.
+    Step,
+    /// Cosine from `lr` down to `lr * lr_min_factor` at `cosine_steps` steps after warmup, then flat.
+    Cosine,
+}
+
+/// Training configuration (a `[train]` TOML table). Unknown keys are refused.
+///
+/// | key | default | range | meaning |
+/// |---|---|---|---|
+/// | `batch_size` | 256 | 1..=65536 | positions per step |
+/// | `seed` | 1 | any | seed of shuffling (and weight init of a new run) |
+/// | `optimizer` | `"sgd"` | `sgd`/`adamw` | optimizer |
+/// | `lr` | 0.02 | (0, 10] | peak learning rate |
+/// | `momentum` | 0.9 | [0, 1) | SGD momentum (ignored by AdamW) |
+/// | `weight_decay` | 1e-4 | [0, 1) | SGD: L2 penalty added to gradients; AdamW: decoupled decay |
+/// | `grad_clip_norm` | 0 | >= 0 | clip the gradient norm of each parameter tensor (0 = off) |
+/// | `warmup_steps` | 100 | >= 0 | linear warmup from 0 to `lr` |
+/// | `lr_schedule` | `"constant"` | `constant`/`step`/`cosine` | schedule after warmup |
+/// | `lr_step_every` | 10000 | >= 1 | steps between decays (`step`) |
+/// | `lr_step_gamma` | 0.1 | (0, 1] | decay factor (`step`) |
+/// | `cosine_steps` | 100000 | >= 1 | length of the cosine (`cosine`) |
+/// | `lr_min_factor` | 0.01 | [0, 1] | final lr / lr (`cosine`) |
+/// | `policy_weight` | 1.0 | >= 0 | weight of the policy cross-entropy (full-search rows only) |
+/// | `value_weight` | 1.0 | >= 0 | weight of the WDL cross-entropy |
+/// | `moves_left_weight` | 0.05 | >= 0 | weight of the moves-left MSE on `ln(1+moves_left)` |
+/// | `sako_weight` | 0.1 | >= 0 | weight of the sako/paco BCE |
+/// | `value_q_mix` | 0.0 | [0, 1] | WDL target = (1-m)·onehot(result) + m·root_wdl |
+/// | `window_c` | 250000 | >= 1 | KataGo-style window: `c·(1 + β((N/c)^α − 1)/α)` for N positions seen |
+/// | `window_alpha` | 0.75 | (0, 1] | α of the window formula |
+/// | `window_beta` | 0.4 | [0, 10] | β of the window formula |
+/// | `window_max` | 2000000 | >= 1 | upper bound of the window (also capped by N) |
+/// | `min_positions` | 1 | >= 1 | refuse to train with fewer positions on disk |
+/// | `reload_every_steps` | 0 | >= 0 | re-read the window after this many steps (0 = after each full pass) |
+/// | `metrics_every` | 1 | >= 1 | append a CSV row every this many steps |
+/// | `plot_every` | 200 | >= 0 | redraw PNG plots every this many steps (0 = only at the end of `train_steps`) |
+/// | `checkpoint_every` | 500 | >= 0 | write a checkpoint every this many steps (0 = only at the end of `train_steps`) |
+/// | `threads` | 0 | 0..=1024 | CPU threads for training (0 = rayon global pool) |
+/// | `progress` | true | bool | show an indicatif progress bar |
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    pub batch_size: usize,
+    pub seed: u64,
+    pub optimizer: OptimizerKind,
+    pub lr: f64,
+    pub momentum: f64,
+    pub weight_decay: f64,
+    pub grad_clip_norm: f64,
+    pub warmup_steps: u64,
+    pub lr_schedule: LrSchedule,
+    pub lr_step_every: u64,
+    pub lr_step_gamma: f64,
+    pub cosine_steps: u64,
+    pub lr_min_factor: f64,
+    pub policy_weight: f64,
+    pub value_weight: f64,
+    pub moves_left_weight: f64,
+    pub sako_weight: f64,
+    pub value_q_mix: f64,
+    pub window_c: f64,
+    pub window_alpha: f64,
+    pub window_beta: f64,
+    pub window_max: usize,
+    pub min_positions: usize,
+    pub reload_every_steps: u64,
+    pub metrics_every: u64,
+    pub plot_every: u64,
+    pub checkpoint_every: u64,
+    pub threads: usize,
+    pub progress: bool,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            batch_size: 256,
+            seed: 1,
+            optimizer: OptimizerKind::Sgd,
+            lr: 0.02,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+            grad_clip_norm: 0.0,
+            warmup_steps: 100,
+            lr_schedule: LrSchedule::Constant,
+            lr_step_every: 10_000,
+            lr_step_gamma: 0.1,
+            cosine_steps: 100_000,
+            lr_min_factor: 0.01,
+            policy_weight: 1.0,
+            value_weight: 1.0,
+            moves_left_weight: 0.05,
+            sako_weight: 0.1,
+            value_q_mix: 0.0,
+            window_c: 250_000.0,
+            window_alpha: 0.75,
+            window_beta: 0.4,
+            window_max: 2_000_000,
+            min_positions: 1,
+            reload_every_steps: 0,
+            metrics_every: 1,
+            plot_every: 200,
+            checkpoint_every: 500,
+            threads: 0,
+            progress: true,
+        }
+    }
+}
+
+fn range(name: &str, v: f64, ok: bool, want: &str) -> TrainResult<()> {
+    if ok && v.is_finite() {
+        Ok(())
+    } else {
+        Err(TrainError::Config(format!("train.{name} = {v} must be {want}")))
+    }
+}
+
+impl TrainConfig {
+    /// Parse from TOML text (a table with the keys above) and validate.
+    pub fn from_toml(text: &str) -> TrainResult<Self> {
+        let c: TrainConfig = toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Check every key's range; the message names the key.
+    pub fn validate(&self) -> TrainResult<()> {
+        let u = |name: &str, v: u64, lo: u64, hi: u64| -> TrainResult<()> {
+            if v < lo || v > hi {
+                Err(TrainError::Config(format!("train.{name} = {v} is out of range {lo}..={hi}")))
+            } else {
+                Ok(())
+            }
+        };
+        u("batch_size", self.batch_size as u64, 1, 65536)?;
+        range("lr", self.lr, self.lr > 0.0 && self.lr <= 10.0, "in (0, 10]")?;
+        range("momentum", self.momentum, (0.0..1.0).contains(&self.momentum), "in [0, 1)")?;
+        range("weight_decay", self.weight_decay, (0.0..1.0).contains(&self.weight_decay), "in [0, 1)")?;
+        range("grad_clip_norm", self.grad_clip_norm, self.grad_clip_norm >= 0.0, ">= 0")?;
+        u("lr_step_every", self.lr_step_every, 1, u64::MAX)?;
+        range("lr_step_gamma", self.lr_step_gamma, self.lr_step_gamma > 0.0 && self.lr_step_gamma <= 1.0, "in (0, 1]")?;
+        u("cosine_steps", self.cosine_steps, 1, u64::MAX)?;
+        range("lr_min_factor", self.lr_min_factor, (0.0..=1.0).contains(&self.lr_min_factor), "in [0, 1]")?;
+        for (n, v) in [
+            ("policy_weight", self.policy_weight),
+            ("value_weight", self.value_weight),
+            ("moves_left_weight", self.moves_left_weight),
+            ("sako_weight", self.sako_weight),
+        ] {
+            range(n, v, v >= 0.0, ">= 0")?;
+        }
+        range("value_q_mix", self.value_q_mix, (0.0..=1.0).contains(&self.value_q_mix), "in [0, 1]")?;
+        range("window_c", self.window_c, self.window_c >= 1.0, ">= 1")?;
+        range("window_alpha", self.window_alpha, self.window_alpha > 0.0 && self.window_alpha <= 1.0, "in (0, 1]")?;
+        range("window_beta", self.window_beta, (0.0..=10.0).contains(&self.window_beta), "in [0, 10]")?;
+        u("window_max", self.window_max as u64, 1, u64::MAX)?;
+        u("min_positions", self.min_positions as u64, 1, u64::MAX)?;
+        u("metrics_every", self.metrics_every, 1, u64::MAX)?;
+        u("threads", self.threads as u64, 0, 1024)?;
+        Ok(())
+    }
+
+    /// Learning rate at `step` (0-based): linear warmup, then the schedule.
+    pub fn lr_at(&self, step: u64) -> f64 {
+        if step < self.warmup_steps {
+            return self.lr * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        let s = step - self.warmup_steps;
+        match self.lr_schedule {
+            LrSchedule::Constant => self.lr,
+            LrSchedule::Step => self.lr * self.lr_step_gamma.powi((s / self.lr_step_every).min(i32::MAX as u64) as i32),
+            LrSchedule::Cosine => {
+                let t = (s as f64 / self.cosine_steps as f64).min(1.0);
+                let min = self.lr * self.lr_min_factor;
+                min + (self.lr - min) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+        }
+    }
+
+    /// Window size for `total` positions seen (KataGo's formula, capped by
+    /// `window_max` and by `total`).
+    pub fn window_size(&self, total: u64) -> usize {
+        let c = self.window_c;
+        let a = self.window_alpha;
+        let n = total as f64;
+        let w = c * (1.0 + self.window_beta * ((n / c).powf(a) - 1.0) / a);
+        let w = w.max(1.0).min(self.window_max as f64).min(n);
+        w as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_toml_parses() {
+        TrainConfig::default().validate().unwrap();
+        let c = TrainConfig::from_toml("batch_size = 32\noptimizer = \"adamw\"\nlr_schedule = \"cosine\"").unwrap();
+        assert_eq!(c.batch_size, 32);
+        assert_eq!(c.optimizer, OptimizerKind::Adamw);
+        let e = TrainConfig::from_toml("batch_size = 0").unwrap_err().to_string();
+        assert!(e.contains("train.batch_size = 0"), "{e}");
+        let e = TrainConfig::from_toml("bogus = 1").unwrap_err().to_string();
+        assert!(e.contains("bogus"), "{e}");
+        let e = TrainConfig::from_toml("lr = -1.0").unwrap_err().to_string();
+        assert!(e.contains("train.lr"), "{e}");
+    }
+
+    #[test]
+    fn schedule_and_window() {
+        let c = TrainConfig { warmup_steps: 10, lr: 1.0, lr_schedule: LrSchedule::Step, lr_step_every: 5, lr_step_gamma: 0.5, ..Default::default() };
+        assert!((c.lr_at(0) - 0.1).abs() < 1e-12);
+        assert_eq!(c.lr_at(10), 1.0);
+        assert_eq!(c.lr_at(15), 0.5);
+        let c = TrainConfig { warmup_steps: 0, lr: 1.0, lr_schedule: LrSchedule::Cosine, cosine_steps: 100, lr_min_factor: 0.0, ..Default::default() };
+        assert!((c.lr_at(50) - 0.5).abs() < 1e-9);
+        assert!(c.lr_at(100) < 1e-12);
+        let c = TrainConfig::default();
+        assert_eq!(c.window_size(1000), 1000);
+        assert_eq!(c.window_size(250_000), 250_000);
+        let w = c.window_size(10_000_000);
+        assert!(w > 250_000 && w < 2_000_000, "{w}");
+    }
+}

@@ -1,0 +1,38 @@
+//! Error type of the trainer.
+
+use std::path::PathBuf;
+
+/// Errors of configuration, model files, checkpoints and training.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A configuration value is out of range or inconsistent.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// A file could not be read or written.
+    #[error("{path}: I/O error: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A model or checkpoint file is corrupt, of another format or of another architecture.
+    #[error("{path}: {message}")]
+    ModelFile { path: PathBuf, message: String },
+    /// Reading training data failed.
+    #[error(transparent)]
+    Data(#[from] pacozero_data::DataError),
+    /// Not enough data to train.
+    #[error("{0}")]
+    NotEnoughData(String),
+    /// Anything else (plotting, metrics...).
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Result alias of this crate.
+pub type TrainResult<T> = Result<T, TrainError>;
+
+pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> TrainError {
+    let path = path.into();
+    move |source| TrainError::Io { path, source }
+}

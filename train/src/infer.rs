@@ -1,0 +1,129 @@
+//! Batched inference for self-play: [`Network`].
+
+use std::path::Path;
+use std::sync::Arc;
+
+use burn::prelude::*;
+use burn::tensor::activation::softmax;
+use burn::tensor::TensorData;
+use pacozero_data::{decode_into, GameSpec};
+
+use crate::backend::{cpu_pool, default_device, in_pool, inference_device};
+use crate::error::{TrainError, TrainResult};
+use crate::model::{NetConfig, PacoNet};
+use crate::modelfile::{load_model, ModelInfo};
+
+/// One position to evaluate, in the data schema's packed layout.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalInput<'a> {
+    /// `bit_planes * ceil(H*W/64)` words, mover's frame (see `pacozero_data`).
+    pub planes: &'a [u64],
+    /// `scalars` values.
+    pub scalars: &'a [f32],
+}
+
+/// Network outputs for one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Raw policy logits over all `policy_size` slots (mask illegal slots yourself).
+    pub policy_logits: Vec<f32>,
+    /// (win, draw, loss) probabilities from the mover's perspective.
+    pub wdl: [f32; 3],
+    /// Predicted decisions left until the game ends.
+    pub moves_left: f32,
+}
+
+/// A loaded network ready to evaluate batches (no autodiff).
+pub struct Network {
+    model: PacoNet,
+    net: NetConfig,
+    info: ModelInfo,
+    spec: GameSpec,
+    device: Device,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Network {
+    /// Load an exported model on the default backend ([`default_device`]),
+    /// using `threads` CPU threads (0 = rayon global pool, see [`crate::backend`]).
+    pub fn load(path: &Path, threads: usize) -> TrainResult<Self> {
+        Self::load_on(path, &default_device(), threads)
+    }
+
+    /// Load an exported model on a given device.
+    pub fn load_on(path: &Path, device: &Device, threads: usize) -> TrainResult<Self> {
+        let device = inference_device(device);
+        let (model, net, info) = load_model(path, &device, None)?;
+        Self::from_model(model, net, info, &device, threads)
+    }
+
+    /// Wrap an in-memory model (moved to inference mode on `device`).
+    pub fn from_model(model: PacoNet, net: NetConfig, info: ModelInfo, device: &Device, threads: usize) -> TrainResult<Self> {
+        let device = inference_device(device);
+        let model = model.valid().to_device(&device);
+        let spec = GameSpec::new("any", net.height, net.width, net.bit_planes, net.scalars, net.policy_size)?;
+        Ok(Network { model, net, info, spec, device, pool: cpu_pool(threads)? })
+    }
+
+    /// Architecture of the loaded model.
+    pub fn config(&self) -> &NetConfig {
+        &self.net
+    }
+
+    /// Name/step of the loaded model.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    /// Policy slots.
+    pub fn policy_size(&self) -> usize {
+        self.net.policy_size as usize
+    }
+
+    /// Evaluate a batch of positions. Errors (never panics) if an input does
+    /// not have the model's plane/scalar counts.
+    pub fn evaluate_batch(&self, inputs: &[EvalInput<'_>]) -> TrainResult<Vec<Evaluation>> {
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let n = self.spec.input_len();
+        let mut x = vec![0f32; inputs.len() * n];
+        for (i, inp) in inputs.iter().enumerate() {
+            if inp.planes.len() != self.spec.plane_words() || inp.scalars.len() != self.spec.scalars as usize {
+                return Err(TrainError::Config(format!(
+                    "input {i}: {} plane words and {} scalars, the model expects {} and {}",
+                    inp.planes.len(),
+                    inp.scalars.len(),
+                    self.spec.plane_words(),
+                    self.spec.scalars
+                )));
+            }
+            decode_into(&self.spec, inp.planes, inp.scalars, &mut x[i * n..(i + 1) * n]);
+        }
+        Ok(self.evaluate_dense(x, inputs.len()))
+    }
+
+    /// Evaluate already-decoded inputs: `x` is `[batch, C, H, W]` flattened.
+    pub fn evaluate_dense(&self, x: Vec<f32>, batch: usize) -> Vec<Evaluation> {
+        let (c, h, w) = (self.net.input_channels(), self.net.height as usize, self.net.width as usize);
+        assert_eq!(x.len(), batch * c * h * w, "dense input has the wrong length");
+        let p = self.policy_size();
+        let (policy, wdl, ml) = in_pool(&self.pool, || {
+            let x = Tensor::<4>::from_data(TensorData::new(x, [batch, c, h, w]), &self.device); // [B, Ci, H, W]
+            let out = self.model.forward(x);
+            let wdl = softmax(out.wdl, 1); // [B, 3]
+            let ml = out.moves_left; // [B, 1]
+            (out.policy.into_data(), wdl.into_data(), ml.into_data())
+        });
+        let policy = policy.as_slice::<f32>().expect("f32 policy").to_vec();
+        let wdl = wdl.as_slice::<f32>().expect("f32 wdl").to_vec();
+        let ml = ml.as_slice::<f32>().expect("f32 moves_left").to_vec();
+        (0..batch)
+            .map(|i| Evaluation {
+                policy_logits: policy[i * p..(i + 1) * p].to_vec(),
+                wdl: [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]],
+                moves_left: ml[i].exp_m1().max(0.0),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,334 @@
+//! Network architecture: a residual tower with squeeze-excitation and four heads.
+//!
+//! Shapes use `B` = batch, `C` = tower channels, `Ci` = input channels
+//! (`bit_planes + scalars`), `H`x`W` = board, `P` = policy size.
+
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::prelude::*;
+use burn::tensor::activation::{relu, sigmoid};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{TrainError, TrainResult};
+
+/// Architecture of a network (serde, e.g. a `[net]` TOML table).
+///
+/// Every field is range-checked by [`NetConfig::validate`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetConfig {
+    /// Residual blocks in the tower (1..=64). Default 6.
+    #[serde(default = "d_blocks")]
+    pub blocks: u32,
+    /// Channels of the tower (4..=1024). Default 64.
+    #[serde(default = "d_channels")]
+    pub channels: u32,
+    /// Squeeze-excitation reduction ratio: the SE bottleneck has
+    /// `channels / se_ratio` units. 0 disables SE; otherwise 1..=channels. Default 4.
+    #[serde(default = "d_se_ratio")]
+    pub se_ratio: u32,
+    /// Channels of the 1x1 convolution of the policy head (1..=1024). Default 32.
+    #[serde(default = "d_policy_channels")]
+    pub policy_channels: u32,
+    /// Channels of the 1x1 convolution of the value head (1..=1024). Default 8.
+    #[serde(default = "d_value_channels")]
+    pub value_channels: u32,
+    /// Hidden units of the value head's fully connected layer (1..=4096). Default 128.
+    #[serde(default = "d_value_hidden")]
+    pub value_hidden: u32,
+    /// Bit planes of the input (from the data spec; 1..=4096).
+    pub bit_planes: u32,
+    /// Scalar inputs, broadcast to constant planes (0..=4096).
+    pub scalars: u32,
+    /// Board height (1..=64).
+    pub height: u32,
+    /// Board width (1..=64).
+    pub width: u32,
+    /// Policy slots (1..=65536).
+    pub policy_size: u32,
+}
+
+fn d_blocks() -> u32 {
+    6
+}
+fn d_channels() -> u32 {
+    64
+}
+fn d_se_ratio() -> u32 {
+    4
+}
+fn d_policy_channels() -> u32 {
+    32
+}
+fn d_value_channels() -> u32 {
+    8
+}
+fn d_value_hidden() -> u32 {
+    128
+}
+
+impl NetConfig {
+    /// The default CPU network (6 blocks x 64 channels) for a data spec.
+    pub fn default_for(spec: &pacozero_data::GameSpec) -> Self {
+        NetConfig {
+            blocks: d_blocks(),
+            channels: d_channels(),
+            se_ratio: d_se_ratio(),
+            policy_channels: d_policy_channels(),
+            value_channels: d_value_channels(),
+            value_hidden: d_value_hidden(),
+            bit_planes: spec.bit_planes,
+            scalars: spec.scalars,
+            height: spec.board_height,
+            width: spec.board_width,
+            policy_size: spec.policy_size,
+        }
+    }
+
+    /// A tiny network (1 block x 16 channels) for tests.
+    pub fn tiny_for(spec: &pacozero_data::GameSpec) -> Self {
+        NetConfig {
+            blocks: 1,
+            channels: 16,
+            se_ratio: 4,
+            policy_channels: 8,
+            value_channels: 4,
+            value_hidden: 32,
+            ..Self::default_for(spec)
+        }
+    }
+
+    /// Check every field's range; the message names the field.
+    pub fn validate(&self) -> TrainResult<()> {
+        let check = |name: &str, v: u32, lo: u32, hi: u32| -> TrainResult<()> {
+            if v < lo || v > hi {
+                Err(TrainError::Config(format!("net.{name} = {v} is out of range {lo}..={hi}")))
+            } else {
+                Ok(())
+            }
+        };
+        check("blocks", self.blocks, 1, 64)?;
+        check("channels", self.channels, 4, 1024)?;
+        if self.se_ratio != 0 {
+            check("se_ratio", self.se_ratio, 1, self.channels)?;
+        }
+        check("policy_channels", self.policy_channels, 1, 1024)?;
+        check("value_channels", self.value_channels, 1, 1024)?;
+        check("value_hidden", self.value_hidden, 1, 4096)?;
+        check("bit_planes", self.bit_planes, 1, 4096)?;
+        check("scalars", self.scalars, 0, 4096)?;
+        check("height", self.height, 1, 64)?;
+        check("width", self.width, 1, 64)?;
+        check("policy_size", self.policy_size, 1, 65536)?;
+        Ok(())
+    }
+
+    /// Check this architecture reads data of `spec`.
+    pub fn check_spec(&self, spec: &pacozero_data::GameSpec) -> TrainResult<()> {
+        let pairs = [
+            ("bit_planes", self.bit_planes, spec.bit_planes),
+            ("scalars", self.scalars, spec.scalars),
+            ("height", self.height, spec.board_height),
+            ("width", self.width, spec.board_width),
+            ("policy_size", self.policy_size, spec.policy_size),
+        ];
+        for (name, net, data) in pairs {
+            if net != data {
+                return Err(TrainError::Config(format!(
+                    "net.{name} = {net} but the data has {name} = {data} ({spec})"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Input channels `bit_planes + scalars`.
+    pub fn input_channels(&self) -> usize {
+        (self.bit_planes + self.scalars) as usize
+    }
+
+    /// Squares `height * width`.
+    pub fn squares(&self) -> usize {
+        (self.height * self.width) as usize
+    }
+
+    /// Multiply-adds x2 of one forward pass of one position (convolutions and linear layers).
+    pub fn flops_per_position(&self) -> f64 {
+        let hw = self.squares() as f64;
+        let c = self.channels as f64;
+        let ci = self.input_channels() as f64;
+        let conv3 = |cin: f64, cout: f64| 2.0 * cin * cout * 9.0 * hw;
+        let mut f = conv3(ci, c);
+        let se_hidden = if self.se_ratio == 0 { 0.0 } else { (c / self.se_ratio as f64).max(1.0) };
+        f += self.blocks as f64 * (2.0 * conv3(c, c) + 2.0 * (c * se_hidden + se_hidden * c));
+        let pc = self.policy_channels as f64;
+        let vc = self.value_channels as f64;
+        let vh = self.value_hidden as f64;
+        f += 2.0 * c * pc * hw + 2.0 * pc * hw * self.policy_size as f64;
+        f += 2.0 * c * vc * hw + 2.0 * vc * hw * vh + 2.0 * vh * 6.0;
+        f
+    }
+
+    /// Number of 3x3 tower convolutions.
+    pub fn tower_convs(&self) -> usize {
+        1 + 2 * self.blocks as usize
+    }
+
+    /// Build a randomly initialised network on `device`.
+    pub fn init(&self, device: &Device) -> TrainResult<PacoNet> {
+        self.validate()?;
+        Ok(PacoNet::new(self, device))
+    }
+}
+
+/// 3x3 convolution (no bias) + batch norm.
+#[derive(Module, Debug)]
+pub struct ConvBn {
+    conv: Conv2d,
+    bn: BatchNorm,
+}
+
+impl ConvBn {
+    fn new(cin: usize, cout: usize, kernel: usize, device: &Device) -> Self {
+        let padding = if kernel == 1 { PaddingConfig2d::Valid } else { PaddingConfig2d::Same };
+        ConvBn {
+            conv: Conv2dConfig::new([cin, cout], [kernel, kernel])
+                .with_padding(padding)
+                .with_bias(false)
+                .init(device),
+            bn: BatchNormConfig::new(cout).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let x = self.conv.forward(x); // [B, Cout, H, W]
+        self.bn.forward(x) // [B, Cout, H, W]
+    }
+}
+
+/// Squeeze-excitation: global average pool, bottleneck, per-channel scale and bias.
+#[derive(Module, Debug)]
+pub struct SqueezeExcite {
+    fc1: Linear,
+    fc2: Linear,
+    channels: usize,
+}
+
+impl SqueezeExcite {
+    fn new(channels: usize, ratio: usize, device: &Device) -> Self {
+        let hidden = (channels / ratio).max(1);
+        SqueezeExcite {
+            fc1: LinearConfig::new(channels, hidden).init(device),
+            fc2: LinearConfig::new(hidden, 2 * channels).init(device),
+            channels,
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let [b, c, h, w] = x.dims();
+        let pooled = x.clone().reshape([b, c, h * w]).mean_dim(2); // [B, C, 1]
+        let pooled = pooled.reshape([b, c]); // [B, C]
+        let hidden = relu(self.fc1.forward(pooled)); // [B, C/r]
+        let gate = self.fc2.forward(hidden); // [B, 2C]
+        let scale = sigmoid(gate.clone().narrow(1, 0, self.channels)); // [B, C]
+        let bias = gate.narrow(1, self.channels, self.channels); // [B, C]
+        let scale = scale.reshape([b, c, 1, 1]); // [B, C, 1, 1]
+        let bias = bias.reshape([b, c, 1, 1]); // [B, C, 1, 1]
+        x * scale + bias // [B, C, H, W]
+    }
+}
+
+/// Residual block: conv-bn-relu-conv-bn-(SE) + skip, relu.
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    a: ConvBn,
+    b: ConvBn,
+    se: Option<SqueezeExcite>,
+}
+
+impl ResBlock {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.a.forward(x.clone())); // [B, C, H, W]
+        let y = self.b.forward(y); // [B, C, H, W]
+        let y = match &self.se {
+            Some(se) => se.forward(y), // [B, C, H, W]
+            None => y,
+        };
+        relu(y + x) // [B, C, H, W]
+    }
+}
+
+/// Raw outputs of [`PacoNet::forward`].
+#[derive(Debug, Clone)]
+pub struct NetOutput {
+    /// Policy logits over all slots, `[B, P]` (not masked).
+    pub policy: Tensor<2>,
+    /// Win/draw/loss logits from the mover's perspective, `[B, 3]`.
+    pub wdl: Tensor<2>,
+    /// Predicted `ln(1 + moves_left)`, `[B, 1]`.
+    pub moves_left: Tensor<2>,
+    /// Logits of (mover_in_sako, mover_can_paco), `[B, 2]`.
+    pub sako: Tensor<2>,
+}
+
+/// The PacoZero network.
+#[derive(Module, Debug)]
+pub struct PacoNet {
+    stem: ConvBn,
+    blocks: Vec<ResBlock>,
+    policy_conv: ConvBn,
+    policy_fc: Linear,
+    value_conv: ConvBn,
+    value_fc: Linear,
+    wdl_fc: Linear,
+    moves_left_fc: Linear,
+    sako_fc: Linear,
+}
+
+impl PacoNet {
+    fn new(cfg: &NetConfig, device: &Device) -> Self {
+        let c = cfg.channels as usize;
+        let hw = cfg.squares();
+        let blocks = (0..cfg.blocks)
+            .map(|_| ResBlock {
+                a: ConvBn::new(c, c, 3, device),
+                b: ConvBn::new(c, c, 3, device),
+                se: (cfg.se_ratio > 0).then(|| SqueezeExcite::new(c, cfg.se_ratio as usize, device)),
+            })
+            .collect();
+        let pc = cfg.policy_channels as usize;
+        let vc = cfg.value_channels as usize;
+        let vh = cfg.value_hidden as usize;
+        PacoNet {
+            stem: ConvBn::new(cfg.input_channels(), c, 3, device),
+            blocks,
+            policy_conv: ConvBn::new(c, pc, 1, device),
+            policy_fc: LinearConfig::new(pc * hw, cfg.policy_size as usize).init(device),
+            value_conv: ConvBn::new(c, vc, 1, device),
+            value_fc: LinearConfig::new(vc * hw, vh).init(device),
+            wdl_fc: LinearConfig::new(vh, 3).init(device),
+            moves_left_fc: LinearConfig::new(vh, 1).init(device),
+            sako_fc: LinearConfig::new(vh, 2).init(device),
+        }
+    }
+
+    /// Forward pass. `x`: `[B, Ci, H, W]` decoded inputs.
+    pub fn forward(&self, x: Tensor<4>) -> NetOutput {
+        let [b, _, h, w] = x.dims();
+        let mut t = relu(self.stem.forward(x)); // [B, C, H, W]
+        for block in &self.blocks {
+            t = block.forward(t); // [B, C, H, W]
+        }
+        let p = relu(self.policy_conv.forward(t.clone())); // [B, Pc, H, W]
+        let p = p.reshape([b as i32, -1]); // [B, Pc*H*W]
+        let policy = self.policy_fc.forward(p); // [B, P]
+        let v = relu(self.value_conv.forward(t)); // [B, Vc, H, W]
+        let v = v.reshape([b as i32, -1]); // [B, Vc*H*W]
+        let v = relu(self.value_fc.forward(v)); // [B, Vh]
+        let wdl = self.wdl_fc.forward(v.clone()); // [B, 3]
+        let moves_left = self.moves_left_fc.forward(v.clone()); // [B, 1]
+        let sako = self.sako_fc.forward(v); // [B, 2]
+        let _ = (h, w);
+        NetOutput { policy, wdl, moves_left, sako }
+    }
+}

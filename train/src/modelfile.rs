@@ -1,0 +1,280 @@
+//! Model files for workers and the `current` pointer of a run.
+//!
+//! ## File layout (`*.pzmodel`, also used for checkpoints with another magic)
+//!
+//! ```text
+//! magic        8 bytes   b"PZMODEL\n" (model) or b"PZCKPT\n\0" (checkpoint)
+//! version      u32 LE    container format version (currently 1)
+//! header_len   u64 LE
+//! header       JSON      {"kind", "format_version", "net": NetConfig, "sections": [{name,len,fnv1a64}], ...}
+//! sections     bytes     concatenated; section "model" is a burnpack ModuleRecord
+//! ```
+//!
+//! Every section carries its length and an FNV-1a 64-bit checksum, so a
+//! truncated or corrupt file gives an error naming the file instead of a
+//! panic, and a file of another architecture is refused before any tensor is
+//! touched. Writes are atomic: `<file>.tmp`, fsync, rename.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::{Bytes, Device};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{io_err, TrainError, TrainResult};
+use crate::model::{NetConfig, PacoNet};
+
+/// Container format version written by this build.
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+/// Extension of exported model files.
+pub const MODEL_EXT: &str = "pzmodel";
+pub(crate) const MODEL_MAGIC: &[u8; 8] = b"PZMODEL\n";
+pub(crate) const CKPT_MAGIC: &[u8; 8] = b"PZCKPT\n\0";
+
+/// Metadata stored in (and returned from) a model file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// Model name, e.g. `"gen-0003"`.
+    pub name: String,
+    /// Training step at export.
+    pub step: u64,
+    /// Training samples seen at export.
+    pub samples_seen: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Section {
+    pub name: String,
+    pub len: u64,
+    pub fnv1a64: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ModelHeader {
+    kind: String,
+    format_version: u32,
+    net: NetConfig,
+    info: ModelInfo,
+    sections: Vec<Section>,
+}
+
+pub(crate) fn fnv1a64(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in data {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+pub(crate) fn sections_of(parts: &[(&str, &[u8])]) -> Vec<Section> {
+    parts
+        .iter()
+        .map(|(n, d)| Section { name: n.to_string(), len: d.len() as u64, fnv1a64: format!("{:016x}", fnv1a64(d)) })
+        .collect()
+}
+
+/// Write `bytes` to `path` atomically (tmp + fsync + rename).
+pub(crate) fn write_atomic(path: &Path, chunks: &[&[u8]]) -> TrainResult<()> {
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            fs::create_dir_all(dir).map_err(io_err(dir))?;
+        }
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    {
+        let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
+        for c in chunks {
+            f.write_all(c).map_err(io_err(&tmp))?;
+        }
+        f.sync_all().map_err(io_err(&tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(io_err(path))?;
+    if let Some(dir) = path.parent() {
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Write a container: magic, version, JSON header, sections.
+pub(crate) fn write_container(path: &Path, magic: &[u8; 8], header: &serde_json::Value, parts: &[(&str, &[u8])]) -> TrainResult<()> {
+    let header = serde_json::to_vec(header).map_err(|e| TrainError::Other(e.to_string()))?;
+    let version = MODEL_FORMAT_VERSION.to_le_bytes();
+    let hlen = (header.len() as u64).to_le_bytes();
+    let mut chunks: Vec<&[u8]> = vec![magic, &version, &hlen, &header];
+    chunks.extend(parts.iter().map(|(_, d)| *d));
+    write_atomic(path, &chunks)
+}
+
+/// Read a container; returns the JSON header and the sections (verified).
+pub(crate) fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> TrainResult<(serde_json::Value, Vec<(String, Vec<u8>)>)> {
+    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
+    let data = fs::read(path).map_err(io_err(path))?;
+    if data.len() < 20 {
+        return Err(bad(format!("not a PacoZero {what} file (only {} bytes)", data.len())));
+    }
+    if &data[..8] != magic {
+        let other = if &data[..8] == MODEL_MAGIC {
+            " (it is a model file)"
+        } else if &data[..8] == CKPT_MAGIC {
+            " (it is a checkpoint file)"
+        } else {
+            ""
+        };
+        return Err(bad(format!("not a PacoZero {what} file: bad magic bytes{other}")));
+    }
+    let version = u32::from_le_bytes(data[8..12].try_into().unwrap());
+    if version != MODEL_FORMAT_VERSION {
+        return Err(bad(format!(
+            "{what} format version {version} is not supported (this build reads version {MODEL_FORMAT_VERSION})"
+        )));
+    }
+    let hlen = u64::from_le_bytes(data[12..20].try_into().unwrap()) as usize;
+    if hlen > data.len() - 20 {
+        return Err(bad(format!("truncated {what} file: header of {hlen} bytes does not fit")));
+    }
+    let header: serde_json::Value =
+        serde_json::from_slice(&data[20..20 + hlen]).map_err(|e| bad(format!("corrupt header: {e}")))?;
+    let sections: Vec<Section> = serde_json::from_value(header.get("sections").cloned().unwrap_or_default())
+        .map_err(|e| bad(format!("corrupt header (sections): {e}")))?;
+    let mut pos = 20 + hlen;
+    let mut out = Vec::new();
+    for s in sections {
+        let end = pos.checked_add(s.len as usize).filter(|&e| e <= data.len());
+        let Some(end) = end else {
+            return Err(bad(format!("truncated {what} file: section `{}` needs {} bytes", s.name, s.len)));
+        };
+        let body = &data[pos..end];
+        let sum = format!("{:016x}", fnv1a64(body));
+        if sum != s.fnv1a64 {
+            return Err(bad(format!("corrupt {what} file: checksum mismatch in section `{}`", s.name)));
+        }
+        out.push((s.name, body.to_vec()));
+        pos = end;
+    }
+    if pos != data.len() {
+        return Err(bad(format!("corrupt {what} file: {} trailing bytes", data.len() - pos)));
+    }
+    Ok((header, out))
+}
+
+pub(crate) fn record_bytes(model: &PacoNet) -> TrainResult<Vec<u8>> {
+    let bytes = model
+        .clone()
+        .into_record()
+        .into_bytes()
+        .map_err(|e| TrainError::Other(format!("cannot serialise the model: {e}")))?;
+    Ok(bytes.to_vec())
+}
+
+/// Build a network of `net` on `device` and load record bytes into it.
+pub(crate) fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, bytes: Vec<u8>) -> TrainResult<PacoNet> {
+    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
+    net.validate().map_err(|e| bad(format!("bad architecture in header: {e}")))?;
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| bad(format!("corrupt weights: {e}")))?;
+    let model = net.init(device)?;
+    model
+        .try_load_record(record)
+        .map_err(|e| bad(format!("weights do not fit the architecture: {e}")))
+}
+
+/// Export `model` (architecture `net`) to `path` atomically.
+///
+/// The model is stored in inference mode; batch-norm running statistics are included.
+pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &Path) -> TrainResult<()> {
+    let weights = record_bytes(&model.valid())?;
+    let header = ModelHeader {
+        kind: "pacozero-model".into(),
+        format_version: MODEL_FORMAT_VERSION,
+        net: net.clone(),
+        info: info.clone(),
+        sections: sections_of(&[("model", &weights)]),
+    };
+    let header = serde_json::to_value(&header).map_err(|e| TrainError::Other(e.to_string()))?;
+    write_container(path, MODEL_MAGIC, &header, &[("model", &weights)])
+}
+
+/// Read only the architecture and info of a model file (verifies checksums).
+pub fn read_model_header(path: &Path) -> TrainResult<(NetConfig, ModelInfo)> {
+    let (header, _) = read_container(path, MODEL_MAGIC, "model")?;
+    let h: ModelHeader = serde_json::from_value(header).map_err(|e| TrainError::ModelFile {
+        path: path.to_path_buf(),
+        message: format!("corrupt header: {e}"),
+    })?;
+    Ok((h.net, h.info))
+}
+
+/// Load a model file on `device`.
+///
+/// With `expected = Some(net)`, a file of another architecture is refused with an
+/// error naming the file and both architectures.
+pub fn load_model(path: &Path, device: &Device, expected: Option<&NetConfig>) -> TrainResult<(PacoNet, NetConfig, ModelInfo)> {
+    let (header, mut sections) = read_container(path, MODEL_MAGIC, "model")?;
+    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
+    let h: ModelHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
+    if let Some(exp) = expected {
+        if *exp != h.net {
+            return Err(bad(format!(
+                "architecture mismatch: file has {}, expected {}",
+                serde_json::to_string(&h.net).unwrap_or_default(),
+                serde_json::to_string(exp).unwrap_or_default()
+            )));
+        }
+    }
+    let idx = sections.iter().position(|(n, _)| n == "model").ok_or_else(|| bad("no `model` section".into()))?;
+    let bytes = sections.swap_remove(idx).1;
+    let model = model_from_bytes(path, &h.net, device, bytes)?;
+    Ok((model, h.net, h.info))
+}
+
+/// `<run>/models`.
+pub fn models_dir(run_dir: &Path) -> PathBuf {
+    run_dir.join("models")
+}
+
+/// Path of model `name` in a run: `<run>/models/<name>.pzmodel`.
+pub fn model_path(run_dir: &Path, name: &str) -> PathBuf {
+    models_dir(run_dir).join(format!("{name}.{MODEL_EXT}"))
+}
+
+/// Atomically point `<run>/models/current` at model `name` (the file holds the
+/// file name, e.g. `gen-0003.pzmodel`, and a newline).
+pub fn set_current_model(run_dir: &Path, name: &str) -> TrainResult<()> {
+    let target = model_path(run_dir, name);
+    if !target.is_file() {
+        return Err(TrainError::ModelFile { path: target, message: "cannot point `current` at a missing model".into() });
+    }
+    let line = format!("{name}.{MODEL_EXT}\n");
+    write_atomic(&models_dir(run_dir).join("current"), &[line.as_bytes()])
+}
+
+/// The model `<run>/models/current` points at.
+pub fn current_model(run_dir: &Path) -> TrainResult<PathBuf> {
+    let ptr = models_dir(run_dir).join("current");
+    let text = fs::read_to_string(&ptr).map_err(io_err(&ptr))?;
+    let name = text.trim();
+    if name.is_empty() || name.contains('/') {
+        return Err(TrainError::ModelFile { path: ptr, message: format!("bad pointer contents {name:?}") });
+    }
+    Ok(models_dir(run_dir).join(name))
+}
+
+/// Export into a run (`<run>/models/<name>.pzmodel`) and make it `current`.
+pub fn export_to_run(run_dir: &Path, model: &PacoNet, net: &NetConfig, info: &ModelInfo, make_current: bool) -> TrainResult<PathBuf> {
+    if info.name.is_empty() || info.name.contains(['/', '\\']) || info.name.starts_with('.') {
+        return Err(TrainError::Config(format!("bad model name {:?}", info.name)));
+    }
+    let path = model_path(run_dir, &info.name);
+    export_model(model, net, info, &path)?;
+    if make_current {
+        set_current_model(run_dir, &info.name)?;
+    }
+    Ok(path)
+}

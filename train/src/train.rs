@@ -1,0 +1,694 @@
+//! The training loop: [`Trainer`].
+//!
+//! Each step takes `batch_size` rows from a shuffled sliding window of the most
+//! recent positions on disk, computes the four losses, and applies one
+//! optimizer step. Everything needed to continue exactly where a run stopped
+//! (weights, optimizer state, step, samples seen, RNG state and the position in
+//! the current shuffled window) is in the checkpoint.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use burn::grad_clipping::GradientClippingConfig;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, OptimizerRecord, SgdConfig};
+use burn::prelude::*;
+use burn::tensor::activation::{log_softmax, relu, softmax};
+use burn::tensor::{Bytes, TensorData};
+use pacozero_data::{decode_into, list_chunks, read_positions_file, read_positions_window, GameSpec, PositionRow};
+use rand::seq::SliceRandom;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{cpu_pool, in_pool, training_device};
+use crate::config::{OptimizerKind, TrainConfig};
+use crate::error::{io_err, TrainError, TrainResult};
+use crate::model::{NetConfig, PacoNet};
+use crate::modelfile::{
+    export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, CKPT_MAGIC,
+};
+use crate::plots::write_plots;
+
+/// Where the trainer is in its data: the current window and the position in
+/// its shuffled order. Stored in checkpoints so a resumed run reads the same
+/// rows in the same order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataPosition {
+    /// Stems of the chunks of the current window, oldest first.
+    pub chunks: Vec<String>,
+    /// Rows of the window (the newest rows of those chunks).
+    pub window_rows: usize,
+    /// Seed of the window's permutation.
+    pub perm_seed: u64,
+    /// Next index into the permutation.
+    pub cursor: usize,
+    /// Step at which the window was loaded.
+    pub loaded_at_step: u64,
+    /// Windows loaded so far.
+    pub windows_loaded: u64,
+}
+
+/// Figures of one training step (also a row of `metrics.csv`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepMetrics {
+    pub step: u64,
+    pub samples_seen: u64,
+    pub lr: f64,
+    pub loss: f64,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    pub moves_left_loss: f64,
+    pub sako_loss: f64,
+    /// Fraction of full-search rows whose top (masked) logit is the top target move.
+    pub policy_top1: f64,
+    /// Mean predicted win probability vs fraction of rows won.
+    pub pred_win: f64,
+    pub actual_win: f64,
+    /// Mean predicted draw probability vs fraction drawn.
+    pub pred_draw: f64,
+    pub actual_draw: f64,
+    /// Mean predicted score P(win) − P(loss) vs mean result.
+    pub pred_score: f64,
+    pub actual_score: f64,
+    pub samples_per_sec: f64,
+    pub window_rows: usize,
+}
+
+pub(crate) const METRICS_HEADER: &str = "step,samples_seen,lr,loss,policy_loss,value_loss,moves_left_loss,sako_loss,policy_top1,pred_win,actual_win,pred_draw,actual_draw,pred_score,actual_score,samples_per_sec,window_rows";
+
+impl StepMetrics {
+    fn csv_row(&self) -> String {
+        format!(
+            "{},{},{:.6e},{:.6},{:.6},{:.6},{:.6},{:.6},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{}",
+            self.step,
+            self.samples_seen,
+            self.lr,
+            self.loss,
+            self.policy_loss,
+            self.value_loss,
+            self.moves_left_loss,
+            self.sako_loss,
+            self.policy_top1,
+            self.pred_win,
+            self.actual_win,
+            self.pred_draw,
+            self.actual_draw,
+            self.pred_score,
+            self.actual_score,
+            self.samples_per_sec,
+            self.window_rows
+        )
+    }
+}
+
+/// Summary of a [`Trainer::train_steps`] call.
+#[derive(Clone, Debug, Default)]
+pub struct TrainSummary {
+    pub steps: u64,
+    pub first: StepMetrics,
+    pub last: StepMetrics,
+    /// Mean over the call.
+    pub mean_loss: f64,
+    pub samples_per_sec: f64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CheckpointHeader {
+    kind: String,
+    net: NetConfig,
+    train: TrainConfig,
+    step: u64,
+    samples_seen: u64,
+    rng: ChaCha8Rng,
+    data: DataPosition,
+    sections: Vec<crate::modelfile::Section>,
+}
+
+struct Window {
+    spec: GameSpec,
+    rows: Vec<PositionRow>,
+    perm: Vec<u32>,
+}
+
+/// A training run in `<run>/`: checkpoints in `<run>/checkpoints/`, metrics in
+/// `<run>/metrics.csv`, plots in `<run>/plots/`, models in `<run>/models/`.
+pub struct Trainer {
+    run_dir: PathBuf,
+    net: NetConfig,
+    cfg: TrainConfig,
+    device: Device,
+    model: PacoNet,
+    optim: ModuleOptimizer,
+    step: u64,
+    samples_seen: u64,
+    rng: ChaCha8Rng,
+    pool: Option<Arc<rayon::ThreadPool>>,
+    pos: DataPosition,
+    window: Option<Window>,
+    last_batch: Vec<(u64, u32)>,
+}
+
+/// Path of the checkpoint of a run.
+pub fn checkpoint_path(run_dir: &Path) -> PathBuf {
+    run_dir.join("checkpoints").join("latest.pzckpt")
+}
+
+fn build_optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
+    let clip = (cfg.grad_clip_norm > 0.0).then(|| GradientClippingConfig::Norm(cfg.grad_clip_norm as f32));
+    match cfg.optimizer {
+        OptimizerKind::Sgd => SgdConfig::new()
+            .with_momentum((cfg.momentum > 0.0).then(|| MomentumConfig {
+                momentum: cfg.momentum,
+                dampening: 0.0,
+                nesterov: false,
+            }))
+            .with_weight_decay((cfg.weight_decay > 0.0).then(|| WeightDecayConfig { penalty: cfg.weight_decay as f32 }))
+            .with_gradient_clipping(clip)
+            .init(),
+        OptimizerKind::Adamw => AdamWConfig::new()
+            .with_weight_decay(cfg.weight_decay as f32)
+            .with_grad_clipping(clip)
+            .init(),
+    }
+}
+
+impl Trainer {
+    /// Start a new run in `run_dir` with freshly initialised weights (seeded by `cfg.seed`).
+    /// Refuses to overwrite an existing checkpoint (use [`Trainer::resume`]).
+    pub fn new(run_dir: &Path, net: NetConfig, cfg: TrainConfig, device: &Device) -> TrainResult<Self> {
+        net.validate()?;
+        cfg.validate()?;
+        let ckpt = checkpoint_path(run_dir);
+        if ckpt.exists() {
+            return Err(TrainError::Config(format!(
+                "{} already exists: resume the run instead of starting a new one",
+                ckpt.display()
+            )));
+        }
+        fs::create_dir_all(run_dir).map_err(io_err(run_dir))?;
+        let device = training_device(device);
+        device.seed(cfg.seed);
+        let model = net.init(&device)?;
+        Ok(Trainer {
+            run_dir: run_dir.to_path_buf(),
+            optim: build_optimizer(&cfg),
+            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+            pool: cpu_pool(cfg.threads)?,
+            net,
+            cfg,
+            device,
+            model,
+            step: 0,
+            samples_seen: 0,
+            pos: DataPosition::default(),
+            window: None,
+            last_batch: Vec::new(),
+        })
+    }
+
+    /// Resume the run in `run_dir` from its checkpoint, with the stored config.
+    pub fn resume(run_dir: &Path, device: &Device) -> TrainResult<Self> {
+        Self::resume_with(run_dir, device, None)
+    }
+
+    /// Resume, optionally replacing the training config (e.g. a new lr);
+    /// the architecture always comes from the checkpoint.
+    pub fn resume_with(run_dir: &Path, device: &Device, cfg: Option<TrainConfig>) -> TrainResult<Self> {
+        let path = checkpoint_path(run_dir);
+        let (header, mut sections) = read_container(&path, CKPT_MAGIC, "checkpoint")?;
+        let bad = |m: String| TrainError::ModelFile { path: path.clone(), message: m };
+        let h: CheckpointHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
+        let mut take = |name: &str| -> TrainResult<Vec<u8>> {
+            let i = sections.iter().position(|(n, _)| n == name).ok_or_else(|| bad(format!("no `{name}` section")))?;
+            Ok(sections.swap_remove(i).1)
+        };
+        let model_bytes = take("model")?;
+        let optim_bytes = take("optimizer")?;
+        let device = training_device(device);
+        let model = model_from_bytes(&path, &h.net, &device, model_bytes)?;
+        let cfg = cfg.unwrap_or(h.train);
+        cfg.validate()?;
+        let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes))
+            .map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
+        let optim = build_optimizer(&cfg).load_record(record);
+        Ok(Trainer {
+            run_dir: run_dir.to_path_buf(),
+            net: h.net,
+            pool: cpu_pool(cfg.threads)?,
+            cfg,
+            device,
+            model,
+            optim,
+            step: h.step,
+            samples_seen: h.samples_seen,
+            rng: h.rng,
+            pos: h.data,
+            window: None,
+            last_batch: Vec::new(),
+        })
+    }
+
+    /// Resume if `run_dir` has a checkpoint, else start a new run.
+    pub fn resume_or_new(run_dir: &Path, net: NetConfig, cfg: TrainConfig, device: &Device) -> TrainResult<Self> {
+        if checkpoint_path(run_dir).exists() {
+            Self::resume_with(run_dir, device, Some(cfg))
+        } else {
+            Self::new(run_dir, net, cfg, device)
+        }
+    }
+
+    /// Steps done so far.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// Training samples seen so far.
+    pub fn samples_seen(&self) -> u64 {
+        self.samples_seen
+    }
+
+    /// Current position in the data.
+    pub fn data_position(&self) -> &DataPosition {
+        &self.pos
+    }
+
+    /// `(game_id, ply)` of the rows of the last batch, in batch order.
+    pub fn last_batch(&self) -> &[(u64, u32)] {
+        &self.last_batch
+    }
+
+    /// Architecture.
+    pub fn net_config(&self) -> &NetConfig {
+        &self.net
+    }
+
+    /// Training configuration.
+    pub fn train_config(&self) -> &TrainConfig {
+        &self.cfg
+    }
+
+    /// The model being trained.
+    pub fn model(&self) -> &PacoNet {
+        &self.model
+    }
+
+    /// Run directory.
+    pub fn run_dir(&self) -> &Path {
+        &self.run_dir
+    }
+
+    fn load_window(&mut self, data_dir: &Path) -> TrainResult<()> {
+        let chunks = list_chunks(data_dir)?;
+        let mut total = 0u64;
+        for c in &chunks {
+            total += c.num_positions()?;
+        }
+        if total < self.cfg.min_positions as u64 || total == 0 {
+            return Err(TrainError::NotEnoughData(format!(
+                "{}: {total} positions in complete chunks, train.min_positions = {}",
+                data_dir.display(),
+                self.cfg.min_positions
+            )));
+        }
+        let size = self.cfg.window_size(total);
+        let w = read_positions_window(data_dir, size)?;
+        self.net.check_spec(&w.spec)?;
+        let perm_seed = self.rng.next_u64();
+        self.pos = DataPosition {
+            chunks: w.chunks.clone(),
+            window_rows: w.rows.len(),
+            perm_seed,
+            cursor: 0,
+            loaded_at_step: self.step,
+            windows_loaded: self.pos.windows_loaded + 1,
+        };
+        let perm = permutation(w.rows.len(), perm_seed);
+        self.window = Some(Window { spec: w.spec, rows: w.rows, perm });
+        Ok(())
+    }
+
+    /// Re-read exactly the window described by `self.pos` (after a resume).
+    fn reload_exact(&mut self, data_dir: &Path) -> TrainResult<()> {
+        let all = list_chunks(data_dir)?;
+        let mut rows = Vec::new();
+        let mut spec = None;
+        for stem in &self.pos.chunks {
+            let c = all.iter().find(|c| &c.stem == stem).ok_or_else(|| {
+                TrainError::NotEnoughData(format!(
+                    "{}: chunk `{stem}` of the checkpointed window is gone; cannot resume at the same data position",
+                    data_dir.display()
+                ))
+            })?;
+            let (s, r) = read_positions_file(&c.positions_path)?;
+            spec = Some(s);
+            rows.extend(r);
+        }
+        if rows.len() < self.pos.window_rows {
+            return Err(TrainError::NotEnoughData(format!(
+                "{}: checkpointed window had {} rows, its chunks now hold {}",
+                data_dir.display(),
+                self.pos.window_rows,
+                rows.len()
+            )));
+        }
+        rows.drain(..rows.len() - self.pos.window_rows);
+        let spec = spec.ok_or_else(|| TrainError::NotEnoughData("checkpointed window is empty".into()))?;
+        self.net.check_spec(&spec)?;
+        let perm = permutation(rows.len(), self.pos.perm_seed);
+        self.window = Some(Window { spec, rows, perm });
+        Ok(())
+    }
+
+    fn next_batch_indices(&mut self, data_dir: &Path) -> TrainResult<Vec<u32>> {
+        if self.window.is_none() {
+            if self.pos.windows_loaded > 0 {
+                self.reload_exact(data_dir)?;
+            } else {
+                self.load_window(data_dir)?;
+            }
+        }
+        let len = self.window.as_ref().map(|w| w.rows.len()).unwrap_or(0);
+        let bs = self.cfg.batch_size.min(len.max(1));
+        let stale = self.cfg.reload_every_steps > 0 && self.step - self.pos.loaded_at_step >= self.cfg.reload_every_steps;
+        if self.pos.cursor + bs > len || stale {
+            self.load_window(data_dir)?;
+        }
+        let w = self.window.as_ref().expect("window loaded");
+        let bs = self.cfg.batch_size.min(w.rows.len());
+        let idx = w.perm[self.pos.cursor..self.pos.cursor + bs].to_vec();
+        self.pos.cursor += bs;
+        Ok(idx)
+    }
+
+    /// Train `steps` steps on the data of `data_dir`, appending metrics to
+    /// `<run>/metrics.csv`, redrawing plots and writing checkpoints as configured.
+    /// A checkpoint and the plots are always written at the end.
+    pub fn train_steps(&mut self, data_dir: &Path, steps: u64) -> TrainResult<TrainSummary> {
+        let bar = if self.cfg.progress {
+            let b = indicatif::ProgressBar::new(steps);
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} train [{bar:30}] {pos}/{len} {msg} ({elapsed}<{eta})")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            b
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let mut summary = TrainSummary::default();
+        let start = Instant::now();
+        let mut loss_sum = 0.0;
+        let samples_before = self.samples_seen;
+        for i in 0..steps {
+            let m = self.one_step(data_dir)?;
+            loss_sum += m.loss;
+            if i == 0 {
+                summary.first = m.clone();
+            }
+            if self.step % self.cfg.metrics_every == 0 || i + 1 == steps {
+                self.append_metrics(&m)?;
+            }
+            bar.set_message(format!("loss {:.4} pol {:.3} val {:.3} {:.0} samples/s", m.loss, m.policy_loss, m.value_loss, m.samples_per_sec));
+            bar.inc(1);
+            if self.cfg.checkpoint_every > 0 && self.step % self.cfg.checkpoint_every == 0 && i + 1 < steps {
+                self.save_checkpoint()?;
+            }
+            if self.cfg.plot_every > 0 && self.step % self.cfg.plot_every == 0 && i + 1 < steps {
+                self.plot()?;
+            }
+            summary.last = m;
+        }
+        bar.finish_and_clear();
+        if steps > 0 {
+            self.save_checkpoint()?;
+            self.plot()?;
+        }
+        summary.steps = steps;
+        summary.mean_loss = if steps > 0 { loss_sum / steps as f64 } else { 0.0 };
+        let secs = start.elapsed().as_secs_f64();
+        summary.samples_per_sec = (self.samples_seen - samples_before) as f64 / secs.max(1e-9);
+        Ok(summary)
+    }
+
+    fn one_step(&mut self, data_dir: &Path) -> TrainResult<StepMetrics> {
+        let t0 = Instant::now();
+        let idx = self.next_batch_indices(data_dir)?;
+        let w = self.window.as_ref().expect("window loaded");
+        let batch = Batch::build(&w.spec, &w.rows, &idx, self.cfg.value_q_mix);
+        self.last_batch = idx.iter().map(|&i| (w.rows[i as usize].game_id, w.rows[i as usize].ply)).collect();
+        let window_rows = w.rows.len();
+        let lr = self.cfg.lr_at(self.step);
+        let cfg = self.cfg.clone();
+        let device = self.device.clone();
+        let model = self.model.clone();
+        let pool = self.pool.clone();
+        let optim = &mut self.optim;
+        let (model, mut m) = in_pool(&pool, || train_step(model, optim, &batch, &cfg, lr, &device));
+        self.model = model;
+        self.step += 1;
+        self.samples_seen += idx.len() as u64;
+        m.step = self.step;
+        m.samples_seen = self.samples_seen;
+        m.lr = lr;
+        m.window_rows = window_rows;
+        m.samples_per_sec = idx.len() as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+        if !m.loss.is_finite() {
+            return Err(TrainError::Other(format!("loss is {} at step {}; lower train.lr?", m.loss, self.step)));
+        }
+        Ok(m)
+    }
+
+    fn append_metrics(&self, m: &StepMetrics) -> TrainResult<()> {
+        let path = self.run_dir.join("metrics.csv");
+        let new = !path.exists();
+        let mut f = OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
+        if new {
+            writeln!(f, "{METRICS_HEADER}").map_err(io_err(&path))?;
+        }
+        writeln!(f, "{}", m.csv_row()).map_err(io_err(&path))?;
+        Ok(())
+    }
+
+    /// Redraw `<run>/plots/*.png` from `<run>/metrics.csv`.
+    pub fn plot(&self) -> TrainResult<Vec<PathBuf>> {
+        let csv = self.run_dir.join("metrics.csv");
+        if !csv.exists() {
+            return Ok(Vec::new());
+        }
+        write_plots(&csv, &self.run_dir.join("plots"))
+    }
+
+    /// Write `<run>/checkpoints/latest.pzckpt` atomically.
+    pub fn save_checkpoint(&self) -> TrainResult<PathBuf> {
+        let path = checkpoint_path(&self.run_dir);
+        let model = record_bytes(&self.model)?;
+        let optim = self
+            .optim
+            .into_bytes()
+            .map_err(|e| TrainError::Other(format!("cannot serialise the optimizer: {e}")))?
+            .to_vec();
+        let parts: [(&str, &[u8]); 2] = [("model", &model), ("optimizer", &optim)];
+        let header = CheckpointHeader {
+            kind: "pacozero-checkpoint".into(),
+            net: self.net.clone(),
+            train: self.cfg.clone(),
+            step: self.step,
+            samples_seen: self.samples_seen,
+            rng: self.rng.clone(),
+            data: self.pos.clone(),
+            sections: sections_of(&parts),
+        };
+        let header = serde_json::to_value(&header).map_err(|e| TrainError::Other(e.to_string()))?;
+        write_container(&path, CKPT_MAGIC, &header, &parts)?;
+        Ok(path)
+    }
+
+    /// Export the current weights as `<run>/models/<name>.pzmodel`, optionally
+    /// making it the `current` model.
+    pub fn export(&self, name: &str, make_current: bool) -> TrainResult<PathBuf> {
+        let info = ModelInfo { name: name.to_string(), step: self.step, samples_seen: self.samples_seen };
+        export_to_run(&self.run_dir, &self.model, &self.net, &info, make_current)
+    }
+}
+
+fn permutation(n: usize, seed: u64) -> Vec<u32> {
+    let mut p: Vec<u32> = (0..n as u32).collect();
+    p.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    p
+}
+
+/// A decoded batch on the host.
+pub(crate) struct Batch {
+    pub n: usize,
+    pub c: usize,
+    pub h: usize,
+    pub w: usize,
+    pub p: usize,
+    pub x: Vec<f32>,
+    /// 0 on legal slots, -1e9 on illegal ones.
+    pub mask: Vec<f32>,
+    pub policy: Vec<f32>,
+    /// Row weight × full_search.
+    pub policy_w: Vec<f32>,
+    pub wdl: Vec<f32>,
+    pub row_w: Vec<f32>,
+    pub moves_left: Vec<f32>,
+    pub sako: Vec<f32>,
+    pub result: Vec<i8>,
+}
+
+impl Batch {
+    pub(crate) fn build(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64) -> Batch {
+        let n = idx.len();
+        let (c, h, w, p) = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize, spec.policy_size as usize);
+        let len = spec.input_len();
+        let mut b = Batch {
+            n,
+            c,
+            h,
+            w,
+            p,
+            x: vec![0.0; n * len],
+            mask: vec![-1e9; n * p],
+            policy: vec![0.0; n * p],
+            policy_w: vec![0.0; n],
+            wdl: vec![0.0; n * 3],
+            row_w: vec![0.0; n],
+            moves_left: vec![0.0; n],
+            sako: vec![0.0; n * 2],
+            result: vec![0; n],
+        };
+        let m = q_mix as f32;
+        for (k, &i) in idx.iter().enumerate() {
+            let r = &rows[i as usize];
+            decode_into(spec, &r.planes, &r.scalars, &mut b.x[k * len..(k + 1) * len]);
+            for (&a, &pr) in r.legal_actions.iter().zip(&r.policy) {
+                b.mask[k * p + a as usize] = 0.0;
+                b.policy[k * p + a as usize] = pr;
+            }
+            b.row_w[k] = r.weight;
+            b.policy_w[k] = if r.full_search && !r.legal_actions.is_empty() { r.weight } else { 0.0 };
+            let onehot = match r.result {
+                1 => [1.0, 0.0, 0.0],
+                0 => [0.0, 1.0, 0.0],
+                _ => [0.0, 0.0, 1.0],
+            };
+            for j in 0..3 {
+                b.wdl[k * 3 + j] = (1.0 - m) * onehot[j] + m * r.root_wdl[j];
+            }
+            b.moves_left[k] = (r.moves_left as f32).ln_1p();
+            b.sako[k * 2] = r.mover_in_sako as u8 as f32;
+            b.sako[k * 2 + 1] = r.mover_can_paco as u8 as f32;
+            b.result[k] = r.result;
+        }
+        b
+    }
+}
+
+fn t2(v: &[f32], shape: [usize; 2], device: &Device) -> Tensor<2> {
+    Tensor::<2>::from_data(TensorData::new(v.to_vec(), shape), device)
+}
+
+fn scalar(t: Tensor<1>) -> f64 {
+    let d = t.into_data();
+    d.as_slice::<f32>().map(|s| s[0] as f64).unwrap_or(f64::NAN)
+}
+
+/// Losses of a batch; the returned total is differentiable.
+pub(crate) struct Losses {
+    pub total: Tensor<1>,
+    pub policy: Tensor<1>,
+    pub value: Tensor<1>,
+    pub moves_left: Tensor<1>,
+    pub sako: Tensor<1>,
+    pub masked_logits: Tensor<2>,
+    pub wdl_prob: Tensor<2>,
+}
+
+pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Device) -> Losses {
+    let (n, p) = (b.n, b.p);
+    let x = Tensor::<4>::from_data(TensorData::new(b.x.clone(), [n, b.c, b.h, b.w]), device); // [B, Ci, H, W]
+    let out = model.forward(x);
+    let row_w = t2(&b.row_w, [n, 1], device); // [B, 1]
+    let pol_w = t2(&b.policy_w, [n, 1], device); // [B, 1]
+    let sum_w = b.row_w.iter().sum::<f32>().max(1e-6);
+    let sum_pw = b.policy_w.iter().sum::<f32>().max(1e-6);
+
+    let masked = out.policy + t2(&b.mask, [n, p], device); // [B, P]
+    let logp = log_softmax(masked.clone(), 1); // [B, P]
+    let ce_p = (logp * t2(&b.policy, [n, p], device)).sum_dim(1).neg(); // [B, 1]
+    let policy = (ce_p * pol_w).sum().div_scalar(sum_pw); // [1]
+
+    let logv = log_softmax(out.wdl.clone(), 1); // [B, 3]
+    let ce_v = (logv * t2(&b.wdl, [n, 3], device)).sum_dim(1).neg(); // [B, 1]
+    let value = (ce_v * row_w.clone()).sum().div_scalar(sum_w); // [1]
+
+    let d = out.moves_left - t2(&b.moves_left, [n, 1], device); // [B, 1]
+    let moves_left = (d.clone() * d * row_w.clone()).sum().div_scalar(sum_w); // [1]
+
+    let z = out.sako; // [B, 2]
+    let t = t2(&b.sako, [n, 2], device); // [B, 2]
+    // Stable BCE with logits: max(z,0) - z*t + ln(1 + e^-|z|).
+    let bce = relu(z.clone()) - z.clone() * t + (z.abs().neg().exp() + 1.0).log(); // [B, 2]
+    let sako = (bce.sum_dim(1) * row_w).sum().div_scalar(2.0 * sum_w); // [1]
+
+    let total = policy.clone().mul_scalar(cfg.policy_weight)
+        + value.clone().mul_scalar(cfg.value_weight)
+        + moves_left.clone().mul_scalar(cfg.moves_left_weight)
+        + sako.clone().mul_scalar(cfg.sako_weight); // [1]
+    Losses { total, policy, value, moves_left, sako, masked_logits: masked, wdl_prob: softmax(out.wdl, 1) }
+}
+
+/// Host-side accuracy and calibration figures.
+pub(crate) fn batch_stats(b: &Batch, masked_logits: &[f32], wdl_prob: &[f32], m: &mut StepMetrics) {
+    let (n, p) = (b.n, b.p);
+    let (mut hits, mut rows) = (0usize, 0usize);
+    for k in 0..n {
+        if b.policy_w[k] <= 0.0 {
+            continue;
+        }
+        let row = &masked_logits[k * p..(k + 1) * p];
+        let tgt = &b.policy[k * p..(k + 1) * p];
+        let am = |v: &[f32]| v.iter().enumerate().fold((0, f32::NEG_INFINITY), |acc, (i, &x)| if x > acc.1 { (i, x) } else { acc }).0;
+        rows += 1;
+        hits += (am(row) == am(tgt)) as usize;
+    }
+    m.policy_top1 = if rows > 0 { hits as f64 / rows as f64 } else { f64::NAN };
+    let nf = n.max(1) as f64;
+    let mean = |j: usize| (0..n).map(|k| wdl_prob[k * 3 + j] as f64).sum::<f64>() / nf;
+    m.pred_win = mean(0);
+    m.pred_draw = mean(1);
+    m.pred_score = mean(0) - mean(2);
+    m.actual_win = b.result.iter().filter(|&&r| r == 1).count() as f64 / nf;
+    m.actual_draw = b.result.iter().filter(|&&r| r == 0).count() as f64 / nf;
+    m.actual_score = b.result.iter().map(|&r| r as f64).sum::<f64>() / nf;
+}
+
+fn train_step(model: PacoNet, optim: &mut ModuleOptimizer, b: &Batch, cfg: &TrainConfig, lr: f64, device: &Device) -> (PacoNet, StepMetrics) {
+    let l = losses(&model, b, cfg, device);
+    let grads = l.total.backward();
+    let grads = GradientsParams::from_grads(grads, &model);
+    let model = optim.step(lr, model, grads);
+    let mut m = StepMetrics {
+        loss: scalar(l.total),
+        policy_loss: scalar(l.policy),
+        value_loss: scalar(l.value),
+        moves_left_loss: scalar(l.moves_left),
+        sako_loss: scalar(l.sako),
+        ..Default::default()
+    };
+    let logits = l.masked_logits.detach().into_data();
+    let wdl = l.wdl_prob.detach().into_data();
+    batch_stats(
+        b,
+        logits.as_slice::<f32>().unwrap_or(&[]),
+        wdl.as_slice::<f32>().unwrap_or(&[]),
+        &mut m,
+    );
+    (model, m)
+}

@@ -1,0 +1,279 @@
+//! Trainer tests (run in release mode: `cargo test --release -p pacozero-train`).
+
+use std::path::Path;
+
+use pacozero_data::{ChunkWriter, GameRow, GameSpec, PositionRow};
+use pacozero_train::*;
+
+fn spec() -> GameSpec {
+    GameSpec::new("pacosako", 8, 8, 4, 1, 50).unwrap()
+}
+
+/// `n` distinct positions; the target move and the result are functions of the position.
+fn rows(n: usize, seed: u64) -> Vec<PositionRow> {
+    let s = spec();
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n)
+        .map(|i| {
+            let planes: Vec<u64> = (0..s.plane_words()).map(|_| next() & next()).collect();
+            let target = (planes[0].count_ones() % 10) as u16;
+            let legal: Vec<u16> = (0..10).collect();
+            let mut policy = vec![0.0; 10];
+            policy[target as usize] = 1.0;
+            PositionRow {
+                game_id: i as u64 / 10,
+                ply: i as u32 % 10,
+                side_to_move: (i % 2) as u8,
+                planes: planes.clone(),
+                scalars: vec![(i % 10) as f32 / 10.0],
+                legal_actions: legal,
+                policy,
+                full_search: true,
+                root_q: 0.0,
+                root_wdl: [0.3, 0.4, 0.3],
+                action: target,
+                result: [1, 0, -1][(planes[1].count_ones() % 3) as usize],
+                moves_left: (10 - i % 10) as u32,
+                mover_in_sako: planes[2] & 1 == 1,
+                mover_can_paco: planes[3] & 2 == 2,
+                weight: 1.0,
+                network_id: "uniform".into(),
+            }
+        })
+        .collect()
+}
+
+fn write_data(dir: &Path, n: usize, chunks: usize) {
+    let all = rows(n, 11);
+    let per = n / chunks;
+    for c in 0..chunks {
+        let mut w = ChunkWriter::new(dir, spec()).unwrap();
+        for r in &all[c * per..(c + 1) * per] {
+            w.push_position(r.clone()).unwrap();
+        }
+        w.push_game(GameRow {
+            game_id: c as u64,
+            start_fen: "-".into(),
+            actions: String::new(),
+            num_decisions: per as u32,
+            result: "1-0".into(),
+            reason: "test".into(),
+            network_id: "uniform".into(),
+            config_hash: "-".into(),
+            seed: 0,
+        });
+        w.flush(&format!("chunk-{c:03}")).unwrap();
+    }
+}
+
+fn test_cfg() -> TrainConfig {
+    TrainConfig {
+        batch_size: 32,
+        seed: 5,
+        optimizer: OptimizerKind::Adamw,
+        lr: 3e-3,
+        weight_decay: 1e-5,
+        warmup_steps: 5,
+        progress: false,
+        checkpoint_every: 0,
+        plot_every: 0,
+        threads: 2,
+        ..TrainConfig::default()
+    }
+}
+
+#[test]
+fn tiny_net_overfits_small_dataset() {
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let net = NetConfig::tiny_for(&spec());
+    let mut t = Trainer::new(run.path(), net, test_cfg(), &default_device()).unwrap();
+    let s = t.train_steps(data.path(), 300).unwrap();
+    let first = s.first.policy_loss + s.first.value_loss;
+    let last = s.last.policy_loss + s.last.value_loss;
+    eprintln!("policy+value loss {first:.3} -> {last:.3}, top1 {:.2}, {:.0} samples/s", s.last.policy_top1, s.samples_per_sec);
+    // Start: ~ln(10) + ln(3) = 3.4. Stated bound: below 0.5 after 300 steps.
+    assert!(first > 2.5, "{first}");
+    assert!(last < 0.5, "policy+value loss {last} did not drop below 0.5");
+    assert!(s.last.policy_top1 > 0.9);
+    assert_eq!(t.step(), 300);
+    assert_eq!(t.samples_seen(), 300 * 32);
+    // Metrics CSV and PNG plots exist.
+    let csv = std::fs::read_to_string(run.path().join("metrics.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 301);
+    for f in ["losses.png", "accuracy.png", "calibration.png", "lr.png", "speed.png"] {
+        let bytes = std::fs::read(run.path().join("plots").join(f)).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{f} is not a PNG");
+        assert!(bytes.len() > 1000);
+    }
+}
+
+#[test]
+fn save_load_gives_identical_outputs() {
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 1);
+    let net = NetConfig::tiny_for(&spec());
+    let mut t = Trainer::new(run.path(), net.clone(), test_cfg(), &default_device()).unwrap();
+    t.train_steps(data.path(), 20).unwrap();
+    let path = t.export("gen-0001", true).unwrap();
+    assert_eq!(current_model(run.path()).unwrap(), path);
+    let info = ModelInfo { name: "gen-0001".into(), step: 20, samples_seen: 640 };
+    let in_memory = Network::from_model(t.model().clone(), net.clone(), info.clone(), &default_device(), 1).unwrap();
+    let loaded = Network::load(&path, 1).unwrap();
+    assert_eq!(loaded.info(), &info);
+    assert_eq!(loaded.config(), &net);
+    let rs = rows(40, 99);
+    let inputs: Vec<EvalInput> = rs.iter().map(|r| EvalInput { planes: &r.planes, scalars: &r.scalars }).collect();
+    let a = in_memory.evaluate_batch(&inputs).unwrap();
+    let b = loaded.evaluate_batch(&inputs).unwrap();
+    assert_eq!(a, b, "outputs differ after save -> load");
+    assert_eq!(a.len(), 40);
+    assert_eq!(a[0].policy_logits.len(), 50);
+    let s: f32 = a[0].wdl.iter().sum();
+    assert!((s - 1.0).abs() < 1e-5);
+    // Batch of one gives the same as inside a batch (inference mode BN).
+    let one = loaded.evaluate_batch(&inputs[3..4]).unwrap();
+    for (x, y) in one[0].policy_logits.iter().zip(&b[3].policy_logits) {
+        assert!((x - y).abs() < 1e-4);
+    }
+    // A wrong input size is an error, not a panic.
+    let bad = [EvalInput { planes: &rs[0].planes[..2], scalars: &rs[0].scalars }];
+    assert!(loaded.evaluate_batch(&bad).is_err());
+}
+
+#[test]
+fn resumed_run_continues_at_same_step_and_data_position() {
+    let data = tempfile::tempdir().unwrap();
+    write_data(data.path(), 100, 4);
+    let net = NetConfig::tiny_for(&spec());
+    let cfg = TrainConfig { batch_size: 16, ..test_cfg() };
+    // Continuous run: 10 steps (crosses a window pass: 100 rows / 16 = 6 batches).
+    let run_a = tempfile::tempdir().unwrap();
+    let mut a = Trainer::new(run_a.path(), net.clone(), cfg.clone(), &default_device()).unwrap();
+    let mut keys_a = Vec::new();
+    let mut loss_a = Vec::new();
+    for _ in 0..10 {
+        let s = a.train_steps(data.path(), 1).unwrap();
+        keys_a.push(a.last_batch().to_vec());
+        loss_a.push(s.last.loss);
+    }
+    // Interrupted run: 5 steps, drop, resume from the checkpoint, 5 more.
+    let run_b = tempfile::tempdir().unwrap();
+    let mut keys_b = Vec::new();
+    let mut loss_b = Vec::new();
+    {
+        let mut b = Trainer::new(run_b.path(), net.clone(), cfg.clone(), &default_device()).unwrap();
+        for _ in 0..5 {
+            let s = b.train_steps(data.path(), 1).unwrap();
+            keys_b.push(b.last_batch().to_vec());
+            loss_b.push(s.last.loss);
+        }
+    }
+    assert!(Trainer::new(run_b.path(), net.clone(), cfg.clone(), &default_device()).is_err(), "new() must not clobber a run");
+    let mut b = Trainer::resume(run_b.path(), &default_device()).unwrap();
+    assert_eq!(b.step(), 5);
+    assert_eq!(b.samples_seen(), 5 * 16);
+    for _ in 0..5 {
+        let s = b.train_steps(data.path(), 1).unwrap();
+        keys_b.push(b.last_batch().to_vec());
+        loss_b.push(s.last.loss);
+    }
+    assert_eq!(b.step(), 10);
+    assert_eq!(b.samples_seen(), a.samples_seen());
+    assert_eq!(keys_a, keys_b, "resumed run read different rows");
+    assert_eq!(a.data_position(), b.data_position());
+    assert!(a.data_position().windows_loaded >= 2);
+    for (x, y) in loss_a.iter().zip(&loss_b) {
+        assert!((x - y).abs() < 1e-3 * (1.0 + x.abs()), "losses diverged: {loss_a:?} vs {loss_b:?}");
+    }
+}
+
+#[test]
+fn corrupt_or_mismatched_model_files_give_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = NetConfig::tiny_for(&spec());
+    let dev = default_device();
+    let model = net.init(&dev).unwrap();
+    let info = ModelInfo { name: "m".into(), step: 0, samples_seen: 0 };
+    let path = dir.path().join("m.pzmodel");
+    export_model(&model, &net, &info, &path).unwrap();
+    let (n2, i2) = read_model_header(&path).unwrap();
+    assert_eq!((n2, i2), (net.clone(), info));
+    // Another architecture expected.
+    let other = NetConfig { channels: 32, ..net.clone() };
+    let e = load_model(&path, &dev, Some(&other)).unwrap_err().to_string();
+    assert!(e.contains("m.pzmodel") && e.contains("architecture mismatch"), "{e}");
+    let bytes = std::fs::read(&path).unwrap();
+    // Flipped byte in the weights.
+    let mut flipped = bytes.clone();
+    let k = flipped.len() - 100;
+    flipped[k] ^= 0x55;
+    std::fs::write(&path, &flipped).unwrap();
+    let e = Network::load(&path, 1).err().unwrap().to_string();
+    assert!(e.contains("m.pzmodel") && e.contains("checksum mismatch"), "{e}");
+    // Truncated.
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let e = Network::load(&path, 1).err().unwrap().to_string();
+    assert!(e.contains("m.pzmodel") && e.contains("truncated"), "{e}");
+    std::fs::write(&path, &bytes[..10]).unwrap();
+    let e = Network::load(&path, 1).err().unwrap().to_string();
+    assert!(e.contains("m.pzmodel"), "{e}");
+    // Not a model at all.
+    std::fs::write(&path, b"hello world, this is not a model file").unwrap();
+    let e = Network::load(&path, 1).err().unwrap().to_string();
+    assert!(e.contains("m.pzmodel") && e.contains("bad magic"), "{e}");
+    // A header claiming another architecture than its weights.
+    let small = NetConfig { blocks: 2, ..net.clone() };
+    let big_model = small.init(&dev).unwrap();
+    export_model(&big_model, &small, &ModelInfo { name: "x".into(), step: 0, samples_seen: 0 }, &path).unwrap();
+    let text = std::fs::read(&path).unwrap();
+    let s = String::from_utf8_lossy(&text[20..200]).to_string();
+    assert!(s.contains("\"blocks\":2"), "{s}");
+    let patched: Vec<u8> = {
+        let pos = text.windows(10).position(|w| w == b"\"blocks\":2").unwrap();
+        let mut t = text.clone();
+        t[pos + 9] = b'1';
+        t
+    };
+    std::fs::write(&path, patched).unwrap();
+    let e = Network::load(&path, 1).err().unwrap().to_string();
+    assert!(e.contains("m.pzmodel") && e.contains("weights do not fit"), "{e}");
+    // Missing file.
+    let e = Network::load(&dir.path().join("nope.pzmodel"), 1).err().unwrap().to_string();
+    assert!(e.contains("nope.pzmodel"), "{e}");
+}
+
+#[test]
+fn config_errors_name_the_field() {
+    let net = NetConfig { channels: 2, ..NetConfig::tiny_for(&spec()) };
+    let e = net.validate().unwrap_err().to_string();
+    assert!(e.contains("net.channels = 2"), "{e}");
+    let e = toml::from_str::<NetConfig>("blocks = 3").unwrap_err().to_string();
+    assert!(e.contains("bit_planes"), "{e}");
+}
+
+#[test]
+fn bench_reports_figures() {
+    let net = NetConfig::tiny_for(&spec());
+    let opts = BenchOptions { batch_sizes: vec![1, 8], train_batch: 8, min_time: std::time::Duration::from_millis(100), threads: 2 };
+    let r = bench_net(&net, &default_device(), &opts).unwrap();
+    eprintln!("{r}");
+    assert_eq!(r.lines.len(), 3);
+    for l in &r.lines {
+        assert!(l.net_per_sec > 0.0 && l.matmul_per_sec > 0.0 && l.ratio > 0.0, "{l:?}");
+    }
+}
+
+#[test]
+fn network_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Network>();
+}
