@@ -259,6 +259,23 @@ fn policy_targets_are_distributions_and_budget_is_exact() {
 }
 
 #[test]
+fn root_noise_only_when_asked() {
+    let g = GameState::new(Position::startpos());
+    let c = cfg(Algorithm::Puct);
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let quiet = search(&c, &g, &UniformEvaluator, 8, false, &mut rng).unwrap();
+    let k = quiet.priors.len() as f32;
+    assert!(quiet.priors.iter().all(|p| (p - 1.0 / k).abs() < 1e-6));
+    let noisy = search(&c, &g, &UniformEvaluator, 8, true, &mut rng).unwrap();
+    assert!(noisy.priors.iter().any(|p| (p - 1.0 / k).abs() > 1e-3));
+    assert!((noisy.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    // Epsilon 0 switches Dirichlet noise off.
+    let c0 = SearchConfig { dirichlet_epsilon: 0.0, ..c };
+    let r = search(&c0, &g, &UniformEvaluator, 8, true, &mut rng).unwrap();
+    assert!(r.priors.iter().all(|p| (p - 1.0 / k).abs() < 1e-6));
+}
+
+#[test]
 fn tree_reuse_keeps_the_subtree() {
     let g = state(DIRECT_WIN);
     for alg in [Algorithm::Puct, Algorithm::Gumbel] {
