@@ -65,6 +65,30 @@ pub trait Evaluator<G: Game>: Send + Sync {
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()>;
 }
 
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn needs_encoding(&self) -> bool {
+        (**self).needs_encoding()
+    }
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+        (**self).evaluate(batch, out)
+    }
+}
+
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn needs_encoding(&self) -> bool {
+        (**self).needs_encoding()
+    }
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+        (**self).evaluate(batch, out)
+    }
+}
+
 /// Uniform priors and a certain draw: search driven by terminal results only.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UniformEvaluator;

@@ -3,7 +3,7 @@
 #![cfg(feature = "net")]
 
 use pacozero_engine::paco::GameState;
-use pacozero_selfplay::{game_spec, run_selfplay, search, Algorithm, Evaluator, NetworkEvaluator, SearchConfig, SelfplayConfig};
+use pacozero_selfplay::{bench_mcts, game_spec, run_selfplay, search, Algorithm, Evaluator, NetworkEvaluator, SearchConfig, SelfplayConfig};
 use pacozero_train::{default_device, ModelInfo, NetConfig, Network};
 use rand::SeedableRng;
 
@@ -40,4 +40,12 @@ fn network_evaluator_searches_and_plays() {
     let (_, rows, games) = pacozero_data::read_chunk(&chunks[0]).unwrap();
     assert!(rows.iter().all(|r| r.network_id == "gen-test"));
     assert!(games.iter().all(|g| g.network_id == "gen-test"));
+}
+
+#[test]
+fn network_evaluator_bench() {
+    let ev = tiny();
+    let r = bench_mcts::<GameState, _>(&SearchConfig::default(), &ev, 2, 32, 3.0).unwrap();
+    eprintln!("{r}");
+    assert!(r.simulations > 0 && r.eval_fraction > 0.0);
 }
