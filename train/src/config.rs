@@ -241,7 +241,8 @@ mod tests {
         let c = TrainConfig::default();
         assert_eq!(c.window_size(1000), 1000);
         assert_eq!(c.window_size(250_000), 250_000);
-        let w = c.window_size(10_000_000);
-        assert!(w > 250_000 && w < 2_000_000, "{w}");
+        let w = c.window_size(1_000_000);
+        assert!(w > 400_000 && w < 600_000, "{w}");
+        assert_eq!(c.window_size(100_000_000), 2_000_000);
     }
 }
