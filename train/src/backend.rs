@@ -23,7 +23,10 @@ pub const BACKEND_NAMES: &[&str] = &["flex", "tch", "tch-cpu", "tch-cuda", "tch-
 /// The default device: flex (CPU), unless `PACOZERO_BACKEND` names another.
 pub fn default_device() -> Device {
     match std::env::var("PACOZERO_BACKEND") {
-        Ok(name) if !name.is_empty() => device_from_name(&name).unwrap_or_else(|_| Device::flex()),
+        Ok(name) if !name.is_empty() => device_from_name(&name).unwrap_or_else(|e| {
+            eprintln!("warning: PACOZERO_BACKEND: {e}; using flex");
+            Device::flex()
+        }),
         _ => Device::flex(),
     }
 }
