@@ -332,10 +332,9 @@ impl<G: Game> Search<G> {
         }
         let k = self.pending_legal.len();
         self.nodes.reserve(k);
-        for i in 0..k {
-            let p = priors[i];
+        for (&a, &p) in self.pending_legal.iter().zip(priors) {
             let p = if sum > 0.0 { if p.is_finite() && p > 0.0 { p / sum } else { 0.0 } } else { 1.0 / k as f32 };
-            self.nodes.push(Node::fresh(idx, self.pending_legal[i], p));
+            self.nodes.push(Node::fresh(idx, a, p));
         }
         let wdl = sanitize_wdl(wdl);
         let white = flip_for(to_move, wdl);
