@@ -18,8 +18,91 @@ pub enum Command {
     Legal(LegalArgs),
     /// Draw a position in the terminal.
     Show(ShowArgs),
+    /// Play self-play games and write them to Parquet.
+    Selfplay(SelfplayArgs),
+    /// Train a network on a run directory's games.
+    Train(TrainArgs),
+    /// Play a match between two players and rate it.
+    Arena(ArenaArgs),
+    /// The closed loop: self-play, training, evaluation and promotion, generation after generation.
+    Loop(LoopArgs),
     /// Measure throughput.
     Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SelfplayArgs {
+    /// Self-play configuration (TOML; every key optional, see configs/selfplay.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Number of games to play.
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    /// Output directory for the Parquet chunks (default: <run>/data, or ./selfplay-data).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Network model file; without one, the --evaluator is used.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Run directory: writes to <run>/data and plays with <run>/models/current,
+    /// re-reading the pointer between rounds so a newly exported model is picked up.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// Evaluator without a network: `uniform` or `rollout`.
+    #[arg(long, default_value = "rollout")]
+    pub evaluator: String,
+    /// Hide the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// Run directory (reads <run>/data, writes checkpoints, metrics, plots, models).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Training configuration with [net] and [train] tables (see configs/train.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Steps to train in this call (training resumes from the checkpoint).
+    #[arg(long, default_value_t = 1000)]
+    pub steps: u64,
+    /// Export the trained model under this name and make it current.
+    #[arg(long)]
+    pub export: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct LoopArgs {
+    /// Loop configuration (default: the embedded configs/quick.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Run directory; running the same command again resumes it.
+    #[arg(long, default_value = "runs/quick")]
+    pub run: PathBuf,
+    /// Stop after this many generations (default: the configuration's).
+    #[arg(long)]
+    pub generations: Option<u32>,
+}
+
+#[derive(Args, Debug)]
+pub struct ArenaArgs {
+    /// Two player specs: random, greedy, uniform:<sims>, rollout:<sims>, net:<model>[:<sims>].
+    #[arg(long, num_args = 2, required = true)]
+    pub players: Vec<String>,
+    /// Games (rounded up to an even number: each opening is played with both colours).
+    #[arg(long, default_value_t = 20)]
+    pub games: u32,
+    #[arg(long, value_enum, default_value = "fischer-random")]
+    pub openings: crate::arena::Openings,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Decisions after which a game is adjudicated a draw.
+    #[arg(long, default_value_t = 600)]
+    pub max_decisions: u32,
+    /// Write the result as JSON to this file as well.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -76,5 +159,27 @@ pub enum BenchWhat {
         /// Middlegame positions file (vectors JSON lines); default: the bundled test vectors.
         #[arg(long)]
         positions: Option<PathBuf>,
+    },
+    /// MCTS simulations and node visits per second; with --model, the share of time in the network.
+    Mcts {
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Worker threads (0 = all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        #[arg(long, default_value_t = 64)]
+        games_per_thread: usize,
+    },
+    /// Network inference (batch 1, 32, 256) and training speed, against plain matrix multiplications.
+    Net {
+        #[arg(long, default_value_t = 6)]
+        blocks: u32,
+        #[arg(long, default_value_t = 64)]
+        channels: u32,
+        /// Seconds measured per figure.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
     },
 }

@@ -1,8 +1,9 @@
 //! `pacozero`: one binary, one module per subcommand; errors are printed once, here.
 
+mod arena;
 mod args;
 mod commands;
-#[allow(dead_code)] // used by the arena and loop commands
+mod net;
 mod ratings;
 
 use clap::Parser;

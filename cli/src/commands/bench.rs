@@ -10,7 +10,34 @@ const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.j
 pub fn run(a: BenchArgs) -> Result<()> {
     match a.what {
         BenchWhat::Perft { depth, positions } => perft(depth, positions),
+        BenchWhat::Mcts { seconds, model, threads, games_per_thread } => mcts(seconds, model, threads, games_per_thread),
+        BenchWhat::Net { blocks, channels, seconds } => net(blocks, channels, seconds),
     }
+}
+
+fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_per_thread: usize) -> Result<()> {
+    use pacozero_selfplay::{bench_mcts, SearchConfig, UniformEvaluator};
+    let search = SearchConfig::default();
+    let r = bench_mcts::<GameState, _>(&search, &UniformEvaluator, threads, games_per_thread, seconds)?;
+    println!("{r}");
+    if let Some(m) = model {
+        let ev = crate::net::load_evaluator(&m, 0)?;
+        let r = bench_mcts::<GameState, _>(&search, &ev, threads, games_per_thread, seconds)?;
+        println!("{r}");
+        println!("search overhead (time outside the network): {:.1}%", 100.0 * (1.0 - r.eval_fraction));
+    }
+    Ok(())
+}
+
+fn net(blocks: u32, channels: u32, seconds: f64) -> Result<()> {
+    use pacozero_train::{bench_net, default_device, BenchOptions, NetConfig};
+    let spec = pacozero_selfplay::game_spec::<GameState>();
+    let cfg = NetConfig { blocks, channels, ..NetConfig::default_for(&spec) };
+    cfg.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let opts = BenchOptions { min_time: std::time::Duration::from_secs_f64(seconds), ..BenchOptions::default() };
+    let r = bench_net(&cfg, &default_device(), &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+    println!("{r}");
+    Ok(())
 }
 
 fn timed<F: FnOnce() -> u64>(f: F) -> (u64, f64) {

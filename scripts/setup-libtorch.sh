@@ -2,7 +2,7 @@
 # Prepare a libtorch folder for `cargo build -p pacozero-train --features tch`
 # from PyTorch's Python wheel (no separate libtorch zip needed).
 #
-# Usage: train/scripts/setup-libtorch.sh [DEST] [TORCH_VERSION]
+# Usage: scripts/setup-libtorch.sh [DEST] [TORCH_VERSION]
 #   DEST           folder to create (default: ./libtorch-wheel)
 #   TORCH_VERSION  must match burn-tch's tch crate (tch 0.22 -> torch 2.9.0)
 # Environment:

@@ -1,0 +1,265 @@
+//! Matches between players: paired openings (each start played with both
+//! colours), W/D/L and pentanomial counts, Elo with a confidence interval.
+//!
+//! Player specs:
+//!
+//! | spec | player |
+//! |---|---|
+//! | `random` | uniform random choice among the decisions that can complete a turn |
+//! | `greedy` | one ply: wins at once if it can, otherwise avoids full moves that let the opponent unite with its king next turn |
+//! | `uniform:<sims>` | MCTS with uniform priors and terminal values only |
+//! | `rollout:<sims>` | MCTS with random-playout values (the baseline) |
+//! | `net:<model file>[:<sims>]` | MCTS with a trained network (default 64 simulations) |
+
+use crate::ratings::{elo_from_score, Pentanomial, Wdl};
+use anyhow::{bail, Context, Result};
+use pacozero_engine::paco::{fischer_random, in_sako, FullMoveGen, GameState, Position, Rules};
+use pacozero_engine::{Game, Outcome};
+use pacozero_selfplay::{search, Algorithm, Evaluator, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A parsed player spec.
+#[derive(Clone)]
+pub enum PlayerSpec {
+    Random,
+    Greedy,
+    Mcts { kind: EvalKind, sims: u32 },
+}
+
+#[derive(Clone)]
+pub enum EvalKind {
+    Uniform,
+    Rollout,
+    Net(PathBuf),
+}
+
+impl PlayerSpec {
+    pub fn parse(s: &str) -> Result<PlayerSpec> {
+        let parts: Vec<&str> = s.split(':').collect();
+        let sims = |p: Option<&&str>, default: u32| -> Result<u32> {
+            match p {
+                None => Ok(default),
+                Some(t) => {
+                    let n: u32 = t.parse().with_context(|| format!("player '{s}': '{t}' is not a number of simulations"))?;
+                    if n == 0 {
+                        bail!("player '{s}': simulations must be at least 1");
+                    }
+                    Ok(n)
+                }
+            }
+        };
+        Ok(match parts[0] {
+            "random" if parts.len() == 1 => PlayerSpec::Random,
+            "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
+            "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, sims: sims(parts.get(1), 64)? },
+            "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, sims: sims(parts.get(1), 64)? },
+            "net" if (2..=3).contains(&parts.len()) => {
+                let path = PathBuf::from(parts[1]);
+                if !path.exists() {
+                    bail!("player '{s}': model file {} does not exist", path.display());
+                }
+                PlayerSpec::Mcts { kind: EvalKind::Net(path), sims: sims(parts.get(2), 64)? }
+            }
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<sims>, rollout:<sims> or net:<model>[:<sims>])"),
+        })
+    }
+}
+
+/// A player ready to act (evaluators are shared between games and threads).
+pub struct Player {
+    pub name: String,
+    spec: PlayerSpec,
+    evaluator: Option<Arc<dyn Evaluator<GameState>>>,
+    search: SearchConfig,
+}
+
+impl Player {
+    pub fn new(spec_text: &str, seed: u64, threads: usize) -> Result<Player> {
+        let spec = PlayerSpec::parse(spec_text)?;
+        let evaluator: Option<Arc<dyn Evaluator<GameState>>> = match &spec {
+            PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
+            PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
+            PlayerSpec::Mcts { kind: EvalKind::Net(path), .. } => Some(Arc::new(crate::net::load_evaluator(path, threads)?)),
+            _ => None,
+        };
+        // Match play: PUCT, no root noise, the most visited decision.
+        let search = SearchConfig { algorithm: Algorithm::Puct, dirichlet_epsilon: 0.0, gumbel_noise: false, tree_reuse: false, ..SearchConfig::default() };
+        Ok(Player { name: spec_text.to_string(), spec, evaluator, search })
+    }
+
+    /// The next decisions of the mover (a whole turn for the one-ply players).
+    fn act(&self, g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Result<Vec<u16>> {
+        match &self.spec {
+            PlayerSpec::Random => {
+                let mut legal = Vec::new();
+                g.legal_actions(&mut legal);
+                Ok(legal.choose(rng).map(|&a| vec![a]).unwrap_or_default())
+            }
+            PlayerSpec::Greedy => Ok(greedy_turn(g, gen, rng)),
+            PlayerSpec::Mcts { sims, .. } => {
+                let ev = self.evaluator.as_ref().expect("MCTS players have an evaluator");
+                let r = search(&self.search, g, ev.as_ref(), *sims, false, rng)?;
+                Ok(vec![r.action])
+            }
+        }
+    }
+}
+
+/// One-ply greedy: a winning full move if there is one; otherwise a random
+/// full move after which the opponent cannot unite with our king at once.
+fn greedy_turn(g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Vec<u16> {
+    let me = g.position().side_to_move();
+    let moves = g.full_moves(gen);
+    if moves.is_empty() {
+        return Vec::new();
+    }
+    let pick = if let Some(win) = moves.iter().find(|(r, _)| r.status().winner() == Some(me)) {
+        win
+    } else {
+        let safe: Vec<_> = moves.iter().filter(|(r, _)| r.status().is_over() || !in_sako(r.position(), me)).collect();
+        if safe.is_empty() {
+            moves.choose(rng).expect("non-empty")
+        } else {
+            safe[rng.gen_range(0..safe.len())]
+        }
+    };
+    // Replay the trace to turn actions into policy indices (the mover stays the same).
+    pick.1.iter().map(|&a| pacozero_engine::paco::action_index(a, me) as u16).collect()
+}
+
+/// How a game ended, from White's point of view, and how long it took.
+#[derive(Clone, Copy, Debug)]
+pub struct GameResult {
+    pub outcome: Outcome,
+    pub decisions: u32,
+    /// Seconds spent by the player of each colour (White, Black).
+    pub seconds: [f64; 2],
+}
+
+/// Plays one game: `white` and `black` alternate by turn (a turn is several decisions).
+pub fn play(start: Position, white: &Player, black: &Player, max_decisions: u32, seed: u64) -> Result<GameResult> {
+    let mut g = GameState::new(start);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut gen = FullMoveGen::new();
+    let mut decisions = 0;
+    let mut seconds = [0.0; 2];
+    while g.outcome().is_none() && decisions < max_decisions {
+        let mover = g.to_move();
+        let player = if mover == pacozero_engine::Color::White { white } else { black };
+        let t = Instant::now();
+        let acts = player.act(&g, &mut gen, &mut rng)?;
+        seconds[mover.index()] += t.elapsed().as_secs_f64();
+        if acts.is_empty() {
+            break; // stuck: adjudicated a draw
+        }
+        for a in acts {
+            g.apply(a);
+            decisions += 1;
+        }
+    }
+    Ok(GameResult { outcome: g.outcome().unwrap_or(Outcome::Draw), decisions, seconds })
+}
+
+/// Start position of opening `i` (each is played twice, colours swapped).
+pub fn opening(kind: Openings, seed: u64, i: u64) -> Position {
+    match kind {
+        Openings::Standard => Position::startpos(),
+        Openings::FischerRandom => {
+            let mut r = ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            fischer_random(r.gen_range(0..960), Rules::OFFICIAL)
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Openings {
+    Standard,
+    FischerRandom,
+}
+
+/// Results of a match, from player A's point of view.
+#[derive(Clone, Debug, Default)]
+pub struct MatchResult {
+    pub wdl: Wdl,
+    pub pentanomial: Pentanomial,
+    pub decisions: u64,
+    pub games: u32,
+    /// Seconds per decision of A and of B.
+    pub seconds: [f64; 2],
+    pub decisions_by: [u64; 2],
+}
+
+impl MatchResult {
+    pub fn elo(&self) -> (f64, f64) {
+        let n = self.wdl.games().max(1) as f64;
+        let s = self.wdl.score();
+        // Standard error of the mean score from the per-game variance.
+        let var = (self.wdl.wins as f64 * (1.0 - s).powi(2) + self.wdl.draws as f64 * (0.5 - s).powi(2) + self.wdl.losses as f64 * s.powi(2)) / n;
+        let se = (var / n).sqrt();
+        let lo = elo_from_score(s - 1.96 * se);
+        let hi = elo_from_score(s + 1.96 * se);
+        (elo_from_score(s), (hi - lo) / 2.0)
+    }
+}
+
+/// Plays `pairs` opening pairs between A and B on all threads.
+pub fn run_match(a: &Player, b: &Player, pairs: u32, openings: Openings, max_decisions: u32, seed: u64, progress: bool) -> Result<MatchResult> {
+    use rayon::prelude::*;
+    let bar = if progress {
+        let pb = indicatif::ProgressBar::new(pairs as u64 * 2);
+        pb.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games {msg} [{elapsed} < {eta}]").expect("template"));
+        pb
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let results: Vec<Result<(GameResult, GameResult)>> = (0..pairs as u64)
+        .into_par_iter()
+        .map(|i| {
+            let start = opening(openings, seed, i);
+            let g1 = play(start, a, b, max_decisions, seed ^ (2 * i + 1))?;
+            bar.inc(1);
+            let g2 = play(start, b, a, max_decisions, seed ^ (2 * i + 2))?;
+            bar.inc(1);
+            Ok((g1, g2))
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut m = MatchResult::default();
+    for r in results {
+        let (g1, g2) = r?;
+        // g1: A is White; g2: A is Black.
+        let pa = |g: &GameResult, a_white: bool| match g.outcome {
+            Outcome::Draw => 0.5,
+            Outcome::Win(c) => {
+                if (c == pacozero_engine::Color::White) == a_white {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        };
+        let (p1, p2) = (pa(&g1, true), pa(&g2, false));
+        for p in [p1, p2] {
+            match p {
+                x if x > 0.75 => m.wdl.wins += 1,
+                x if x < 0.25 => m.wdl.losses += 1,
+                _ => m.wdl.draws += 1,
+            }
+        }
+        m.pentanomial.add_pair(p1, p2);
+        m.games += 2;
+        m.decisions += (g1.decisions + g2.decisions) as u64;
+        m.seconds[0] += g1.seconds[0] + g2.seconds[1];
+        m.seconds[1] += g1.seconds[1] + g2.seconds[0];
+        // Roughly half the decisions of each game are each side's.
+        m.decisions_by[0] += (g1.decisions as u64 + g2.decisions as u64) / 2;
+        m.decisions_by[1] += (g1.decisions as u64 + g2.decisions as u64) / 2;
+    }
+    Ok(m)
+}

@@ -1,0 +1,36 @@
+//! `pacozero arena`: a match between two players, paired openings, Elo.
+
+use crate::arena::{run_match, Player};
+use crate::args::ArenaArgs;
+use anyhow::{Context, Result};
+
+pub fn run(a: ArenaArgs) -> Result<()> {
+    let pa = Player::new(&a.players[0], a.seed, 0)?;
+    let pb = Player::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
+    let pairs = a.games.div_ceil(2).max(1);
+    let m = run_match(&pa, &pb, pairs, a.openings, a.max_decisions, a.seed, true)?;
+    let (elo, ci) = m.elo();
+    println!("{} vs {}: {} games", pa.name, pb.name, m.games);
+    let n = m.wdl.games().max(1) as f64;
+    let elo_text = if m.wdl.wins == m.wdl.games() {
+        // A perfect score bounds the Elo only from one side: P(all wins) = s^n >= 5%.
+        format!("Elo >= {:+.0} (95% one-sided, perfect score)", crate::ratings::elo_from_score(0.05f64.powf(1.0 / n)))
+    } else if m.wdl.losses == m.wdl.games() {
+        format!("Elo <= {:+.0} (95% one-sided, every game lost)", -crate::ratings::elo_from_score(0.05f64.powf(1.0 / n)))
+    } else {
+        format!("Elo {elo:+.0} ± {ci:.0} (95%)")
+    };
+    println!("W/D/L {}/{}/{}  score {:.1}%  {elo_text}", m.wdl.wins, m.wdl.draws, m.wdl.losses, 100.0 * m.wdl.score());
+    println!("pentanomial (pairs scoring 0, 0.5, 1, 1.5, 2): {:?}", m.pentanomial.0);
+    let per = |i: usize| 1000.0 * m.seconds[i] / m.decisions_by[i].max(1) as f64;
+    println!("ms per decision: {:.2} ({}) vs {:.2} ({}), {} decisions", per(0), pa.name, per(1), pb.name, m.decisions);
+    if let Some(path) = a.json {
+        let v = serde_json::json!({
+            "players": [pa.name, pb.name], "games": m.games,
+            "wins": m.wdl.wins, "draws": m.wdl.draws, "losses": m.wdl.losses,
+            "score": m.wdl.score(), "elo": elo, "elo_ci95": ci, "pentanomial": m.pentanomial.0,
+        });
+        std::fs::write(&path, serde_json::to_string_pretty(&v)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,392 @@
+//! `pacozero loop`: generations of self-play → training → evaluation →
+//! promotion, in one run directory, resumable at any point.
+//!
+//! Run directory:
+//!
+//! | path | written by | content |
+//! |---|---|---|
+//! | `config.toml` | start | copy of the loop configuration (later runs use it) |
+//! | `state.json` | each stage | generation and the last completed stage (atomic) |
+//! | `data/` | self-play | Parquet chunks (atomic; see docs/DATA.md) |
+//! | `checkpoints/`, `metrics.csv`, `plots/` | training | resumable trainer state, per-step metrics, curves |
+//! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
+//! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
+//! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
+//!
+//! A stage is recorded in `state.json` only once its files are complete, so a
+//! crash or Ctrl-C repeats at most the stage in progress: games already
+//! written stay (they are whole chunks), training resumes from its checkpoint.
+
+use crate::arena::{run_match, Openings, Player};
+use crate::args::LoopArgs;
+use crate::commands::selfplay::baseline_evaluator;
+use crate::commands::train::NetTable;
+use crate::ratings::{fit_elo, Pentanomial, Sprt, SprtDecision, Wdl};
+use anyhow::{bail, Context, Result};
+use pacozero_engine::paco::GameState;
+use pacozero_selfplay::{run_selfplay, Evaluator, SelfplayConfig};
+use pacozero_train::{default_device, TrainConfig, Trainer};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The embedded default loop configuration (`configs/quick.toml`).
+pub const QUICK_TOML: &str = include_str!("../../../configs/quick.toml");
+
+/// The `[loop]` table.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LoopConfig {
+    /// Generations to run (1..=100000).
+    pub generations: u32,
+    /// Self-play games per generation (1..=10000000).
+    pub games_per_generation: u64,
+    /// Training steps per generation (1..=100000000).
+    pub train_steps_per_generation: u64,
+    /// Games of the candidate against the current best (even, 2..=100000).
+    pub gating_games: u32,
+    /// Simulations per decision of network players in evaluation matches (1..=100000).
+    pub eval_simulations: u32,
+    /// `"always"` (every candidate becomes the best), `"score"` (score >= promotion_score) or `"sprt"`.
+    pub promotion: Promotion,
+    /// Minimum score against the best for `promotion = "score"` (0..=1).
+    pub promotion_score: f64,
+    /// SPRT hypotheses (Elo) and error rates for `promotion = "sprt"`; undecided counts as rejected.
+    pub sprt_elo0: f64,
+    pub sprt_elo1: f64,
+    pub sprt_alpha: f64,
+    pub sprt_beta: f64,
+    /// Games of each candidate against the rollout-MCTS baseline (even, 0 = none).
+    pub baseline_games: u32,
+    /// Simulations per decision of the rollout baseline (1..=100000).
+    pub baseline_simulations: u32,
+    /// Evaluation openings: `"standard"` or `"fischer_random"`.
+    pub openings: Openings,
+    /// Decisions after which an evaluation game is a draw (1..=100000).
+    pub max_decisions: u32,
+    /// Seed of the run (self-play seeds and openings derive from it and the generation).
+    pub seed: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Promotion {
+    Always,
+    Score,
+    Sprt,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            generations: 20,
+            games_per_generation: 64,
+            train_steps_per_generation: 200,
+            gating_games: 20,
+            eval_simulations: 32,
+            promotion: Promotion::Score,
+            promotion_score: 0.5,
+            sprt_elo0: 0.0,
+            sprt_elo1: 50.0,
+            sprt_alpha: 0.1,
+            sprt_beta: 0.1,
+            baseline_games: 20,
+            baseline_simulations: 32,
+            openings: Openings::FischerRandom,
+            max_decisions: 600,
+            seed: 1,
+        }
+    }
+}
+
+/// The whole loop file: `[loop]`, `[selfplay]` (with `[selfplay.search]`), `[net]`, `[train]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopFile {
+    #[serde(default, rename = "loop")]
+    pub looping: LoopConfig,
+    #[serde(default)]
+    pub selfplay: SelfplayConfig,
+    #[serde(default)]
+    pub net: NetTable,
+    #[serde(default)]
+    pub train: TrainConfig,
+}
+
+fn check(name: &str, ok: bool, want: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        bail!("loop.{name} must be {want}")
+    }
+}
+
+impl LoopFile {
+    pub fn parse(text: &str, origin: &str) -> Result<LoopFile> {
+        let f: LoopFile = toml::from_str(text).with_context(|| format!("{origin}: invalid loop configuration"))?;
+        let l = &f.looping;
+        let r = (|| {
+            check("generations", (1..=100_000).contains(&l.generations), "in 1..=100000")?;
+            check("games_per_generation", (1..=10_000_000).contains(&l.games_per_generation), "in 1..=10000000")?;
+            check("train_steps_per_generation", (1..=100_000_000).contains(&l.train_steps_per_generation), "in 1..=100000000")?;
+            check("gating_games", (2..=100_000).contains(&l.gating_games) && l.gating_games % 2 == 0, "even, in 2..=100000")?;
+            check("eval_simulations", (1..=100_000).contains(&l.eval_simulations), "in 1..=100000")?;
+            check("promotion_score", (0.0..=1.0).contains(&l.promotion_score), "in 0..=1")?;
+            check("sprt_elo1", l.sprt_elo1 > l.sprt_elo0, "greater than sprt_elo0")?;
+            check("sprt_alpha", l.sprt_alpha > 0.0 && l.sprt_alpha < 0.5, "in (0, 0.5)")?;
+            check("sprt_beta", l.sprt_beta > 0.0 && l.sprt_beta < 0.5, "in (0, 0.5)")?;
+            check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games % 2 == 0, "even, at most 100000")?;
+            check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
+            check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
+            f.selfplay.validate()?;
+            f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+            f.net.to_config()?;
+            Ok::<(), anyhow::Error>(())
+        })();
+        r.with_context(|| format!("{origin}: invalid loop configuration"))?;
+        Ok(f)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct LoopState {
+    /// The generation in progress (1-based: generation g trains model gen-g).
+    generation: u32,
+    /// Last completed stage of that generation: "", "selfplay", "train", "eval".
+    done: String,
+    /// Name of the current best model (empty before the first).
+    best: String,
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+fn load_state(run: &Path) -> Result<LoopState> {
+    let p = run.join("state.json");
+    if !p.exists() {
+        return Ok(LoopState { generation: 1, ..LoopState::default() });
+    }
+    let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a loop state file", p.display()))
+}
+
+fn save_state(run: &Path, s: &LoopState) -> Result<()> {
+    write_atomic(&run.join("state.json"), serde_json::to_string_pretty(s)?.as_bytes())
+}
+
+/// One match result line of `matches.jsonl`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MatchLine {
+    pub generation: u32,
+    pub a: String,
+    pub b: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub pentanomial: [u32; 5],
+    pub avg_decisions: f64,
+}
+
+fn append_match(run: &Path, m: &MatchLine) -> Result<()> {
+    let p = run.join("matches.jsonl");
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).with_context(|| format!("opening {}", p.display()))?;
+    writeln!(f, "{}", serde_json::to_string(m)?)?;
+    f.sync_all()?;
+    Ok(())
+}
+
+pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
+    let p = run.join("matches.jsonl");
+    if !p.exists() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(&p)?;
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(l) {
+            Ok(m) => out.push(m),
+            // A line cut by a crash while appending is the only way to get here: skip it.
+            Err(e) if i + 1 == text.lines().count() => eprintln!("warning: {}:{}: ignoring an incomplete last line ({e})", p.display(), i + 1),
+            Err(e) => bail!("{}:{}: {e}", p.display(), i + 1),
+        }
+    }
+    Ok(out)
+}
+
+/// Elo of every player over all matches, anchored at the first network.
+pub fn write_ratings(run: &Path) -> Result<String> {
+    let matches = read_matches(run)?;
+    let mut results: BTreeMap<(String, String), Wdl> = BTreeMap::new();
+    for m in &matches {
+        let e = results.entry((m.a.clone(), m.b.clone())).or_default();
+        e.wins += m.wins;
+        e.draws += m.draws;
+        e.losses += m.losses;
+    }
+    let anchor = "gen-0001";
+    let mut ratings = fit_elo(&results, anchor);
+    ratings.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut csv = String::from("player,elo,ci95,games\n");
+    let mut md = String::from("| player | Elo vs gen-0001 | 95% | games |\n|---|---:|---:|---:|\n");
+    for r in &ratings {
+        csv.push_str(&format!("{},{:.1},{:.1},{}\n", r.name, r.elo, r.ci95, r.games));
+        md.push_str(&format!("| {} | {:+.0} | ±{:.0} | {} |\n", r.name, r.elo, r.ci95, r.games));
+    }
+    write_atomic(&run.join("ratings.csv"), csv.as_bytes())?;
+    write_atomic(&run.join("ratings.md"), md.as_bytes())?;
+    Ok(md)
+}
+
+fn model_name(g: u32) -> String {
+    format!("gen-{g:04}")
+}
+
+pub fn run(a: LoopArgs) -> Result<()> {
+    let run = a.run.clone();
+    std::fs::create_dir_all(&run).with_context(|| format!("creating run directory {}", run.display()))?;
+    // The run keeps its own copy of the configuration: a restart uses it, so a
+    // resumed run cannot silently change its settings.
+    let copy = run.join("config.toml");
+    let text = if copy.exists() {
+        if a.config.is_some() {
+            eprintln!("note: resuming {}; using its config.toml, not --config", run.display());
+        }
+        std::fs::read_to_string(&copy).with_context(|| format!("reading {}", copy.display()))?
+    } else {
+        let text = match &a.config {
+            Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+            None => QUICK_TOML.to_string(),
+        };
+        LoopFile::parse(&text, "loop configuration")?;
+        write_atomic(&copy, text.as_bytes())?;
+        text
+    };
+    let cfg = LoopFile::parse(&text, &copy.display().to_string())?;
+    let mut state = load_state(&run)?;
+    let generations = a.generations.unwrap_or(cfg.looping.generations);
+    let data = run.join("data");
+    std::fs::create_dir_all(&data)?;
+    while state.generation <= generations {
+        let g = state.generation;
+        eprintln!("== generation {g}/{generations} (best: {})", if state.best.is_empty() { "none, rollout self-play" } else { &state.best });
+        if state.done.is_empty() {
+            selfplay_stage(&run, &cfg, &state)?;
+            state.done = "selfplay".into();
+            save_state(&run, &state)?;
+        }
+        if state.done == "selfplay" {
+            train_stage(&run, &cfg, g)?;
+            state.done = "train".into();
+            save_state(&run, &state)?;
+        }
+        if state.done == "train" {
+            let promote = eval_stage(&run, &cfg, &state, g)?;
+            if promote {
+                state.best = model_name(g);
+                pacozero_train::set_current_model(&run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            println!("{}", write_ratings(&run)?);
+            state.done = "eval".into();
+            save_state(&run, &state)?;
+        }
+        state.generation += 1;
+        state.done.clear();
+        save_state(&run, &state)?;
+    }
+    eprintln!("done: {} generations in {}", generations, run.display());
+    Ok(())
+}
+
+fn selfplay_stage(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {
+    let mut sp = cfg.selfplay.clone();
+    sp.seed = super::derive_seed(cfg.looping.seed, state.generation as u64);
+    let evaluator: Box<dyn Evaluator<GameState>> = if state.best.is_empty() {
+        baseline_evaluator("rollout", sp.seed)?
+    } else {
+        Box::new(crate::net::load_evaluator(&pacozero_train::model_path(run, &state.best), 0)?)
+    };
+    let summary = run_selfplay::<GameState, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
+    eprintln!("self-play: {summary}");
+    Ok(())
+}
+
+fn train_stage(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
+    let device = default_device();
+    let net = cfg.net.to_config()?;
+    let mut trainer = Trainer::resume_or_new(run, net, cfg.train.clone(), &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    let target = g as u64 * cfg.looping.train_steps_per_generation;
+    let todo = target.saturating_sub(trainer.step());
+    if todo > 0 {
+        let summary = trainer.train_steps(&run.join("data"), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;
+        eprintln!("training: {} steps, loss {:.4} -> {:.4}, {:.0} samples/s", summary.steps, summary.first.loss, summary.last.loss, summary.samples_per_sec);
+    }
+    trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
+    trainer.export(&model_name(g), false).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+fn player_for(run: &Path, name: &str, sims: u32, seed: u64) -> Result<Player> {
+    let p: PathBuf = pacozero_train::model_path(run, name);
+    let mut player = Player::new(&format!("net:{}:{sims}", p.display()), seed, 0)?;
+    player.name = name.to_string();
+    Ok(player)
+}
+
+/// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
+fn eval_stage(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<bool> {
+    let l = &cfg.looping;
+    let seed = super::derive_seed(l.seed ^ 0x5EED, g as u64);
+    let cand = player_for(run, &model_name(g), l.eval_simulations, seed)?;
+    let record = |a: &Player, b: &Player, m: &crate::arena::MatchResult| -> Result<()> {
+        append_match(
+            run,
+            &MatchLine {
+                generation: g,
+                a: a.name.clone(),
+                b: b.name.clone(),
+                wins: m.wdl.wins,
+                draws: m.wdl.draws,
+                losses: m.wdl.losses,
+                pentanomial: m.pentanomial.0,
+                avg_decisions: m.decisions as f64 / m.games.max(1) as f64,
+            },
+        )
+    };
+    if l.baseline_games > 0 {
+        let mut base = Player::new(&format!("rollout:{}", l.baseline_simulations), seed ^ 7, 0)?;
+        base.name = format!("rollout-{}", l.baseline_simulations);
+        let m = run_match(&cand, &base, l.baseline_games / 2, l.openings, l.max_decisions, seed ^ 11, true)?;
+        eprintln!("{} vs {}: +{} ={} -{}", cand.name, base.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
+        record(&cand, &base, &m)?;
+    }
+    if state.best.is_empty() {
+        return Ok(true);
+    }
+    let best = player_for(run, &state.best, l.eval_simulations, seed ^ 3)?;
+    let m = run_match(&cand, &best, l.gating_games / 2, l.openings, l.max_decisions, seed ^ 13, true)?;
+    eprintln!("{} vs {}: +{} ={} -{}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
+    record(&cand, &best, &m)?;
+    Ok(match l.promotion {
+        Promotion::Always => true,
+        Promotion::Score => m.wdl.score() >= l.promotion_score,
+        Promotion::Sprt => {
+            let sprt = Sprt { elo0: l.sprt_elo0, elo1: l.sprt_elo1, alpha: l.sprt_alpha, beta: l.sprt_beta };
+            let mut p = Pentanomial::default();
+            p.0 = m.pentanomial.0;
+            sprt.decide(&p) == SprtDecision::AcceptH1
+        }
+    })
+}

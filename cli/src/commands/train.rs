@@ -1,0 +1,89 @@
+//! `pacozero train`: resumable training on a run directory's games.
+
+use crate::args::TrainArgs;
+use anyhow::{Context, Result};
+use pacozero_engine::paco::GameState;
+use pacozero_train::{default_device, NetConfig, TrainConfig, Trainer};
+use serde::Deserialize;
+use std::path::Path;
+
+/// The training file: a `[net]` table (architecture; input sizes come from the
+/// game) and a `[train]` table. Unknown keys are errors.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainFile {
+    #[serde(default)]
+    pub net: NetTable,
+    #[serde(default)]
+    pub train: TrainConfig,
+}
+
+/// Architecture keys of `[net]` (the input and policy sizes come from the game).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetTable {
+    pub blocks: u32,
+    pub channels: u32,
+    pub se_ratio: u32,
+    pub policy_channels: u32,
+    pub value_channels: u32,
+    pub value_hidden: u32,
+}
+
+impl Default for NetTable {
+    fn default() -> Self {
+        let d = NetConfig::default_for(&pacozero_selfplay::game_spec::<GameState>());
+        NetTable { blocks: d.blocks, channels: d.channels, se_ratio: d.se_ratio, policy_channels: d.policy_channels, value_channels: d.value_channels, value_hidden: d.value_hidden }
+    }
+}
+
+impl NetTable {
+    pub fn to_config(&self) -> Result<NetConfig> {
+        let net = NetConfig {
+            blocks: self.blocks,
+            channels: self.channels,
+            se_ratio: self.se_ratio,
+            policy_channels: self.policy_channels,
+            value_channels: self.value_channels,
+            value_hidden: self.value_hidden,
+            ..NetConfig::default_for(&pacozero_selfplay::game_spec::<GameState>())
+        };
+        net.validate().map_err(|e| anyhow::anyhow!("[net]: {e}"))?;
+        Ok(net)
+    }
+}
+
+pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
+    let Some(p) = path else { return Ok(TrainFile::default()) };
+    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    let f: TrainFile = toml::from_str(&text).with_context(|| format!("{}: invalid training config", p.display()))?;
+    f.train.validate().map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    Ok(f)
+}
+
+pub fn run(a: TrainArgs) -> Result<()> {
+    let file = load_train_file(a.config.as_deref())?;
+    let device = default_device();
+    let net = file.net.to_config()?;
+    let mut trainer = Trainer::resume_or_new(&a.run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", a.run.display()))?;
+    let data = a.run.join("data");
+    let summary = trainer.train_steps(&data, a.steps).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
+    trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
+    println!(
+        "trained {} steps (now at step {}): loss {:.4} -> {:.4} (policy {:.4}, value {:.4}), policy top-1 {:.2}, {:.0} samples/s",
+        summary.steps,
+        trainer.step(),
+        summary.first.loss,
+        summary.last.loss,
+        summary.last.policy_loss,
+        summary.last.value_loss,
+        summary.last.policy_top1,
+        summary.samples_per_sec
+    );
+    if let Some(name) = a.export {
+        let path = trainer.export(&name, true).map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("exported {}", path.display());
+    }
+    Ok(())
+}
