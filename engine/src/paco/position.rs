@@ -489,12 +489,8 @@ impl Position {
             h ^= zobrist::BLACK_TO_MOVE;
         }
         h ^= self.hand_key(self.hand);
-        if let Some(ep) = self.ep {
-            h ^= zobrist::EP[ep.index()];
-        }
-        if let Some(p) = self.promotion {
-            h ^= zobrist::PROMOTION[p.index()];
-        }
+        h ^= square_key(&zobrist::EP, self.ep);
+        h ^= square_key(&zobrist::PROMOTION, self.promotion);
         h ^= zobrist::CASTLING[self.castling.mask as usize];
         h ^= zobrist::REQUIRED[self.required as usize];
         h ^= self.option_key();
@@ -559,22 +555,12 @@ impl Position {
     }
     #[inline(always)]
     fn set_ep(&mut self, ep: Option<Square>) {
-        if let Some(e) = self.ep {
-            self.hash ^= zobrist::EP[e.index()];
-        }
-        if let Some(e) = ep {
-            self.hash ^= zobrist::EP[e.index()];
-        }
+        self.hash ^= square_key(&zobrist::EP, self.ep) ^ square_key(&zobrist::EP, ep);
         self.ep = ep;
     }
     #[inline(always)]
     fn set_promotion(&mut self, p: Option<Square>) {
-        if let Some(e) = self.promotion {
-            self.hash ^= zobrist::PROMOTION[e.index()];
-        }
-        if let Some(e) = p {
-            self.hash ^= zobrist::PROMOTION[e.index()];
-        }
+        self.hash ^= square_key(&zobrist::PROMOTION, self.promotion) ^ square_key(&zobrist::PROMOTION, p);
         self.promotion = p;
     }
     #[inline(always)]
@@ -1056,6 +1042,12 @@ impl Position {
             }
         }
     }
+}
+
+/// The key of an optional square (0 for none).
+#[inline(always)]
+fn square_key(keys: &[u64; 64], sq: Option<Square>) -> u64 {
+    sq.map_or(0, |s| keys[s.index()])
 }
 
 #[inline(always)]
