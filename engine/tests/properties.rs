@@ -113,3 +113,25 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, rng_seed: RngSeed::Fixed(0x5041_434F), .. ProptestConfig::default() })]
+
+    /// Bulk counting (which counts simple places from their hash) agrees with
+    /// enumerating every full move, along random games.
+    #[test]
+    fn bulk_count_equals_enumeration(setup in 0u16..1100, choices in proptest::collection::vec(any::<u32>(), 1..80)) {
+        let mut g = GameState::new(start(setup));
+        let mut gen = FullMoveGen::new();
+        for c in choices {
+            let pos = *g.position();
+            let listed = gen.for_each(&pos, |_, _| {}).unwrap() as u64;
+            prop_assert_eq!(gen.count(&pos), listed, "{}", pos.fen());
+            let moves = g.full_moves(&mut gen);
+            if moves.is_empty() || g.status().is_over() {
+                break;
+            }
+            g = moves[c as usize % moves.len()].0.clone();
+        }
+    }
+}

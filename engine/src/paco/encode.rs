@@ -71,7 +71,7 @@ impl Position {
             let mut b = 0u64;
             for side in 0..2 {
                 if self.castling.has(color, side) {
-                    b |= self.castling.geometry(color, side).rook_from.bb();
+                    b |= self.castling.rook_square(color, side).bb();
                 }
             }
             planes[plane] = orient(b, me);

@@ -81,18 +81,31 @@ impl FullMoveGen {
         let mut stack = std::mem::take(&mut self.frames);
         stack.clear();
         stack.push((*root, root.actions().iter()));
-        let result = self.walk(&mut stack, mover, f, count);
+        let result = self.walk(&mut stack, mover, f, count, false);
         self.frames = stack;
         result
     }
 
-    fn walk<F: FnMut(&Position, &[Action])>(&mut self, stack: &mut Vec<(Position, ActionIter)>, mover: Color, f: &mut F, count: &mut usize) -> Result<(), LimitExceeded> {
+    /// With `count_only`, results that a simple place produces are counted from
+    /// their hash alone (`f` is not called for them).
+    fn walk<F: FnMut(&Position, &[Action])>(&mut self, stack: &mut Vec<(Position, ActionIter)>, mover: Color, f: &mut F, count: &mut usize, count_only: bool) -> Result<(), LimitExceeded> {
         while let Some((pos, iter)) = stack.last_mut() {
             let Some(a) = iter.next() else {
                 stack.pop();
                 self.path.pop();
                 continue;
             };
+            if count_only {
+                if let Action::Place(t) = a {
+                    if let Some(h) = pos.simple_place_hash(t) {
+                        if self.visited.insert(h) {
+                            self.states_visited += 1;
+                            *count += 1;
+                        }
+                        continue;
+                    }
+                }
+            }
             let mut n = *pos;
             n.play_unchecked(a);
             if !self.visited.insert(n.hash()) {
@@ -154,7 +167,13 @@ impl FullMoveGen {
                 let mut lifted = *pos;
                 lifted.play_unchecked(Action::Lift(sq));
                 self.visited.insert(lifted.hash());
-                self.dfs(&lifted, me, &mut |_, _| {}, &mut n).expect("full-move enumeration within limits");
+                let mut stack = std::mem::take(&mut self.frames);
+                stack.clear();
+                let actions = lifted.actions().iter();
+                stack.push((lifted, actions));
+                let r = self.walk(&mut stack, me, &mut |_, _| {}, &mut n, true);
+                self.frames = stack;
+                r.expect("full-move enumeration within limits");
             }
             total += n as u64;
         }

@@ -198,6 +198,12 @@ fn file_span(a: u8, b: u8, rank: u8) -> u64 {
 }
 
 impl Castling {
+    /// The square of the rook of a castling option.
+    #[inline(always)]
+    pub(crate) fn rook_square(&self, color: Color, side: usize) -> Square {
+        Square::from_file_rank(self.rook_file[color.index()][side], color.home_rank())
+    }
+
     pub(crate) fn geometry(&self, color: Color, side: usize) -> CastleGeometry {
         let rank = color.home_rank();
         let kf = self.king_file[color.index()];
@@ -500,6 +506,7 @@ impl Position {
         h
     }
 
+    #[inline(always)]
     fn hand_key(&self, hand: Hand) -> u64 {
         match hand {
             Hand::Empty => 0,
@@ -728,10 +735,32 @@ impl Position {
                 let t = if them & sq.bb() != 0 { self.pair_targets(k, sq) } else { self.single_targets(k, sq) };
                 if t != 0 {
                     out |= sq.bb();
+                } else if k == PieceKind::King && self.castling.mask != 0 && them & sq.bb() == 0 && self.castling_paths_clear(sq) {
+                    // In the standard setup castling implies a king step (the platform
+                    // relies on that); in Fischer-random setups a boxed-in king may
+                    // still castle, so look at its castling places.
+                    let mut lifted = *self;
+                    lifted.lift(sq);
+                    if lifted.place_targets() != 0 {
+                        out |= sq.bb();
+                    }
                 }
             }
         }
         out
+    }
+
+    /// Is some castling option of the king on `from` free of blocking pieces
+    /// (threats aside)? The king's own square counts as empty.
+    fn castling_paths_clear(&self, from: Square) -> bool {
+        let me = self.side;
+        let occupied = (self.occ[0] | self.occ[1]) & !from.bb();
+        (0..2).any(|side| {
+            self.castling.has(me, side) && {
+                let g = self.castling.geometry(me, side);
+                g.king_from == from && g.must_be_empty & occupied == 0
+            }
+        })
     }
 
     /// Castling places available to the king in hand.
@@ -836,10 +865,10 @@ impl Position {
             // Lifting a rook from its castling square forfeits that right; lifting a
             // union with the opponent's rook on its castling square takes theirs.
             for side in 0..2 {
-                if kind == PieceKind::Rook && self.castling.geometry(me, side).rook_from == sq {
+                if kind == PieceKind::Rook && self.castling.rook_square(me, side) == sq {
                     mask &= !(1 << (me.index() * 2 + side));
                 }
-                if partner == Some(PieceKind::Rook) && self.castling.geometry(them, side).rook_from == sq {
+                if partner == Some(PieceKind::Rook) && self.castling.rook_square(them, side) == sq {
                     mask &= !(1 << (them.index() * 2 + side));
                 }
             }
@@ -948,6 +977,34 @@ impl Position {
                 }
             }
         }
+    }
+
+    /// The hash after placing the piece in hand on `t`, without playing it,
+    /// when that place simply ends the turn (no chain, no promotion, no en
+    /// passant, no double step, no castling); `None` otherwise. Lets full-move
+    /// counting deduplicate results without building them.
+    #[inline]
+    pub(crate) fn simple_place_hash(&self, t: Square) -> Option<u64> {
+        let Hand::Single { kind, from } = self.hand else { return None };
+        if self.required != Required::Place || kind == PieceKind::King || self.occ[0] & self.occ[1] & t.bb() != 0 {
+            return None;
+        }
+        if kind == PieceKind::Pawn && (t.rank() == promotion_rank(self.side) || self.ep == Some(t) || from.rank().abs_diff(t.rank()) != 1) {
+            return None;
+        }
+        let mut h = self.hash
+            ^ zobrist::piece(self.side.index(), kind.index(), t.index())
+            ^ zobrist::HAND_OWN[kind.index() * 64 + from.index()]
+            ^ zobrist::REQUIRED[Required::Place as usize]
+            ^ zobrist::BLACK_TO_MOVE
+            ^ square_key(&zobrist::EP, self.ep);
+        if let Some((a, b)) = self.last_pair_move {
+            h ^= zobrist::LAST_PAIR_FROM[a.index()] ^ zobrist::LAST_PAIR_TO[b.index()];
+        }
+        if self.king_chain {
+            h ^= zobrist::KING_CHAIN;
+        }
+        Some(h)
     }
 
     fn mark_double_step(&mut self, kind: PieceKind, from: Square, t: Square) {
