@@ -75,6 +75,20 @@ struct Shared<'a> {
     needs_encoding: bool,
 }
 
+impl<'a> Shared<'a> {
+    /// Validates the configuration and gathers what every game of a run shares.
+    fn new<G: SelfplayGame, E: Evaluator<G> + ?Sized>(cfg: &'a SelfplayConfig, evaluator: &E) -> Result<Self> {
+        cfg.validate()?;
+        Ok(Shared {
+            cfg,
+            fens: load_fens::<G>(cfg)?,
+            config_hash: cfg.config_hash(),
+            network_id: evaluator.name(),
+            needs_encoding: evaluator.needs_encoding(),
+        })
+    }
+}
+
 enum Step {
     NeedEval,
     Finished,
@@ -545,14 +559,7 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     deadline: Option<Instant>,
     progress: bool,
 ) -> Result<Summary> {
-    cfg.validate()?;
-    let sh = Shared {
-        cfg,
-        fens: load_fens::<G>(cfg)?,
-        config_hash: cfg.config_hash(),
-        network_id: evaluator.name(),
-        needs_encoding: evaluator.needs_encoding(),
-    };
+    let sh = Shared::new::<G, E>(cfg, evaluator)?;
     let threads = cfg.effective_threads();
     let live = Live::default();
     let bar = if progress && games > 0 && games < u64::MAX {
@@ -629,14 +636,7 @@ pub fn run_selfplay<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
 /// Plays one game on the calling thread (batch size 1), from `start` or the
 /// configured start positions; nothing is written.
 pub fn play_game<G: SelfplayGame, E: Evaluator<G> + ?Sized>(cfg: &SelfplayConfig, evaluator: &E, index: u64, start: Option<G>) -> Result<GameRecord> {
-    cfg.validate()?;
-    let sh = Shared {
-        cfg,
-        fens: load_fens::<G>(cfg)?,
-        config_hash: cfg.config_hash(),
-        network_id: evaluator.name(),
-        needs_encoding: evaluator.needs_encoding(),
-    };
+    let sh = Shared::new::<G, E>(cfg, evaluator)?;
     let mut r = Runner::new(&sh, index, start)?;
     let mut out = EvalOutput::default();
     loop {
