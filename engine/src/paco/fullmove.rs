@@ -71,17 +71,17 @@ impl FullMoveGen {
         if pos.status().is_over() {
             return Ok(0);
         }
-        self.dfs(pos, pos.side_to_move(), &mut f, &mut count)?;
+        self.dfs(pos, pos.side_to_move(), &mut f, &mut count, false)?;
         Ok(count)
     }
 
     /// Iterative depth-first walk (chains can be thousands of steps deep, too
     /// deep for the call stack); `path` holds the actions leading to the top frame.
-    fn dfs<F: FnMut(&Position, &[Action])>(&mut self, root: &Position, mover: Color, f: &mut F, count: &mut usize) -> Result<(), LimitExceeded> {
+    fn dfs<F: FnMut(&Position, &[Action])>(&mut self, root: &Position, mover: Color, f: &mut F, count: &mut usize, count_only: bool) -> Result<(), LimitExceeded> {
         let mut stack = std::mem::take(&mut self.frames);
         stack.clear();
         stack.push((*root, root.actions().iter()));
-        let result = self.walk(&mut stack, mover, f, count, false);
+        let result = self.walk(&mut stack, mover, f, count, count_only);
         self.frames = stack;
         result
     }
@@ -167,13 +167,7 @@ impl FullMoveGen {
                 let mut lifted = *pos;
                 lifted.play_unchecked(Action::Lift(sq));
                 self.visited.insert(lifted.hash());
-                let mut stack = std::mem::take(&mut self.frames);
-                stack.clear();
-                let actions = lifted.actions().iter();
-                stack.push((lifted, actions));
-                let r = self.walk(&mut stack, me, &mut |_, _| {}, &mut n, true);
-                self.frames = stack;
-                r.expect("full-move enumeration within limits");
+                self.dfs(&lifted, me, &mut |_, _| {}, &mut n, true).expect("full-move enumeration within limits");
             }
             total += n as u64;
         }
