@@ -242,7 +242,7 @@ impl Position {
                 Hand::Single { kind: PieceKind::King, from } if pos.side == color => Some(from),
                 _ => None,
             };
-            if let Some(k) = BitBoardKing::find(&pos, color).or(in_hand) {
+            if let Some(k) = pos.pieces(color, PieceKind::King).first().or(in_hand) {
                 if k.rank() == rank {
                     castling.king_file[color.index()] = k.file();
                 }
@@ -334,13 +334,6 @@ impl Position {
         }
         let ep = self.ep.map_or("-".to_string(), |e| e.to_string());
         format!("{s} {} {} {} {ep} -", self.side, self.no_progress, self.castling.fen())
-    }
-}
-
-struct BitBoardKing;
-impl BitBoardKing {
-    fn find(pos: &Position, color: Color) -> Option<Square> {
-        crate::types::BitBoard(pos.pieces[color.index()][PieceKind::King.index()]).first()
     }
 }
 
