@@ -7,6 +7,7 @@
 
 pub mod game;
 pub mod paco;
+pub mod shako;
 pub mod types;
 mod util;
 

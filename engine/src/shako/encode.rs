@@ -1,0 +1,252 @@
+//! The network's view of Shako: the policy index of each move and the input
+//! planes, both in the mover's frame (ranks mirrored when Black is to move,
+//! so the mover's pawns always advance towards rank 10).
+//!
+//! # Policy: 3,656 slots
+//!
+//! Squares below are in the mover's frame (`sq' = sq` for White, rank
+//! mirrored for Black; a1 = 0 … j10 = 99).
+//!
+//! | slots | moves | index |
+//! |---|---|---|
+//! | 0–3,515 | every (from, to) pair joined by a queen line (any distance) or a knight jump on the empty 10x10 board: 1,800 orthogonal + 1,140 diagonal + 576 knight pairs | ordered by `from'`, then `to'` |
+//! | 3,516–3,655 | under-promotions: 28 pawn steps from rank 9 to rank 10 (straight or diagonal) × 5 pieces `R B N E C` | `3516 + step * 5 + piece`; steps ordered by from-file, then to-file |
+//!
+//! Every Shako move fits a slot: rook, bishop, queen, cannon and king moves
+//! are queen lines, elephant leaps are diagonal lines of length 1 or 2,
+//! castling is the king's two-square line move (`f2h2`, `f2d2`), pawn moves
+//! (double steps, captures, en passant) are lines too. A promotion to a queen
+//! uses its plain (from, to) slot; the other promotions use the under-promotion
+//! slots. A slot's move is decided by the piece on its from-square (see
+//! [`move_from_action`]).
+//!
+//! # Input: 19 bit planes, 4 scalars
+//!
+//! Each plane is 100 bits in two `u64` words (square `i = rank * 10 + file`
+//! of the mover's frame is bit `i % 64` of word `i / 64`).
+//!
+//! | plane | content |
+//! |---|---|
+//! | 0–7 | mover's pieces by kind: P N B R Q K E C |
+//! | 8–15 | opponent's pieces by kind |
+//! | 16 | en-passant square |
+//! | 17 | mover's rooks that may still castle |
+//! | 18 | opponent's rooks that may still castle |
+//!
+//! | scalar | content |
+//! |---|---|
+//! | 0 | 1 when Black is to move (the frame hides it otherwise) |
+//! | 1 | half-moves since the last capture or pawn move / 100 (the 50-move rule) |
+//! | 2 | 1 when the position occurred before (a third occurrence draws) |
+//! | 3 | constant 1 (lets convolutions see the board edge) |
+
+use super::geometry::{Bb128, Square10};
+use super::moves::{Move, MoveKind};
+use super::position::{Kind, Position, CASTLING_PATHS};
+use crate::types::Color;
+
+/// Whether (from, to) is a queen line or a knight jump.
+const fn is_slot(from: usize, to: usize) -> bool {
+    let df = (to % 10) as i32 - (from % 10) as i32;
+    let dr = (to / 10) as i32 - (from / 10) as i32;
+    let (df, dr) = (df.abs(), dr.abs());
+    (df != 0 || dr != 0) && (df == 0 || dr == 0 || df == dr || (df == 1 && dr == 2) || (df == 2 && dr == 1))
+}
+
+const fn count_slots() -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < 10_000 {
+        if is_slot(i / 100, i % 100) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Slots of plain (from, to) moves.
+pub const NUM_MOVE_SLOTS: usize = count_slots();
+/// Pieces of the under-promotion slots, in slot order.
+pub const UNDER_PROMOTIONS: [Kind; 5] = [Kind::Rook, Kind::Bishop, Kind::Knight, Kind::Elephant, Kind::Cannon];
+/// Pawn steps from rank 9 to rank 10: 10 straight + 18 diagonal.
+const NUM_PROMOTION_STEPS: usize = 28;
+/// Size of the policy.
+pub const NUM_ACTIONS: usize = NUM_MOVE_SLOTS + NUM_PROMOTION_STEPS * UNDER_PROMOTIONS.len();
+
+const NO_SLOT: u16 = u16::MAX;
+
+/// `SLOT_OF[from' * 100 + to']`: the slot of a plain move, or `NO_SLOT`.
+static SLOT_OF: [u16; 10_000] = {
+    let mut t = [NO_SLOT; 10_000];
+    let mut n = 0;
+    let mut i = 0;
+    while i < 10_000 {
+        if is_slot(i / 100, i % 100) {
+            t[i] = n;
+            n += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// `SLOT_MOVE[slot] = (from', to')`.
+static SLOT_MOVE: [(u8, u8); NUM_MOVE_SLOTS] = {
+    let mut t = [(0u8, 0u8); NUM_MOVE_SLOTS];
+    let mut n = 0;
+    let mut i = 0;
+    while i < 10_000 {
+        if is_slot(i / 100, i % 100) {
+            t[n] = ((i / 100) as u8, (i % 100) as u8);
+            n += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// Index of a promotion step among the 28 (from-file, to-file) pairs.
+const fn promotion_step(from_file: u8, to_file: u8) -> usize {
+    if from_file == 0 {
+        to_file as usize
+    } else {
+        3 * from_file as usize - 1 + (to_file + 1 - from_file) as usize
+    }
+}
+
+/// The (from-file, to-file) of a promotion step.
+const fn promotion_files(step: usize) -> (u8, u8) {
+    if step < 2 {
+        (0, step as u8)
+    } else {
+        let from = ((step + 1) / 3) as u8;
+        let to = (step + 1 - 3 * from as usize) as u8 + from - 1;
+        (from, to)
+    }
+}
+
+#[inline(always)]
+fn orient(sq: Square10, mover: Color) -> Square10 {
+    match mover {
+        Color::White => sq,
+        Color::Black => sq.flip_rank(),
+    }
+}
+
+/// The policy index of a move played by `mover`.
+pub fn action_index(m: Move, mover: Color) -> usize {
+    let (from, to) = (orient(m.from(), mover), orient(m.to(), mover));
+    match m.promotion() {
+        Some(k) if k != Kind::Queen => {
+            let piece = UNDER_PROMOTIONS.iter().position(|&u| u == k).expect("a promotion piece");
+            NUM_MOVE_SLOTS + promotion_step(from.file(), to.file()) * UNDER_PROMOTIONS.len() + piece
+        }
+        _ => {
+            let slot = SLOT_OF[from.index() * 100 + to.index()];
+            debug_assert_ne!(slot, NO_SLOT, "{m} has no slot");
+            slot as usize
+        }
+    }
+}
+
+/// The move of a policy index in a position, judged by the piece on its
+/// from-square; `None` when the index is out of range or no piece of the
+/// side to move stands there. The move is not checked for legality.
+pub fn move_from_action(pos: &Position, index: usize) -> Option<Move> {
+    let mover = pos.side_to_move();
+    if index >= NUM_ACTIONS {
+        return None;
+    }
+    if index >= NUM_MOVE_SLOTS {
+        let rem = index - NUM_MOVE_SLOTS;
+        let (ff, tf) = promotion_files(rem / UNDER_PROMOTIONS.len());
+        let from = orient(Square10::from_file_rank(ff, 8), mover);
+        let to = orient(Square10::from_file_rank(tf, 9), mover);
+        pos.piece_at(from).filter(|p| p.color == mover && p.kind == Kind::Pawn)?;
+        return Some(Move::new(from, to, MoveKind::Promotion(UNDER_PROMOTIONS[rem % UNDER_PROMOTIONS.len()])));
+    }
+    let (f, t) = SLOT_MOVE[index];
+    let from = orient(Square10::new(f), mover);
+    let to = orient(Square10::new(t), mover);
+    let piece = pos.piece_at(from).filter(|p| p.color == mover)?;
+    let kind = match piece.kind {
+        Kind::Pawn => {
+            if orient(to, mover).rank() == 9 {
+                MoveKind::Promotion(Kind::Queen)
+            } else if from.rank().abs_diff(to.rank()) == 2 {
+                MoveKind::DoublePush
+            } else if from.file() != to.file() && pos.en_passant() == Some(to) {
+                MoveKind::EnPassant
+            } else {
+                MoveKind::Normal
+            }
+        }
+        Kind::King if from.file().abs_diff(to.file()) == 2 => MoveKind::Castle,
+        _ => MoveKind::Normal,
+    };
+    Some(Move::new(from, to, kind))
+}
+
+/// Planes of the input encoding.
+pub const NUM_BIT_PLANES: usize = 19;
+/// Scalars of the input encoding.
+pub const NUM_SCALARS: usize = 4;
+/// `u64` words per bit plane (`ceil(100 / 64)`).
+pub const WORDS_PER_PLANE: usize = 2;
+
+/// Writes the input encoding: `planes` holds `NUM_BIT_PLANES * WORDS_PER_PLANE`
+/// words, `scalars` `NUM_SCALARS` values. `repeated` says whether the position
+/// occurred before in the game.
+pub fn encode(pos: &Position, repeated: bool, planes: &mut [u64], scalars: &mut [f32]) {
+    assert!(planes.len() >= NUM_BIT_PLANES * WORDS_PER_PLANE && scalars.len() >= NUM_SCALARS);
+    let me = pos.side_to_move();
+    let them = me.other();
+    let frame = |b: Bb128| if me == Color::Black { b.flip_ranks() } else { b };
+    let mut set = |plane: usize, b: Bb128| planes[plane * WORDS_PER_PLANE..(plane + 1) * WORDS_PER_PLANE].copy_from_slice(&frame(b).words());
+    for kind in Kind::ALL {
+        set(kind.index(), pos.pieces(me, kind));
+        set(8 + kind.index(), pos.pieces(them, kind));
+    }
+    set(16, pos.en_passant().map_or(Bb128::EMPTY, Square10::bb));
+    for (plane, color) in [(17, me), (18, them)] {
+        let rooks = CASTLING_PATHS[color.index()].iter().filter(|p| pos.castling_rights() & p.right != 0).fold(Bb128::EMPTY, |b, p| b | p.rook_from.bb());
+        set(plane, rooks);
+    }
+    scalars[0] = (me == Color::Black) as u8 as f32;
+    scalars[1] = pos.halfmove_clock() as f32 / 100.0;
+    scalars[2] = repeated as u8 as f32;
+    scalars[3] = 1.0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(NUM_MOVE_SLOTS, 1800 + 1140 + 576);
+        assert_eq!(NUM_ACTIONS, 3656);
+    }
+
+    #[test]
+    fn promotion_steps_are_a_bijection() {
+        let mut seen = vec![false; NUM_PROMOTION_STEPS];
+        for from in 0..10u8 {
+            for to in from.saturating_sub(1)..=(from + 1).min(9) {
+                let s = promotion_step(from, to);
+                assert!(!seen[s], "step {s} twice");
+                seen[s] = true;
+                assert_eq!(promotion_files(s), (from, to));
+            }
+        }
+        assert!(seen.iter().all(|&b| b));
+    }
+
+    #[test]
+    fn slots_round_trip() {
+        for (i, &(f, t)) in SLOT_MOVE.iter().enumerate() {
+            assert_eq!(SLOT_OF[f as usize * 100 + t as usize] as usize, i);
+        }
+    }
+}

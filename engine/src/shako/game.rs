@@ -1,0 +1,191 @@
+//! A game in progress: a position, the repetition history and the result,
+//! and the [`Game`] implementation search uses.
+
+use super::encode::{self, action_index, move_from_action};
+use super::fen::FenError;
+use super::moves::{Move, UciError};
+use super::position::{IllegalMove, Position};
+use crate::game::{Game, Outcome};
+use crate::types::Color;
+use std::fmt;
+
+/// Half-moves without capture or pawn move that draw the game (the 50-move rule).
+pub const FIFTY_MOVE_HALF_MOVES: u16 = 100;
+
+/// Where a game stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Running,
+    /// The side to move is mated; the other colour won.
+    Checkmate(Color),
+    /// The side to move has no legal move and is not in check.
+    Stalemate,
+    /// 100 half-moves without a capture or a pawn move.
+    FiftyMoveDraw,
+    /// The position occurred for the third time.
+    RepetitionDraw,
+}
+
+impl Status {
+    pub fn is_over(self) -> bool {
+        self != Status::Running
+    }
+
+    pub fn outcome(self) -> Option<Outcome> {
+        match self {
+            Status::Running => None,
+            Status::Checkmate(winner) => Some(Outcome::Win(winner)),
+            Status::Stalemate | Status::FiftyMoveDraw | Status::RepetitionDraw => Some(Outcome::Draw),
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Status::Checkmate(winner) => write!(f, "Checkmate({winner})"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// A position with what decides draws by repetition.
+#[derive(Clone, Debug)]
+pub struct GameState {
+    pos: Position,
+    /// Hashes of the positions since the last capture or pawn move, the current one last.
+    history: Vec<u64>,
+    status: Status,
+}
+
+impl GameState {
+    pub fn new(pos: Position) -> GameState {
+        let mut g = GameState { pos, history: vec![pos.hash()], status: Status::Running };
+        g.status = g.compute_status();
+        g
+    }
+
+    pub fn startpos() -> GameState {
+        GameState::new(Position::startpos())
+    }
+
+    pub fn from_fen(fen: &str) -> Result<GameState, FenError> {
+        Ok(GameState::new(fen.parse()?))
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// How often the current position occurred before (0 if new).
+    pub fn repetitions(&self) -> usize {
+        let h = self.pos.hash();
+        self.history.iter().filter(|&&k| k == h).count() - 1
+    }
+
+    /// The legal moves (none once the game is over), in generation order.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        if self.status.is_over() {
+            return Vec::new();
+        }
+        self.pos.legal_moves_vec()
+    }
+
+    /// Plays a move after checking it is legal and the game is not over.
+    pub fn play(&mut self, m: Move) -> Result<(), IllegalMove> {
+        if self.status.is_over() {
+            return Err(IllegalMove { uci: m.to_string(), fen: self.pos.fen() });
+        }
+        self.pos.play(m)?;
+        self.after_move();
+        Ok(())
+    }
+
+    /// Plays a UCI move (checked).
+    pub fn play_uci(&mut self, uci: &str) -> Result<Move, UciError> {
+        let m = self.pos.parse_uci(uci)?;
+        self.play(m).map_err(|e| UciError { input: uci.to_string(), message: e.to_string() })?;
+        Ok(m)
+    }
+
+    /// Plays a move known to be legal.
+    pub fn play_unchecked(&mut self, m: Move) {
+        self.pos.play_unchecked(m);
+        self.after_move();
+    }
+
+    fn after_move(&mut self) {
+        if self.pos.halfmove_clock() == 0 {
+            // A capture or pawn move: earlier positions can never come back.
+            self.history.clear();
+        }
+        self.history.push(self.pos.hash());
+        self.status = self.compute_status();
+    }
+
+    fn compute_status(&self) -> Status {
+        if self.pos.count_legal_moves() == 0 {
+            if self.pos.in_check() {
+                Status::Checkmate(self.pos.side_to_move().other())
+            } else {
+                Status::Stalemate
+            }
+        } else if self.pos.halfmove_clock() >= FIFTY_MOVE_HALF_MOVES {
+            Status::FiftyMoveDraw
+        } else if self.repetitions() >= 2 {
+            Status::RepetitionDraw
+        } else {
+            Status::Running
+        }
+    }
+}
+
+impl Game for GameState {
+    const NAME: &'static str = "shako";
+    const NUM_ACTIONS: usize = encode::NUM_ACTIONS;
+    const BOARD_HEIGHT: usize = 10;
+    const BOARD_WIDTH: usize = 10;
+    const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
+    const NUM_SCALARS: usize = encode::NUM_SCALARS;
+
+    fn to_move(&self) -> Color {
+        self.pos.side_to_move()
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.status.outcome()
+    }
+
+    fn legal_actions(&self, out: &mut Vec<u16>) {
+        out.clear();
+        let mover = self.pos.side_to_move();
+        out.extend(self.legal_moves().into_iter().map(|m| action_index(m, mover) as u16));
+        out.sort_unstable();
+    }
+
+    fn apply(&mut self, action: u16) {
+        let m = move_from_action(&self.pos, action as usize).unwrap_or_else(|| panic!("action {action} has no move in {}", self.pos.fen()));
+        debug_assert!(self.pos.legal_moves_vec().contains(&m), "action {action} ({m}) is not legal in {}", self.pos.fen());
+        self.play_unchecked(m);
+    }
+
+    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
+        encode::encode(&self.pos, self.repetitions() > 0, planes, scalars);
+    }
+
+    fn hash(&self) -> u64 {
+        self.pos.hash()
+    }
+
+    fn action_name(&self, action: u16) -> String {
+        move_from_action(&self.pos, action as usize).map_or_else(|| format!("#{action}"), |m| m.to_string())
+    }
+
+    fn notation(&self) -> String {
+        self.pos.fen()
+    }
+}

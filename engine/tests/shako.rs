@@ -1,0 +1,379 @@
+//! Shako against the Fairy-Stockfish reference data (`tests/data/shako/`):
+//! every record must be reproduced exactly. Plus the engine's own
+//! invariants: FEN round trips, incremental hashes, the policy encoding.
+
+use pacozero_engine::shako::{action_index, move_from_action, GameState, Move, Position, Status, NUM_ACTIONS, NUM_BIT_PLANES, NUM_SCALARS, STARTPOS_FEN};
+use pacozero_engine::{Color, Game, Outcome};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn read_jsonl(name: &str) -> Vec<Value> {
+    let path = format!("{}/tests/data/shako/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}:{}: {e}", i + 1)))
+        .collect()
+}
+
+/// Every record of both files: 100 positions from random games, 9 hand-made edge cases.
+fn records() -> Vec<Value> {
+    let mut all = read_jsonl("positions.jsonl");
+    assert_eq!(all.len(), 100);
+    let edge = read_jsonl("edge_cases.jsonl");
+    assert_eq!(edge.len(), 9);
+    all.extend(edge);
+    all
+}
+
+fn position_of(v: &Value) -> Position {
+    let fen = v["fen"].as_str().unwrap();
+    fen.parse().unwrap_or_else(|e| panic!("{}: {e}", v["id"]))
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    let mut s: Vec<String> = v.as_array().unwrap_or_else(|| panic!("not an array: {v}")).iter().map(|x| x.as_str().unwrap().to_string()).collect();
+    s.sort();
+    s
+}
+
+fn sorted_uci(moves: impl IntoIterator<Item = Move>) -> Vec<String> {
+    let mut s: Vec<String> = moves.into_iter().map(|m| m.to_string()).collect();
+    s.sort();
+    s
+}
+
+fn divide_map(pos: &Position, depth: u32) -> BTreeMap<String, u64> {
+    pos.divide(depth).into_iter().map(|(m, n)| (m.to_string(), n)).collect()
+}
+
+fn expected_divide(v: &Value) -> BTreeMap<String, u64> {
+    v.as_object().unwrap().iter().map(|(k, n)| (k.clone(), n.as_u64().unwrap())).collect()
+}
+
+/// Collects failures and reports them all at once.
+#[derive(Default)]
+struct Failures(Vec<String>);
+
+impl Failures {
+    fn check<T: PartialEq + std::fmt::Debug>(&mut self, v: &Value, what: &str, got: T, want: T) {
+        if got != want {
+            self.0.push(format!("{} ({}): {what}: got {got:?}, expected {want:?}", v["id"], v["fen"].as_str().unwrap()));
+        }
+    }
+
+    fn assert_none(self, checked: usize) {
+        assert!(self.0.is_empty(), "{} failures in {checked} records:\n{}", self.0.len(), self.0.join("\n"));
+    }
+}
+
+#[test]
+fn legal_moves_checks_and_results_of_every_record() {
+    let recs = records();
+    let mut f = Failures::default();
+    for v in &recs {
+        let pos = position_of(v);
+        f.check(v, "FEN round trip", pos.fen(), v["fen"].as_str().unwrap().to_string());
+        f.check(v, "side to move", pos.side_to_move().letter().to_string(), v["side_to_move"].as_str().unwrap().to_string());
+        f.check(v, "in check", pos.in_check(), v["in_check"].as_bool().unwrap());
+        f.check(v, "checkers", sorted_squares(pos.checkers()), strings(&v["checkers"]));
+        let moves = pos.legal_moves_vec();
+        f.check(v, "legal moves", sorted_uci(moves.iter().copied()), strings(&v["moves"]));
+        f.check(v, "perft1", pos.count_legal_moves(), v["perft1"].as_u64().unwrap());
+        f.check(v, "perft1 (list)", moves.len() as u64, v["perft1"].as_u64().unwrap());
+        let (mut checking, mut mating, mut stalemating) = (Vec::new(), Vec::new(), Vec::new());
+        for &m in &moves {
+            let mut c = pos;
+            c.play_unchecked(m);
+            let check = c.in_check();
+            let stuck = c.count_legal_moves() == 0;
+            if check {
+                checking.push(m);
+            }
+            if check && stuck {
+                mating.push(m);
+            }
+            if !check && stuck {
+                stalemating.push(m);
+            }
+        }
+        f.check(v, "checking moves", sorted_uci(checking), strings(&v["checking_moves"]));
+        f.check(v, "mating moves", sorted_uci(mating), strings(&v["mating_moves"]));
+        f.check(v, "stalemating moves", sorted_uci(stalemating), strings(&v["stalemating_moves"]));
+        // The game result of a position without moves.
+        let status = GameState::new(pos).status();
+        let tags: Vec<&str> = v["tags"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+        if tags.contains(&"checkmate") {
+            f.check(v, "status", status, Status::Checkmate(pos.side_to_move().other()));
+        } else if tags.contains(&"stalemate") {
+            f.check(v, "status", status, Status::Stalemate);
+        } else if moves.is_empty() {
+            f.check(v, "untagged position without moves", true, false);
+        }
+    }
+    f.assert_none(recs.len());
+}
+
+fn sorted_squares(b: pacozero_engine::shako::Bb128) -> Vec<String> {
+    let mut s: Vec<String> = b.map(|sq| sq.to_string()).collect();
+    s.sort();
+    s
+}
+
+#[test]
+fn perft_2_and_3_with_divides_of_every_record() {
+    let recs = records();
+    let mut f = Failures::default();
+    for v in &recs {
+        let pos = position_of(v);
+        let d2 = divide_map(&pos, 2);
+        f.check(v, "divide2", &d2, &expected_divide(&v["divide2"]));
+        f.check(v, "perft2", d2.values().sum::<u64>(), v["perft2"].as_u64().unwrap());
+        f.check(v, "perft2 (direct)", pos.perft(2), v["perft2"].as_u64().unwrap());
+        let d3 = divide_map(&pos, 3);
+        f.check(v, "divide3", &d3, &expected_divide(&v["divide3"]));
+        f.check(v, "perft3", d3.values().sum::<u64>(), v["perft3"].as_u64().unwrap());
+    }
+    f.assert_none(recs.len());
+}
+
+/// Depth 4 everywhere (472 M leaves) and depth 5 where given (57 M): a few seconds.
+#[test]
+fn perft_4_and_5_of_every_record() {
+    let recs = records();
+    let mut f = Failures::default();
+    let mut checked = 0;
+    for v in &recs {
+        let pos = position_of(v);
+        for depth in [4u32, 5] {
+            if let Some(n) = v[format!("perft{depth}")].as_u64() {
+                f.check(v, &format!("perft{depth}"), pos.perft(depth), n);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 109 + 35, "only {checked} deep counts");
+    f.assert_none(recs.len());
+}
+
+#[test]
+fn start_position_perft_to_depth_4_with_divides() {
+    let path = format!("{}/tests/data/shako/startpos_perft.json", env!("CARGO_MANIFEST_DIR"));
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(data["startfen"].as_str().unwrap(), STARTPOS_FEN);
+    let pos = Position::startpos();
+    assert_eq!(pos.fen(), STARTPOS_FEN);
+    let mut depths = 0;
+    for d in data["depths"].as_array().unwrap() {
+        let depth = d["depth"].as_u64().unwrap() as u32;
+        if depth > 4 {
+            continue;
+        }
+        let got = divide_map(&pos, depth);
+        assert_eq!(got, expected_divide(&d["divide"]), "divide at depth {depth}");
+        assert_eq!(got.values().sum::<u64>(), d["nodes"].as_u64().unwrap(), "perft {depth}");
+        depths += 1;
+    }
+    assert_eq!(depths, 4);
+    assert_eq!(pos.perft(4), 10_273_158);
+}
+
+#[test]
+fn random_games_replay_to_their_positions() {
+    let mut replayed = 0;
+    for v in read_jsonl("positions.jsonl") {
+        let Some(moves) = v["startpos_moves"].as_array() else { continue };
+        let mut g = GameState::startpos();
+        for m in moves {
+            let m = m.as_str().unwrap();
+            g.play_uci(m).unwrap_or_else(|e| panic!("{}: {e}", v["id"]));
+            assert_eq!(g.position().hash(), g.position().compute_hash(), "{}: hash after {m}", v["id"]);
+        }
+        assert_eq!(g.position().fen(), v["fen"].as_str().unwrap(), "{}", v["id"]);
+        replayed += 1;
+    }
+    assert_eq!(replayed, 100);
+}
+
+/// Incremental hashes equal hashes computed from scratch over two plies of every record.
+#[test]
+fn incremental_hash_matches_recomputed() {
+    let mut checked = 0u64;
+    for v in records() {
+        let pos = position_of(&v);
+        assert_eq!(pos.hash(), pos.compute_hash());
+        for m in pos.legal_moves_vec() {
+            let mut c = pos;
+            c.play_unchecked(m);
+            assert_eq!(c.hash(), c.compute_hash(), "{} after {m}", v["id"]);
+            // The hash decides repetitions: it must be the FEN's (without clocks).
+            let reread: Position = c.fen().parse().unwrap();
+            assert_eq!(c.hash(), reread.hash(), "{} after {m}: {}", v["id"], c.fen());
+            for m2 in c.legal_moves_vec() {
+                let mut c2 = c;
+                c2.play_unchecked(m2);
+                assert_eq!(c2.hash(), c2.compute_hash(), "{} after {m} {m2}", v["id"]);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100_000, "{checked}");
+}
+
+/// Policy indices are distinct, in range, ascending from `legal_actions`, and
+/// decode back to their moves, for every legal move of every record and of
+/// every position one ply later.
+#[test]
+fn action_indices_are_a_bijection_on_legal_moves() {
+    let mut checked = 0;
+    let check = |pos: &Position, checked: &mut usize| {
+        let moves = pos.legal_moves_vec();
+        let mover = pos.side_to_move();
+        let mut seen = std::collections::HashSet::new();
+        for &m in &moves {
+            let i = action_index(m, mover);
+            assert!(i < NUM_ACTIONS);
+            assert!(seen.insert(i), "{m}: index {i} twice in {}", pos.fen());
+            assert_eq!(move_from_action(pos, i), Some(m), "index {i} of {m} in {}", pos.fen());
+            *checked += 1;
+        }
+        let g = GameState::new(*pos);
+        let mut actions = Vec::new();
+        g.legal_actions(&mut actions);
+        assert!(actions.windows(2).all(|w| w[0] < w[1]));
+        let mut expected: Vec<u16> = seen.iter().map(|&i| i as u16).collect();
+        expected.sort();
+        if !g.status().is_over() {
+            assert_eq!(actions, expected);
+        }
+        for &a in &actions {
+            assert_eq!(g.action_name(a), move_from_action(pos, a as usize).unwrap().to_string());
+        }
+    };
+    for v in records() {
+        let pos = position_of(&v);
+        check(&pos, &mut checked);
+        for m in pos.legal_moves_vec() {
+            let mut c = pos;
+            c.play_unchecked(m);
+            check(&c, &mut checked);
+        }
+    }
+    assert!(checked > 100_000, "{checked}");
+}
+
+#[test]
+fn every_promotion_has_its_own_slot_for_both_colours() {
+    // White pawns on b9 and i9 (capture on a10/c10/h10/j10); Black mirrored.
+    for fen in ["r1r4r1r/1P6P1/10/10/5k4/10/10/10/10/4K5 w - - 0 1", "4k5/10/10/10/10/5K4/10/10/1p6p1/R1R4R1R b - - 0 1"] {
+        let pos: Position = fen.parse().unwrap();
+        let moves = pos.legal_moves_vec();
+        let promotions = moves.iter().filter(|m| m.promotion().is_some()).count();
+        assert_eq!(promotions, 6 * 6, "{fen}");
+        let indices: std::collections::HashSet<usize> = moves.iter().map(|&m| action_index(m, pos.side_to_move())).collect();
+        assert_eq!(indices.len(), moves.len());
+        for &m in &moves {
+            assert_eq!(move_from_action(&pos, action_index(m, pos.side_to_move())), Some(m));
+        }
+    }
+}
+
+#[test]
+fn fen_errors_name_the_field() {
+    let cases = [
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE w KQkq - 0 1", "board"),
+        ("c8c/ernbqkbnre/pppppppppp/11/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1", "board"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8X w KQkq - 0 1", "board"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C x KQkq - 0 1", "side"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkx - 0 1", "castling"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQ1BNRE/C8C w KQkq - 0 1", "board"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBN1E/C8C w KQkq - 0 1", "castling"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNNE/C8C w KQkq - 0 1", "castling"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq e4 0 1", "en passant"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - x 1", "half-moves"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 0", "full moves"),
+        ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w", "castling"),
+        ("9k/10/10/10/10/10/10/10/r9/K9 b - - 0 1", "position"),
+    ];
+    for (fen, field) in cases {
+        let e = fen.parse::<Position>().expect_err(fen);
+        assert_eq!(e.field, field, "{fen}: {e}");
+        assert!(e.to_string().contains(field), "{e}");
+    }
+    // Clocks are optional.
+    let p: Position = "c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq -".parse().unwrap();
+    assert_eq!(p.fen(), STARTPOS_FEN);
+}
+
+#[test]
+fn uci_parsing() {
+    let pos = Position::startpos();
+    assert_eq!(pos.parse_uci("a3a5").unwrap().to_string(), "a3a5");
+    assert_eq!(pos.parse_uci("j1b1").unwrap().to_string(), "j1b1");
+    for bad in ["", "a3", "a3a6", "a3a5q", "k3k4", "a3a4x", "a0a1", "a3a4 "] {
+        assert!(pos.parse_uci(bad).is_err(), "{bad}");
+    }
+    let promo: Position = "9k/4P5/10/10/10/10/10/10/10/K9 w - - 0 1".parse().unwrap();
+    assert_eq!(promo.parse_uci("e9e10c").unwrap().to_string(), "e9e10c");
+    assert!(promo.parse_uci("e9e10").is_err(), "a promotion needs its piece");
+    assert!(promo.parse_uci("e9e10k").is_err());
+}
+
+#[test]
+fn threefold_repetition_and_fifty_moves_draw() {
+    let mut g = GameState::startpos();
+    for _ in 0..2 {
+        for m in ["h2g4", "h9g7", "g4h2", "g7h9"] {
+            assert_eq!(g.status(), Status::Running);
+            g.play_uci(m).unwrap();
+        }
+    }
+    assert_eq!(g.repetitions(), 2);
+    assert_eq!(g.status(), Status::RepetitionDraw);
+    assert_eq!(g.outcome(), Some(Outcome::Draw));
+    let mut actions = Vec::new();
+    g.legal_actions(&mut actions);
+    assert!(actions.is_empty());
+
+    let mut g = GameState::from_fen("9k/10/10/10/10/10/10/10/R9/K9 w - - 99 80").unwrap();
+    assert_eq!(g.status(), Status::Running);
+    g.play_uci("a2b2").unwrap();
+    assert_eq!(g.status(), Status::FiftyMoveDraw);
+    // Mate on the hundredth half-move is a mate.
+    let mut g = GameState::from_fen("9k/10/8K1/10/10/10/10/10/R9/10 w - - 99 80").unwrap();
+    g.play_uci("a2a10").unwrap();
+    assert_eq!(g.status(), Status::Checkmate(Color::White));
+    assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)));
+}
+
+#[test]
+fn game_trait_surface() {
+    assert_eq!(<GameState as Game>::NAME, "shako");
+    assert_eq!(<GameState as Game>::NUM_ACTIONS, 3656);
+    let mut g = GameState::startpos();
+    let mut actions = Vec::new();
+    g.legal_actions(&mut actions);
+    assert_eq!(actions.len(), 58);
+    let names: Vec<String> = actions.iter().map(|&a| g.action_name(a)).collect();
+    assert!(names.contains(&"a3a5".to_string()) && !names.contains(&"f2h2".to_string()));
+    let a = actions[names.iter().position(|n| n == "e3e5").unwrap()];
+    g.apply(a);
+    assert_eq!(g.notation(), "c8c/ernbqkbnre/pppppppppp/10/10/4P5/10/PPPP1PPPPP/ERNBQKBNRE/C8C b KQkq - 0 1");
+    // Black's mirrored e8e6 has White's e3e5 index.
+    let mut b_actions = Vec::new();
+    g.legal_actions(&mut b_actions);
+    let b = b_actions.iter().copied().find(|&x| g.action_name(x) == "e8e6").unwrap();
+    assert_eq!(a, b);
+
+    let mut planes = vec![0u64; NUM_BIT_PLANES * 2];
+    let mut scalars = vec![0f32; NUM_SCALARS];
+    g.encode(&mut planes, &mut scalars);
+    // Black to move: its pawns (plane 0) on rank 3 of the mirrored frame, ours with e5 in it mirrored to e6.
+    let bits = |p: usize| (planes[2 * p] as u128) | ((planes[2 * p + 1] as u128) << 64);
+    assert_eq!(bits(0), 0x3FF << 20);
+    assert_eq!(bits(8), (0x3FF << 70) & !(1 << 74) | (1 << 54));
+    assert_eq!(bits(5), 1 << 15, "own king on f2 of the mirrored frame");
+    assert_eq!(bits(17), (1 << 11) | (1 << 18), "own castling rooks");
+    assert_eq!(scalars, vec![1.0, 0.0, 0.0, 1.0]);
+}
