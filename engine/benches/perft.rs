@@ -1,9 +1,11 @@
 //! Perft throughput (full-move and atomic) from the start position and from
-//! busy middlegames of the reference vectors. Each benchmark asserts its node
-//! count, so a speed-up can never come from a rules change.
+//! busy middlegames of the reference vectors, for Paco Ŝako and Shako. Each
+//! benchmark asserts its node count, so a speed-up can never come from a
+//! rules change.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pacozero_engine::paco::{GameState, Position};
+use pacozero_engine::shako;
 
 fn middlegames() -> Vec<(Position, u64)> {
     include_str!("../tests/data/vectors.jsonl")
@@ -37,5 +39,35 @@ fn perft(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, perft);
+/// Shako middlegames of the Fairy-Stockfish records with their perft-3 counts.
+fn shako_middlegames() -> Vec<(shako::Position, u64)> {
+    include_str!("../tests/data/shako/positions.jsonl")
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            let tags = v["tags"].as_array()?;
+            tags.iter().any(|t| t == "phase_middlegame").then(|| (v["fen"].as_str().unwrap().parse().unwrap(), v["perft3"].as_u64().unwrap()))
+        })
+        .collect()
+}
+
+fn shako_perft(c: &mut Criterion) {
+    let start = shako::Position::startpos();
+    let mut g = c.benchmark_group("shako perft");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(10_273_158));
+    g.bench_function("start depth 4", |b| b.iter(|| assert_eq!(start.perft(4), 10_273_158)));
+    let mids = shako_middlegames();
+    let total: u64 = mids.iter().map(|(_, n)| n).sum();
+    g.throughput(Throughput::Elements(total));
+    g.bench_function(format!("{} middlegames depth 3", mids.len()), |b| {
+        b.iter(|| {
+            let n: u64 = mids.iter().map(|(p, _)| p.perft(3)).sum();
+            assert_eq!(n, total);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, perft, shako_perft);
 criterion_main!(benches);
