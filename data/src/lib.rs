@@ -74,6 +74,7 @@
 //! `schema_version` yields a [`DataError`] whose message names the file (and the
 //! column and row where relevant).
 
+pub mod book;
 mod decode;
 mod error;
 mod reader;

@@ -1,0 +1,446 @@
+//! Opening books: one Parquet file of whole-turn positions with the statistics
+//! of their book moves, written by `pacozero book build` and read by
+//! `book probe`/`book export` and by self-play (`start_positions = "book"`).
+//!
+//! The format knows nothing about the game: positions are FEN strings with a
+//! 64-bit hash, moves are names plus the atomic actions that play them.
+//!
+//! ## Positions table (one row per book position)
+//!
+//! | column | Arrow type | meaning |
+//! |---|---|---|
+//! | `book_version` | UInt16 | format version, currently `1`; readers refuse other values |
+//! | `hash` | UInt64 | the engine's position hash (transpositions share one row) |
+//! | `fen` | Utf8 | the position (always the start of a turn) |
+//! | `depth` | UInt32 | turns from the nearest start position of the book (0 = a start position) |
+//! | `visits` | UInt32 | book weight: for a start position the visits of its own search, otherwise the sum of the visits its parents' searches gave the moves leading here |
+//! | `simulations` | UInt32 | visits of the position's own search (its root) |
+//! | `value` | Float32 | root value in \[-1, 1\], mover's perspective |
+//! | `wdl` | FixedSizeList\<Float32, 3\> | root (win, draw, loss), mover's perspective |
+//! | `move_names` | List\<Utf8\> | book moves (whole turns) in the game's turn notation, most visited first |
+//! | `move_actions` | List\<Utf8\> | the same moves as space-separated atomic actions (e.g. `"Le2 Pe4"`) |
+//! | `move_children` | List\<UInt64\> | hash of the position each move leads to |
+//! | `move_visits` | List\<UInt32\> | visits of each move in the position's search |
+//! | `move_priors` | List\<Float32\> | network prior of each move (product over its atomic decisions) |
+//! | `move_values` | List\<Float32\> | value of each move, mover's perspective (`win - loss`) |
+//! | `move_win`, `move_draw`, `move_loss` | List\<Float32\> | (win, draw, loss) of each move, mover's perspective |
+//!
+//! All columns are non-null and the `move_*` lists of a row have one length.
+//! The key-value metadata holds `book_version`, `game`, `network` (the model
+//! that searched) and `config` (the build configuration as TOML).
+//!
+//! Files are written to `<name>.tmp`, fsynced and renamed into place, so a
+//! reader never sees half a book.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, FixedSizeListBuilder, Float32Builder, ListBuilder, RecordBatch, StringBuilder,
+    UInt16Builder, UInt32Builder, UInt64Builder,
+};
+use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef, UInt16Type, UInt32Type, UInt64Type};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
+use crate::schema::item;
+
+/// Book format version written by this build and the only one it reads.
+pub const BOOK_VERSION: u16 = 1;
+
+/// One move (a whole turn) of a book position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookMove {
+    /// Turn notation, e.g. `"Nb1-c3"` or `"Bf3xe4>c3>c6"`.
+    pub name: String,
+    /// Space-separated atomic actions, e.g. `"Lb1 Pc3"`.
+    pub actions: String,
+    /// Hash of the resulting position.
+    pub child: u64,
+    pub visits: u32,
+    pub prior: f32,
+    /// (win, draw, loss) for the player making the move.
+    pub wdl: [f32; 3],
+}
+
+impl BookMove {
+    /// `win - loss` for the player making the move.
+    pub fn value(&self) -> f32 {
+        self.wdl[0] - self.wdl[2]
+    }
+}
+
+/// One book position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookPosition {
+    pub hash: u64,
+    pub fen: String,
+    /// Turns from the nearest start position (0 = a start position).
+    pub depth: u32,
+    /// Book weight (see the module documentation).
+    pub visits: u32,
+    /// Visits of the position's own search.
+    pub simulations: u32,
+    /// Root (win, draw, loss) for the player to move.
+    pub wdl: [f32; 3],
+    /// Book moves, most visited first.
+    pub moves: Vec<BookMove>,
+}
+
+impl BookPosition {
+    /// `win - loss` for the player to move.
+    pub fn value(&self) -> f32 {
+        self.wdl[0] - self.wdl[2]
+    }
+}
+
+/// File-level information of a book.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BookInfo {
+    /// Game name (e.g. `"paco"`).
+    pub game: String,
+    /// Model that searched the positions.
+    pub network: String,
+    /// Build configuration (TOML).
+    pub config: String,
+}
+
+const MOVE_LISTS: [&str; 9] = [
+    "move_names",
+    "move_actions",
+    "move_children",
+    "move_visits",
+    "move_priors",
+    "move_values",
+    "move_win",
+    "move_draw",
+    "move_loss",
+];
+
+fn list_field(name: &str, dt: DataType) -> Field {
+    Field::new(name, DataType::List(item(dt)), false)
+}
+
+/// The Arrow schema of a book file.
+pub fn book_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("book_version", DataType::UInt16, false),
+        Field::new("hash", DataType::UInt64, false),
+        Field::new("fen", DataType::Utf8, false),
+        Field::new("depth", DataType::UInt32, false),
+        Field::new("visits", DataType::UInt32, false),
+        Field::new("simulations", DataType::UInt32, false),
+        Field::new("value", DataType::Float32, false),
+        Field::new("wdl", DataType::FixedSizeList(item(DataType::Float32), 3), false),
+        list_field("move_names", DataType::Utf8),
+        list_field("move_actions", DataType::Utf8),
+        list_field("move_children", DataType::UInt64),
+        list_field("move_visits", DataType::UInt32),
+        list_field("move_priors", DataType::Float32),
+        list_field("move_values", DataType::Float32),
+        list_field("move_win", DataType::Float32),
+        list_field("move_draw", DataType::Float32),
+        list_field("move_loss", DataType::Float32),
+    ]))
+}
+
+fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
+    let n = positions.len();
+    let mut version = UInt16Builder::with_capacity(n);
+    let mut hash = UInt64Builder::with_capacity(n);
+    let mut fen = StringBuilder::new();
+    let mut depth = UInt32Builder::with_capacity(n);
+    let mut visits = UInt32Builder::with_capacity(n);
+    let mut sims = UInt32Builder::with_capacity(n);
+    let mut value = Float32Builder::with_capacity(n);
+    let mut wdl = FixedSizeListBuilder::new(Float32Builder::new(), 3).with_field(item(DataType::Float32));
+    let mut names = ListBuilder::new(StringBuilder::new()).with_field(item(DataType::Utf8));
+    let mut actions = ListBuilder::new(StringBuilder::new()).with_field(item(DataType::Utf8));
+    let mut children = ListBuilder::new(UInt64Builder::new()).with_field(item(DataType::UInt64));
+    let mut mvisits = ListBuilder::new(UInt32Builder::new()).with_field(item(DataType::UInt32));
+    let float_list = || ListBuilder::new(Float32Builder::new()).with_field(item(DataType::Float32));
+    let (mut priors, mut values, mut win, mut draw, mut loss) = (float_list(), float_list(), float_list(), float_list(), float_list());
+    for p in positions {
+        version.append_value(BOOK_VERSION);
+        hash.append_value(p.hash);
+        fen.append_value(&p.fen);
+        depth.append_value(p.depth);
+        visits.append_value(p.visits);
+        sims.append_value(p.simulations);
+        value.append_value(p.value());
+        wdl.values().append_slice(&p.wdl);
+        wdl.append(true);
+        for m in &p.moves {
+            names.values().append_value(&m.name);
+            actions.values().append_value(&m.actions);
+            children.values().append_value(m.child);
+            mvisits.values().append_value(m.visits);
+            priors.values().append_value(m.prior);
+            values.values().append_value(m.value());
+            win.values().append_value(m.wdl[0]);
+            draw.values().append_value(m.wdl[1]);
+            loss.values().append_value(m.wdl[2]);
+        }
+        names.append(true);
+        actions.append(true);
+        children.append(true);
+        mvisits.append(true);
+        priors.append(true);
+        values.append(true);
+        win.append(true);
+        draw.append(true);
+        loss.append(true);
+    }
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(version.finish()),
+        Arc::new(hash.finish()),
+        Arc::new(fen.finish()),
+        Arc::new(depth.finish()),
+        Arc::new(visits.finish()),
+        Arc::new(sims.finish()),
+        Arc::new(value.finish()),
+        Arc::new(wdl.finish()),
+        Arc::new(names.finish()),
+        Arc::new(actions.finish()),
+        Arc::new(children.finish()),
+        Arc::new(mvisits.finish()),
+        Arc::new(priors.finish()),
+        Arc::new(values.finish()),
+        Arc::new(win.finish()),
+        Arc::new(draw.finish()),
+        Arc::new(loss.finish()),
+    ];
+    RecordBatch::try_new(book_schema(), cols)
+}
+
+/// Writes a book atomically (`<path>.tmp`, fsync, rename).
+pub fn write_book(path: &Path, info: &BookInfo, positions: &[BookPosition]) -> Result<()> {
+    let batch = book_batch(positions).map_err(arrow_err(path))?;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(crate::writer::TMP_SUFFIX);
+    let tmp = PathBuf::from(tmp);
+    let kv = vec![
+        KeyValue::new("book_version".to_string(), BOOK_VERSION.to_string()),
+        KeyValue::new("game".to_string(), info.game.clone()),
+        KeyValue::new("network".to_string(), info.network.clone()),
+        KeyValue::new("config".to_string(), info.config.clone()),
+    ];
+    let level = ZstdLevel::try_new(3).map_err(pq_err(path))?;
+    let props = WriterProperties::builder().set_compression(Compression::ZSTD(level)).set_key_value_metadata(Some(kv)).build();
+    let file = File::create(&tmp).map_err(io_err(&tmp))?;
+    let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(pq_err(&tmp))?;
+    w.write(&batch).map_err(pq_err(&tmp))?;
+    let mut file = w.into_inner().map_err(pq_err(&tmp))?;
+    file.flush().map_err(io_err(&tmp))?;
+    file.sync_all().map_err(io_err(&tmp))?;
+    fs::rename(&tmp, path).map_err(io_err(path))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+fn bad(path: &Path, column: &str, row: usize, message: impl Into<String>) -> DataError {
+    DataError::BadValue { path: path.into(), column: column.into(), row, message: message.into() }
+}
+
+/// Reads a book: its file information and every position, validated
+/// (version, non-null values, one length for the `move_*` lists of a row,
+/// finite statistics).
+pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
+    let file = File::open(path).map_err(io_err(path))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(pq_err(path))?;
+    let mut meta: HashMap<String, String> = builder.schema().metadata().clone().into();
+    if let Some(kv) = builder.metadata().file_metadata().key_value_metadata() {
+        for e in kv {
+            if let Some(v) = &e.value {
+                meta.insert(e.key.clone(), v.clone());
+            }
+        }
+    }
+    match meta.get("book_version") {
+        None => return Err(DataError::Metadata { path: path.into(), message: "no `book_version` key: not an opening book".into() }),
+        Some(v) if v != &BOOK_VERSION.to_string() => {
+            return Err(DataError::SchemaVersion { path: path.into(), found: format!("{v} (book_version)"), expected: BOOK_VERSION })
+        }
+        _ => {}
+    }
+    let info = BookInfo {
+        game: meta.get("game").cloned().unwrap_or_default(),
+        network: meta.get("network").cloned().unwrap_or_default(),
+        config: meta.get("config").cloned().unwrap_or_default(),
+    };
+    let expected = book_schema();
+    for f in expected.fields() {
+        match builder.schema().field_with_name(f.name()) {
+            Err(_) => return Err(DataError::MissingColumn { path: path.into(), column: f.name().clone() }),
+            Ok(g) if !same_type(f.data_type(), g.data_type()) => {
+                return Err(DataError::WrongType {
+                    path: path.into(),
+                    column: f.name().clone(),
+                    expected: f.data_type().to_string(),
+                    found: g.data_type().to_string(),
+                })
+            }
+            _ => {}
+        }
+    }
+    let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
+    let mut out = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(arrow_err(path))?;
+        read_rows(path, &batch, &mut out)?;
+    }
+    Ok((info, out))
+}
+
+fn same_type(a: &DataType, b: &DataType) -> bool {
+    match (a, b) {
+        (DataType::List(x), DataType::List(y)) => same_type(x.data_type(), y.data_type()),
+        (DataType::FixedSizeList(x, n), DataType::FixedSizeList(y, m)) => n == m && same_type(x.data_type(), y.data_type()),
+        _ => a == b,
+    }
+}
+
+fn column<'a>(path: &Path, batch: &'a RecordBatch, name: &str, base: usize) -> Result<&'a ArrayRef> {
+    let col = batch.column_by_name(name).ok_or_else(|| DataError::MissingColumn { path: path.into(), column: name.into() })?;
+    if let Some(i) = (0..col.len()).find(|&i| col.is_null(i)) {
+        return Err(bad(path, name, base + i, "null value"));
+    }
+    Ok(col)
+}
+
+/// A list column's item array and offsets (items must be non-null).
+fn list_column<'a>(path: &Path, batch: &'a RecordBatch, name: &str, base: usize) -> Result<(&'a ArrayRef, &'a [i32])> {
+    let list = column(path, batch, name, base)?.as_list::<i32>();
+    if list.values().null_count() > 0 {
+        return Err(bad(path, name, base, "null list item"));
+    }
+    Ok((list.values(), list.value_offsets()))
+}
+
+fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> Result<()> {
+    let base = out.len();
+    let version = column(path, batch, "book_version", base)?.as_primitive::<UInt16Type>();
+    if let Some((i, v)) = version.values().iter().enumerate().find(|(_, &v)| v != BOOK_VERSION) {
+        return Err(DataError::SchemaVersion { path: path.into(), found: format!("{v} (column book_version, row {})", base + i), expected: BOOK_VERSION });
+    }
+    let hash = column(path, batch, "hash", base)?.as_primitive::<UInt64Type>().values();
+    let fen = column(path, batch, "fen", base)?.as_string::<i32>();
+    let depth = column(path, batch, "depth", base)?.as_primitive::<UInt32Type>().values();
+    let visits = column(path, batch, "visits", base)?.as_primitive::<UInt32Type>().values();
+    let sims = column(path, batch, "simulations", base)?.as_primitive::<UInt32Type>().values();
+    let wdl = column(path, batch, "wdl", base)?.as_fixed_size_list();
+    let wdl_v = wdl.values().as_primitive::<Float32Type>().values();
+    let mut offsets: Vec<&[i32]> = Vec::new();
+    let mut items: Vec<&ArrayRef> = Vec::new();
+    for name in MOVE_LISTS {
+        let (v, o) = list_column(path, batch, name, base)?;
+        items.push(v);
+        offsets.push(o);
+    }
+    let names = items[0].as_string::<i32>();
+    let actions = items[1].as_string::<i32>();
+    let children = items[2].as_primitive::<UInt64Type>().values();
+    let mvisits = items[3].as_primitive::<UInt32Type>().values();
+    let floats: Vec<&[f32]> = items[4..].iter().map(|a| a.as_primitive::<Float32Type>().values().as_ref()).collect();
+    for i in 0..batch.num_rows() {
+        let row = base + i;
+        let (start, end) = (offsets[0][i] as usize, offsets[0][i + 1] as usize);
+        for (k, o) in offsets.iter().enumerate().skip(1) {
+            if o[i] as usize != start || o[i + 1] as usize != end {
+                return Err(bad(path, MOVE_LISTS[k], row, format!("{} items, but move_names has {}", o[i + 1] - o[i], end - start)));
+            }
+        }
+        let w0 = wdl.value_offset_at(i) as usize;
+        let pos_wdl = [wdl_v[w0], wdl_v[w0 + 1], wdl_v[w0 + 2]];
+        if pos_wdl.iter().any(|x| !x.is_finite()) {
+            return Err(bad(path, "wdl", row, "not finite"));
+        }
+        let f = fen.value(i);
+        if f.trim().is_empty() {
+            return Err(bad(path, "fen", row, "empty FEN"));
+        }
+        let mut moves = Vec::with_capacity(end - start);
+        for j in start..end {
+            let m = BookMove {
+                name: names.value(j).to_string(),
+                actions: actions.value(j).to_string(),
+                child: children[j],
+                visits: mvisits[j],
+                prior: floats[0][j],
+                wdl: [floats[2][j], floats[3][j], floats[4][j]],
+            };
+            if !(m.prior.is_finite() && m.wdl.iter().all(|x| x.is_finite())) {
+                return Err(bad(path, "move_priors", row, format!("move {} has a non-finite statistic", m.name)));
+            }
+            moves.push(m);
+        }
+        out.push(BookPosition {
+            hash: hash[i],
+            fen: f.to_string(),
+            depth: depth[i],
+            visits: visits[i],
+            simulations: sims[i],
+            wdl: pos_wdl,
+            moves,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<BookPosition> {
+        vec![
+            BookPosition {
+                hash: 1,
+                fen: "start w".into(),
+                depth: 0,
+                visits: 64,
+                simulations: 64,
+                wdl: [0.4, 0.3, 0.3],
+                moves: vec![
+                    BookMove { name: "e2-e4".into(), actions: "Le2 Pe4".into(), child: 2, visits: 40, prior: 0.2, wdl: [0.5, 0.2, 0.3] },
+                    BookMove { name: "d2-d4".into(), actions: "Ld2 Pd4".into(), child: 3, visits: 20, prior: 0.1, wdl: [0.3, 0.3, 0.4] },
+                ],
+            },
+            BookPosition { hash: u64::MAX, fen: "leaf b".into(), depth: 1, visits: 40, simulations: 64, wdl: [0.0, 1.0, 0.0], moves: vec![] },
+        ]
+    }
+
+    #[test]
+    fn round_trip_and_atomic_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.parquet");
+        let info = BookInfo { game: "paco".into(), network: "gen-0001".into(), config: "seed = 1".into() };
+        write_book(&path, &info, &sample()).unwrap();
+        let (i2, p2) = read_book(&path).unwrap();
+        assert_eq!(i2, info);
+        assert_eq!(p2, sample());
+        let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    #[test]
+    fn refuses_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.parquet");
+        let e = read_book(&path).unwrap_err().to_string();
+        assert!(e.contains("x.parquet") && e.contains("I/O"), "{e}");
+        fs::write(&path, b"not parquet").unwrap();
+        let e = read_book(&path).unwrap_err().to_string();
+        assert!(e.contains("x.parquet"), "{e}");
+    }
+}
