@@ -32,6 +32,10 @@ pub enum StartPositions {
     FischerRandom,
     /// A FEN drawn (from the game's seed) from the lines of `fen_file`.
     FenFile,
+    /// A position of the opening book `book_file` (written by `pacozero book
+    /// build`), drawn from the game's seed with probability proportional to
+    /// `visits^(1 / book_temperature)`.
+    Book,
 }
 
 /// Search settings (the `[search]` table).
@@ -103,11 +107,18 @@ pub struct SelfplayConfig {
     pub games_per_chunk: usize,
     /// Decisions after which a game is adjudicated a draw (1..=100000).
     pub max_decisions: u32,
-    /// Start positions: `"standard"`, `"fischer_random"` or `"fen_file"`.
+    /// Start positions: `"standard"`, `"fischer_random"`, `"fen_file"` or `"book"`.
     pub start_positions: StartPositions,
     /// File with one FEN per line (blank lines and `#` comments skipped), for
     /// `start_positions = "fen_file"`.
     pub fen_file: Option<PathBuf>,
+    /// Opening book (Parquet, from `pacozero book build`), for
+    /// `start_positions = "book"`.
+    pub book_file: Option<PathBuf>,
+    /// Book position weights are `visits^(1 / book_temperature)`: 1 follows
+    /// the book's visits, larger values flatten towards uniform, smaller ones
+    /// concentrate on the most visited positions (0.01..=100).
+    pub book_temperature: f64,
     /// Fraction of decisions given a full search (their policy target is
     /// trained); the rest get `search.cheap_simulations` (0..=1).
     pub full_search_fraction: f64,
@@ -141,6 +152,8 @@ impl Default for SelfplayConfig {
             max_decisions: 1000,
             start_positions: StartPositions::Standard,
             fen_file: None,
+            book_file: None,
+            book_temperature: 1.0,
             full_search_fraction: 0.25,
             temperature: 1.0,
             temperature_decisions: 30,
@@ -217,6 +230,10 @@ impl SelfplayConfig {
         if self.start_positions == StartPositions::FenFile && self.fen_file.is_none() {
             bail!("config key `fen_file` is required when `start_positions` = \"fen_file\"");
         }
+        if self.start_positions == StartPositions::Book && self.book_file.is_none() {
+            bail!("config key `book_file` is required when `start_positions` = \"book\"");
+        }
+        check("book_temperature", self.book_temperature, 0.01, 100.0)?;
         check("full_search_fraction", self.full_search_fraction, 0.0, 1.0)?;
         check("temperature", self.temperature, 0.0, 10.0)?;
         check("temperature_decisions", self.temperature_decisions, 0, 100_000)?;

@@ -782,6 +782,49 @@ pub fn dirichlet<R: Rng>(rng: &mut R, alpha: f32, k: usize) -> Vec<f32> {
     }
 }
 
+/// Statistics of one child in a search tree, for analysis tools and opening
+/// books (see [`Search::children_at`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildStats {
+    pub action: u16,
+    /// Prior (after root noise at the root).
+    pub prior: f32,
+    pub visits: u32,
+    /// Mean (win, draw, loss) for the player choosing `action` (zeros if unvisited).
+    pub wdl: [f32; 3],
+    /// The child was evaluated and has children of its own.
+    pub expanded: bool,
+}
+
+impl<G: Game> Search<G> {
+    /// The children of the node reached from the root by the actions `path`;
+    /// `None` if that node is not in the tree or has not been expanded.
+    /// Read-only: the tree is left as it is.
+    pub fn children_at(&self, path: &[u16]) -> Option<Vec<ChildStats>> {
+        let mut node = 0u32;
+        for &a in path {
+            if self.nodes[node as usize].kind != Kind::Expanded {
+                return None;
+            }
+            node = self.children(node).find(|&i| self.nodes[i].action == a)? as u32;
+        }
+        let p = &self.nodes[node as usize];
+        if p.kind != Kind::Expanded {
+            return None;
+        }
+        let mover = p.to_move;
+        Some(
+            self.children(node)
+                .map(|i| {
+                    let c = &self.nodes[i];
+                    let wdl = if c.n > 0 { flip_for(mover, c.wdl.map(|x| x / c.n as f32)) } else { [0.0; 3] };
+                    ChildStats { action: c.action, prior: c.prior, visits: c.n, wdl, expanded: c.kind == Kind::Expanded }
+                })
+                .collect(),
+        )
+    }
+}
+
 /// Runs one complete search of `simulations` from `state` (batch size 1).
 pub fn search<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
     cfg: &SearchConfig,

@@ -70,6 +70,7 @@ struct Draft {
 struct Shared<'a> {
     cfg: &'a SelfplayConfig,
     fens: Vec<String>,
+    book: BookStarts,
     config_hash: String,
     network_id: String,
     needs_encoding: bool,
@@ -82,6 +83,7 @@ impl<'a> Shared<'a> {
         Ok(Shared {
             cfg,
             fens: load_fens::<G>(cfg)?,
+            book: BookStarts::load::<G>(cfg)?,
             config_hash: cfg.config_hash(),
             network_id: evaluator.name(),
             needs_encoding: evaluator.needs_encoding(),
@@ -123,6 +125,7 @@ impl<G: SelfplayGame> Runner<G> {
                 StartPositions::Standard => G::standard_start(),
                 StartPositions::FischerRandom => G::random_start(rng.gen()),
                 StartPositions::FenFile => G::from_notation(&sh.fens[rng.gen_range(0..sh.fens.len())])?,
+                StartPositions::Book => G::from_notation(sh.book.pick(rng.gen::<f64>()))?,
             },
         };
         let no_resign = rng.gen::<f64>() < sh.cfg.no_resign_fraction;
@@ -551,6 +554,45 @@ fn load_fens<G: SelfplayGame>(cfg: &SelfplayConfig) -> Result<Vec<String>> {
     Ok(fens)
 }
 
+/// Book start positions with cumulative weights `visits^(1/T)`.
+#[derive(Default)]
+struct BookStarts {
+    fens: Vec<String>,
+    cumulative: Vec<f64>,
+}
+
+impl BookStarts {
+    fn load<G: SelfplayGame>(cfg: &SelfplayConfig) -> Result<Self> {
+        if cfg.start_positions != StartPositions::Book {
+            return Ok(BookStarts::default());
+        }
+        let path = cfg.book_file.as_ref().expect("validated");
+        let (_, positions) = pacozero_data::book::read_book(path).with_context(|| format!("reading book_file {}", path.display()))?;
+        let mut starts = BookStarts::default();
+        let mut total = 0.0;
+        for p in positions {
+            G::from_notation(&p.fen).with_context(|| format!("book_file {}: bad position {:?}", path.display(), p.fen))?;
+            let w = (p.visits as f64).powf(1.0 / cfg.book_temperature);
+            if w > 0.0 && w.is_finite() {
+                total += w;
+                starts.fens.push(p.fen);
+                starts.cumulative.push(total);
+            }
+        }
+        if starts.fens.is_empty() {
+            bail!("book_file {} has no position with visits", path.display());
+        }
+        Ok(starts)
+    }
+
+    /// The position at `u` (uniform in [0, 1)) of the weight distribution.
+    fn pick(&self, u: f64) -> &str {
+        let total = self.cumulative.last().copied().unwrap_or(0.0);
+        let i = self.cumulative.partition_point(|&c| c <= u * total).min(self.fens.len() - 1);
+        &self.fens[i]
+    }
+}
+
 fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     cfg: &SelfplayConfig,
     evaluator: &E,
@@ -727,4 +769,20 @@ pub fn bench_mcts<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         eval_secs: s.eval_secs,
         eval_fraction: s.eval_fraction(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn book_starts_follow_cumulative_weights() {
+        let b = BookStarts { fens: vec!["a".into(), "b".into(), "c".into()], cumulative: vec![1.0, 3.0, 4.0] };
+        assert_eq!(b.pick(0.0), "a");
+        assert_eq!(b.pick(0.24), "a");
+        assert_eq!(b.pick(0.25), "b");
+        assert_eq!(b.pick(0.74), "b");
+        assert_eq!(b.pick(0.75), "c");
+        assert_eq!(b.pick(0.999_999), "c");
+    }
 }
