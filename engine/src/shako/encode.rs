@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn promotion_steps_are_a_bijection() {
-        let mut seen = vec![false; NUM_PROMOTION_STEPS];
+        let mut seen = [false; NUM_PROMOTION_STEPS];
         for from in 0..10u8 {
             for to in from.saturating_sub(1)..=(from + 1).min(9) {
                 let s = promotion_step(from, to);

@@ -67,7 +67,10 @@ impl FromStr for Position {
         let mut rights = 0u8;
         if fields[2] != "-" {
             for c in fields[2].chars() {
-                let &(_, color, i) = CASTLING_LETTERS.iter().find(|(l, _, _)| *l == c).ok_or_else(|| err("castling", format!("unexpected '{c}' (expected letters of KQkq, or -)")))?;
+                let &(_, color, i) = CASTLING_LETTERS
+                    .iter()
+                    .find(|(l, _, _)| *l == c)
+                    .ok_or_else(|| err("castling", format!("unexpected '{c}' (expected letters of KQkq, or -)")))?;
                 let path = &CASTLING_PATHS[color.index()][i];
                 if rights & path.right != 0 {
                     return Err(err("castling", format!("'{c}' given twice")));
@@ -196,7 +199,8 @@ impl Position {
 
     /// The position's FEN.
     pub fn fen(&self) -> String {
-        let mut castling: String = CASTLING_LETTERS.iter().filter(|(_, c, i)| self.castling_rights() & CASTLING_PATHS[c.index()][*i].right != 0).map(|(l, _, _)| *l).collect();
+        let mut castling: String =
+            CASTLING_LETTERS.iter().filter(|(_, c, i)| self.castling_rights() & CASTLING_PATHS[c.index()][*i].right != 0).map(|(l, _, _)| *l).collect();
         if castling.is_empty() {
             castling.push('-');
         }

@@ -365,17 +365,6 @@ pub fn cannon_hops(sq: Square10, occ: Bb128) -> Bb128 {
     cannon_moves(sq, occ).1
 }
 
-/// Squares strictly between two squares on a common line (empty otherwise).
-pub fn between(a: Square10, b: Square10) -> Bb128 {
-    for d in 0..8 {
-        let ray = RAYS[d][a.index()];
-        if ray.contains(b) {
-            return ray & !RAYS[d][b.index()] & !b.bb();
-        }
-    }
-    Bb128::EMPTY
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,8 +398,6 @@ mod tests {
         assert_eq!(RAYS[NORTH][sq("a1").index()].count(), 9);
         assert_eq!(rook_attacks(sq("a1"), Bb128::EMPTY).count(), 18);
         assert_eq!(bishop_attacks(sq("a1"), Bb128::EMPTY).count(), 9);
-        assert_eq!(between(sq("b2"), sq("f2")), sq("c2").bb() | sq("d2").bb() | sq("e2").bb());
-        assert_eq!(between(sq("a1"), sq("b3")), Bb128::EMPTY);
     }
 
     #[test]

@@ -15,7 +15,9 @@
 //! on the current board, and the landing square not attacked once the rook
 //! has left its square.
 
-use super::geometry::{bishop_attacks, cannon_moves, rook_attacks, Bb128, Square10, BISHOP_DIRECTIONS, ELEPHANT, KING, KNIGHT, PAWN_ATTACKS, RAYS, ROOK_DIRECTIONS};
+use super::geometry::{
+    bishop_attacks, cannon_moves, rook_attacks, Bb128, Square10, BISHOP_DIRECTIONS, ELEPHANT, KING, KNIGHT, PAWN_ATTACKS, RAYS, ROOK_DIRECTIONS,
+};
 use super::moves::{Move, MoveKind};
 use super::position::{Kind, Position, CASTLING_PATHS};
 use crate::types::Color;
@@ -182,20 +184,12 @@ impl Position {
         let not_j = !Bb128::file(9);
         // Shifts towards the opponent, and the rank reached by a first single step from the third rank.
         let (single, west, east, third_plus_one, last) = match us {
-            Color::White => (
-                Bb128(pawns.0 << 10) & empty,
-                Bb128((pawns & not_a).0 << 9) & enemy,
-                Bb128((pawns & not_j).0 << 11) & enemy,
-                Bb128::rank(3),
-                Bb128::rank(9),
-            ),
-            Color::Black => (
-                Bb128(pawns.0 >> 10) & empty,
-                Bb128((pawns & not_a).0 >> 11) & enemy,
-                Bb128((pawns & not_j).0 >> 9) & enemy,
-                Bb128::rank(6),
-                Bb128::rank(0),
-            ),
+            Color::White => {
+                (Bb128(pawns.0 << 10) & empty, Bb128((pawns & not_a).0 << 9) & enemy, Bb128((pawns & not_j).0 << 11) & enemy, Bb128::rank(3), Bb128::rank(9))
+            }
+            Color::Black => {
+                (Bb128(pawns.0 >> 10) & empty, Bb128((pawns & not_a).0 >> 11) & enemy, Bb128((pawns & not_j).0 >> 9) & enemy, Bb128::rank(6), Bb128::rank(0))
+            }
         };
         let double = match us {
             Color::White => Bb128((single & third_plus_one).0 << 10) & empty,
