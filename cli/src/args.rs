@@ -26,6 +26,12 @@ pub enum Command {
     Arena(ArenaArgs),
     /// The closed loop: self-play, training, evaluation and promotion, generation after generation.
     Loop(LoopArgs),
+    /// Opening books: build one by search, probe a position, export to JSON.
+    Book(BookArgs),
+    /// Search a position with a network and print the top turns and their lines.
+    Analyze(AnalyzeArgs),
+    /// Play against the bot in the terminal.
+    Play(PlayArgs),
     /// Measure throughput.
     Bench(BenchArgs),
 }
@@ -182,4 +188,101 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct BookArgs {
+    #[command(subcommand)]
+    pub what: BookCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BookCommand {
+    /// Build (or extend) an opening book by search from the start position(s).
+    Build {
+        /// Network model file (or a run directory: its current model).
+        #[arg(long)]
+        model: PathBuf,
+        /// Book configuration (TOML, see configs/book.toml; default: the built-in defaults).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Book file (Parquet); an existing book is loaded and extended.
+        #[arg(long)]
+        out: PathBuf,
+        /// Searched positions the book should hold (overrides the config's `positions`).
+        #[arg(long)]
+        positions: Option<u32>,
+        /// Fischer-random start positions besides the standard one (overrides `fischer_random`).
+        #[arg(long)]
+        fischer_random: Option<u32>,
+        /// No progress lines.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Print the book moves of a position.
+    Probe {
+        #[arg(long)]
+        book: PathBuf,
+        /// Position in the platform's FEN (the start of a turn).
+        #[arg(long)]
+        fen: String,
+    },
+    /// Export a book: FEN -> {value, wdl, visits, depth, moves: [{move, actions, visits, value, wdl, prior}]}.
+    Export {
+        #[arg(long)]
+        book: PathBuf,
+        #[arg(long, value_enum, default_value = "json")]
+        format: BookFormat,
+        /// Output file (written atomically); default: standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BookFormat {
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// Network model file (or a run directory: its current model).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Position in the platform's FEN (default: the start position).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Simulations of the search.
+    #[arg(long, default_value_t = 800)]
+    pub sims: u32,
+    /// Turns shown.
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    /// Longest principal variation, in turns after the first.
+    #[arg(long, default_value_t = 10)]
+    pub pv_turns: usize,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Side {
+    #[value(name = "w", alias = "white")]
+    White,
+    #[value(name = "b", alias = "black")]
+    Black,
+}
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Network model file (or a run directory: its current model).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Simulations per bot decision.
+    #[arg(long, default_value_t = 200)]
+    pub sims: u32,
+    /// Your colour.
+    #[arg(long, value_enum, default_value = "w")]
+    pub color: Side,
+    /// Start position in the platform's FEN (default: the standard one).
+    #[arg(long)]
+    pub fen: Option<String>,
 }

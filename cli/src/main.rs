@@ -2,9 +2,11 @@
 
 mod arena;
 mod args;
+mod book;
 mod commands;
 mod net;
 mod ratings;
+mod turns;
 
 use clap::Parser;
 

@@ -1,8 +1,11 @@
+mod analyze;
 mod arena;
 mod bench;
+mod book;
 mod legal;
 pub mod looprun;
 mod perft;
+mod play;
 pub mod selfplay;
 mod show;
 pub mod train;
@@ -20,6 +23,9 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Train(a) => train::run(a),
         Command::Arena(a) => arena::run(a),
         Command::Loop(a) => looprun::run(a),
+        Command::Book(a) => book::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
     }
 }

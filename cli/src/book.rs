@@ -1,0 +1,528 @@
+//! Opening books: configuration, building by search, loading.
+//!
+//! ## Book nodes and moves
+//!
+//! A book node is a position at the start of a turn (nothing in hand), keyed
+//! by the engine's position hash, so transpositions share one node; repetition
+//! history is not part of a node (each node is searched from its FEN). A book
+//! move is a whole turn, named in chain notation (`turn_to_string`: `e2-e4`,
+//! `Bf3xe4>c3>c6`, `0-0`) and stored with its atomic actions (`Le2 Pe4`),
+//! so the file can be replayed without a notation parser. A move's statistics
+//! come from the atomic-decision search tree grouped into turns (see
+//! [`crate::turns`]).
+//!
+//! ## Expansion (KataGo-genbook-like)
+//!
+//! Every start position is searched first. Then, repeatedly, the
+//! `batch_positions` unsearched positions of highest priority are searched
+//! together (one evaluator batch per simulation round), where a position
+//! reached by move `m` from searched node `p` has priority
+//!
+//! ```text
+//! reach(p) · share(m) · (uncertainty_floor + sd(m))
+//! ```
+//!
+//! * `share(m)` = visits of `m` / visits of all moves of `p` (how plausible the
+//!   move is), `reach(p)` = the largest product of shares over the lines from a
+//!   start position to `p` (how plausible the line is);
+//! * `sd(m)` = the standard deviation of the game result after `m` under its
+//!   WDL, `sqrt(W + L - (W - L)^2)`: 0 for a certain win, draw or loss, 1 for
+//!   an even win/loss (how uncertain the value is).
+//!
+//! Only the `max_moves_per_position` most visited moves of a node with at least
+//! `min_move_visits` visits are followed, to `max_depth` turns; finished games
+//! are not searched. The book grows until it holds `positions` searched
+//! positions (or nothing is left to expand). Ties are broken by hash, searches
+//! use PUCT without noise, and every random choice derives from `seed`, so a
+//! build is reproducible for a deterministic network.
+//!
+//! ## Resuming
+//!
+//! The book is saved atomically every `save_every` positions and at the end.
+//! Building into an existing file loads it and continues up to `positions`
+//! (a larger `positions`, or more Fischer-random starts, extends it).
+
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use pacozero_data::book::{read_book, write_book, BookInfo, BookMove, BookPosition};
+use pacozero_engine::paco::{fischer_random, parse_actions, GameState, Position, Rules};
+use pacozero_engine::Game;
+use pacozero_selfplay::{Algorithm, EvalOutput, EvalRequest, Evaluator, Search, SearchConfig};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::turns::{actions_text, is_turn_start, root_turns};
+
+/// Book building settings (`configs/book.toml`). Every key is optional;
+/// unknown keys are errors; [`BookConfig::validate`] names the key at fault.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BookConfig {
+    /// Seed of every random choice (Fischer-random starts, search).
+    pub seed: u64,
+    /// Searched positions the book should hold (1..=10000000; `--positions` overrides).
+    pub positions: u32,
+    /// Fischer-random start positions besides the standard one (0..=959;
+    /// `--fischer-random` overrides).
+    pub fischer_random: u32,
+    /// Simulations of each position's search (1..=1000000).
+    pub simulations: u32,
+    /// Positions searched together, their leaves forming one evaluator batch (1..=4096).
+    pub batch_positions: u32,
+    /// Deepest book node, in turns from its start position (1..=500).
+    pub max_depth: u32,
+    /// Most visited moves of a node that are followed (1..=1000).
+    pub max_moves_per_position: u32,
+    /// Visits a move needs to be followed (1..=1000000).
+    pub min_move_visits: u32,
+    /// Added to a move's uncertainty so that decided lines still get some
+    /// priority (0..=10).
+    pub uncertainty_floor: f32,
+    /// Save the book every this many searched positions (1..=10000000).
+    pub save_every: u32,
+    /// PUCT exploration constant (> 0, <= 100).
+    pub c_puct: f32,
+    /// First-play urgency reduction below the root (0..=2).
+    pub fpu_reduction: f32,
+    /// First-play urgency reduction at the root (0..=2).
+    pub fpu_reduction_root: f32,
+}
+
+impl Default for BookConfig {
+    fn default() -> Self {
+        BookConfig {
+            seed: 0,
+            positions: 200,
+            fischer_random: 0,
+            simulations: 256,
+            batch_positions: 8,
+            max_depth: 12,
+            max_moves_per_position: 6,
+            min_move_visits: 2,
+            uncertainty_floor: 0.1,
+            save_every: 100,
+            c_puct: 1.5,
+            fpu_reduction: 0.2,
+            fpu_reduction_root: 0.0,
+        }
+    }
+}
+
+fn check<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<()> {
+    if !(v >= lo && v <= hi) {
+        bail!("config key `{key}` = {v} is out of range: must be in {lo}..={hi}");
+    }
+    Ok(())
+}
+
+impl BookConfig {
+    /// Reads and validates a TOML file.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading book config {}", path.display()))?;
+        let cfg: BookConfig = toml::from_str(&text).map_err(|e| anyhow::anyhow!("invalid book config {}: {e}", path.display()))?;
+        cfg.validate().with_context(|| format!("in {}", path.display()))?;
+        Ok(cfg)
+    }
+
+    /// Range-checks every key; the error names the key.
+    pub fn validate(&self) -> Result<()> {
+        check("positions", self.positions, 1, 10_000_000)?;
+        check("fischer_random", self.fischer_random, 0, 959)?;
+        check("simulations", self.simulations, 1, 1_000_000)?;
+        check("batch_positions", self.batch_positions, 1, 4096)?;
+        check("max_depth", self.max_depth, 1, 500)?;
+        check("max_moves_per_position", self.max_moves_per_position, 1, 1000)?;
+        check("min_move_visits", self.min_move_visits, 1, 1_000_000)?;
+        check("uncertainty_floor", self.uncertainty_floor, 0.0, 10.0)?;
+        check("save_every", self.save_every, 1, 10_000_000)?;
+        if !(self.c_puct > 0.0 && self.c_puct <= 100.0) {
+            bail!("config key `c_puct` = {} is out of range: must be > 0 and <= 100", self.c_puct);
+        }
+        check("fpu_reduction", self.fpu_reduction, 0.0, 2.0)?;
+        check("fpu_reduction_root", self.fpu_reduction_root, 0.0, 2.0)?;
+        Ok(())
+    }
+
+    /// The search settings of a book position (PUCT, no noise).
+    pub fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            algorithm: Algorithm::Puct,
+            full_simulations: self.simulations,
+            cheap_simulations: self.simulations,
+            c_puct: self.c_puct,
+            fpu_reduction: self.fpu_reduction,
+            fpu_reduction_root: self.fpu_reduction_root,
+            dirichlet_epsilon: 0.0,
+            tree_reuse: false,
+            ..SearchConfig::default()
+        }
+    }
+}
+
+/// An opening book in memory.
+pub struct Book {
+    pub info: BookInfo,
+    /// Searched positions by hash.
+    pub positions: BTreeMap<u64, BookPosition>,
+    /// Start positions (searched or not) by hash.
+    pub roots: BTreeMap<u64, GameState>,
+}
+
+/// Reads a position for the book, refusing anything but the start of a turn.
+pub fn turn_start_position(fen: &str) -> Result<GameState> {
+    let pos: Position = fen.trim().parse().with_context(|| format!("reading FEN \"{}\"", fen.trim()))?;
+    let g = GameState::new(pos);
+    if !is_turn_start(&g) {
+        bail!("\"{}\" is in the middle of a turn (a piece is in hand); book positions start a turn", fen.trim());
+    }
+    Ok(g)
+}
+
+impl Book {
+    /// Reads a book file; each row's hash must match its FEN (a book written
+    /// by an engine with other hash keys is refused).
+    pub fn load(path: &Path) -> Result<Book> {
+        let (info, rows) = read_book(path).with_context(|| format!("reading book {}", path.display()))?;
+        if !info.game.is_empty() && info.game != GameState::NAME {
+            bail!("book {} is for the game '{}', not '{}'", path.display(), info.game, GameState::NAME);
+        }
+        let mut positions = BTreeMap::new();
+        let mut roots = BTreeMap::new();
+        for (i, p) in rows.into_iter().enumerate() {
+            let g = turn_start_position(&p.fen).with_context(|| format!("book {}, row {i}", path.display()))?;
+            if g.position().hash() != p.hash {
+                bail!("book {}, row {i}: stored hash {:016x} differs from the FEN's {:016x} (written by an incompatible engine version?)", path.display(), p.hash, g.position().hash());
+            }
+            if p.depth == 0 {
+                roots.insert(p.hash, g);
+            }
+            positions.insert(p.hash, p);
+        }
+        Ok(Book { info, positions, roots })
+    }
+
+    /// The book position of a FEN, with a clear error when it is not there.
+    pub fn probe(&self, fen: &str) -> Result<&BookPosition> {
+        let g = turn_start_position(fen)?;
+        self.positions
+            .get(&g.position().hash())
+            .ok_or_else(|| anyhow::anyhow!("position not in book ({} positions): {}", self.positions.len(), g.position().fen()))
+    }
+
+    /// Depth (turns from the nearest start position, over moves with visits)
+    /// and book weight (see `pacozero_data::book`) of every searched position.
+    fn depths_and_weights(&self) -> HashMap<u64, (u32, u32)> {
+        let mut depth: HashMap<u64, u32> = HashMap::new();
+        let mut queue: VecDeque<u64> = VecDeque::new();
+        for &r in self.roots.keys() {
+            if self.positions.contains_key(&r) && depth.insert(r, 0).is_none() {
+                queue.push_back(r);
+            }
+        }
+        while let Some(h) = queue.pop_front() {
+            let d = depth[&h];
+            for m in &self.positions[&h].moves {
+                if m.visits > 0 && self.positions.contains_key(&m.child) && !depth.contains_key(&m.child) {
+                    depth.insert(m.child, d + 1);
+                    queue.push_back(m.child);
+                }
+            }
+        }
+        let mut weight: HashMap<u64, u64> = HashMap::new();
+        for (h, p) in &self.positions {
+            if self.roots.contains_key(h) {
+                *weight.entry(*h).or_default() += p.simulations as u64;
+            }
+            for m in &p.moves {
+                if self.positions.contains_key(&m.child) {
+                    *weight.entry(m.child).or_default() += m.visits as u64;
+                }
+            }
+        }
+        self.positions
+            .keys()
+            .map(|h| (*h, (depth.get(h).copied().unwrap_or(u32::MAX), weight.get(h).copied().unwrap_or(0).min(u32::MAX as u64) as u32)))
+            .collect()
+    }
+
+    /// Rows to write: depth and weight filled in, ordered by depth, weight (descending), hash.
+    pub fn rows(&self) -> Vec<BookPosition> {
+        let dw = self.depths_and_weights();
+        let mut rows: Vec<BookPosition> = self
+            .positions
+            .values()
+            .map(|p| {
+                let (depth, visits) = dw[&p.hash];
+                BookPosition { depth, visits, ..p.clone() }
+            })
+            .collect();
+        rows.sort_by(|a, b| a.depth.cmp(&b.depth).then(b.visits.cmp(&a.visits)).then(a.hash.cmp(&b.hash)));
+        rows
+    }
+
+    /// Writes the book atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_book(path, &self.info, &self.rows()).with_context(|| format!("writing book {}", path.display()))
+    }
+
+    /// Largest product of move shares from a start position to each searched
+    /// position (Dijkstra on `-ln share`).
+    fn reach(&self) -> HashMap<u64, f64> {
+        let mut best: HashMap<u64, f64> = HashMap::new();
+        // Max-heap on (-cost) via reversed bits: costs are >= 0, whose f64 bits order like the values.
+        let mut heap: BinaryHeap<std::cmp::Reverse<(u64, u64)>> = BinaryHeap::new();
+        for &r in self.roots.keys() {
+            if self.positions.contains_key(&r) {
+                heap.push(std::cmp::Reverse((0f64.to_bits(), r)));
+            }
+        }
+        let mut done: HashSet<u64> = HashSet::new();
+        while let Some(std::cmp::Reverse((bits, h))) = heap.pop() {
+            if !done.insert(h) {
+                continue;
+            }
+            let cost = f64::from_bits(bits);
+            best.insert(h, (-cost).exp());
+            let p = &self.positions[&h];
+            let total: u64 = p.moves.iter().map(|m| m.visits as u64).sum();
+            for m in &p.moves {
+                if m.visits == 0 || done.contains(&m.child) || !self.positions.contains_key(&m.child) {
+                    continue;
+                }
+                let c = cost - (m.visits as f64 / total as f64).ln();
+                heap.push(std::cmp::Reverse((c.max(0.0).to_bits(), m.child)));
+            }
+        }
+        best
+    }
+}
+
+/// Standard deviation of the result (+1/0/-1) under a WDL.
+fn result_sd(wdl: [f32; 3]) -> f64 {
+    let (w, l) = (wdl[0] as f64, wdl[2] as f64);
+    (w + l - (w - l) * (w - l)).max(0.0).sqrt()
+}
+
+/// An unsearched position with its expansion priority.
+struct Candidate {
+    priority: f64,
+    hash: u64,
+    /// Parent and move to reach it (the parent's FEN plus the move's actions).
+    parent: u64,
+    move_index: usize,
+}
+
+/// The game after a book move, from a fresh state of its parent's FEN.
+fn child_state(parent: &BookPosition, m: &BookMove) -> Result<GameState> {
+    let mut g = turn_start_position(&parent.fen)?;
+    for a in parse_actions(&m.actions).with_context(|| format!("book move {} of {}", m.name, parent.fen))? {
+        g.play(a).with_context(|| format!("book move {} of {}", m.name, parent.fen))?;
+    }
+    Ok(GameState::new(*g.position()))
+}
+
+/// Can the game go on from here (running, with a legal action)?
+fn searchable(g: &GameState) -> bool {
+    let mut legal = Vec::new();
+    g.legal_actions(&mut legal);
+    g.outcome().is_none() && !legal.is_empty()
+}
+
+/// Progress of a build, reported after each batch.
+pub struct Progress {
+    pub positions: usize,
+    pub target: usize,
+    pub frontier: usize,
+}
+
+/// Builds (or extends) the book at `out` with `evaluator`.
+pub fn build<E: Evaluator<GameState> + ?Sized>(
+    cfg: &BookConfig,
+    evaluator: &E,
+    out: &Path,
+    mut report: impl FnMut(&Progress),
+) -> Result<Book> {
+    cfg.validate()?;
+    let mut book = if out.exists() {
+        let b = Book::load(out)?;
+        if b.info.network != evaluator.name() {
+            eprintln!("note: extending a book searched by '{}' with '{}'", b.info.network, evaluator.name());
+        }
+        b
+    } else {
+        Book { info: BookInfo::default(), positions: BTreeMap::new(), roots: BTreeMap::new() }
+    };
+    book.info = BookInfo {
+        game: GameState::NAME.into(),
+        network: evaluator.name(),
+        config: toml::to_string(cfg).context("serialising the book config")?,
+    };
+    // Start positions: the standard one and `fischer_random` distinct others drawn from the seed.
+    let standard = GameState::new(Position::startpos());
+    book.roots.entry(standard.position().hash()).or_insert(standard);
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let mut numbers: Vec<u16> = (0..960).collect();
+    let mut added = 0;
+    let mut i = 0;
+    while added < cfg.fischer_random as usize && i < numbers.len() {
+        let j = rng.gen_range(i..numbers.len());
+        numbers.swap(i, j);
+        let g = GameState::new(fischer_random(numbers[i], Rules::OFFICIAL));
+        i += 1;
+        let h = g.position().hash();
+        if h == Position::startpos().hash() {
+            continue;
+        }
+        book.roots.entry(h).or_insert(g);
+        added += 1;
+    }
+    let target = cfg.positions as usize;
+    let search_cfg = cfg.search_config();
+    let mut dead: HashSet<u64> = HashSet::new();
+    let mut since_save = 0usize;
+    while book.positions.len() < target {
+        let want = (target - book.positions.len()).min(cfg.batch_positions as usize);
+        let (jobs, frontier) = next_batch(&book, cfg, want, &mut dead)?;
+        if jobs.is_empty() {
+            eprintln!("book: nothing left to expand at {} positions", book.positions.len());
+            break;
+        }
+        let n = jobs.len();
+        for p in search_batch(&search_cfg, cfg.seed, evaluator, jobs)? {
+            book.positions.insert(p.hash, p);
+        }
+        since_save += n;
+        report(&Progress { positions: book.positions.len(), target, frontier });
+        if since_save >= cfg.save_every as usize {
+            book.save(out)?;
+            since_save = 0;
+        }
+    }
+    book.save(out)?;
+    Ok(book)
+}
+
+/// The next positions to search: unsearched start positions first, then the
+/// candidates of highest priority. Also returns the frontier size.
+fn next_batch(book: &Book, cfg: &BookConfig, want: usize, dead: &mut HashSet<u64>) -> Result<(Vec<GameState>, usize)> {
+    let mut jobs: Vec<GameState> = Vec::new();
+    for (h, g) in &book.roots {
+        if jobs.len() < want && !book.positions.contains_key(h) && !dead.contains(h) {
+            if searchable(g) {
+                jobs.push(g.clone());
+            } else {
+                dead.insert(*h);
+            }
+        }
+    }
+    let reach = book.reach();
+    let depth: HashMap<u64, u32> = book.depths_and_weights().into_iter().map(|(h, (d, _))| (h, d)).collect();
+    let mut best: HashMap<u64, Candidate> = HashMap::new();
+    for (h, p) in &book.positions {
+        let (Some(&r), Some(&d)) = (reach.get(h), depth.get(h)) else { continue };
+        if d >= cfg.max_depth {
+            continue;
+        }
+        let total: u64 = p.moves.iter().map(|m| m.visits as u64).sum();
+        if total == 0 {
+            continue;
+        }
+        // Moves are stored most visited first.
+        for (k, m) in p.moves.iter().enumerate().take(cfg.max_moves_per_position as usize) {
+            if m.visits < cfg.min_move_visits || book.positions.contains_key(&m.child) || dead.contains(&m.child) {
+                continue;
+            }
+            let priority = r * (m.visits as f64 / total as f64) * (cfg.uncertainty_floor as f64 + result_sd(m.wdl));
+            let better = best.get(&m.child).is_none_or(|c| priority > c.priority);
+            if better {
+                best.insert(m.child, Candidate { priority, hash: m.child, parent: *h, move_index: k });
+            }
+        }
+    }
+    let frontier = best.len();
+    let mut cands: Vec<Candidate> = best.into_values().collect();
+    cands.sort_by(|a, b| b.priority.total_cmp(&a.priority).then(a.hash.cmp(&b.hash)));
+    for c in cands {
+        if jobs.len() >= want {
+            break;
+        }
+        let parent = &book.positions[&c.parent];
+        let g = child_state(parent, &parent.moves[c.move_index])?;
+        if g.position().hash() != c.hash {
+            bail!("book move {} of {} leads to hash {:016x}, the book says {:016x}", parent.moves[c.move_index].name, parent.fen, g.position().hash(), c.hash);
+        }
+        if searchable(&g) {
+            jobs.push(g);
+        } else {
+            dead.insert(c.hash);
+        }
+    }
+    Ok((jobs, frontier))
+}
+
+/// Searches positions together (their leaf requests form one evaluator
+/// batch) and turns each tree into a book position.
+fn search_batch<E: Evaluator<GameState> + ?Sized>(cfg: &SearchConfig, seed: u64, evaluator: &E, states: Vec<GameState>) -> Result<Vec<BookPosition>> {
+    struct Job {
+        search: Search<GameState>,
+        rng: ChaCha8Rng,
+        done: bool,
+    }
+    let mut jobs: Vec<Job> = states
+        .into_iter()
+        .map(|g| {
+            let rng = ChaCha8Rng::seed_from_u64(seed ^ g.position().hash());
+            let mut search = Search::new(cfg.clone(), g, evaluator.needs_encoding());
+            search.begin(cfg.full_simulations, false);
+            Job { search, rng, done: false }
+        })
+        .collect();
+    let mut out = EvalOutput::default();
+    loop {
+        for j in jobs.iter_mut().filter(|j| !j.done) {
+            if !j.search.run(&mut j.rng) {
+                j.done = true;
+            }
+        }
+        let reqs: Vec<EvalRequest<'_, GameState>> = jobs.iter().filter(|j| !j.done).filter_map(|j| j.search.request()).collect();
+        if reqs.is_empty() {
+            break;
+        }
+        let n = reqs.len();
+        evaluator.evaluate(&reqs, &mut out)?;
+        drop(reqs);
+        if out.wdl.len() != n {
+            bail!("evaluator returned {} results for {} requests", out.wdl.len(), n);
+        }
+        let mut k = 0;
+        for j in jobs.iter_mut().filter(|j| !j.done) {
+            if j.search.request().is_some() {
+                j.search.supply(out.priors_of(k), out.wdl[k]);
+                k += 1;
+            }
+        }
+    }
+    Ok(jobs.into_iter().map(|mut j| book_position(&mut j.search)).collect())
+}
+
+/// A searched tree as a book position (depth and weight are filled in on saving).
+fn book_position(search: &mut Search<GameState>) -> BookPosition {
+    let res = search.result();
+    let root = search.root_state();
+    let moves = root_turns(search)
+        .into_iter()
+        .map(|t| BookMove { name: t.name, actions: actions_text(&t.actions), child: t.state.position().hash(), visits: t.visits, prior: t.prior, wdl: t.wdl })
+        .collect();
+    BookPosition {
+        hash: root.position().hash(),
+        fen: root.position().fen(),
+        depth: 0,
+        visits: 0,
+        simulations: search.root_visits(),
+        wdl: res.root_wdl,
+        moves,
+    }
+}

@@ -1,0 +1,149 @@
+//! `pacozero book build | probe | export`: opening books (see `crate::book`
+//! for how a book grows and `pacozero_data::book` for the file format).
+
+use crate::args::{BookArgs, BookCommand, BookFormat};
+use crate::book::{build, Book, BookConfig};
+use anyhow::{Context, Result};
+use pacozero_data::book::BookPosition;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::Path;
+
+pub fn run(a: BookArgs) -> Result<()> {
+    match a.what {
+        BookCommand::Build { model, config, out, positions, fischer_random, quiet } => {
+            let mut cfg = match &config {
+                Some(p) => BookConfig::from_file(p)?,
+                None => BookConfig::default(),
+            };
+            if let Some(n) = positions {
+                cfg.positions = n;
+            }
+            if let Some(k) = fischer_random {
+                cfg.fischer_random = k;
+            }
+            cfg.validate().context("with the command-line overrides")?;
+            let evaluator = crate::net::load_evaluator(&model, 0)?;
+            let start = std::time::Instant::now();
+            let book = build(&cfg, &evaluator, &out, |p| {
+                if !quiet {
+                    eprintln!("book: {}/{} positions, frontier {}, {:.0} s", p.positions, p.target, p.frontier, start.elapsed().as_secs_f64());
+                }
+            })?;
+            let moves: usize = book.positions.values().map(|p| p.moves.len()).sum();
+            println!(
+                "{}: {} positions, {} moves, {} start positions, network {}",
+                out.display(),
+                book.positions.len(),
+                moves,
+                book.roots.len(),
+                book.info.network
+            );
+            Ok(())
+        }
+        BookCommand::Probe { book, fen } => {
+            let b = Book::load(&book)?;
+            let p = b.probe(&fen)?;
+            print!("{}", probe_text(&b, p));
+            Ok(())
+        }
+        BookCommand::Export { book, format, out } => {
+            let b = Book::load(&book)?;
+            let text = match format {
+                BookFormat::Json => serde_json::to_string_pretty(&export_json(&b))? + "\n",
+            };
+            match out {
+                Some(path) => write_atomic(&path, text.as_bytes()),
+                None => {
+                    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+fn pct(x: f32) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+/// The book moves of a position as a table.
+fn probe_text(b: &Book, p: &BookPosition) -> String {
+    let rows = b.rows();
+    let row = rows.iter().find(|r| r.hash == p.hash).unwrap_or(p);
+    let mut s = String::new();
+    s.push_str(&format!("book: {} positions, network {}\n", b.positions.len(), b.info.network));
+    s.push_str(&format!("position: {}\n", p.fen));
+    s.push_str(&format!(
+        "depth {}, book visits {}, searched with {} visits: value {:+.3} (W {}% D {}% L {}%)\n",
+        row.depth,
+        row.visits,
+        p.simulations,
+        p.value(),
+        pct(p.wdl[0]),
+        pct(p.wdl[1]),
+        pct(p.wdl[2])
+    ));
+    let total: u32 = p.moves.iter().map(|m| m.visits).sum();
+    let width = p.moves.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
+    s.push_str(&format!("{:<width$}  {:>7}  {:>6}  {:>7}  {:>5}  {:>5}  {:>5}  {:>6}  in book\n", "move", "visits", "share", "value", "W%", "D%", "L%", "prior"));
+    for m in &p.moves {
+        s.push_str(&format!(
+            "{:<width$}  {:>7}  {:>5.1}%  {:>+7.3}  {:>5}  {:>5}  {:>5}  {:>5.1}%  {}\n",
+            m.name,
+            m.visits,
+            100.0 * m.visits as f64 / total.max(1) as f64,
+            m.value(),
+            pct(m.wdl[0]),
+            pct(m.wdl[1]),
+            pct(m.wdl[2]),
+            100.0 * m.prior,
+            if b.positions.contains_key(&m.child) { "yes" } else { "no" }
+        ));
+    }
+    s
+}
+
+fn round4(x: f32) -> Value {
+    json!(((x as f64) * 1e4).round() / 1e4)
+}
+
+/// FEN → {value, wdl, visits, depth, moves: [{move, actions, visits, value, wdl, prior}]}.
+pub fn export_json(b: &Book) -> Value {
+    let mut map = serde_json::Map::new();
+    for p in b.rows() {
+        let moves: Vec<Value> = p
+            .moves
+            .iter()
+            .map(|m| {
+                json!({
+                    "move": m.name,
+                    "actions": m.actions,
+                    "visits": m.visits,
+                    "value": round4(m.value()),
+                    "wdl": m.wdl.iter().map(|&x| round4(x)).collect::<Vec<_>>(),
+                    "prior": round4(m.prior),
+                })
+            })
+            .collect();
+        map.insert(
+            p.fen.clone(),
+            json!({
+                "value": round4(p.value()),
+                "wdl": p.wdl.iter().map(|&x| round4(x)).collect::<Vec<_>>(),
+                "visits": p.visits,
+                "depth": p.depth,
+                "moves": moves,
+            }),
+        );
+    }
+    Value::Object(map)
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+}
