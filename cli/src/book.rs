@@ -293,7 +293,7 @@ impl Book {
                     continue;
                 }
                 let c = cost - (m.visits as f64 / total as f64).ln();
-                heap.push(std::cmp::Reverse((c.max(0.0).to_bits(), m.child)));
+                heap.push(std::cmp::Reverse((if c > 0.0 { c.to_bits() } else { 0 }, m.child)));
             }
         }
         best

@@ -108,7 +108,7 @@ pub fn root_turns(search: &Search<GameState>) -> Vec<TurnStats> {
             None => merged.push(t),
         }
     }
-    merged.sort_by(|a, b| b.visits.cmp(&a.visits));
+    merged.sort_by_key(|t| std::cmp::Reverse(t.visits));
     merged
 }
 
