@@ -340,6 +340,12 @@ fn play_with_scripted_input() {
     assert_eq!(bot_moves(&out).len(), 1, "{out}");
     assert!(out.contains("end of input"), "{out}");
 
+    // Odd input never crashes the session.
+    let junk = ["=", "=Q", "=K", "0-0", "O-O-O", "Lé4", "é", "L", "P", "Lz9", "e2-e4 e7-e5", "e2xe4", "Ke1-e2", "a1>a2", ">", "-", "x", "moves", "board", &"e2-e4".repeat(200)];
+    let out = play_session(m, &[], &(junk.join("\n") + "\nquit\n"));
+    assert!(out.contains("20 legal turns"), "{out}");
+    assert!(out.contains("goodbye") && bot_moves(&out).is_empty(), "{out}");
+
     // As Black the bot opens.
     let out = play_session(m, &["--color", "b"], "");
     let first_prompt = out.find("Black to move>").expect("a prompt for Black");
