@@ -7,15 +7,19 @@
 //! |---|---|
 //! | `random` | uniform random choice among the decisions that can complete a turn |
 //! | `greedy` | one ply: wins at once if it can, otherwise avoids full moves that let the opponent unite with its king next turn |
-//! | `uniform:<sims>` | MCTS with uniform priors and terminal values only |
-//! | `rollout:<sims>` | MCTS with random-playout values (the baseline) |
-//! | `net:<model file>[:<sims>]` | MCTS with a trained network (default 64 simulations) |
+//! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
+//! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
+//! | `net:<model file>[:<budget>]` | MCTS with a trained network |
+//!
+//! A budget is a number of simulations per decision (`rollout:64`, the
+//! default is 64) or a time per decision in milliseconds (`rollout:50ms`):
+//! time budgets compare players at equal time, whatever their speed.
 
 use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{fischer_random, in_sako, FullMoveGen, GameState, Position, Rules};
 use pacozero_engine::{Game, Outcome};
-use pacozero_selfplay::{search, Algorithm, Evaluator, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use pacozero_selfplay::{search_until, Algorithm, Evaluator, RolloutEvaluator, SearchConfig, UniformEvaluator};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -28,7 +32,34 @@ use std::time::Instant;
 pub enum PlayerSpec {
     Random,
     Greedy,
-    Mcts { kind: EvalKind, sims: u32 },
+    Mcts { kind: EvalKind, budget: Budget },
+}
+
+/// How long an MCTS player searches each decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    Simulations(u32),
+    Millis(u32),
+}
+
+impl Budget {
+    /// Most simulations of a timed search (it normally stops on time first).
+    const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
+
+    fn parse(spec: &str, text: Option<&&str>) -> Result<Budget> {
+        let Some(t) = text else { return Ok(Budget::Simulations(64)) };
+        let (digits, timed) = match t.strip_suffix("ms") {
+            Some(d) => (d, true),
+            None => (*t, false),
+        };
+        let n: u32 = digits
+            .parse()
+            .with_context(|| format!("player '{spec}': '{t}' is neither a number of simulations (64) nor a time per decision (50ms)"))?;
+        if n == 0 {
+            bail!("player '{spec}': the budget must be at least 1");
+        }
+        Ok(if timed { Budget::Millis(n) } else { Budget::Simulations(n) })
+    }
 }
 
 #[derive(Clone)]
@@ -41,31 +72,20 @@ pub enum EvalKind {
 impl PlayerSpec {
     pub fn parse(s: &str) -> Result<PlayerSpec> {
         let parts: Vec<&str> = s.split(':').collect();
-        let sims = |p: Option<&&str>, default: u32| -> Result<u32> {
-            match p {
-                None => Ok(default),
-                Some(t) => {
-                    let n: u32 = t.parse().with_context(|| format!("player '{s}': '{t}' is not a number of simulations"))?;
-                    if n == 0 {
-                        bail!("player '{s}': simulations must be at least 1");
-                    }
-                    Ok(n)
-                }
-            }
-        };
+        let budget = |p: Option<&&str>| Budget::parse(s, p);
         Ok(match parts[0] {
             "random" if parts.len() == 1 => PlayerSpec::Random,
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
-            "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, sims: sims(parts.get(1), 64)? },
-            "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, sims: sims(parts.get(1), 64)? },
+            "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))? },
+            "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))? },
             "net" if (2..=3).contains(&parts.len()) => {
                 let path = PathBuf::from(parts[1]);
                 if !path.exists() {
                     bail!("player '{s}': model file {} does not exist", path.display());
                 }
-                PlayerSpec::Mcts { kind: EvalKind::Net(path), sims: sims(parts.get(2), 64)? }
+                PlayerSpec::Mcts { kind: EvalKind::Net(path), budget: budget(parts.get(2))? }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<sims>, rollout:<sims> or net:<model>[:<sims>])"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget> or net:<model>[:<budget>], a budget being simulations (64) or milliseconds (50ms))"),
         })
     }
 }
@@ -101,9 +121,13 @@ impl Player {
                 Ok(legal.choose(rng).map(|&a| vec![a]).unwrap_or_default())
             }
             PlayerSpec::Greedy => Ok(greedy_turn(g, gen, rng)),
-            PlayerSpec::Mcts { sims, .. } => {
+            PlayerSpec::Mcts { budget, .. } => {
                 let ev = self.evaluator.as_ref().expect("MCTS players have an evaluator");
-                let r = search(&self.search, g, ev.as_ref(), *sims, false, rng)?;
+                let (sims, deadline) = match *budget {
+                    Budget::Simulations(n) => (n, None),
+                    Budget::Millis(ms) => (Budget::MAX_TIMED_SIMULATIONS, Some(Instant::now() + std::time::Duration::from_millis(ms as u64))),
+                };
+                let r = search_until(&self.search, g, ev.as_ref(), sims, deadline, false, rng)?;
                 Ok(vec![r.action])
             }
         }

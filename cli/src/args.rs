@@ -34,6 +34,8 @@ pub enum Command {
     Play(PlayArgs),
     /// Measure throughput.
     Bench(BenchArgs),
+    /// Write a run directory's plots and HTML report (report.html).
+    Report(ReportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -92,8 +94,16 @@ pub struct LoopArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Run directory of `pacozero loop`.
+    #[arg(long, default_value = "runs/quick")]
+    pub run: PathBuf,
+}
+
+#[derive(Args, Debug)]
 pub struct ArenaArgs {
-    /// Two player specs: random, greedy, uniform:<sims>, rollout:<sims>, net:<model>[:<sims>].
+    /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>];
+    /// a budget is simulations per decision (64) or milliseconds per decision (50ms).
     #[arg(long, num_args = 2, required = true)]
     pub players: Vec<String>,
     /// Games (rounded up to an even number: each opening is played with both colours).
@@ -115,6 +125,8 @@ pub struct ArenaArgs {
 pub enum GameKind {
     #[default]
     Paco,
+    /// Shako: 10x10 chess with cannons and elephants.
+    Shako,
 }
 
 #[derive(Args, Debug)]

@@ -6,6 +6,7 @@ mod book;
 mod commands;
 mod net;
 mod ratings;
+mod report;
 mod turns;
 
 use clap::Parser;

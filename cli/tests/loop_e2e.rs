@@ -74,6 +74,19 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     // No temporary file is left behind.
     assert_no_tmp(&run);
 
+    // Per-generation figures and the report.
+    let gens = std::fs::read_to_string(run.join("generations.jsonl")).unwrap();
+    for stage in ["selfplay", "train", "eval"] {
+        assert_eq!(gens.matches(&format!("\"stage\":\"{stage}\"")).count(), 2, "{stage} twice in:\n{gens}");
+    }
+    for plot in ["elo", "baseline", "draw_rate", "length", "losses"] {
+        let svg = std::fs::read_to_string(run.join(format!("plots/{plot}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("<text"), "plots/{plot}.svg");
+    }
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(page.contains("gen-0002") && page.contains("const GAMES = [{"), "report lacks generations or sample games");
+    check_report_in_browser(&run.join("report.html"));
+
     // Running again resumes a finished run: nothing is redone.
     let before = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
     pacozero(&["loop", "--run", run_s]);
@@ -84,6 +97,34 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     let model = run.join("models/gen-0002.pzmodel");
     let out = pacozero(&["arena", "--players", &format!("net:{}:4", model.display()), "random", "--games", "2", "--max-decisions", "60"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
+
+    // Equal-time play: both players get 5 ms per decision.
+    let out = pacozero(&["arena", "--players", &format!("net:{}:5ms", model.display()), "rollout:5ms", "--games", "2", "--max-decisions", "40"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
+}
+
+/// Opens the report in headless Chromium: the page's script must have drawn
+/// the sample-game boards, and a screenshot is kept for a look by eye in
+/// `<target>/tmp/report.png`. `scripts/test.sh` installs Chromium on Debian.
+fn check_report_in_browser(page: &Path) {
+    let browser = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1400,2600"];
+    let url = format!("file://{}", page.canonicalize().unwrap().display());
+    let run = |extra: &[&str]| {
+        let out = Command::new(&browser).args(flags).args(extra).arg(&url).output().unwrap_or_else(|e| {
+            panic!("cannot start {browser} ({e}): install Chromium (Debian: apt-get install chromium; scripts/test.sh does) or set CHROMIUM to its path")
+        });
+        assert!(out.status.success(), "{browser} failed: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    };
+    let dom = String::from_utf8_lossy(&run(&["--dump-dom"]).stdout).to_string();
+    assert!(dom.matches("class=\"board\"").count() >= 1, "the viewer drew no board:\n{}", &dom[..dom.len().min(2000)]);
+    assert_eq!(dom.matches("<svg").count(), 5, "five inline plots");
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report.png");
+    let _ = std::fs::remove_file(&shot);
+    run(&[&format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "screenshot of {} bytes", png.len());
 }
 
 fn assert_no_tmp(dir: &Path) {

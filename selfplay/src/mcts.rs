@@ -834,10 +834,26 @@ pub fn search<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
     noise: bool,
     rng: &mut R,
 ) -> Result<SearchResult> {
+    search_until(cfg, state, evaluator, simulations, None, noise, rng)
+}
+
+/// [`search`] that also stops at `deadline` (after at least the root's
+/// evaluation), for players given a time per decision. Meant for PUCT: Gumbel's
+/// sequential halving assumes its whole budget is spent.
+pub fn search_until<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
+    cfg: &SearchConfig,
+    state: &G,
+    evaluator: &E,
+    max_simulations: u32,
+    deadline: Option<std::time::Instant>,
+    noise: bool,
+    rng: &mut R,
+) -> Result<SearchResult> {
     let mut s = Search::new(cfg.clone(), state.clone(), evaluator.needs_encoding());
-    s.begin(simulations, noise);
+    s.begin(max_simulations, noise);
     let mut out = EvalOutput::default();
-    while s.run(rng) {
+    let out_of_time = |s: &Search<G>| deadline.is_some_and(|d| s.root_visits() > 0 && std::time::Instant::now() >= d);
+    while !out_of_time(&s) && s.run(rng) {
         let req = s.request().expect("pending request");
         evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
         let (p, w) = (out.priors_of(0).to_vec(), out.wdl[0]);

@@ -12,6 +12,8 @@
 //! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
 //! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
 //! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
+//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, promotion) |
+//! | `report.html`, `plots/*.svg` | evaluation | the run report (see [`crate::report`]) |
 //!
 //! A stage is recorded in `state.json` only once its files are complete, so a
 //! crash or Ctrl-C repeats at most the stage in progress: games already
@@ -61,6 +63,10 @@ pub struct LoopConfig {
     pub baseline_games: u32,
     /// Simulations per decision of the rollout baseline (1..=100000).
     pub baseline_simulations: u32,
+    /// If > 0: baseline matches are played at equal time, this many
+    /// milliseconds per decision for both sides (0..=600000); the simulation
+    /// counts above are then ignored there.
+    pub baseline_movetime_ms: u32,
     /// Evaluation openings: `"standard"` or `"fischer_random"`.
     pub openings: Openings,
     /// Decisions after which an evaluation game is a draw (1..=100000).
@@ -93,6 +99,7 @@ impl Default for LoopConfig {
             sprt_beta: 0.1,
             baseline_games: 20,
             baseline_simulations: 32,
+            baseline_movetime_ms: 0,
             openings: Openings::FischerRandom,
             max_decisions: 600,
             seed: 1,
@@ -138,6 +145,7 @@ impl LoopFile {
             check("sprt_beta", l.sprt_beta > 0.0 && l.sprt_beta < 0.5, "in (0, 0.5)")?;
             check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games % 2 == 0, "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
+            check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
             check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
             f.selfplay.validate()?;
             f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -194,35 +202,73 @@ pub struct MatchLine {
     pub losses: u32,
     pub pentanomial: [u32; 5],
     pub avg_decisions: f64,
+    /// Mean seconds per decision of A and of B (absent in older runs).
+    #[serde(default)]
+    pub seconds_per_decision: Option<[f64; 2]>,
 }
 
-fn append_match(run: &Path, m: &MatchLine) -> Result<()> {
-    let p = run.join("matches.jsonl");
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).with_context(|| format!("opening {}", p.display()))?;
-    writeln!(f, "{}", serde_json::to_string(m)?)?;
+/// One line of `generations.jsonl`: the figures of one completed stage.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StageLine {
+    pub generation: u32,
+    pub stage: String,
+    #[serde(flatten)]
+    pub figures: BTreeMap<String, f64>,
+}
+
+fn append_stage(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)]) -> Result<()> {
+    let line = StageLine { generation, stage: stage.into(), figures: figures.iter().map(|(k, v)| (k.to_string(), *v)).collect() };
+    append_line(&run.join("generations.jsonl"), &serde_json::to_string(&line)?)
+}
+
+/// Figures by generation as `"stage.figure"` keys; a stage repeated after a
+/// crash overrides the earlier line.
+pub fn read_generations(run: &Path) -> Result<BTreeMap<u32, BTreeMap<String, f64>>> {
+    let mut out: BTreeMap<u32, BTreeMap<String, f64>> = BTreeMap::new();
+    for l in read_jsonl::<StageLine>(&run.join("generations.jsonl"))? {
+        let e = out.entry(l.generation).or_default();
+        for (k, v) in l.figures {
+            e.insert(format!("{}.{k}", l.stage), v);
+        }
+    }
+    Ok(out)
+}
+
+fn append_line(p: &Path, line: &str) -> Result<()> {
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?;
+    writeln!(f, "{line}").with_context(|| format!("appending to {}", p.display()))?;
     f.sync_all()?;
     Ok(())
 }
 
-pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
-    let p = run.join("matches.jsonl");
+/// Reads a JSON-lines file (missing = empty). Only the last line may be cut
+/// (a crash while appending); it is skipped with a warning.
+fn read_jsonl<T: serde::de::DeserializeOwned>(p: &Path) -> Result<Vec<T>> {
     if !p.exists() {
         return Ok(Vec::new());
     }
-    let text = std::fs::read_to_string(&p)?;
+    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
+    for (i, l) in lines.iter().enumerate() {
         if l.trim().is_empty() {
             continue;
         }
         match serde_json::from_str(l) {
             Ok(m) => out.push(m),
-            // A line cut by a crash while appending is the only way to get here: skip it.
-            Err(e) if i + 1 == text.lines().count() => eprintln!("warning: {}:{}: ignoring an incomplete last line ({e})", p.display(), i + 1),
+            Err(e) if i + 1 == lines.len() && !text.ends_with('\n') => eprintln!("warning: {}:{}: ignoring an incomplete last line ({e})", p.display(), i + 1),
             Err(e) => bail!("{}:{}: {e}", p.display(), i + 1),
         }
     }
     Ok(out)
+}
+
+fn append_match(run: &Path, m: &MatchLine) -> Result<()> {
+    append_line(&run.join("matches.jsonl"), &serde_json::to_string(m)?)
+}
+
+pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
+    read_jsonl(&run.join("matches.jsonl"))
 }
 
 /// Elo of every player over all matches, anchored at the first network.
@@ -298,6 +344,9 @@ pub fn run(a: LoopArgs) -> Result<()> {
                 pacozero_train::set_current_model(&run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             println!("{}", write_ratings(&run)?);
+            append_stage(&run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
+            let page = crate::report::write_report(&run)?;
+            eprintln!("report: {}", page.display());
             state.done = "eval".into();
             save_state(&run, &state)?;
         }
@@ -319,7 +368,22 @@ fn selfplay_stage(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {
     };
     let summary = run_selfplay::<GameState, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
     eprintln!("self-play: {summary}");
-    Ok(())
+    let games = summary.games.max(1) as f64;
+    append_stage(
+        run,
+        state.generation,
+        "selfplay",
+        &[
+            ("games", summary.games as f64),
+            ("positions", summary.positions as f64),
+            ("draw_rate", summary.draws as f64 / games),
+            ("white_win_rate", summary.white_wins as f64 / games),
+            ("avg_length", summary.avg_length()),
+            ("sims_per_sec", summary.simulations_per_sec()),
+            ("avg_batch", summary.requests as f64 / summary.batches.max(1) as f64),
+            ("seconds", summary.wall_secs),
+        ],
+    )
 }
 
 fn train_stage(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
@@ -331,6 +395,20 @@ fn train_stage(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     if todo > 0 {
         let summary = trainer.train_steps(&run.join("data"), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;
         eprintln!("training: {} steps, loss {:.4} -> {:.4}, {:.0} samples/s", summary.steps, summary.first.loss, summary.last.loss, summary.samples_per_sec);
+        let last = &summary.last;
+        append_stage(
+            run,
+            g,
+            "train",
+            &[
+                ("steps", trainer.step() as f64),
+                ("loss", last.loss),
+                ("policy_loss", last.policy_loss),
+                ("value_loss", last.value_loss),
+                ("policy_top1", last.policy_top1),
+                ("samples_per_sec", summary.samples_per_sec),
+            ],
+        )?;
     }
     trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -339,8 +417,13 @@ fn train_stage(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
 }
 
 fn player_for(run: &Path, name: &str, sims: u32, seed: u64) -> Result<Player> {
+    player_with_budget(run, name, &sims.to_string(), seed)
+}
+
+/// A run's model as an arena player with a budget (`64` or `50ms`), named after the model.
+fn player_with_budget(run: &Path, name: &str, budget: &str, seed: u64) -> Result<Player> {
     let p: PathBuf = pacozero_train::model_path(run, name);
-    let mut player = Player::new(&format!("net:{}:{sims}", p.display()), seed, 0)?;
+    let mut player = Player::new(&format!("net:{}:{budget}", p.display()), seed, 0)?;
     player.name = name.to_string();
     Ok(player)
 }
@@ -362,15 +445,37 @@ fn eval_stage(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<b
                 losses: m.wdl.losses,
                 pentanomial: m.pentanomial.0,
                 avg_decisions: m.decisions as f64 / m.games.max(1) as f64,
+                seconds_per_decision: Some([m.seconds[0] / m.decisions_by[0].max(1) as f64, m.seconds[1] / m.decisions_by[1].max(1) as f64]),
             },
         )
     };
     if l.baseline_games > 0 {
-        let mut base = Player::new(&format!("rollout:{}", l.baseline_simulations), seed ^ 7, 0)?;
-        base.name = format!("rollout-{}", l.baseline_simulations);
-        let m = run_match(&cand, &base, l.baseline_games / 2, l.openings, l.max_decisions, seed ^ 11, true)?;
-        eprintln!("{} vs {}: +{} ={} -{}", cand.name, base.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
-        record(&cand, &base, &m)?;
+        // At equal time when configured: both sides get the same milliseconds per decision.
+        let (budget, base_name) = match l.baseline_movetime_ms {
+            0 => (l.baseline_simulations.to_string(), format!("rollout-{}", l.baseline_simulations)),
+            ms => (format!("{ms}ms"), format!("rollout-{ms}ms")),
+        };
+        let timed_cand;
+        let cand_here = if l.baseline_movetime_ms > 0 {
+            timed_cand = player_with_budget(run, &model_name(g), &format!("{}ms", l.baseline_movetime_ms), seed)?;
+            &timed_cand
+        } else {
+            &cand
+        };
+        let mut base = Player::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
+        base.name = base_name;
+        let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, l.max_decisions, seed ^ 11, true)?;
+        eprintln!(
+            "{} vs {}: +{} ={} -{} ({:.1} / {:.1} ms per decision)",
+            cand.name,
+            base.name,
+            m.wdl.wins,
+            m.wdl.draws,
+            m.wdl.losses,
+            1e3 * m.seconds[0] / m.decisions_by[0].max(1) as f64,
+            1e3 * m.seconds[1] / m.decisions_by[1].max(1) as f64
+        );
+        record(cand_here, &base, &m)?;
     }
     if state.best.is_empty() {
         return Ok(true);

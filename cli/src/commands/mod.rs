@@ -5,6 +5,7 @@ mod book;
 mod legal;
 pub mod looprun;
 mod perft;
+mod report;
 mod play;
 pub mod selfplay;
 mod show;
@@ -27,6 +28,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Analyze(a) => analyze::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Report(a) => report::run(a),
     }
 }
 

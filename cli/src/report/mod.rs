@@ -1,0 +1,378 @@
+//! The run report: SVG plots by generation and one static HTML page.
+//!
+//! Written into the run directory by the loop after every generation, and by
+//! `pacozero report --run DIR`:
+//!
+//! | path | content |
+//! |---|---|
+//! | `plots/elo.svg` | Elo of each generation vs gen-0001 (95% bars), and the baseline's |
+//! | `plots/baseline.svg` | each candidate's score against the rollout baseline |
+//! | `plots/draw_rate.svg` | draw rate by generation: self-play, baseline and gating matches |
+//! | `plots/length.svg` | mean game length (decisions) by generation |
+//! | `plots/losses.svg` | training losses by step (smoothed) |
+//! | `report.html` | the tables, the plots and sample games with a board viewer |
+//!
+//! Inputs are the run's own files (`matches.jsonl`, `generations.jsonl`,
+//! `ratings.csv`, `metrics.csv`, the newest data chunk); any of them may be
+//! missing early in a run, and the report shows what there is.
+
+pub mod svg;
+
+use crate::commands::looprun::{read_generations, read_matches, MatchLine};
+use anyhow::{Context, Result};
+use pacozero_engine::paco::{parse_actions, turn_to_string, Action, Position};
+use pacozero_engine::{Color, Square};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use svg::{Chart, Series};
+
+/// One row of `ratings.csv`.
+#[derive(Clone, Debug)]
+pub struct RatingRow {
+    pub player: String,
+    pub elo: f64,
+    pub ci95: f64,
+    pub games: u32,
+}
+
+fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
+    let p = run.join("ratings.csv");
+    if !p.exists() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let parse = |j: usize| -> Result<f64> {
+            f.get(j).and_then(|v| v.parse().ok()).with_context(|| format!("{}:{}: field {} is not a number", p.display(), i + 1, j + 1))
+        };
+        if f.len() != 4 {
+            anyhow::bail!("{}:{}: expected 4 fields (player,elo,ci95,games), found {}", p.display(), i + 1, f.len());
+        }
+        out.push(RatingRow { player: f[0].to_string(), elo: parse(1)?, ci95: parse(2)?, games: parse(3)? as u32 });
+    }
+    Ok(out)
+}
+
+/// Training metrics: step and the loss columns.
+fn read_losses(run: &Path) -> Result<BTreeMap<String, Vec<(f64, f64)>>> {
+    let p = run.join("metrics.csv");
+    let mut cols: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    if !p.exists() {
+        return Ok(cols);
+    }
+    let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let wanted = ["loss", "policy_loss", "value_loss", "sako_loss"];
+    let step_col = header.iter().position(|h| *h == "step");
+    for line in lines {
+        let v: Vec<&str> = line.split(',').collect();
+        let (Some(sc), true) = (step_col, v.len() == header.len()) else { continue }; // a cut last line
+        let Ok(step) = v[sc].parse::<f64>() else { continue };
+        for (h, x) in header.iter().zip(&v) {
+            if wanted.contains(h) {
+                if let Ok(x) = x.parse::<f64>() {
+                    cols.entry(h.to_string()).or_default().push((step, x));
+                }
+            }
+        }
+    }
+    Ok(cols)
+}
+
+/// Exponential moving average with a span of about 2% of the points.
+fn smooth(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let alpha = 2.0 / ((points.len() as f64 * 0.02).max(1.0) + 1.0);
+    let mut m = f64::NAN;
+    points
+        .iter()
+        .map(|&(x, y)| {
+            m = if m.is_nan() { y } else { m + alpha * (y - m) };
+            (x, m)
+        })
+        .collect()
+}
+
+fn generation_of(name: &str) -> Option<u32> {
+    name.strip_prefix("gen-")?.parse().ok()
+}
+
+fn is_baseline(m: &MatchLine) -> bool {
+    m.b.starts_with("rollout")
+}
+
+fn score(m: &MatchLine) -> f64 {
+    (m.wins as f64 + 0.5 * m.draws as f64) / (m.wins + m.draws + m.losses).max(1) as f64
+}
+
+fn draw_rate(m: &MatchLine) -> f64 {
+    m.draws as f64 / (m.wins + m.draws + m.losses).max(1) as f64
+}
+
+/// A sample game for the viewer: one board per turn.
+struct SampleGame {
+    title: String,
+    /// (chain notation of the turn, board after it as 64 two-letter cells from a8 to h1).
+    turns: Vec<(String, String)>,
+}
+
+fn board_string(pos: &Position) -> String {
+    let mut s = String::with_capacity(128);
+    for rank in (0..8).rev() {
+        for file in 0..8 {
+            let (w, b) = pos.at(Square::from_file_rank(file, rank));
+            s.push(w.map_or('.', |k| k.letter()));
+            s.push(b.map_or('.', |k| k.letter().to_ascii_lowercase()));
+        }
+    }
+    s
+}
+
+/// Replays a recorded game, grouping its decisions into turns.
+fn sample_game(title: String, start_fen: &str, actions: &str) -> Result<SampleGame> {
+    let start: Position = start_fen.parse().with_context(|| format!("start FEN {start_fen}"))?;
+    let mut g = pacozero_engine::paco::GameState::new(start);
+    let mut turns = vec![("start".to_string(), board_string(g.position()))];
+    let mut turn_start = *g.position();
+    let mut turn: Vec<Action> = Vec::new();
+    for a in parse_actions(actions)? {
+        let mover = g.position().side_to_move();
+        g.play(a).with_context(|| format!("replaying {a}"))?;
+        turn.push(a);
+        if g.position().side_to_move() != mover || g.status().is_over() {
+            let who = if mover == Color::White { "W" } else { "B" };
+            turns.push((format!("{who} {}", turn_to_string(&turn_start, &turn)), board_string(g.position())));
+            turn.clear();
+            turn_start = *g.position();
+        }
+    }
+    Ok(SampleGame { title, turns })
+}
+
+/// Up to `n` games of the newest data chunk: decisive ones first, shortest first.
+fn sample_games(run: &Path, n: usize) -> Vec<SampleGame> {
+    let Ok(chunks) = pacozero_data::list_chunks(&run.join("data")) else { return Vec::new() };
+    let Some(last) = chunks.last() else { return Vec::new() };
+    let Ok((_, mut games)) = pacozero_data::read_games_file(&last.games_path) else { return Vec::new() };
+    games.sort_by_key(|g| (g.result == "draw", g.num_decisions));
+    games
+        .iter()
+        .take(n)
+        .filter_map(|g| {
+            let title = format!("game {} ({}, {} decisions, {}, {})", g.game_id, g.result, g.num_decisions, g.reason, g.network_id);
+            sample_game(title, &g.start_fen, &g.actions).ok()
+        })
+        .collect()
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// The charts of a run, by file name.
+fn charts(run: &Path, matches: &[MatchLine], ratings: &[RatingRow]) -> Result<Vec<(&'static str, Chart)>> {
+    let gens = read_generations(run)?;
+    let mut out = Vec::new();
+
+    let mut elo = Chart::new("Elo by generation (vs gen-0001, 95% intervals)", "generation", "Elo");
+    let mut pts = Vec::new();
+    let mut errs = Vec::new();
+    for r in ratings {
+        if let Some(g) = generation_of(&r.player) {
+            pts.push((g as f64, r.elo));
+            errs.push(r.ci95);
+        }
+    }
+    elo.series.push(Series { name: "network".into(), color: "#1f5fd1", points: pts, errors: Some(errs), markers: true });
+    for r in ratings.iter().filter(|r| generation_of(&r.player).is_none()) {
+        elo.guides.push((r.elo, r.player.clone()));
+    }
+    elo.y_include.push(0.0);
+    out.push(("elo.svg", elo));
+
+    let mut base = Chart::new("Score against the rollout-MCTS baseline", "generation", "score");
+    let pts: Vec<(f64, f64)> = matches.iter().filter(|m| is_baseline(m)).map(|m| (m.generation as f64, score(m))).collect();
+    base.series.push(Series::markers("candidate's score", "#d12f1f", pts));
+    base.guides.push((0.5, "even".into()));
+    base.guides.push((0.75, "target 75%".into()));
+    base.y_include.extend([0.0, 1.0]);
+    out.push(("baseline.svg", base));
+
+    let mut draws = Chart::new("Draw rate by generation", "generation", "draw rate");
+    draws.series.push(Series::markers("self-play", "#1f5fd1", gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get("selfplay.draw_rate")?))).collect()));
+    draws.series.push(Series::markers("vs baseline", "#d12f1f", matches.iter().filter(|m| is_baseline(m)).map(|m| (m.generation as f64, draw_rate(m))).collect()));
+    draws.series.push(Series::markers("gating", "#2a9d3a", matches.iter().filter(|m| !is_baseline(m)).map(|m| (m.generation as f64, draw_rate(m))).collect()));
+    draws.y_include.extend([0.0, 1.0]);
+    out.push(("draw_rate.svg", draws));
+
+    let mut len = Chart::new("Game length by generation", "generation", "decisions per game");
+    len.series.push(Series::markers("self-play", "#1f5fd1", gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get("selfplay.avg_length")?))).collect()));
+    len.series.push(Series::markers("vs baseline", "#d12f1f", matches.iter().filter(|m| is_baseline(m)).map(|m| (m.generation as f64, m.avg_decisions)).collect()));
+    len.series.push(Series::markers("gating", "#2a9d3a", matches.iter().filter(|m| !is_baseline(m)).map(|m| (m.generation as f64, m.avg_decisions)).collect()));
+    len.y_include.push(0.0);
+    out.push(("length.svg", len));
+
+    let losses = read_losses(run)?;
+    let mut lc = Chart::new("Training losses (smoothed)", "step", "loss");
+    // The moves-left loss (a regression in decisions) starts an order of
+    // magnitude higher and would flatten the others; it is in metrics.csv.
+    for (name, color) in [("loss", "#000000"), ("policy_loss", "#1f5fd1"), ("value_loss", "#d12f1f"), ("sako_loss", "#b02ab0")] {
+        if let Some(p) = losses.get(name) {
+            lc.series.push(Series::line(name, color, smooth(p)));
+        }
+    }
+    out.push(("losses.svg", lc));
+    Ok(out)
+}
+
+/// Writes the plots and `report.html` of a run directory; returns the page's path.
+pub fn write_report(run: &Path) -> Result<PathBuf> {
+    if !run.is_dir() {
+        anyhow::bail!("run directory {} does not exist", run.display());
+    }
+    let matches = read_matches(run)?;
+    let ratings = read_ratings(run)?;
+    let gens = read_generations(run)?;
+    let plots = run.join("plots");
+    std::fs::create_dir_all(&plots).with_context(|| format!("creating {}", plots.display()))?;
+    let charts = charts(run, &matches, &ratings)?;
+    for (name, c) in &charts {
+        write_atomic(&plots.join(name), &c.to_svg())?;
+    }
+
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>PacoZero run report</title>\n<style>\n");
+    h.push_str(STYLE);
+    h.push_str("</style></head><body>\n");
+    let _ = writeln!(h, "<h1>PacoZero run report</h1><p class=\"dim\">{}</p>", html_escape(&run.display().to_string()));
+
+    // Generation table.
+    h.push_str("<h2>Generations</h2>\n<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
+    let max_gen = gens.keys().copied().chain(matches.iter().map(|m| m.generation)).max().unwrap_or(0);
+    for g in 1..=max_gen {
+        let v = gens.get(&g);
+        let get = |k: &str| v.and_then(|v| v.get(k)).copied();
+        let num = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |x| format!("{x:.d$}"));
+        let pct = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{:.0}%", 100.0 * x));
+        let name = format!("gen-{g:04}");
+        let rating = ratings.iter().find(|r| r.player == name).map_or("–".to_string(), |r| format!("{:+.0} ± {:.0}", r.elo, r.ci95));
+        let bm = matches.iter().rev().find(|m| m.generation == g && is_baseline(m));
+        let gm = matches.iter().rev().find(|m| m.generation == g && !is_baseline(m));
+        let wdl = |m: Option<&MatchLine>| m.map_or("–".to_string(), |m| format!("{}-{}-{}", m.wins, m.draws, m.losses));
+        let promoted = match get("eval.promoted") {
+            Some(x) if x > 0.5 => "yes",
+            Some(_) => "no",
+            None => "–",
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td>{g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{rating}</td><td>{}</td><td>{}</td><td>{}</td><td>{promoted}</td></tr>",
+            num(get("selfplay.games"), 0),
+            pct(get("selfplay.draw_rate")),
+            num(get("selfplay.avg_length"), 0),
+            num(get("selfplay.sims_per_sec"), 0),
+            num(get("train.loss"), 3),
+            wdl(bm),
+            bm.map_or("–".to_string(), |m| format!("{:.0}%", 100.0 * score(m))),
+            wdl(gm),
+        );
+    }
+    h.push_str("</table>\n");
+
+    // Ratings.
+    h.push_str("<h2>Ratings</h2>\n<p class=\"dim\">Maximum-likelihood Elo over every match of the run, anchored at gen-0001 = 0.</p>\n<table class=\"data\"><tr><th>player</th><th>Elo</th><th>95%</th><th>games</th></tr>\n");
+    for r in &ratings {
+        let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>± {:.0}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.ci95, r.games);
+    }
+    h.push_str("</table>\n<h2>Plots</h2>\n<div class=\"plots\">\n");
+    for (name, c) in &charts {
+        let _ = writeln!(h, "<figure id=\"plot-{}\">{}</figure>", name.trim_end_matches(".svg"), c.to_svg());
+    }
+    h.push_str("</div>\n");
+
+    // Sample games with a small viewer.
+    let samples = sample_games(run, 3);
+    h.push_str("<h2>Sample games</h2>\n<p class=\"dim\">From the newest self-play chunk. A union shows both pieces on one square.</p>\n<div id=\"games\"></div>\n");
+    let json: Vec<serde_json::Value> = samples
+        .iter()
+        .map(|s| serde_json::json!({ "title": s.title, "turns": s.turns.iter().map(|(l, b)| serde_json::json!([l, b])).collect::<Vec<_>>() }))
+        .collect();
+    // `</` cannot appear in JSON produced from our own strings except inside
+    // text; escape it so the script block cannot be closed early.
+    let _ = writeln!(h, "<script>const GAMES = {};</script>", serde_json::Value::Array(json).to_string().replace("</", "<\\/"));
+    h.push_str("<script>\n");
+    h.push_str(VIEWER_JS);
+    h.push_str("</script>\n");
+
+    if let Ok(cfg) = std::fs::read_to_string(run.join("config.toml")) {
+        let _ = writeln!(h, "<h2>Configuration</h2>\n<pre>{}</pre>", html_escape(&cfg));
+    }
+    h.push_str("</body></html>\n");
+    let page = run.join("report.html");
+    write_atomic(&page, &h)?;
+    Ok(page)
+}
+
+const STYLE: &str = r#"body { font-family: sans-serif; margin: 24px; color: #222; max-width: 1400px; }
+h1 { margin-bottom: 0; } .dim { color: #777; }
+table.data { border-collapse: collapse; margin: 8px 0 16px; }
+table.data td, table.data th { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+table.data th { background: #f2f2f2; }
+.plots { display: flex; flex-wrap: wrap; gap: 8px; } figure { margin: 0; }
+.game { display: inline-block; vertical-align: top; margin: 0 24px 24px 0; }
+table.board { border-collapse: collapse; border: 2px solid #444; }
+table.board td { width: 42px; height: 42px; text-align: center; font-size: 26px; padding: 0; line-height: 1; }
+table.board td.light { background: #f0d9b5; } table.board td.dark { background: #b58863; }
+table.board td.union { box-shadow: inset 0 0 0 3px #d12f1f; font-size: 19px; }
+.coords { font-size: 11px; color: #777; }
+.controls button { margin: 4px 2px; } .turn { font-family: monospace; min-height: 1.3em; }
+pre { background: #f7f7f7; padding: 8px; font-size: 12px; }
+"#;
+
+/// Draws each sample game as a board with buttons to step through its turns.
+const VIEWER_JS: &str = r#"const GLYPH = { W: {K:'♔',Q:'♕',R:'♖',B:'♗',N:'♘',P:'♙'}, B: {k:'♚',q:'♛',r:'♜',b:'♝',n:'♞',p:'♟'} };
+function drawBoard(el, cells) {
+  let html = '<table class="board">';
+  for (let r = 0; r < 8; r++) {
+    html += '<tr>';
+    for (let f = 0; f < 8; f++) {
+      const i = 2 * (8 * r + f), w = cells[i], b = cells[i + 1];
+      const shade = (r + f) % 2 === 0 ? 'light' : 'dark';
+      const union = w !== '.' && b !== '.';
+      const txt = (w !== '.' ? GLYPH.W[w] : '') + (b !== '.' ? GLYPH.B[b] : '');
+      html += '<td class="' + shade + (union ? ' union' : '') + '" title="' + 'abcdefgh'[f] + (8 - r) + '">' + txt + '</td>';
+    }
+    html += '<td class="coords">' + (8 - r) + '</td></tr>';
+  }
+  html += '<tr>' + [...'abcdefgh'].map(c => '<td class="coords">' + c + '</td>').join('') + '</tr></table>';
+  el.innerHTML = html;
+}
+GAMES.forEach((g, n) => {
+  const box = document.createElement('div');
+  box.className = 'game';
+  box.innerHTML = '<h3>' + g.title + '</h3><div class="b"></div><div class="controls">' +
+    '<button data-d="-1000">«</button><button data-d="-1">‹ back</button><button data-d="1">next ›</button><button data-d="1000">»</button>' +
+    ' <span class="idx"></span></div><div class="turn"></div>';
+  document.getElementById('games').appendChild(box);
+  let at = g.turns.length - 1;
+  const show = () => {
+    drawBoard(box.querySelector('.b'), g.turns[at][1]);
+    box.querySelector('.idx').textContent = 'turn ' + at + ' / ' + (g.turns.length - 1);
+    box.querySelector('.turn').textContent = g.turns[at][0];
+  };
+  box.querySelectorAll('button').forEach(b => b.onclick = () => {
+    at = Math.max(0, Math.min(g.turns.length - 1, at + Number(b.dataset.d)));
+    show();
+  });
+  show();
+});
+"#;
