@@ -112,15 +112,16 @@ impl Player {
         Ok(Player { name: spec_text.to_string(), spec, evaluator, search })
     }
 
-    /// The next decisions of the mover (a whole turn for the one-ply players).
-    fn act(&self, g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Result<Vec<u16>> {
+    /// The next decisions of the mover (a whole turn for the one-ply
+    /// players), and the simulations searched for them.
+    fn act(&self, g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Result<(Vec<u16>, u32)> {
         match &self.spec {
             PlayerSpec::Random => {
                 let mut legal = Vec::new();
                 g.legal_actions(&mut legal);
-                Ok(legal.choose(rng).map(|&a| vec![a]).unwrap_or_default())
+                Ok((legal.choose(rng).map(|&a| vec![a]).unwrap_or_default(), 0))
             }
-            PlayerSpec::Greedy => Ok(greedy_turn(g, gen, rng)),
+            PlayerSpec::Greedy => Ok((greedy_turn(g, gen, rng), 0)),
             PlayerSpec::Mcts { budget, .. } => {
                 let ev = self.evaluator.as_ref().expect("MCTS players have an evaluator");
                 let (sims, deadline) = match *budget {
@@ -128,7 +129,7 @@ impl Player {
                     Budget::Millis(ms) => (Budget::MAX_TIMED_SIMULATIONS, Some(Instant::now() + std::time::Duration::from_millis(ms as u64))),
                 };
                 let r = search_until(&self.search, g, ev.as_ref(), sims, deadline, false, rng)?;
-                Ok(vec![r.action])
+                Ok((vec![r.action], r.simulations))
             }
         }
     }
@@ -161,8 +162,11 @@ fn greedy_turn(g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Ve
 pub struct GameResult {
     pub outcome: Outcome,
     pub decisions: u32,
-    /// Seconds spent by the player of each colour (White, Black).
+    /// Seconds spent, decisions taken and simulations searched by the player
+    /// of each colour (White, Black).
     pub seconds: [f64; 2],
+    pub decisions_by: [u32; 2],
+    pub simulations: [u64; 2],
 }
 
 /// Plays one game: `white` and `black` alternate by turn (a turn is several decisions).
@@ -172,21 +176,25 @@ pub fn play(start: Position, white: &Player, black: &Player, max_decisions: u32,
     let mut gen = FullMoveGen::new();
     let mut decisions = 0;
     let mut seconds = [0.0; 2];
+    let mut decisions_by = [0; 2];
+    let mut simulations = [0; 2];
     while g.outcome().is_none() && decisions < max_decisions {
         let mover = g.to_move();
         let player = if mover == pacozero_engine::Color::White { white } else { black };
         let t = Instant::now();
-        let acts = player.act(&g, &mut gen, &mut rng)?;
+        let (acts, sims) = player.act(&g, &mut gen, &mut rng)?;
         seconds[mover.index()] += t.elapsed().as_secs_f64();
+        simulations[mover.index()] += sims as u64;
         if acts.is_empty() {
             break; // stuck: adjudicated a draw
         }
         for a in acts {
             g.apply(a);
             decisions += 1;
+            decisions_by[mover.index()] += 1;
         }
     }
-    Ok(GameResult { outcome: g.outcome().unwrap_or(Outcome::Draw), decisions, seconds })
+    Ok(GameResult { outcome: g.outcome().unwrap_or(Outcome::Draw), decisions, seconds, decisions_by, simulations })
 }
 
 /// Start position of opening `i` (each is played twice, colours swapped).
@@ -214,12 +222,19 @@ pub struct MatchResult {
     pub pentanomial: Pentanomial,
     pub decisions: u64,
     pub games: u32,
-    /// Seconds per decision of A and of B.
+    /// Seconds, decisions and simulations of A and of B.
     pub seconds: [f64; 2],
     pub decisions_by: [u64; 2],
+    pub simulations: [u64; 2],
 }
 
 impl MatchResult {
+    /// Mean milliseconds and simulations per decision of A (`side` 0) or B (1).
+    pub fn per_decision(&self, side: usize) -> (f64, f64) {
+        let n = self.decisions_by[side].max(1) as f64;
+        (1000.0 * self.seconds[side] / n, self.simulations[side] as f64 / n)
+    }
+
     pub fn elo(&self) -> (f64, f64) {
         let n = self.wdl.games().max(1) as f64;
         let s = self.wdl.score();
@@ -279,11 +294,12 @@ pub fn run_match(a: &Player, b: &Player, pairs: u32, openings: Openings, max_dec
         m.pentanomial.add_pair(p1, p2);
         m.games += 2;
         m.decisions += (g1.decisions + g2.decisions) as u64;
-        m.seconds[0] += g1.seconds[0] + g2.seconds[1];
-        m.seconds[1] += g1.seconds[1] + g2.seconds[0];
-        // Roughly half the decisions of each game are each side's.
-        m.decisions_by[0] += (g1.decisions as u64 + g2.decisions as u64) / 2;
-        m.decisions_by[1] += (g1.decisions as u64 + g2.decisions as u64) / 2;
+        // A is White in g1 and Black in g2.
+        for (side, (w, b)) in [(0, (&g1, &g2)), (1, (&g2, &g1))] {
+            m.seconds[side] += w.seconds[0] + b.seconds[1];
+            m.decisions_by[side] += w.decisions_by[0] as u64 + b.decisions_by[1] as u64;
+            m.simulations[side] += w.simulations[0] + b.simulations[1];
+        }
     }
     Ok(m)
 }

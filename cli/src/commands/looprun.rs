@@ -205,6 +205,9 @@ pub struct MatchLine {
     /// Mean seconds per decision of A and of B (absent in older runs).
     #[serde(default)]
     pub seconds_per_decision: Option<[f64; 2]>,
+    /// Mean simulations per decision of A and of B (absent in older runs).
+    #[serde(default)]
+    pub simulations_per_decision: Option<[f64; 2]>,
 }
 
 /// One line of `generations.jsonl`: the figures of one completed stage.
@@ -445,7 +448,8 @@ fn eval_stage(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<b
                 losses: m.wdl.losses,
                 pentanomial: m.pentanomial.0,
                 avg_decisions: m.decisions as f64 / m.games.max(1) as f64,
-                seconds_per_decision: Some([m.seconds[0] / m.decisions_by[0].max(1) as f64, m.seconds[1] / m.decisions_by[1].max(1) as f64]),
+                seconds_per_decision: Some([m.per_decision(0).0 / 1000.0, m.per_decision(1).0 / 1000.0]),
+                simulations_per_decision: Some([m.per_decision(0).1, m.per_decision(1).1]),
             },
         )
     };
@@ -465,16 +469,8 @@ fn eval_stage(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<b
         let mut base = Player::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
         base.name = base_name;
         let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, l.max_decisions, seed ^ 11, true)?;
-        eprintln!(
-            "{} vs {}: +{} ={} -{} ({:.1} / {:.1} ms per decision)",
-            cand.name,
-            base.name,
-            m.wdl.wins,
-            m.wdl.draws,
-            m.wdl.losses,
-            1e3 * m.seconds[0] / m.decisions_by[0].max(1) as f64,
-            1e3 * m.seconds[1] / m.decisions_by[1].max(1) as f64
-        );
+        let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
+        eprintln!("{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims)", cand.name, base.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
         record(cand_here, &base, &m)?;
     }
     if state.best.is_empty() {
