@@ -1,10 +1,18 @@
 use super::game_from;
-use crate::args::PerftArgs;
-use anyhow::Result;
+use crate::args::{GameKind, PerftArgs};
+use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{action_to_string, FullMoveGen, GameState};
+use pacozero_engine::shako;
 use std::time::Instant;
 
 pub fn run(a: PerftArgs) -> Result<()> {
+    match a.game {
+        GameKind::Paco => run_paco(a),
+        GameKind::Shako => run_shako(a),
+    }
+}
+
+fn run_paco(a: PerftArgs) -> Result<()> {
     let g = game_from(a.fen.as_deref(), None)?;
     let start = Instant::now();
     let total = if a.divide { divide(&g, a.depth, a.atomic) } else if a.atomic { g.perft_atomic(a.depth) } else { g.perft_full(a.depth) };
@@ -37,4 +45,31 @@ fn divide(g: &GameState, depth: u32, atomic: bool) -> u64 {
         }
     }
     total
+}
+
+/// Shako perft: legal-move leaves (Fairy-Stockfish's `go perft`); `--divide`
+/// prints each first move's count in UCI order.
+fn run_shako(a: PerftArgs) -> Result<()> {
+    if a.atomic {
+        bail!("--atomic applies to Paco Ŝako only (Shako has no atomic actions)");
+    }
+    let pos: shako::Position = match a.fen.as_deref() {
+        Some(f) => f.parse().with_context(|| format!("reading FEN \"{f}\""))?,
+        None => shako::Position::startpos(),
+    };
+    let start = Instant::now();
+    let total = if a.divide && a.depth > 0 {
+        let mut lines: Vec<(String, u64)> = pos.divide(a.depth).into_iter().map(|(m, n)| (m.to_string(), n)).collect();
+        lines.sort();
+        for (m, n) in &lines {
+            println!("{m}: {n}");
+        }
+        lines.iter().map(|(_, n)| n).sum()
+    } else {
+        pos.perft(a.depth)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("shako perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)", a.depth, total, secs, total as f64 / secs.max(1e-9) / 1e6);
+    println!("{total}");
+    Ok(())
 }

@@ -165,11 +165,6 @@ fn read_board(pos: &mut Position, board: &str) -> Result<(), FenError> {
 }
 
 impl Position {
-    /// Whether `color`'s king is attacked.
-    pub(crate) fn in_check_of(&self, color: Color) -> bool {
-        self.is_attacked(self.king_square(color), color.other(), self.occupied(), Bb128::EMPTY)
-    }
-
     /// The board field of the FEN.
     pub fn board_fen(&self) -> String {
         let mut s = String::with_capacity(64);

@@ -406,9 +406,15 @@ impl Position {
         self.attackers(self.king_square(self.side), self.side.other())
     }
 
+    /// Whether the side to move is in check.
     #[inline]
     pub fn in_check(&self) -> bool {
-        self.is_attacked(self.king_square(self.side), self.side.other(), self.occupied(), Bb128::EMPTY)
+        self.in_check_of(self.side)
+    }
+
+    /// Whether `color`'s king is attacked.
+    pub fn in_check_of(&self, color: Color) -> bool {
+        self.is_attacked(self.king_square(color), color.other(), self.occupied(), Bb128::EMPTY)
     }
 
     // ---- Making moves. ----

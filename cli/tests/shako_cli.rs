@@ -1,0 +1,82 @@
+//! The CLI's Shako paths: `perft --game shako` prints the leaf count last,
+//! `legal --game shako` answers JSON lines with sorted UCI moves and a status.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const START: &str = "c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pacozero"))
+}
+
+fn last_line(out: &std::process::Output) -> String {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap().lines().last().unwrap_or_default().to_string()
+}
+
+#[test]
+fn perft_counts_from_the_start_and_from_a_fen() {
+    let out = bin().args(["perft", "--game", "shako", "--depth", "3"]).output().unwrap();
+    assert_eq!(last_line(&out), "185938");
+    // Cannon e9 on the king's file: pieces moving onto the file would become screens.
+    let fen = "9k/4c5/10/10/10/RB8/2N7/10/4K5/10 w - - 0 1";
+    let out = bin().args(["perft", "--game", "shako", "--fen", fen, "--depth", "3"]).output().unwrap();
+    assert_eq!(last_line(&out), "17585");
+}
+
+#[test]
+fn perft_divide_lists_first_moves_in_uci_order() {
+    let out = bin().args(["perft", "--game", "shako", "--fen", START, "--depth", "2", "--divide"]).output().unwrap();
+    assert_eq!(last_line(&out), "3364");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 59);
+    assert_eq!(lines[0], "a1b1: 58");
+}
+
+#[test]
+fn perft_with_a_bad_fen_names_the_field() {
+    let bad = START.replace(" w ", " x ");
+    let out = bin().args(["perft", "--game", "shako", "--fen", &bad, "--depth", "1"]).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("side") && stderr.contains("'x'"), "{stderr}");
+}
+
+#[test]
+fn legal_answers_each_line_and_survives_bad_ones() {
+    let mut child = bin().args(["legal", "--game", "shako"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let lines = [
+        format!("{{\"fen\": \"{START}\"}}"),
+        "not json".to_string(),
+        "{\"fen\": \"5n3e/8R1/3kn2b2/P6P2/b8p/2P7/5q4/10/4K2p2/1r8 w - - 1 47\"}".to_string(),
+        "{\"fen\": \"10/6R3/5k4/3Q4B1/8P1/10/3N6/10/E9/5K4 b - - 6 65\"}".to_string(),
+        "{\"fen\": \"c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq z9 0 1\"}".to_string(),
+        format!("{{\"fen\": \"{START}\", \"moves\": \"h2g4 h9g7 g4h2 g7h9 h2g4 h9g7 g4h2 g7h9\"}}"),
+        format!("{{\"fen\": \"{START}\", \"moves\": \"e3e6\"}}"),
+    ];
+    child.stdin.take().unwrap().write_all((lines.join("\n") + "\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answers: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), lines.len());
+
+    let moves = answers[0]["legal_moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 58);
+    assert_eq!(moves[0], "a1b1");
+    let mut sorted = moves.clone();
+    sorted.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    assert_eq!(&sorted, moves);
+    assert_eq!(answers[0]["status"], "Running");
+
+    assert!(answers[1]["error"].as_str().unwrap().contains("line 2"), "{}", answers[1]);
+    assert_eq!(answers[2]["legal_moves"], serde_json::json!([]));
+    assert_eq!(answers[2]["status"], "Checkmate(b)");
+    assert_eq!(answers[3]["status"], "Stalemate");
+    let e = answers[4]["error"].as_str().unwrap();
+    assert!(e.contains("line 5") && e.contains("en passant"), "{e}");
+    assert_eq!(answers[5]["status"], "RepetitionDraw");
+    let e = answers[6]["error"].as_str().unwrap();
+    assert!(e.contains("line 7") && e.contains("e3e6"), "{e}");
+}
