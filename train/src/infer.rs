@@ -10,6 +10,7 @@ use pacozero_data::{decode_into, GameSpec};
 
 use crate::backend::{cpu_pool, default_device, in_pool, inference_device};
 use crate::error::{TrainError, TrainResult};
+use crate::fastnet::FastNet;
 use crate::model::{NetConfig, PacoNet};
 use crate::modelfile::{load_model, ModelInfo};
 
@@ -34,8 +35,16 @@ pub struct Evaluation {
 }
 
 /// A loaded network ready to evaluate batches (no autodiff).
+///
+/// On the flex (CPU) backend evaluation runs through [`FastNet`], a plain-Rust
+/// copy of the network that is several times faster at small batches; burn's
+/// forward pass stays the path for other backends and the reference. Set
+/// `PACOZERO_FASTNET=0` (or call [`Network::set_fastnet`]) to force burn.
 pub struct Network {
     model: PacoNet,
+    /// Always built (cheap: a copy of the weights); used when `use_fast`.
+    fast: FastNet,
+    use_fast: bool,
     net: NetConfig,
     info: ModelInfo,
     spec: GameSpec,
@@ -62,7 +71,21 @@ impl Network {
         let device = inference_device(device);
         let model = model.valid().to_device(&device);
         let spec = GameSpec::new("any", net.height, net.width, net.bit_planes, net.scalars, net.policy_size)?;
-        Ok(Network { model, net, info, spec, device, pool: cpu_pool(threads)? })
+        let fast = FastNet::from_model(&model, &net)?;
+        let fast_env = !matches!(std::env::var("PACOZERO_FASTNET").as_deref(), Ok("0") | Ok("false") | Ok("off"));
+        let use_fast = fast_env && device == Device::flex();
+        Ok(Network { model, fast, use_fast, net, info, spec, device, pool: cpu_pool(threads)? })
+    }
+
+    /// Choose the evaluation path: `true` = [`FastNet`] (CPU), `false` = burn's
+    /// forward pass on the model's device.
+    pub fn set_fastnet(&mut self, on: bool) {
+        self.use_fast = on;
+    }
+
+    /// Whether evaluation runs through [`FastNet`].
+    pub fn uses_fastnet(&self) -> bool {
+        self.use_fast
     }
 
     /// Architecture of the loaded model.
@@ -108,6 +131,21 @@ impl Network {
         let (c, h, w) = (self.net.input_channels(), self.net.height as usize, self.net.width as usize);
         assert_eq!(x.len(), batch * c * h * w, "dense input has the wrong length");
         let p = self.policy_size();
+        if self.use_fast {
+            // Batch 1..PARALLEL_MIN_BATCH runs on this thread; larger batches split over the pool.
+            let out = if batch >= crate::fastnet::PARALLEL_MIN_BATCH {
+                in_pool(&self.pool, || self.fast.forward(&x, batch))
+            } else {
+                self.fast.forward(&x, batch)
+            };
+            return (0..batch)
+                .map(|i| Evaluation {
+                    policy_logits: out.policy[i * p..(i + 1) * p].to_vec(),
+                    wdl: [out.wdl[3 * i], out.wdl[3 * i + 1], out.wdl[3 * i + 2]],
+                    moves_left: out.moves_left[i].exp_m1().max(0.0),
+                })
+                .collect();
+        }
         let (policy, wdl, ml) = in_pool(&self.pool, || {
             let x = Tensor::<4>::from_data(TensorData::new(x, [batch, c, h, w]), &self.device); // [B, Ci, H, W]
             let out = self.model.forward(x);

@@ -49,6 +49,7 @@ pub mod backend;
 mod bench;
 mod config;
 mod error;
+mod fastnet;
 mod infer;
 mod model;
 mod modelfile;
@@ -59,6 +60,7 @@ pub use backend::{default_device, device_from_name};
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
 pub use config::{LrSchedule, OptimizerKind, TrainConfig};
 pub use error::{TrainError, TrainResult};
+pub use fastnet::{FastNet, FastOutput};
 pub use infer::{EvalInput, Evaluation, Network};
 pub use model::{NetConfig, NetOutput, PacoNet};
 pub use modelfile::{

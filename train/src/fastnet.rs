@@ -1,0 +1,517 @@
+//! [`FastNet`]: an inference-only forward pass of [`PacoNet`] in plain Rust.
+//!
+//! burn's CPU backend spends most of a small-batch forward pass in per-op
+//! overhead; this module runs the same network as a handful of matrix
+//! products on preallocated buffers:
+//!
+//! * activations are kept square-major (`[B*H*W, C]`, channels innermost), so a
+//!   3x3 convolution is an im2col copy into `[B*H*W, 9*C]` followed by one
+//!   product with a `[9*C, Cout]` weight matrix, and a 1x1 convolution is a
+//!   product with no copy at all;
+//! * batch norm (inference mode: running statistics) is folded into the
+//!   convolution weights and a per-channel bias when the net is built;
+//! * the heads' fully connected layers have their weight rows permuted so they
+//!   read the square-major activations directly (burn flattens channel-major);
+//! * products use the `gemm` crate single-threaded; large batches are split
+//!   across the current rayon pool by positions, each thread with its own
+//!   scratch buffers (thread-local, grown once, never shrunk).
+//!
+//! The auxiliary Ŝako head is not computed (self-play does not read it).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::prelude::*;
+use rayon::prelude::*;
+
+use crate::error::{TrainError, TrainResult};
+use crate::model::{NetConfig, PacoNet};
+
+/// Epsilon of every batch norm of [`PacoNet`] (`BatchNormConfig`'s default,
+/// which model.rs uses; burn does not expose it as a tensor to visit).
+const BN_EPSILON: f64 = 1e-5;
+
+/// Batches at least this large are split across the rayon pool.
+pub const PARALLEL_MIN_BATCH: usize = 16;
+
+/// A fully connected layer (or a convolution as im2col product):
+/// `out[m, n] = sum_k in[m, k] * w[k, n] + b[n]`.
+#[derive(Clone, Debug)]
+struct Dense {
+    k: usize,
+    n: usize,
+    /// `[k, n]` row-major.
+    w: Vec<f32>,
+    /// `[n]`.
+    b: Vec<f32>,
+}
+
+/// Squeeze-excitation: `fc1: [C, C/r]`, `fc2: [C/r, 2C]` (scale logits, then biases).
+#[derive(Clone, Debug)]
+struct Se {
+    fc1: Dense,
+    fc2: Dense,
+}
+
+#[derive(Clone, Debug)]
+struct Block {
+    /// 3x3 conv + BN, `[9*C, C]`.
+    a: Dense,
+    /// 3x3 conv + BN, `[9*C, C]`.
+    b: Dense,
+    se: Option<Se>,
+}
+
+/// Inference-only copy of a [`PacoNet`] (see the module docs).
+#[derive(Clone, Debug)]
+pub struct FastNet {
+    /// Input channels (`bit_planes + scalars`).
+    ci: usize,
+    /// Tower channels.
+    c: usize,
+    /// Squares `H*W`.
+    hw: usize,
+    policy_size: usize,
+    /// For each square and 3x3 tap (`ky*3 + kx`), the source square, or -1 for padding.
+    taps: Vec<i32>,
+    /// 3x3 conv + BN, `[9*Ci, C]`.
+    stem: Dense,
+    blocks: Vec<Block>,
+    /// 1x1 conv + BN, `[C, Pc]`.
+    policy_conv: Dense,
+    /// `[H*W*Pc, P]`, rows in square-major order.
+    policy_fc: Dense,
+    /// 1x1 conv + BN, `[C, Vc]`.
+    value_conv: Dense,
+    /// `[H*W*Vc, Vh]`, rows in square-major order.
+    value_fc: Dense,
+    /// `[Vh, 3]`.
+    wdl_fc: Dense,
+    /// `[Vh, 1]`.
+    moves_left_fc: Dense,
+}
+
+/// Outputs of [`FastNet::forward`] for a batch of `B` positions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FastOutput {
+    /// Policy logits, `[B, P]`.
+    pub policy: Vec<f32>,
+    /// Win/draw/loss probabilities (softmax of the WDL logits), `[B, 3]`.
+    pub wdl: Vec<f32>,
+    /// Raw moves-left output (predicted `ln(1 + moves_left)`), `[B]`.
+    pub moves_left: Vec<f32>,
+}
+
+/// Collects every float tensor of a module by its dotted path.
+struct Collector {
+    path: Vec<String>,
+    tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
+}
+
+impl ModuleVisitor for Collector {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_string());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        // Parameters are visited as leaves: their own name is the last entered module.
+        let t = param.val();
+        let shape = t.dims().to_vec();
+        // An unreadable tensor becomes empty and fails the shape check in `Weights::get`.
+        let values = t.into_data().try_into_vec_as::<f32>().unwrap_or_default();
+        self.tensors.insert(self.path.join("."), (shape, values));
+    }
+}
+
+/// Looks up tensors by path with shape checks.
+struct Weights {
+    tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
+}
+
+impl Weights {
+    fn get(&self, path: &str, shape: &[usize]) -> TrainResult<&[f32]> {
+        let (s, v) = self.tensors.get(path).ok_or_else(|| {
+            let mut names: Vec<&String> = self.tensors.keys().collect();
+            names.sort();
+            TrainError::Other(format!("fastnet: parameter `{path}` not found (have {names:?})"))
+        })?;
+        if s != shape || v.len() != shape.iter().product::<usize>() {
+            return Err(TrainError::Other(format!("fastnet: `{path}` has shape {s:?}, expected {shape:?}")));
+        }
+        Ok(v)
+    }
+
+    /// Per-channel `(scale, shift)` of the batch norm at `path` in inference mode:
+    /// `bn(x) = x * scale + shift`.
+    fn bn(&self, path: &str, c: usize) -> TrainResult<(Vec<f32>, Vec<f32>)> {
+        let gamma = self.get(&format!("{path}.gamma"), &[c])?;
+        let beta = self.get(&format!("{path}.beta"), &[c])?;
+        let mean = self.get(&format!("{path}.running_mean"), &[c])?;
+        let var = self.get(&format!("{path}.running_var"), &[c])?;
+        let mut scale = vec![0.0; c];
+        let mut shift = vec![0.0; c];
+        for i in 0..c {
+            // f64 for the fold so it adds no rounding beyond burn's own.
+            let s = gamma[i] as f64 / (var[i] as f64 + BN_EPSILON).sqrt();
+            scale[i] = s as f32;
+            shift[i] = (beta[i] as f64 - mean[i] as f64 * s) as f32;
+        }
+        Ok((scale, shift))
+    }
+
+    /// A ConvBn (`{path}.conv`, `{path}.bn`) with `kernel` 1 or 3, as a
+    /// `[kernel² * cin, cout]` matrix whose row `t*cin + ci` is tap `t = ky*kernel + kx`.
+    fn conv_bn(&self, path: &str, cin: usize, cout: usize, kernel: usize) -> TrainResult<Dense> {
+        let kk = kernel * kernel;
+        let w = self.get(&format!("{path}.conv.weight"), &[cout, cin, kernel, kernel])?; // [Cout, Cin, k, k]
+        let (scale, shift) = self.bn(&format!("{path}.bn"), cout)?;
+        let mut out = vec![0.0; kk * cin * cout]; // [k*k*Cin, Cout]
+        for co in 0..cout {
+            for ci in 0..cin {
+                for t in 0..kk {
+                    out[(t * cin + ci) * cout + co] = w[(co * cin + ci) * kk + t] * scale[co];
+                }
+            }
+        }
+        Ok(Dense { k: kk * cin, n: cout, w: out, b: shift })
+    }
+
+    /// A burn `Linear` (`weight: [in, out]`, `bias: [out]`).
+    fn linear(&self, path: &str, k: usize, n: usize) -> TrainResult<Dense> {
+        let w = self.get(&format!("{path}.weight"), &[k, n])?.to_vec(); // [in, out]
+        let b = match self.tensors.get(&format!("{path}.bias")) {
+            Some(_) => self.get(&format!("{path}.bias"), &[n])?.to_vec(),
+            None => vec![0.0; n],
+        };
+        Ok(Dense { k, n, w, b })
+    }
+
+    /// A linear layer reading a channel-major flatten `[ch, hw]` of a conv output,
+    /// with its rows reordered to read the square-major flatten `[hw, ch]`.
+    fn linear_square_major(&self, path: &str, ch: usize, hw: usize, n: usize) -> TrainResult<Dense> {
+        let mut d = self.linear(path, ch * hw, n)?;
+        let src = std::mem::take(&mut d.w); // [Ch*HW, N], row c*HW + s
+        let mut w = vec![0.0; ch * hw * n]; // [HW*Ch, N], row s*Ch + c
+        for c in 0..ch {
+            for s in 0..hw {
+                let from = (c * hw + s) * n;
+                let to = (s * ch + c) * n;
+                w[to..to + n].copy_from_slice(&src[from..from + n]);
+            }
+        }
+        d.w = w;
+        Ok(d)
+    }
+}
+
+/// Per-thread scratch buffers, grown to the largest batch seen.
+#[derive(Default)]
+struct Scratch {
+    /// Tower activations `[B*HW, C]` (also the square-major input `[B*HW, Ci]`).
+    x: Vec<f32>,
+    /// Second activation buffer `[B*HW, max(C, Ci)]`.
+    y: Vec<f32>,
+    /// im2col buffer `[B*HW, 9*max(C, Ci)]` (or the heads' `[B*HW, Pc|Vc]` if larger).
+    cols: Vec<f32>,
+    /// Small per-position buffers (SE, head hidden layers).
+    s1: Vec<f32>,
+    s2: Vec<f32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// `buf[..n]`, growing `buf` if needed (contents unspecified).
+fn take(buf: &mut Vec<f32>, n: usize) -> &mut [f32] {
+    if buf.len() < n {
+        buf.resize(n, 0.0);
+    }
+    &mut buf[..n]
+}
+
+/// `out[m, n] = a[m, k] · d.w[k, n] + d.b`, optionally followed by ReLU.
+fn dense(d: &Dense, m: usize, a: &[f32], out: &mut [f32], relu: bool) {
+    let (k, n) = (d.k, d.n);
+    debug_assert_eq!(a.len(), m * k);
+    debug_assert_eq!(out.len(), m * n);
+    if m == 0 {
+        return;
+    }
+    // Start from the bias so the product accumulates onto it.
+    for row in out.chunks_exact_mut(n) {
+        row.copy_from_slice(&d.b);
+    }
+    // SAFETY: all three matrices are row-major with the strides given here and
+    // lie within `a`, `d.w` and `out` (lengths checked above); `out` does not alias.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            out.as_mut_ptr(),
+            1,
+            n as isize,
+            true,
+            a.as_ptr(),
+            1,
+            k as isize,
+            d.w.as_ptr(),
+            1,
+            n as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+    if relu {
+        for v in out.iter_mut() {
+            *v = v.max(0.0);
+        }
+    }
+}
+
+fn softmax3(z: &[f32], out: &mut [f32]) {
+    let mx = z[0].max(z[1]).max(z[2]);
+    let e = [(z[0] - mx).exp(), (z[1] - mx).exp(), (z[2] - mx).exp()];
+    let s = e[0] + e[1] + e[2];
+    for i in 0..3 {
+        out[i] = e[i] / s;
+    }
+}
+
+impl FastNet {
+    /// Copy the weights of `model` (with the architecture `net`), folding batch norms.
+    /// The model's batch norms are read in inference mode (running statistics).
+    pub fn from_model(model: &PacoNet, net: &NetConfig) -> TrainResult<Self> {
+        net.validate()?;
+        let mut col = Collector { path: Vec::new(), tensors: HashMap::new() };
+        model.visit(&mut col);
+        let wt = Weights { tensors: col.tensors };
+        let (ci, c, hw) = (net.input_channels(), net.channels as usize, net.squares());
+        let (h, w) = (net.height as usize, net.width as usize);
+        let (pc, vc, vh) = (net.policy_channels as usize, net.value_channels as usize, net.value_hidden as usize);
+        let p = net.policy_size as usize;
+        let blocks = (0..net.blocks as usize)
+            .map(|i| -> TrainResult<Block> {
+                let se = if net.se_ratio > 0 {
+                    let hidden = (c / net.se_ratio as usize).max(1);
+                    Some(Se {
+                        fc1: wt.linear(&format!("blocks.{i}.se.fc1"), c, hidden)?,
+                        fc2: wt.linear(&format!("blocks.{i}.se.fc2"), hidden, 2 * c)?,
+                    })
+                } else {
+                    None
+                };
+                Ok(Block {
+                    a: wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?,
+                    b: wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?,
+                    se,
+                })
+            })
+            .collect::<TrainResult<Vec<_>>>()?;
+        let mut taps = vec![-1i32; hw * 9];
+        for y in 0..h as i32 {
+            for x in 0..w as i32 {
+                for ky in 0..3 {
+                    for kx in 0..3 {
+                        let (sy, sx) = (y + ky - 1, x + kx - 1);
+                        if sy >= 0 && sy < h as i32 && sx >= 0 && sx < w as i32 {
+                            taps[(y as usize * w + x as usize) * 9 + (ky * 3 + kx) as usize] = sy * w as i32 + sx;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(FastNet {
+            ci,
+            c,
+            hw,
+            policy_size: p,
+            taps,
+            stem: wt.conv_bn("stem", ci, c, 3)?,
+            blocks,
+            policy_conv: wt.conv_bn("policy_conv", c, pc, 1)?,
+            policy_fc: wt.linear_square_major("policy_fc", pc, hw, p)?,
+            value_conv: wt.conv_bn("value_conv", c, vc, 1)?,
+            value_fc: wt.linear_square_major("value_fc", vc, hw, vh)?,
+            wdl_fc: wt.linear("wdl_fc", vh, 3)?,
+            moves_left_fc: wt.linear("moves_left_fc", vh, 1)?,
+        })
+    }
+
+    /// Policy slots.
+    pub fn policy_size(&self) -> usize {
+        self.policy_size
+    }
+
+    /// Floats of one decoded input position (`Ci * H * W`).
+    pub fn input_len(&self) -> usize {
+        self.ci * self.hw
+    }
+
+    /// Forward pass of `batch` positions; `x` is `[B, Ci, H, W]` flattened (as
+    /// [`PacoNet::forward`] takes it). Batches of at least [`PARALLEL_MIN_BATCH`]
+    /// are split across the current rayon pool (run it inside `pool.install`
+    /// to choose the pool); smaller ones run on the calling thread.
+    pub fn forward(&self, x: &[f32], batch: usize) -> FastOutput {
+        let mut out = FastOutput {
+            policy: vec![0.0; batch * self.policy_size],
+            wdl: vec![0.0; batch * 3],
+            moves_left: vec![0.0; batch],
+        };
+        self.forward_into(x, batch, &mut out.policy, &mut out.wdl, &mut out.moves_left);
+        out
+    }
+
+    /// [`FastNet::forward`] into caller buffers: `policy: [B, P]`, `wdl: [B, 3]`, `moves_left: [B]`.
+    pub fn forward_into(&self, x: &[f32], batch: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
+        let n = self.input_len();
+        let p = self.policy_size;
+        assert_eq!(x.len(), batch * n, "input has the wrong length");
+        assert_eq!(policy.len(), batch * p);
+        assert_eq!(wdl.len(), batch * 3);
+        assert_eq!(moves_left.len(), batch);
+        let threads = rayon::current_num_threads();
+        if batch < PARALLEL_MIN_BATCH || threads <= 1 {
+            self.forward_chunk(x, batch, policy, wdl, moves_left);
+            return;
+        }
+        // Split into one chunk per thread (at least 8 positions each so the
+        // products stay reasonably sized).
+        let per = batch.div_ceil(threads).max(8);
+        x.par_chunks(per * n)
+            .zip(policy.par_chunks_mut(per * p))
+            .zip(wdl.par_chunks_mut(per * 3))
+            .zip(moves_left.par_chunks_mut(per))
+            .for_each(|(((x, pol), wdl), ml)| self.forward_chunk(x, ml.len(), pol, wdl, ml));
+    }
+
+    /// Forward pass on the calling thread.
+    fn forward_chunk(&self, x: &[f32], batch: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            let s = &mut *s;
+            self.forward_scratch(s, x, batch, policy, wdl, moves_left);
+        });
+    }
+
+    fn forward_scratch(&self, s: &mut Scratch, x: &[f32], b: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
+        let (ci, c, hw) = (self.ci, self.c, self.hw);
+        let m = b * hw;
+        let cmax = c.max(ci);
+        let act = take(&mut s.x, m * c); // [B*HW, C]
+        let tmp = take(&mut s.y, m * cmax); // [B*HW, max(C, Ci)]
+        // im2col buffer, reused for the heads' 1x1 convolution outputs.
+        let cols_len = m * (9 * cmax).max(self.policy_conv.n).max(self.value_conv.n);
+        let cols = take(&mut s.cols, cols_len); // [B*HW, 9*max(C, Ci)] or more
+
+        // Input [B, Ci, HW] -> square-major [B*HW, Ci].
+        let inp = &mut tmp[..m * ci];
+        for bi in 0..b {
+            let src = &x[bi * ci * hw..(bi + 1) * ci * hw]; // [Ci, HW]
+            let dst = &mut inp[bi * hw * ci..(bi + 1) * hw * ci]; // [HW, Ci]
+            for ch in 0..ci {
+                for sq in 0..hw {
+                    dst[sq * ci + ch] = src[ch * hw + sq];
+                }
+            }
+        }
+        let cols_ci = &mut cols[..m * 9 * ci];
+        self.im2col(inp, b, ci, cols_ci); // [B*HW, 9*Ci]
+        dense(&self.stem, m, cols_ci, act, true); // [B*HW, C]
+
+        for block in &self.blocks {
+            let cols_c = &mut cols[..m * 9 * c];
+            let y = &mut tmp[..m * c];
+            self.im2col(act, b, c, cols_c); // [B*HW, 9*C]
+            dense(&block.a, m, cols_c, y, true); // [B*HW, C]
+            self.im2col(y, b, c, cols_c); // [B*HW, 9*C]
+            dense(&block.b, m, cols_c, y, false); // [B*HW, C]
+            if let Some(se) = &block.se {
+                let hidden = se.fc1.n;
+                let pooled = take(&mut s.s1, b * c); // [B, C]
+                pooled.fill(0.0);
+                for bi in 0..b {
+                    let prow = &mut pooled[bi * c..(bi + 1) * c];
+                    for row in y[bi * hw * c..(bi + 1) * hw * c].chunks_exact(c) {
+                        for (p, v) in prow.iter_mut().zip(row) {
+                            *p += v;
+                        }
+                    }
+                    let inv = 1.0 / hw as f32;
+                    prow.iter_mut().for_each(|p| *p *= inv);
+                }
+                // Both SE layers share s2: hidden [B, C/r] then gate [B, 2C].
+                let s2 = take(&mut s.s2, b * (hidden + 2 * c));
+                let (h1, gate) = s2.split_at_mut(b * hidden);
+                dense(&se.fc1, b, pooled, h1, true); // [B, C/r]
+                dense(&se.fc2, b, h1, gate, false); // [B, 2C]
+                for bi in 0..b {
+                    let g = &mut gate[bi * 2 * c..(bi + 1) * 2 * c]; // [2C]: scale logits, biases
+                    for v in &mut g[..c] {
+                        *v = 1.0 / (1.0 + (-*v).exp());
+                    }
+                    let (scale, bias) = g.split_at(c);
+                    for row in y[bi * hw * c..(bi + 1) * hw * c].chunks_exact_mut(c) {
+                        for ((v, sc), bs) in row.iter_mut().zip(scale).zip(bias) {
+                            *v = *v * sc + bs;
+                        }
+                    }
+                }
+            }
+            // Skip connection and ReLU, back into the activation buffer.
+            for (a, v) in act.iter_mut().zip(y.iter()) {
+                *a = (*a + v).max(0.0);
+            }
+        }
+
+        // Policy head: 1x1 conv -> [B, HW*Pc] (square-major) -> logits.
+        let pc = self.policy_conv.n;
+        let ph = &mut cols[..m * pc];
+        dense(&self.policy_conv, m, act, ph, true); // [B*HW, Pc] = [B, HW*Pc]
+        dense(&self.policy_fc, b, ph, policy, false); // [B, P]
+
+        // Value head: 1x1 conv -> [B, HW*Vc] -> hidden -> WDL, moves left.
+        let vc = self.value_conv.n;
+        let vh = self.value_fc.n;
+        let vconv = &mut cols[..m * vc];
+        dense(&self.value_conv, m, act, vconv, true); // [B*HW, Vc] = [B, HW*Vc]
+        let hid = take(&mut s.s1, b * vh);
+        dense(&self.value_fc, b, vconv, hid, true); // [B, Vh]
+        let logits = take(&mut s.s2, b * 3);
+        dense(&self.wdl_fc, b, hid, logits, false); // [B, 3]
+        for bi in 0..b {
+            softmax3(&logits[bi * 3..bi * 3 + 3], &mut wdl[bi * 3..bi * 3 + 3]);
+        }
+        dense(&self.moves_left_fc, b, hid, moves_left, false); // [B, 1]
+    }
+
+    /// 3x3 same-padding im2col: `src: [B*HW, ch]` -> `dst: [B*HW, 9*ch]`, row `(t*ch + c)`.
+    fn im2col(&self, src: &[f32], b: usize, ch: usize, dst: &mut [f32]) {
+        let hw = self.hw;
+        for bi in 0..b {
+            let img = &src[bi * hw * ch..(bi + 1) * hw * ch]; // [HW, ch]
+            let out = &mut dst[bi * hw * 9 * ch..(bi + 1) * hw * 9 * ch]; // [HW, 9*ch]
+            for (sq, row) in out.chunks_exact_mut(9 * ch).enumerate() {
+                for (t, seg) in row.chunks_exact_mut(ch).enumerate() {
+                    let from = self.taps[sq * 9 + t];
+                    if from < 0 {
+                        seg.fill(0.0);
+                    } else {
+                        let f = from as usize * ch;
+                        seg.copy_from_slice(&img[f..f + ch]);
+                    }
+                }
+            }
+        }
+    }
+}
