@@ -6,7 +6,7 @@
 //! | spec | player |
 //! |---|---|
 //! | `random` | uniform random choice among the decisions that can complete a turn |
-//! | `greedy` | one ply: wins at once if it can, otherwise avoids full moves that let the opponent unite with its king next turn |
+//! | `greedy` | one ply: wins at once if it can, otherwise avoids turns that let the opponent win at once (Paco: unite with its king; Shako: mate) |
 //! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
 //! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
 //! | `net:<model file>[:<budget>]` | MCTS with a trained network |
@@ -14,12 +14,18 @@
 //! A budget is a number of simulations per decision (`rollout:64`, the
 //! default is 64) or a time per decision in milliseconds (`rollout:50ms`):
 //! time budgets compare players at equal time, whatever their speed.
+//!
+//! Everything is generic over [`ArenaGame`] (Paco Ŝako and Shako): openings
+//! are the game's standard start or its [`SelfplayGame::random_start`]
+//! (`fischer_random`: Fischer-random setups for Paco, a few random plies
+//! from the standard start for Shako).
 
 use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
-use pacozero_engine::paco::{fischer_random, in_sako, FullMoveGen, GameState, Position, Rules};
-use pacozero_engine::{Game, Outcome};
-use pacozero_selfplay::{search_until, Algorithm, Evaluator, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use pacozero_engine::paco::{self, in_sako, FullMoveGen};
+use pacozero_engine::{shako, Game, Outcome};
+use pacozero_selfplay::{search_until, Algorithm, Evaluator, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
+use std::cell::RefCell;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -90,21 +96,44 @@ impl PlayerSpec {
     }
 }
 
+/// A game the arena plays: self-play's surface plus the `greedy` player.
+pub trait ArenaGame: SelfplayGame {
+    /// The `greedy` player's whole turn as policy indices (empty when stuck).
+    fn greedy_turn(&self, rng: &mut ChaCha8Rng) -> Vec<u16>;
+}
+
+thread_local! {
+    static FULL_MOVES: RefCell<FullMoveGen> = RefCell::new(FullMoveGen::new());
+}
+
+impl ArenaGame for paco::GameState {
+    /// A turn is several decisions: the greedy player looks at full moves.
+    fn greedy_turn(&self, rng: &mut ChaCha8Rng) -> Vec<u16> {
+        FULL_MOVES.with(|gen| paco_greedy_turn(self, &mut gen.borrow_mut(), rng))
+    }
+}
+
+impl ArenaGame for shako::GameState {
+    fn greedy_turn(&self, rng: &mut ChaCha8Rng) -> Vec<u16> {
+        one_ply_greedy(self, rng)
+    }
+}
+
 /// A player ready to act (evaluators are shared between games and threads).
-pub struct Player {
+pub struct Player<G: Game> {
     pub name: String,
     spec: PlayerSpec,
-    evaluator: Option<Arc<dyn Evaluator<GameState>>>,
+    evaluator: Option<Arc<dyn Evaluator<G>>>,
     search: SearchConfig,
 }
 
-impl Player {
-    pub fn new(spec_text: &str, seed: u64, threads: usize) -> Result<Player> {
+impl<G: ArenaGame> Player<G> {
+    pub fn new(spec_text: &str, seed: u64, threads: usize) -> Result<Player<G>> {
         let spec = PlayerSpec::parse(spec_text)?;
-        let evaluator: Option<Arc<dyn Evaluator<GameState>>> = match &spec {
+        let evaluator: Option<Arc<dyn Evaluator<G>>> = match &spec {
             PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
             PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
-            PlayerSpec::Mcts { kind: EvalKind::Net(path), .. } => Some(Arc::new(crate::net::load_evaluator(path, threads)?)),
+            PlayerSpec::Mcts { kind: EvalKind::Net(path), .. } => Some(Arc::new(crate::commands::selfplay::load_network::<G>(path, threads)?)),
             _ => None,
         };
         // Match play: PUCT, no root noise, the most visited decision.
@@ -114,14 +143,14 @@ impl Player {
 
     /// The next decisions of the mover (a whole turn for the one-ply
     /// players), and the simulations searched for them.
-    fn act(&self, g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Result<(Vec<u16>, u32)> {
+    fn act(&self, g: &G, rng: &mut ChaCha8Rng) -> Result<(Vec<u16>, u32)> {
         match &self.spec {
             PlayerSpec::Random => {
                 let mut legal = Vec::new();
                 g.legal_actions(&mut legal);
                 Ok((legal.choose(rng).map(|&a| vec![a]).unwrap_or_default(), 0))
             }
-            PlayerSpec::Greedy => Ok((greedy_turn(g, gen, rng), 0)),
+            PlayerSpec::Greedy => Ok((g.greedy_turn(rng), 0)),
             PlayerSpec::Mcts { budget, .. } => {
                 let ev = self.evaluator.as_ref().expect("MCTS players have an evaluator");
                 let (sims, deadline) = match *budget {
@@ -135,9 +164,9 @@ impl Player {
     }
 }
 
-/// One-ply greedy: a winning full move if there is one; otherwise a random
-/// full move after which the opponent cannot unite with our king at once.
-fn greedy_turn(g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Vec<u16> {
+/// One-ply greedy for Paco: a winning full move if there is one; otherwise a
+/// random full move after which the opponent cannot unite with our king at once.
+fn paco_greedy_turn(g: &paco::GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Vec<u16> {
     let me = g.position().side_to_move();
     let moves = g.full_moves(gen);
     if moves.is_empty() {
@@ -154,7 +183,39 @@ fn greedy_turn(g: &GameState, gen: &mut FullMoveGen, rng: &mut ChaCha8Rng) -> Ve
         }
     };
     // Replay the trace to turn actions into policy indices (the mover stays the same).
-    pick.1.iter().map(|&a| pacozero_engine::paco::action_index(a, me) as u16).collect()
+    pick.1.iter().map(|&a| paco::action_index(a, me) as u16).collect()
+}
+
+/// One-ply greedy for a game whose turn is one decision: a winning action if
+/// there is one; otherwise a random action after which the opponent has no
+/// winning reply (an action that ends the game in a draw counts as safe).
+fn one_ply_greedy<G: Game>(g: &G, rng: &mut ChaCha8Rng) -> Vec<u16> {
+    let me = g.to_move();
+    let mut legal = Vec::new();
+    g.legal_actions(&mut legal);
+    let mut replies = Vec::new();
+    let mut safe = Vec::new();
+    for &a in &legal {
+        let mut next = g.clone();
+        next.apply(a);
+        match next.outcome() {
+            Some(Outcome::Win(c)) if c == me => return vec![a],
+            Some(_) => safe.push(a),
+            None => {
+                next.legal_actions(&mut replies);
+                let loses = replies.iter().any(|&r| {
+                    let mut after = next.clone();
+                    after.apply(r);
+                    after.outcome() == Some(Outcome::Win(me.other()))
+                });
+                if !loses {
+                    safe.push(a);
+                }
+            }
+        }
+    }
+    let pool = if safe.is_empty() { &legal } else { &safe };
+    pool.choose(rng).map(|&a| vec![a]).unwrap_or_default()
 }
 
 /// How a game ended, from White's point of view, and how long it took.
@@ -169,11 +230,10 @@ pub struct GameResult {
     pub simulations: [u64; 2],
 }
 
-/// Plays one game: `white` and `black` alternate by turn (a turn is several decisions).
-pub fn play(start: Position, white: &Player, black: &Player, max_decisions: u32, seed: u64) -> Result<GameResult> {
-    let mut g = GameState::new(start);
+/// Plays one game: `white` and `black` alternate by turn (a turn is one or several decisions).
+pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, max_decisions: u32, seed: u64) -> Result<GameResult> {
+    let mut g = start;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut gen = FullMoveGen::new();
     let mut decisions = 0;
     let mut seconds = [0.0; 2];
     let mut decisions_by = [0; 2];
@@ -182,7 +242,7 @@ pub fn play(start: Position, white: &Player, black: &Player, max_decisions: u32,
         let mover = g.to_move();
         let player = if mover == pacozero_engine::Color::White { white } else { black };
         let t = Instant::now();
-        let (acts, sims) = player.act(&g, &mut gen, &mut rng)?;
+        let (acts, sims) = player.act(&g, &mut rng)?;
         seconds[mover.index()] += t.elapsed().as_secs_f64();
         simulations[mover.index()] += sims as u64;
         if acts.is_empty() {
@@ -198,16 +258,18 @@ pub fn play(start: Position, white: &Player, black: &Player, max_decisions: u32,
 }
 
 /// Start position of opening `i` (each is played twice, colours swapped).
-pub fn opening(kind: Openings, seed: u64, i: u64) -> Position {
+pub fn opening<G: SelfplayGame>(kind: Openings, seed: u64, i: u64) -> G {
     match kind {
-        Openings::Standard => Position::startpos(),
+        Openings::Standard => G::standard_start(),
         Openings::FischerRandom => {
             let mut r = ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            fischer_random(r.gen_range(0..960), Rules::OFFICIAL)
+            G::random_start(r.gen_range(0..960))
         }
     }
 }
 
+/// Match openings: the standard start, or the game's random starts
+/// (Fischer-random setups for Paco, random opening plies for Shako).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Openings {
@@ -248,7 +310,7 @@ impl MatchResult {
 }
 
 /// Plays `pairs` opening pairs between A and B on all threads.
-pub fn run_match(a: &Player, b: &Player, pairs: u32, openings: Openings, max_decisions: u32, seed: u64, progress: bool) -> Result<MatchResult> {
+pub fn run_match<G: ArenaGame>(a: &Player<G>, b: &Player<G>, pairs: u32, openings: Openings, max_decisions: u32, seed: u64, progress: bool) -> Result<MatchResult> {
     use rayon::prelude::*;
     let bar = if progress {
         let pb = indicatif::ProgressBar::new(pairs as u64 * 2);
@@ -260,8 +322,8 @@ pub fn run_match(a: &Player, b: &Player, pairs: u32, openings: Openings, max_dec
     let results: Vec<Result<(GameResult, GameResult)>> = (0..pairs as u64)
         .into_par_iter()
         .map(|i| {
-            let start = opening(openings, seed, i);
-            let g1 = play(start, a, b, max_decisions, seed ^ (2 * i + 1))?;
+            let start: G = opening(openings, seed, i);
+            let g1 = play(start.clone(), a, b, max_decisions, seed ^ (2 * i + 1))?;
             bar.inc(1);
             let g2 = play(start, b, a, max_decisions, seed ^ (2 * i + 2))?;
             bar.inc(1);

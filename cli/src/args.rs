@@ -62,6 +62,9 @@ pub struct SelfplayArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// The game to play.
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
@@ -119,9 +122,14 @@ pub struct ArenaArgs {
     /// Write the result as JSON to this file as well.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// The game to play (`fischer-random` openings of Shako are a few random plies from the start).
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+/// The game: on the command line (`--game shako`) and in the loop configuration (`game = "shako"`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum GameKind {
     #[default]
     Paco,

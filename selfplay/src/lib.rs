@@ -9,7 +9,9 @@
 //!   cores and writes `pacozero_data` chunks; [`bench_mcts`].
 //!
 //! Everything is generic over [`SelfplayGame`], a [`Game`] that also knows
-//! its start positions and auxiliary targets.
+//! its start positions and auxiliary targets. Two games implement it: Paco
+//! Ŝako (`pacozero_engine::paco::GameState`) and Shako
+//! (`pacozero_engine::shako::GameState`).
 //!
 //! ```no_run
 //! use pacozero_engine::paco::GameState;
@@ -55,20 +57,28 @@ pub use mcts::{search, search_until, Search, SearchResult};
 pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, GameRecord, Summary};
 
 use pacozero_engine::paco::{self, GameState, Position, Rules, Status};
-use pacozero_engine::Game;
+use pacozero_engine::{shako, Game};
+use rand::{Rng, SeedableRng};
 
 /// What self-play needs from a game beyond [`Game`].
 pub trait SelfplayGame: Game {
     /// The standard start position.
     fn standard_start() -> Self;
-    /// Randomised start number `n` (e.g. Fischer-random setup `n % 960`).
+    /// Randomised start number `n`, deterministic from `n` (Paco: the
+    /// Fischer-random setup `n % 960`; Shako: a few random plies from the
+    /// standard start). `start_positions = "fischer_random"` uses it.
     fn random_start(n: u64) -> Self;
     /// Reads a position in the game's notation.
     fn from_notation(s: &str) -> anyhow::Result<Self>;
-    /// Auxiliary targets `(mover_in_sako, mover_can_paco)` of a settled
-    /// position (start of a turn); `None` in the middle of a turn.
+    /// The two auxiliary targets of a settled position (start of a turn),
+    /// written to the data columns `mover_in_sako` and `mover_can_paco`;
+    /// `None` in the middle of a turn. Paco: (the opponent threatens to unite
+    /// with the mover's king, the mover threatens the opponent's king);
+    /// Shako: (the mover is in check, the mover has a checking move).
     fn aux_targets(&self) -> Option<(bool, bool)>;
-    /// Why a finished game ended (`"paco"`, `"repetition"`, `"no_progress"`, ...).
+    /// Why a finished game ended (Paco: `"paco"`, `"repetition"`,
+    /// `"no_progress"`; Shako: `"checkmate"`, `"stalemate"`, `"repetition"`,
+    /// `"fifty_moves"`); `"running"` while it runs.
     fn end_reason(&self) -> &'static str;
 }
 
@@ -100,6 +110,64 @@ impl SelfplayGame for GameState {
             // Other (optional-rule) draws, e.g. a king chain ending on the other king.
             #[allow(unreachable_patterns)]
             _ => "draw",
+        }
+    }
+}
+
+/// Random plies of a Shako random start: 2, 4 or 6, so White is to move.
+fn shako_random_plies(n: u64) -> u64 {
+    2 * (1 + n % 3)
+}
+
+impl SelfplayGame for shako::GameState {
+    fn standard_start() -> Self {
+        shako::GameState::startpos()
+    }
+
+    /// The standard start after 2, 4 or 6 (`2 * (1 + n % 3)`) uniformly random
+    /// legal plies drawn from a generator seeded with `n`. A line that ends
+    /// the game (none is known this short) is redrawn; after 16 such lines the
+    /// standard start is used.
+    fn random_start(n: u64) -> Self {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ 0x5348_414B_4F5F_5354);
+        for _ in 0..16 {
+            let mut g = shako::GameState::startpos();
+            for _ in 0..shako_random_plies(n) {
+                let moves = g.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                g.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+            }
+            if !g.status().is_over() {
+                return g;
+            }
+        }
+        shako::GameState::startpos()
+    }
+
+    fn from_notation(s: &str) -> anyhow::Result<Self> {
+        shako::GameState::from_fen(s.trim()).map_err(|e| anyhow::anyhow!("{e}: {s:?}"))
+    }
+
+    /// Every Shako position is settled (a turn is one decision).
+    fn aux_targets(&self) -> Option<(bool, bool)> {
+        let pos = self.position();
+        let gives_check = self.legal_moves().into_iter().any(|m| {
+            let mut next = *pos;
+            next.play_unchecked(m);
+            next.in_check()
+        });
+        Some((pos.in_check(), gives_check))
+    }
+
+    fn end_reason(&self) -> &'static str {
+        match self.status() {
+            shako::Status::Running => "running",
+            shako::Status::Checkmate(_) => "checkmate",
+            shako::Status::Stalemate => "stalemate",
+            shako::Status::RepetitionDraw => "repetition",
+            shako::Status::FiftyMoveDraw => "fifty_moves",
         }
     }
 }

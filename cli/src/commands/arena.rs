@@ -1,12 +1,21 @@
-//! `pacozero arena`: a match between two players, paired openings, Elo.
+//! `pacozero arena`: a match between two players, paired openings, Elo;
+//! `--game` picks Paco Ŝako or Shako.
 
-use crate::arena::{run_match, Player};
-use crate::args::ArenaArgs;
+use crate::arena::{run_match, ArenaGame, Player};
+use crate::args::{ArenaArgs, GameKind};
 use anyhow::{Context, Result};
+use pacozero_engine::{paco, shako};
 
 pub fn run(a: ArenaArgs) -> Result<()> {
-    let pa = Player::new(&a.players[0], a.seed, 0)?;
-    let pb = Player::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
+    match a.game {
+        GameKind::Paco => run_game::<paco::GameState>(a),
+        GameKind::Shako => run_game::<shako::GameState>(a),
+    }
+}
+
+fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
+    let pa = Player::<G>::new(&a.players[0], a.seed, 0)?;
+    let pb = Player::<G>::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
     let pairs = a.games.div_ceil(2).max(1);
     let m = run_match(&pa, &pb, pairs, a.openings, a.max_decisions, a.seed, true)?;
     let (elo, ci) = m.elo();

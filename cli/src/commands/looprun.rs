@@ -6,7 +6,7 @@
 //! | path | written by | content |
 //! |---|---|---|
 //! | `config.toml` | start | copy of the loop configuration (later runs use it) |
-//! | `state.json` | each stage | generation and the last completed stage (atomic) |
+//! | `state.json` | each stage | game, generation and the last completed stage (atomic) |
 //! | `data/` | self-play | Parquet chunks (atomic; see docs/DATA.md) |
 //! | `checkpoints/`, `metrics.csv`, `plots/` | training | resumable trainer state, per-step metrics, curves |
 //! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
@@ -18,15 +18,20 @@
 //! A stage is recorded in `state.json` only once its files are complete, so a
 //! crash or Ctrl-C repeats at most the stage in progress: games already
 //! written stay (they are whole chunks), training resumes from its checkpoint.
+//!
+//! The game (`[loop] game = "paco"` or `"shako"`) is fixed for the life of a
+//! run: it is in the run's `config.toml` and `state.json`, and a resumed run
+//! whose configuration names another game is refused. The stages are generic
+//! over the game ([`ArenaGame`]); [`run`] dispatches once.
 
-use crate::arena::{run_match, Openings, Player};
-use crate::args::LoopArgs;
-use crate::commands::selfplay::baseline_evaluator;
+use crate::arena::{run_match, ArenaGame, Openings, Player};
+use crate::args::{GameKind, LoopArgs};
+use crate::commands::selfplay::{baseline_evaluator, check_data_dir, load_network, spec_of};
 use crate::commands::train::NetTable;
 use crate::ratings::{fit_elo, Pentanomial, Sprt, SprtDecision, Wdl};
 use anyhow::{bail, Context, Result};
-use pacozero_engine::paco::GameState;
-use pacozero_selfplay::{run_selfplay, Evaluator, SelfplayConfig};
+use pacozero_engine::{paco, shako, Game};
+use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, SelfplayConfig};
 use pacozero_train::{default_device, TrainConfig, Trainer};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -40,6 +45,8 @@ pub const QUICK_TOML: &str = include_str!("../../../configs/quick.toml");
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LoopConfig {
+    /// The game: `"paco"` (Paco Ŝako) or `"shako"`; fixed for the life of a run.
+    pub game: GameKind,
     /// Generations to run (1..=100000).
     pub generations: u32,
     /// Self-play games per generation (1..=10000000).
@@ -86,6 +93,7 @@ pub enum Promotion {
 impl Default for LoopConfig {
     fn default() -> Self {
         LoopConfig {
+            game: GameKind::Paco,
             generations: 20,
             games_per_generation: 64,
             train_steps_per_generation: 200,
@@ -149,7 +157,7 @@ impl LoopFile {
             check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
             f.selfplay.validate()?;
             f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
-            f.net.to_config()?;
+            f.net.to_config(&spec_of(l.game))?;
             Ok::<(), anyhow::Error>(())
         })();
         r.with_context(|| format!("{origin}: invalid loop configuration"))?;
@@ -159,6 +167,9 @@ impl LoopFile {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 struct LoopState {
+    /// The game of the run (`paco`, `shako`; absent in older Paco runs).
+    #[serde(default)]
+    game: String,
     /// The generation in progress (1-based: generation g trains model gen-g).
     generation: u32,
     /// Last completed stage of that generation: "", "selfplay", "train", "eval".
@@ -303,6 +314,15 @@ fn model_name(g: u32) -> String {
 }
 
 pub fn run(a: LoopArgs) -> Result<()> {
+    let (run, cfg) = open_run(&a)?;
+    match cfg.looping.game {
+        GameKind::Paco => run_loop::<paco::GameState>(&a, &run, &cfg),
+        GameKind::Shako => run_loop::<shako::GameState>(&a, &run, &cfg),
+    }
+}
+
+/// Creates or reopens the run directory and reads its configuration.
+fn open_run(a: &LoopArgs) -> Result<(PathBuf, LoopFile)> {
     let run = a.run.clone();
     std::fs::create_dir_all(&run).with_context(|| format!("creating run directory {}", run.display()))?;
     // The run keeps its own copy of the configuration: a restart uses it, so a
@@ -323,7 +343,20 @@ pub fn run(a: LoopArgs) -> Result<()> {
         text
     };
     let cfg = LoopFile::parse(&text, &copy.display().to_string())?;
-    let mut state = load_state(&run)?;
+    Ok((run, cfg))
+}
+
+fn run_loop<G: ArenaGame>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()> {
+    let mut state = load_state(run)?;
+    // Runs from before the game was recorded are Paco runs.
+    let recorded = if state.game.is_empty() && run.join("state.json").exists() { <paco::GameState as Game>::NAME } else { state.game.as_str() };
+    if !recorded.is_empty() && recorded != G::NAME {
+        bail!("{} is a {recorded} run; its config.toml now says game = \"{}\" (a run cannot switch games)", run.display(), G::NAME);
+    }
+    if state.game != G::NAME {
+        state.game = G::NAME.to_string();
+        save_state(run, &state)?;
+    }
     let generations = a.generations.unwrap_or(cfg.looping.generations);
     let data = run.join("data");
     std::fs::create_dir_all(&data)?;
@@ -331,45 +364,46 @@ pub fn run(a: LoopArgs) -> Result<()> {
         let g = state.generation;
         eprintln!("== generation {g}/{generations} (best: {})", if state.best.is_empty() { "none, rollout self-play" } else { &state.best });
         if state.done.is_empty() {
-            selfplay_stage(&run, &cfg, &state)?;
+            selfplay_stage::<G>(run, cfg, &state)?;
             state.done = "selfplay".into();
-            save_state(&run, &state)?;
+            save_state(run, &state)?;
         }
         if state.done == "selfplay" {
-            train_stage(&run, &cfg, g)?;
+            train_stage::<G>(run, cfg, g)?;
             state.done = "train".into();
-            save_state(&run, &state)?;
+            save_state(run, &state)?;
         }
         if state.done == "train" {
-            let promote = eval_stage(&run, &cfg, &state, g)?;
+            let promote = eval_stage::<G>(run, cfg, &state, g)?;
             if promote {
                 state.best = model_name(g);
-                pacozero_train::set_current_model(&run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
+                pacozero_train::set_current_model(run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
-            println!("{}", write_ratings(&run)?);
-            append_stage(&run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
-            let page = crate::report::write_report(&run)?;
+            println!("{}", write_ratings(run)?);
+            append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
+            let page = crate::report::write_report(run)?;
             eprintln!("report: {}", page.display());
             state.done = "eval".into();
-            save_state(&run, &state)?;
+            save_state(run, &state)?;
         }
         state.generation += 1;
         state.done.clear();
-        save_state(&run, &state)?;
+        save_state(run, &state)?;
     }
     eprintln!("done: {} generations in {}", generations, run.display());
     Ok(())
 }
 
-fn selfplay_stage(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {
+fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {
     let mut sp = cfg.selfplay.clone();
     sp.seed = super::derive_seed(cfg.looping.seed, state.generation as u64);
-    let evaluator: Box<dyn Evaluator<GameState>> = if state.best.is_empty() {
+    check_data_dir::<G>(&run.join("data"))?;
+    let evaluator: Box<dyn Evaluator<G>> = if state.best.is_empty() {
         baseline_evaluator("rollout", sp.seed)?
     } else {
-        Box::new(crate::net::load_evaluator(&pacozero_train::model_path(run, &state.best), 0)?)
+        Box::new(load_network::<G>(&pacozero_train::model_path(run, &state.best), 0)?)
     };
-    let summary = run_selfplay::<GameState, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
+    let summary = run_selfplay::<G, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
     eprintln!("self-play: {summary}");
     let games = summary.games.max(1) as f64;
     append_stage(
@@ -389,9 +423,9 @@ fn selfplay_stage(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {
     )
 }
 
-fn train_stage(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
+fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     let device = default_device();
-    let net = cfg.net.to_config()?;
+    let net = cfg.net.to_config(&game_spec::<G>())?;
     let mut trainer = Trainer::resume_or_new(run, net, cfg.train.clone(), &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
     let target = g as u64 * cfg.looping.train_steps_per_generation;
     let todo = target.saturating_sub(trainer.step());
@@ -419,12 +453,12 @@ fn train_stage(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     Ok(())
 }
 
-fn player_for(run: &Path, name: &str, sims: u32, seed: u64) -> Result<Player> {
+fn player_for<G: ArenaGame>(run: &Path, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
     player_with_budget(run, name, &sims.to_string(), seed)
 }
 
 /// A run's model as an arena player with a budget (`64` or `50ms`), named after the model.
-fn player_with_budget(run: &Path, name: &str, budget: &str, seed: u64) -> Result<Player> {
+fn player_with_budget<G: ArenaGame>(run: &Path, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
     let p: PathBuf = pacozero_train::model_path(run, name);
     let mut player = Player::new(&format!("net:{}:{budget}", p.display()), seed, 0)?;
     player.name = name.to_string();
@@ -432,11 +466,11 @@ fn player_with_budget(run: &Path, name: &str, budget: &str, seed: u64) -> Result
 }
 
 /// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
-fn eval_stage(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<bool> {
+fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<bool> {
     let l = &cfg.looping;
     let seed = super::derive_seed(l.seed ^ 0x5EED, g as u64);
-    let cand = player_for(run, &model_name(g), l.eval_simulations, seed)?;
-    let record = |a: &Player, b: &Player, m: &crate::arena::MatchResult| -> Result<()> {
+    let cand = player_for::<G>(run, &model_name(g), l.eval_simulations, seed)?;
+    let record = |a: &Player<G>, b: &Player<G>, m: &crate::arena::MatchResult| -> Result<()> {
         append_match(
             run,
             &MatchLine {
@@ -466,7 +500,7 @@ fn eval_stage(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<b
         } else {
             &cand
         };
-        let mut base = Player::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
+        let mut base = Player::<G>::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
         base.name = base_name;
         let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, l.max_decisions, seed ^ 11, true)?;
         let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));

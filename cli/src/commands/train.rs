@@ -1,8 +1,10 @@
-//! `pacozero train`: resumable training on a run directory's games.
+//! `pacozero train`: resumable training on a run directory's games. The
+//! network's input and policy sizes come from the data (the spec of the
+//! newest chunk), so Paco Ŝako and Shako runs train alike.
 
-use crate::args::TrainArgs;
+use crate::args::{GameKind, TrainArgs};
 use anyhow::{Context, Result};
-use pacozero_engine::paco::GameState;
+use pacozero_data::GameSpec;
 use pacozero_train::{default_device, NetConfig, TrainConfig, Trainer};
 use serde::Deserialize;
 use std::path::Path;
@@ -18,7 +20,8 @@ pub struct TrainFile {
     pub train: TrainConfig,
 }
 
-/// Architecture keys of `[net]` (the input and policy sizes come from the game).
+/// Architecture keys of `[net]` (the input and policy sizes come from the game;
+/// the defaults are the same for every game).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetTable {
@@ -32,13 +35,14 @@ pub struct NetTable {
 
 impl Default for NetTable {
     fn default() -> Self {
-        let d = NetConfig::default_for(&pacozero_selfplay::game_spec::<GameState>());
+        let d = NetConfig::default_for(&super::selfplay::spec_of(GameKind::Paco));
         NetTable { blocks: d.blocks, channels: d.channels, se_ratio: d.se_ratio, policy_channels: d.policy_channels, value_channels: d.value_channels, value_hidden: d.value_hidden }
     }
 }
 
 impl NetTable {
-    pub fn to_config(&self) -> Result<NetConfig> {
+    /// The architecture for data of `spec`.
+    pub fn to_config(&self, spec: &GameSpec) -> Result<NetConfig> {
         let net = NetConfig {
             blocks: self.blocks,
             channels: self.channels,
@@ -46,7 +50,7 @@ impl NetTable {
             policy_channels: self.policy_channels,
             value_channels: self.value_channels,
             value_hidden: self.value_hidden,
-            ..NetConfig::default_for(&pacozero_selfplay::game_spec::<GameState>())
+            ..NetConfig::default_for(spec)
         };
         net.validate().map_err(|e| anyhow::anyhow!("[net]: {e}"))?;
         Ok(net)
@@ -64,9 +68,11 @@ pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
 pub fn run(a: TrainArgs) -> Result<()> {
     let file = load_train_file(a.config.as_deref())?;
     let device = default_device();
-    let net = file.net.to_config()?;
-    let mut trainer = Trainer::resume_or_new(&a.run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", a.run.display()))?;
     let data = a.run.join("data");
+    // Without data yet, training fails below with a message saying so.
+    let spec = super::selfplay::data_spec(&data)?.unwrap_or_else(|| super::selfplay::spec_of(GameKind::Paco));
+    let net = file.net.to_config(&spec)?;
+    let mut trainer = Trainer::resume_or_new(&a.run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", a.run.display()))?;
     let summary = trainer.train_steps(&data, a.steps).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
     trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -10,7 +10,7 @@
 //! | `plots/draw_rate.svg` | draw rate by generation: self-play, baseline and gating matches |
 //! | `plots/length.svg` | mean game length (decisions) by generation |
 //! | `plots/losses.svg` | training losses by step (smoothed) |
-//! | `report.html` | the tables, the plots and sample games with a board viewer |
+//! | `report.html` | the tables, the plots and sample games with a board viewer (8x8 Paco Ŝako, 10x10 Shako) and their move lists |
 //!
 //! Inputs are the run's own files (`matches.jsonl`, `generations.jsonl`,
 //! `ratings.csv`, `metrics.csv`, the newest data chunk); any of them may be
@@ -21,7 +21,7 @@ pub mod svg;
 use crate::commands::looprun::{read_generations, read_matches, MatchLine};
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{parse_actions, turn_to_string, Action, Position};
-use pacozero_engine::{Color, Square};
+use pacozero_engine::{shako, Color, Square};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -115,8 +115,62 @@ fn draw_rate(m: &MatchLine) -> f64 {
 /// A sample game for the viewer: one board per turn.
 struct SampleGame {
     title: String,
-    /// (chain notation of the turn, board after it as 64 two-letter cells from a8 to h1).
+    /// Board side: 8 (Paco Ŝako) or 10 (Shako).
+    size: usize,
+    /// (the turn prefixed by its side, `W`/`B`: chain notation for Paco, UCI
+    /// for Shako; board after it as `size²` two-letter cells (White's piece
+    /// or `.`, Black's piece or `.`) from the top-left square (a8, a10) on).
     turns: Vec<(String, String)>,
+}
+
+impl SampleGame {
+    /// The game's turns as a numbered move list (`1. e3e5 e8e6 2. ...`).
+    fn move_list(&self) -> String {
+        let mut out = String::new();
+        let mut number = 1;
+        for (i, (label, _)) in self.turns.iter().skip(1).enumerate() {
+            let (side, text) = label.split_once(' ').unwrap_or(("", label));
+            if side == "W" {
+                let _ = write!(out, "{}{number}. {text}", if i > 0 { " " } else { "" });
+            } else {
+                if i == 0 {
+                    let _ = write!(out, "{number}... ");
+                } else {
+                    out.push(' ');
+                }
+                out.push_str(text);
+                number += 1;
+            }
+        }
+        out
+    }
+}
+
+/// A Shako board as 100 two-letter cells from a10 to j1.
+fn shako_board_string(pos: &shako::Position) -> String {
+    let mut s = String::with_capacity(200);
+    for rank in (0..10).rev() {
+        for file in 0..10 {
+            match pos.piece_at(shako::Square10::from_file_rank(file, rank)) {
+                Some(p) if p.color == Color::White => s.extend([p.letter(), '.']),
+                Some(p) => s.extend(['.', p.letter()]),
+                None => s.push_str(".."),
+            }
+        }
+    }
+    s
+}
+
+/// Replays a recorded Shako game (UCI moves, one decision per turn).
+fn shako_sample_game(title: String, start_fen: &str, moves: &str) -> Result<SampleGame> {
+    let mut g = shako::GameState::from_fen(start_fen).map_err(|e| anyhow::anyhow!("start FEN {start_fen}: {e}"))?;
+    let mut turns = vec![("start".to_string(), shako_board_string(g.position()))];
+    for m in moves.split_whitespace() {
+        let who = if g.position().side_to_move() == Color::White { "W" } else { "B" };
+        g.play_uci(m).map_err(|e| anyhow::anyhow!("replaying {m}: {e}"))?;
+        turns.push((format!("{who} {m}"), shako_board_string(g.position())));
+    }
+    Ok(SampleGame { title, size: 10, turns })
 }
 
 fn board_string(pos: &Position) -> String {
@@ -149,21 +203,26 @@ fn sample_game(title: String, start_fen: &str, actions: &str) -> Result<SampleGa
             turn_start = *g.position();
         }
     }
-    Ok(SampleGame { title, turns })
+    Ok(SampleGame { title, size: 8, turns })
 }
 
 /// Up to `n` games of the newest data chunk: decisive ones first, shortest first.
 fn sample_games(run: &Path, n: usize) -> Vec<SampleGame> {
     let Ok(chunks) = pacozero_data::list_chunks(&run.join("data")) else { return Vec::new() };
     let Some(last) = chunks.last() else { return Vec::new() };
-    let Ok((_, mut games)) = pacozero_data::read_games_file(&last.games_path) else { return Vec::new() };
+    let Ok((spec, mut games)) = pacozero_data::read_games_file(&last.games_path) else { return Vec::new() };
+    let shako = spec.game == <shako::GameState as pacozero_engine::Game>::NAME;
     games.sort_by_key(|g| (g.result == "draw", g.num_decisions));
     games
         .iter()
         .take(n)
         .filter_map(|g| {
             let title = format!("game {} ({}, {} decisions, {}, {})", g.game_id, g.result, g.num_decisions, g.reason, g.network_id);
-            sample_game(title, &g.start_fen, &g.actions).ok()
+            if shako {
+                shako_sample_game(title, &g.start_fen, &g.actions).ok()
+            } else {
+                sample_game(title, &g.start_fen, &g.actions).ok()
+            }
         })
         .collect()
 }
@@ -301,10 +360,15 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
 
     // Sample games with a small viewer.
     let samples = sample_games(run, 3);
-    h.push_str("<h2>Sample games</h2>\n<p class=\"dim\">From the newest self-play chunk. A union shows both pieces on one square.</p>\n<div id=\"games\"></div>\n");
+    h.push_str("<h2>Sample games</h2>\n<p class=\"dim\">From the newest self-play chunk. A union (Paco Ŝako) shows both pieces on one square; Shako's elephants and cannons are the letters E and C.</p>\n<div id=\"games\"></div>\n");
     let json: Vec<serde_json::Value> = samples
         .iter()
-        .map(|s| serde_json::json!({ "title": s.title, "turns": s.turns.iter().map(|(l, b)| serde_json::json!([l, b])).collect::<Vec<_>>() }))
+        .map(|s| {
+            serde_json::json!({
+                "title": s.title, "size": s.size, "moves": s.move_list(),
+                "turns": s.turns.iter().map(|(l, b)| serde_json::json!([l, b])).collect::<Vec<_>>(),
+            })
+        })
         .collect();
     // `</` cannot appear in JSON produced from our own strings except inside
     // text; escape it so the script block cannot be closed early.
@@ -335,25 +399,31 @@ table.board td.light { background: #f0d9b5; } table.board td.dark { background: 
 table.board td.union { box-shadow: inset 0 0 0 3px #d12f1f; font-size: 19px; }
 .coords { font-size: 11px; color: #777; }
 .controls button { margin: 4px 2px; } .turn { font-family: monospace; min-height: 1.3em; }
+.moves { font-family: monospace; font-size: 12px; max-width: 440px; color: #444; margin-top: 4px; }
+table.board td .lw { color: #fff; -webkit-text-stroke: 1px #000; font-weight: bold; font-size: 22px; }
+table.board td .lb { color: #000; font-weight: bold; font-size: 22px; }
 pre { background: #f7f7f7; padding: 8px; font-size: 12px; }
 "#;
 
 /// Draws each sample game as a board with buttons to step through its turns.
 const VIEWER_JS: &str = r#"const GLYPH = { W: {K:'♔',Q:'♕',R:'♖',B:'♗',N:'♘',P:'♙'}, B: {k:'♚',q:'♛',r:'♜',b:'♝',n:'♞',p:'♟'} };
-function drawBoard(el, cells) {
+// Pieces without a chess glyph (Shako's elephant E and cannon C) show as letters.
+const piece = (side, c) => GLYPH[side][c] || '<span class="' + (side === 'W' ? 'lw' : 'lb') + '">' + c.toUpperCase() + '</span>';
+function drawBoard(el, cells, size) {
+  const files = 'abcdefghijklmnopqrstuvwxyz'.slice(0, size);
   let html = '<table class="board">';
-  for (let r = 0; r < 8; r++) {
+  for (let r = 0; r < size; r++) {
     html += '<tr>';
-    for (let f = 0; f < 8; f++) {
-      const i = 2 * (8 * r + f), w = cells[i], b = cells[i + 1];
+    for (let f = 0; f < size; f++) {
+      const i = 2 * (size * r + f), w = cells[i], b = cells[i + 1];
       const shade = (r + f) % 2 === 0 ? 'light' : 'dark';
       const union = w !== '.' && b !== '.';
-      const txt = (w !== '.' ? GLYPH.W[w] : '') + (b !== '.' ? GLYPH.B[b] : '');
-      html += '<td class="' + shade + (union ? ' union' : '') + '" title="' + 'abcdefgh'[f] + (8 - r) + '">' + txt + '</td>';
+      const txt = (w !== '.' ? piece('W', w) : '') + (b !== '.' ? piece('B', b) : '');
+      html += '<td class="' + shade + (union ? ' union' : '') + '" title="' + files[f] + (size - r) + '">' + txt + '</td>';
     }
-    html += '<td class="coords">' + (8 - r) + '</td></tr>';
+    html += '<td class="coords">' + (size - r) + '</td></tr>';
   }
-  html += '<tr>' + [...'abcdefgh'].map(c => '<td class="coords">' + c + '</td>').join('') + '</tr></table>';
+  html += '<tr>' + [...files].map(c => '<td class="coords">' + c + '</td>').join('') + '</tr></table>';
   el.innerHTML = html;
 }
 GAMES.forEach((g, n) => {
@@ -361,11 +431,12 @@ GAMES.forEach((g, n) => {
   box.className = 'game';
   box.innerHTML = '<h3>' + g.title + '</h3><div class="b"></div><div class="controls">' +
     '<button data-d="-1000">«</button><button data-d="-1">‹ back</button><button data-d="1">next ›</button><button data-d="1000">»</button>' +
-    ' <span class="idx"></span></div><div class="turn"></div>';
+    ' <span class="idx"></span></div><div class="turn"></div><div class="moves"></div>';
   document.getElementById('games').appendChild(box);
+  box.querySelector('.moves').textContent = g.moves || '';
   let at = g.turns.length - 1;
   const show = () => {
-    drawBoard(box.querySelector('.b'), g.turns[at][1]);
+    drawBoard(box.querySelector('.b'), g.turns[at][1], g.size || 8);
     box.querySelector('.idx').textContent = 'turn ' + at + ' / ' + (g.turns.length - 1);
     box.querySelector('.turn').textContent = g.turns[at][0];
   };
