@@ -525,3 +525,27 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_loop_configs_parse_with_their_game() {
+        let paco = LoopFile::parse(QUICK_TOML, "configs/quick.toml").unwrap();
+        assert_eq!(paco.looping.game, GameKind::Paco);
+        let text = include_str!("../../../configs/quick-shako.toml");
+        let shako = LoopFile::parse(text, "configs/quick-shako.toml").unwrap();
+        assert_eq!(shako.looping.game, GameKind::Shako);
+        let net = shako.net.to_config(&spec_of(GameKind::Shako)).unwrap();
+        assert_eq!((net.height, net.width, net.policy_size), (10, 10, 3656));
+        // Without the key a run plays Paco.
+        assert_eq!(LoopFile::parse("", "empty").unwrap().looping.game, GameKind::Paco);
+    }
+
+    #[test]
+    fn an_unknown_game_is_refused_by_name() {
+        let e = format!("{:#}", LoopFile::parse("[loop]\ngame = \"chess\"\n", "bad.toml").unwrap_err());
+        assert!(e.contains("game") && e.contains("chess") && e.contains("shako"), "{e}");
+    }
+}

@@ -1,0 +1,222 @@
+//! Self-play on Shako: games finish, the chunks read back with Shako's spec,
+//! replaying the recorded actions gives the recorded result; random starts,
+//! auxiliary targets and end reasons.
+
+use pacozero_engine::shako::{GameState, Status};
+use pacozero_engine::{Game, Outcome};
+use pacozero_selfplay::{game_spec, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, SelfplayGame, StartPositions, UniformEvaluator};
+
+fn small(alg: Algorithm, start: StartPositions) -> SelfplayConfig {
+    SelfplayConfig {
+        seed: 5,
+        threads: 2,
+        games_per_thread: 2,
+        games_per_chunk: 2,
+        max_decisions: 60,
+        full_search_fraction: 0.5,
+        start_positions: start,
+        search: SearchConfig { algorithm: alg, full_simulations: 8, cheap_simulations: 4, ..SearchConfig::default() },
+        ..SelfplayConfig::default()
+    }
+}
+
+#[test]
+fn shako_selfplay_chunks_read_back_and_replay() {
+    let spec = game_spec::<GameState>();
+    assert_eq!((spec.game.as_str(), spec.board_height, spec.board_width, spec.bit_planes, spec.scalars, spec.policy_size), ("shako", 10, 10, 19, 4, 3656));
+    for (alg, start) in [(Algorithm::Gumbel, StartPositions::FischerRandom), (Algorithm::Puct, StartPositions::Standard)] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = small(alg, start);
+        let games = 5;
+        // Rollouts end some games early by mate or draw; uniform search plays on.
+        let s = run_selfplay::<GameState, _>(&cfg, &RolloutEvaluator::new(3, 1, 60), dir.path(), games, false).unwrap();
+        assert_eq!(s.games, games);
+        assert_eq!(s.white_wins + s.draws + s.black_wins, games);
+        let mut n_games = 0;
+        for c in &pacozero_data::list_chunks(dir.path()).unwrap() {
+            let (read_spec, positions, rows) = pacozero_data::read_chunk(c).unwrap();
+            assert_eq!(read_spec, spec);
+            n_games += rows.len() as u64;
+            for g in &rows {
+                let ps: Vec<_> = positions.iter().filter(|p| p.game_id == g.game_id).collect();
+                assert_eq!(ps.len() as u32, g.num_decisions);
+                let moves: Vec<&str> = g.actions.split(' ').collect();
+                assert_eq!(moves.len() as u32, g.num_decisions);
+                let mut st = GameState::from_notation(&g.start_fen).unwrap();
+                // The actions column is UCI: a second replay through play_uci.
+                let mut by_uci = st.clone();
+                for (i, p) in ps.iter().enumerate() {
+                    assert_eq!(p.ply as usize, i);
+                    assert_eq!(p.side_to_move as usize, st.to_move().index());
+                    assert_eq!(p.planes.len(), 19 * 2);
+                    assert_eq!(p.scalars.len(), 4);
+                    let mut legal = Vec::new();
+                    st.legal_actions(&mut legal);
+                    assert_eq!(p.legal_actions, legal);
+                    assert!(legal.iter().all(|&a| (a as usize) < 3656));
+                    assert!(((p.policy.iter().sum::<f32>()) - 1.0).abs() < 1e-3);
+                    let (in_check, gives_check) = st.aux_targets().unwrap();
+                    assert_eq!((p.mover_in_sako, p.mover_can_paco), (in_check, gives_check));
+                    assert_eq!(in_check, st.position().in_check());
+                    let mut planes = vec![0u64; p.planes.len()];
+                    let mut scalars = vec![0f32; p.scalars.len()];
+                    st.encode(&mut planes, &mut scalars);
+                    assert_eq!(planes, p.planes);
+                    assert_eq!(scalars, p.scalars);
+                    assert_eq!(moves[i], st.action_name(p.action));
+                    let expected = match g.result.as_str() {
+                        "1/2-1/2" => 0,
+                        "1-0" => if p.side_to_move == 0 { 1 } else { -1 },
+                        "0-1" => if p.side_to_move == 1 { 1 } else { -1 },
+                        r => panic!("result {r}"),
+                    };
+                    assert_eq!(p.result, expected);
+                    st.apply(p.action);
+                    by_uci.play_uci(moves[i]).unwrap();
+                }
+                assert_eq!(st.position().fen(), by_uci.position().fen());
+                let replayed = match st.outcome() {
+                    Some(Outcome::Win(c)) if c.index() == 0 => "1-0",
+                    Some(Outcome::Win(_)) => "0-1",
+                    _ => "1/2-1/2",
+                };
+                match g.reason.as_str() {
+                    "checkmate" => assert_eq!(g.result, replayed),
+                    "stalemate" | "repetition" | "fifty_moves" => {
+                        assert_eq!(g.result, "1/2-1/2");
+                        assert_eq!(st.end_reason(), g.reason);
+                    }
+                    "max_length" => {
+                        assert_eq!(g.num_decisions, cfg.max_decisions);
+                        assert!(st.outcome().is_none());
+                    }
+                    "resign" => assert!(st.outcome().is_none()),
+                    other => panic!("unexpected end reason {other}"),
+                }
+                if g.reason == "checkmate" {
+                    assert_eq!(st.end_reason(), "checkmate");
+                    assert!(matches!(st.status(), Status::Checkmate(_)));
+                }
+            }
+        }
+        assert_eq!(n_games, games);
+    }
+}
+
+#[test]
+fn shako_games_are_reproducible_and_start_where_configured() {
+    let cfg = small(Algorithm::Gumbel, StartPositions::FischerRandom);
+    let a = play_game::<GameState, _>(&cfg, &UniformEvaluator, 2, None).unwrap();
+    let b = play_game::<GameState, _>(&cfg, &UniformEvaluator, 2, None).unwrap();
+    assert_eq!(a.game, b.game);
+    let starts: std::collections::HashSet<String> = (0..6).map(|i| play_game::<GameState, _>(&SelfplayConfig { max_decisions: 1, ..cfg.clone() }, &UniformEvaluator, i, None).unwrap().game.start_fen).collect();
+    assert!(starts.len() >= 4, "random starts: {starts:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("starts.txt");
+    std::fs::write(&f, "# Shako FEN\n9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1\n").unwrap();
+    let cfg = SelfplayConfig { start_positions: StartPositions::FenFile, fen_file: Some(f), max_decisions: 10, ..cfg };
+    let g = play_game::<GameState, _>(&cfg, &UniformEvaluator, 0, None).unwrap();
+    assert_eq!(g.game.start_fen, "9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1");
+}
+
+#[test]
+fn shako_random_starts_are_deterministic_running_and_white_to_move() {
+    let start = GameState::standard_start();
+    assert_eq!(start.position().fen(), pacozero_engine::shako::STARTPOS_FEN);
+    let mut seen = std::collections::HashSet::new();
+    for n in 0..60u64 {
+        let a = GameState::random_start(n);
+        assert_eq!(a.position().fen(), GameState::random_start(n).position().fen());
+        assert_eq!(a.status(), Status::Running);
+        assert_eq!(a.to_move().index(), 0, "White to move after an even number of plies");
+        assert_eq!(a.position().fullmove_number() as u64, 1 + (1 + n % 3));
+        seen.insert(a.position().fen());
+    }
+    assert!(seen.len() >= 50, "{} distinct random starts of 60", seen.len());
+    assert!(GameState::from_notation("not a fen").is_err());
+}
+
+#[test]
+fn shako_aux_targets_and_end_reasons() {
+    // White to move can mate with a2a10: not in check, has a checking move.
+    let mut g = GameState::from_notation("9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1").unwrap();
+    assert_eq!(g.aux_targets(), Some((false, true)));
+    assert_eq!(g.end_reason(), "running");
+    g.play_uci("a2a10").unwrap();
+    assert_eq!(g.end_reason(), "checkmate");
+    assert_eq!(g.aux_targets(), Some((true, false)));
+    // The start: nobody is in check, no move gives check.
+    assert_eq!(GameState::standard_start().aux_targets(), Some((false, false)));
+
+    let g = GameState::from_notation("9k/7Q2/10/10/10/10/10/10/10/K9 b - - 0 1").unwrap();
+    assert_eq!((g.status(), g.end_reason()), (Status::Stalemate, "stalemate"));
+
+    let mut g = GameState::standard_start();
+    for _ in 0..2 {
+        for m in ["h2g4", "h9g7", "g4h2", "g7h9"] {
+            g.play_uci(m).unwrap();
+        }
+    }
+    assert_eq!(g.end_reason(), "repetition");
+
+    let mut g = GameState::from_notation("9k/10/10/10/10/10/10/10/R9/K9 w - - 99 80").unwrap();
+    g.play_uci("a2b2").unwrap();
+    assert_eq!(g.end_reason(), "fifty_moves");
+}
+
+/// A tiny untrained network reads Shako positions (10x10, 3,656 policy
+/// slots); FastNet (the CPU path) agrees with burn's forward pass.
+#[cfg(feature = "net")]
+#[test]
+fn shako_network_evaluator_and_fastnet_agree_with_burn() {
+    use pacozero_selfplay::{search, NetworkEvaluator};
+    use pacozero_train::{default_device, EvalInput, ModelInfo, NetConfig, Network};
+    use rand::SeedableRng;
+
+    let spec = game_spec::<GameState>();
+    let net = NetConfig::tiny_for(&spec);
+    let device = default_device();
+    let make = || {
+        let model = net.init(&device).unwrap();
+        Network::from_model(model, net.clone(), ModelInfo { name: "shako-test".into(), step: 0, samples_seen: 0 }, &device, 1).unwrap()
+    };
+    let mut net_a = make();
+    let mut states = vec![GameState::standard_start()];
+    states.extend((0..5).map(GameState::random_start));
+    let encoded: Vec<(Vec<u64>, Vec<f32>)> = states
+        .iter()
+        .map(|s| {
+            let mut planes = vec![0u64; spec.plane_words()];
+            let mut scalars = vec![0f32; spec.scalars as usize];
+            s.encode(&mut planes, &mut scalars);
+            (planes, scalars)
+        })
+        .collect();
+    let inputs: Vec<EvalInput<'_>> = encoded.iter().map(|(p, s)| EvalInput { planes: p, scalars: s }).collect();
+    net_a.set_fastnet(true);
+    let fast = net_a.evaluate_batch(&inputs).unwrap();
+    net_a.set_fastnet(false);
+    let burn = net_a.evaluate_batch(&inputs).unwrap();
+    for (f, b) in fast.iter().zip(&burn) {
+        assert_eq!(f.policy_logits.len(), 3656);
+        let max_diff = f.policy_logits.iter().zip(&b.policy_logits).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+        assert!(max_diff < 1e-3, "policy logits differ by {max_diff}");
+        for k in 0..3 {
+            assert!((f.wdl[k] - b.wdl[k]).abs() < 1e-4, "{:?} vs {:?}", f.wdl, b.wdl);
+        }
+    }
+
+    let ev = NetworkEvaluator { net: make(), id: "shako-test".into() };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    let r = search(&SearchConfig::default(), &GameState::standard_start(), &ev, 16, true, &mut rng).unwrap();
+    assert_eq!(r.simulations, 16);
+    assert_eq!(r.legal.len(), 58);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfplayConfig { max_decisions: 12, ..small(Algorithm::Gumbel, StartPositions::Standard) };
+    let s = run_selfplay::<GameState, _>(&cfg, &ev, dir.path(), 2, false).unwrap();
+    assert_eq!(s.games, 2);
+    let chunks = pacozero_data::list_chunks(dir.path()).unwrap();
+    let (read_spec, rows, _) = pacozero_data::read_chunk(&chunks[0]).unwrap();
+    assert_eq!(read_spec, spec);
+    assert!(rows.iter().all(|r| r.network_id == "shako-test"));
+}
