@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::backend::{cpu_pool, in_pool, inference_device, training_device};
 use crate::config::TrainConfig;
 use crate::error::TrainResult;
+use crate::fastnet::FastNet;
 use crate::model::NetConfig;
 use crate::train::{losses, Batch};
 use burn::optim::{GradientsParams, SgdConfig};
@@ -31,7 +32,7 @@ pub struct BenchOptions {
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { batch_sizes: vec![1, 32, 256], train_batch: 256, min_time: Duration::from_secs(2), threads: 0 }
+        BenchOptions { batch_sizes: vec![1, 8, 32, 256], train_batch: 256, min_time: Duration::from_secs(2), threads: 0 }
     }
 }
 
@@ -50,6 +51,9 @@ pub struct BenchLine {
     /// Achieved GFLOP/s of the network and of the reference.
     pub net_gflops: f64,
     pub matmul_gflops: f64,
+    /// Inference only: positions per second of [`FastNet`] on the same inputs
+    /// (what [`crate::Network`] uses on the CPU backend).
+    pub fast_per_sec: Option<f64>,
 }
 
 /// Result of [`bench_net`].
@@ -72,12 +76,20 @@ impl std::fmt::Display for BenchReport {
             self.net.channels,
             self.flops_per_position / 1e6
         )?;
-        writeln!(f, "{:<6} {:>6} {:>12} {:>14} {:>7} {:>10} {:>12}", "kind", "batch", "net pos/s", "matmul pos/s", "ratio", "net GF/s", "matmul GF/s")?;
+        writeln!(
+            f,
+            "{:<6} {:>6} {:>12} {:>14} {:>7} {:>10} {:>12} {:>14} {:>10}",
+            "kind", "batch", "net pos/s", "matmul pos/s", "ratio", "net GF/s", "matmul GF/s", "fastnet pos/s", "fast/burn"
+        )?;
         for l in &self.lines {
+            let (fast, speedup) = match l.fast_per_sec {
+                Some(v) => (format!("{v:.1}"), format!("{:.2}x", v / l.net_per_sec)),
+                None => ("-".into(), "-".into()),
+            };
             writeln!(
                 f,
-                "{:<6} {:>6} {:>12.1} {:>14.1} {:>7.3} {:>10.2} {:>12.2}",
-                l.kind, l.batch, l.net_per_sec, l.matmul_per_sec, l.ratio, l.net_gflops, l.matmul_gflops
+                "{:<6} {:>6} {:>12.1} {:>14.1} {:>7.3} {:>10.2} {:>12.2} {:>14} {:>10}",
+                l.kind, l.batch, l.net_per_sec, l.matmul_per_sec, l.ratio, l.net_gflops, l.matmul_gflops, fast, speedup
             )?;
         }
         Ok(())
@@ -163,6 +175,7 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
     let mut lines = Vec::new();
     in_pool(&pool, || -> TrainResult<()> {
         let model = net.init(&dev)?.valid();
+        let fast = FastNet::from_model(&model, net)?;
         let (c, h, w) = (net.input_channels(), net.height as usize, net.width as usize);
         for &b in &opts.batch_sizes {
             let data: Vec<f32> = (0..b * c * h * w).map(|i| ((i * 7919) % 3 == 0) as u8 as f32).collect();
@@ -172,8 +185,15 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
                 std::hint::black_box(out.policy.into_data());
                 std::hint::black_box(out.wdl.into_data());
             });
+            // FastNet as Network runs it: batches below its threshold on this thread, larger ones
+            // over the current (bench) pool.
+            let fast_secs = time_it(opts.min_time, || {
+                std::hint::black_box(fast.forward(&data, b));
+            });
             let mm = matmul_reference(&dev, net, b, flops * b as f64, opts.min_time);
-            lines.push(line("infer", b, secs, mm, flops * b as f64));
+            let mut l = line("infer", b, secs, mm, flops * b as f64);
+            l.fast_per_sec = Some(b as f64 / fast_secs);
+            lines.push(l);
         }
         // Training: forward + backward + SGD step.
         let tdev = training_device(device);
@@ -208,5 +228,6 @@ fn line(kind: &str, batch: usize, net_secs: f64, mm_secs: f64, flops: f64) -> Be
         ratio: mm_secs / net_secs,
         net_gflops: flops / net_secs / 1e9,
         matmul_gflops: flops / mm_secs / 1e9,
+        fast_per_sec: None,
     }
 }

@@ -206,3 +206,19 @@ fn fastnet_matches_burn_after_training_and_in_network() {
         }
     }
 }
+
+/// Speed figures, burn vs FastNet (`cargo test --release --workspace --test fastnet -- --ignored --nocapture`;
+/// `PACOZERO_BENCH_SECS` sets the seconds per figure, default 1).
+#[test]
+#[ignore]
+fn fastnet_speed_report() {
+    let secs: f64 = std::env::var("PACOZERO_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let s = spec(29, 10, 132); // Paco Ŝako dimensions
+    let quick = NetConfig { blocks: 4, channels: 48, se_ratio: 4, policy_channels: 32, value_channels: 8, value_hidden: 96, ..NetConfig::default_for(&s) };
+    let default = NetConfig::default_for(&s);
+    let opts = BenchOptions { batch_sizes: vec![1, 8, 32], train_batch: 8, min_time: std::time::Duration::from_secs_f64(secs), threads: 0 };
+    for net in [quick, default] {
+        let r = bench_net(&net, &default_device(), &opts).unwrap();
+        println!("{r}");
+    }
+}
