@@ -365,3 +365,35 @@ pub fn run_match<G: ArenaGame>(a: &Player<G>, b: &Player<G>, pairs: u32, opening
     }
     Ok(m)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shako_greedy_mates_in_one_and_random_starts_are_the_games() {
+        let g = shako::GameState::from_fen("9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1").unwrap();
+        for seed in 0..4 {
+            let t = g.greedy_turn(&mut ChaCha8Rng::seed_from_u64(seed));
+            assert_eq!(t.len(), 1);
+            assert_eq!(g.action_name(t[0]), "a2a10");
+        }
+        // Openings: the standard start, or the game's random start (same for both colours of a pair).
+        let s: shako::GameState = opening(Openings::Standard, 1, 0);
+        assert_eq!(s.notation(), shako::STARTPOS_FEN);
+        let (a, b): (shako::GameState, shako::GameState) = (opening(Openings::FischerRandom, 1, 0), opening(Openings::FischerRandom, 1, 1));
+        assert_ne!(a.notation(), b.notation());
+        let p: paco::GameState = opening(Openings::FischerRandom, 1, 0);
+        assert_eq!(p.to_move(), pacozero_engine::Color::White);
+    }
+
+    #[test]
+    fn shako_match_between_search_players() {
+        let a = Player::<shako::GameState>::new("rollout:4", 1, 1).unwrap();
+        let b = Player::<shako::GameState>::new("greedy", 2, 1).unwrap();
+        let m = run_match(&a, &b, 1, Openings::FischerRandom, 30, 3, false).unwrap();
+        assert_eq!(m.games, 2);
+        assert_eq!(m.wdl.games(), 2);
+        assert!(m.decisions > 0 && m.decisions <= 60);
+    }
+}
