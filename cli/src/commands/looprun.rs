@@ -28,7 +28,7 @@ use crate::arena::{run_match, ArenaGame, Openings, Player};
 use crate::args::{GameKind, LoopArgs};
 use crate::commands::selfplay::{baseline_evaluator, check_data_dir, load_network, spec_of};
 use crate::commands::train::NetTable;
-use crate::ratings::{fit_elo, Pentanomial, Sprt, SprtDecision, Wdl};
+use crate::ratings::{fit_elo, Sprt, SprtDecision, Wdl};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{paco, shako, Game};
 use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, SelfplayConfig};
@@ -519,9 +519,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         Promotion::Score => m.wdl.score() >= l.promotion_score,
         Promotion::Sprt => {
             let sprt = Sprt { elo0: l.sprt_elo0, elo1: l.sprt_elo1, alpha: l.sprt_alpha, beta: l.sprt_beta };
-            let mut p = Pentanomial::default();
-            p.0 = m.pentanomial.0;
-            sprt.decide(&p) == SprtDecision::AcceptH1
+            sprt.decide(&m.pentanomial) == SprtDecision::AcceptH1
         }
     })
 }
