@@ -107,6 +107,25 @@ fn time_it(min_time: Duration, mut f: impl FnMut()) -> f64 {
     start.elapsed().as_secs_f64() / n as f64
 }
 
+/// Seconds per call of `f` and of `g`, timed alternately (one call each per round,
+/// after one warm-up round) so that load from other processes hits both alike.
+fn time_pair(min_time: Duration, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64) {
+    f();
+    g();
+    let (mut tf, mut tg) = (Duration::ZERO, Duration::ZERO);
+    let mut n = 0u32;
+    while n == 0 || tf + tg < min_time * 2 {
+        let t = Instant::now();
+        f();
+        tf += t.elapsed();
+        let t = Instant::now();
+        g();
+        tg += t.elapsed();
+        n += 1;
+    }
+    (tf.as_secs_f64() / n as f64, tg.as_secs_f64() / n as f64)
+}
+
 /// Seconds per run of matmuls totalling `flops`: `reps` products of
 /// `[m, k] x [k, n]` shaped like one tower convolution (m = batch·H·W,
 /// k = 9·C, n = C), i.e. what an im2col convolution would compute.
@@ -179,17 +198,20 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
         let (c, h, w) = (net.input_channels(), net.height as usize, net.width as usize);
         for &b in &opts.batch_sizes {
             let data: Vec<f32> = (0..b * c * h * w).map(|i| ((i * 7919) % 3 == 0) as u8 as f32).collect();
-            let secs = time_it(opts.min_time, || {
-                let x = Tensor::<4>::from_data(TensorData::new(data.clone(), [b, c, h, w]), &dev); // [B, Ci, H, W]
-                let out = model.forward(x);
-                std::hint::black_box(out.policy.into_data());
-                std::hint::black_box(out.wdl.into_data());
-            });
-            // FastNet as Network runs it: batches below its threshold on this thread, larger ones
-            // over the current (bench) pool.
-            let fast_secs = time_it(opts.min_time, || {
-                std::hint::black_box(fast.forward(&data, b));
-            });
+            // burn and FastNet (as Network runs it: batches below its threshold on this
+            // thread, larger ones over the current pool), timed alternately.
+            let (secs, fast_secs) = time_pair(
+                opts.min_time,
+                || {
+                    let x = Tensor::<4>::from_data(TensorData::new(data.clone(), [b, c, h, w]), &dev); // [B, Ci, H, W]
+                    let out = model.forward(x);
+                    std::hint::black_box(out.policy.into_data());
+                    std::hint::black_box(out.wdl.into_data());
+                },
+                || {
+                    std::hint::black_box(fast.forward(&data, b));
+                },
+            );
             let mm = matmul_reference(&dev, net, b, flops * b as f64, opts.min_time);
             let mut l = line("infer", b, secs, mm, flops * b as f64);
             l.fast_per_sec = Some(b as f64 / fast_secs);
