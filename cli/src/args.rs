@@ -198,6 +198,27 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 64)]
         games_per_thread: usize,
     },
+    /// Peak memory of self-play with many concurrent games per worker (resident
+    /// set size from /proc/self/status; games are written to a temporary directory).
+    Memory {
+        /// Concurrent games per worker thread.
+        #[arg(long, default_value_t = 1000)]
+        games_per_thread: usize,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Games to finish (default: threads x games per thread).
+        #[arg(long)]
+        games: Option<u64>,
+        /// Decisions after which a game is a draw.
+        #[arg(long, default_value_t = 200)]
+        max_decisions: u32,
+        /// Simulations of a full search (cheap searches get a quarter).
+        #[arg(long, default_value_t = 64)]
+        sims: u32,
+        /// `uniform` or `rollout`.
+        #[arg(long, default_value = "uniform")]
+        evaluator: String,
+    },
     /// Network inference (batch 1, 32, 256) and training speed, against plain matrix multiplications.
     Net {
         #[arg(long, default_value_t = 6)]

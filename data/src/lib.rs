@@ -60,6 +60,13 @@
 //! file exists, ignores `*.tmp` leftovers (a crashed writer), and orders chunks
 //! by stem; [`chunk_stem`] makes stems whose lexicographic order is chronological.
 //!
+//! ## Version safety
+//!
+//! [`ChunkWriter::new`] refuses a directory whose newest complete chunk has
+//! another `schema_version` or another [`GameSpec`] (the error names that
+//! file), so a worker of another build or game never mixes its rows into a
+//! run's data.
+//!
 //! ## Decoder
 //!
 //! [`decode_position`] / [`decode_into`] turn a row into `Vec<f32>` of shape
@@ -84,7 +91,7 @@ mod writer;
 pub use decode::{decode_into, decode_position};
 pub use error::{DataError, Result};
 pub use reader::{
-    list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file,
+    game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file,
     read_positions_window, ChunkInfo, PositionWindow,
 };
 pub use schema::{

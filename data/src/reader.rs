@@ -354,6 +354,17 @@ pub fn read_games_file(path: &Path) -> Result<(GameSpec, Vec<GameRow>)> {
     Ok((spec, rows))
 }
 
+/// Game ids of every complete chunk of `dir` (from the games files; a
+/// missing directory is an error, like [`list_chunks`]).
+pub fn game_ids(dir: &Path) -> Result<std::collections::HashSet<u64>> {
+    let mut ids = std::collections::HashSet::new();
+    for c in list_chunks(dir)? {
+        let (_, games) = read_games_file(&c.games_path)?;
+        ids.extend(games.iter().map(|g| g.game_id));
+    }
+    Ok(ids)
+}
+
 /// Read both files of a chunk.
 pub fn read_chunk(chunk: &ChunkInfo) -> Result<(GameSpec, Vec<PositionRow>, Vec<GameRow>)> {
     let (spec, positions) = read_positions_file(&chunk.positions_path)?;

@@ -49,10 +49,26 @@ pub struct ChunkWriter {
 
 impl ChunkWriter {
     /// A writer for chunks in `dir` (created if missing).
+    ///
+    /// Refuses a directory whose newest complete chunk was written with
+    /// another schema version ([`DataError::SchemaVersion`]) or another game
+    /// spec ([`DataError::SpecMismatch`]); both errors name that file.
     pub fn new(dir: impl Into<PathBuf>, spec: GameSpec) -> Result<Self> {
         spec.validate()?;
         let dir = dir.into();
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        if let Some(newest) = crate::reader::list_chunks(&dir)?.last() {
+            for path in [&newest.positions_path, &newest.games_path] {
+                let found = crate::reader::read_file_spec(path)?;
+                if found != spec {
+                    return Err(DataError::SpecMismatch {
+                        path: path.clone(),
+                        expected: spec.to_string(),
+                        found: found.to_string(),
+                    });
+                }
+            }
+        }
         Ok(ChunkWriter { dir, spec, positions: Vec::new(), games: Vec::new(), zstd_level: 3 })
     }
 

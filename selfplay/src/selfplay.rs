@@ -1,7 +1,7 @@
 //! Self-play workers: many games per thread with game-level interleaving,
 //! one evaluator batch per round, output written as `pacozero_data` chunks.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -28,6 +28,12 @@ fn splitmix64(mut x: u64) -> u64 {
 /// Seed of game number `index` of a run with master seed `seed`.
 pub fn game_seed(seed: u64, index: u64) -> u64 {
     splitmix64(seed ^ splitmix64(index.wrapping_add(0x5151)))
+}
+
+/// Game id of the game played with seed `seed` (see [`game_seed`]): the
+/// `game_id` column of its rows.
+pub fn game_id_of(seed: u64) -> u64 {
+    splitmix64(seed ^ 0xA5A5_5A5A_0F0F_F0F0)
 }
 
 /// The data-schema spec of a game.
@@ -241,7 +247,7 @@ impl<G: SelfplayGame> Runner<G> {
     fn record(self, sh: &Shared<'_>) -> GameRecord {
         let (winner, reason) = self.end.clone().expect("finished game");
         let n = self.drafts.len() as u32;
-        let game_id = splitmix64(self.seed ^ 0xA5A5_5A5A_0F0F_F0F0);
+        let game_id = game_id_of(self.seed);
         let positions = self
             .drafts
             .into_iter()
@@ -327,6 +333,9 @@ pub struct Summary {
     pub batches: u64,
     /// Evaluation requests (all batches).
     pub requests: u64,
+    /// Games of the run already in the output directory (same seed and
+    /// index, e.g. written before a crash), not played again.
+    pub skipped: u64,
 }
 
 impl Summary {
@@ -402,7 +411,11 @@ impl std::fmt::Display for Summary {
             self.would_resign_games,
             self.false_resignations,
             self.chunks.len()
-        )
+        )?;
+        if self.skipped > 0 {
+            write!(f, "; {} games already in the directory (same seed) not played again", self.skipped)?;
+        }
+        Ok(())
     }
 }
 
@@ -410,6 +423,7 @@ impl std::fmt::Display for Summary {
 #[derive(Default)]
 struct Live {
     next_game: AtomicU64,
+    skipped: AtomicU64,
     simulations: AtomicU64,
     node_visits: AtomicU64,
     abort: AtomicBool,
@@ -425,6 +439,7 @@ struct WorkerStats {
 
 /// One worker: `games_per_thread` interleaved games until `total` games have
 /// been started (or `deadline`), one evaluator call per round.
+#[allow(clippy::too_many_arguments)]
 fn worker<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     sh: &Shared<'_>,
     evaluator: &E,
@@ -433,6 +448,7 @@ fn worker<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     total: u64,
     out_dir: Option<&Path>,
     deadline: Option<Instant>,
+    existing: &HashSet<u64>,
 ) -> Result<WorkerStats> {
     let cfg = sh.cfg;
     let mut writer = match out_dir {
@@ -464,6 +480,10 @@ fn worker<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
                     if idx >= total {
                         exhausted = true;
                         break;
+                    }
+                    if existing.contains(&game_id_of(game_seed(cfg.seed, idx))) {
+                        live.skipped.fetch_add(1, Ordering::Relaxed);
+                        continue;
                     }
                     *slot = Some(Runner::new(sh, idx, None)?);
                     counted[si] = (0, 0);
@@ -604,6 +624,12 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     let sh = Shared::new::<G, E>(cfg, evaluator)?;
     let threads = cfg.effective_threads();
     let live = Live::default();
+    // Games of this seed already written (a run restarted after a crash) are
+    // not played again, so every game id is written once.
+    let existing = match out_dir {
+        Some(d) if d.is_dir() => pacozero_data::game_ids(d).with_context(|| format!("reading the game ids of {}", d.display()))?,
+        _ => HashSet::new(),
+    };
     let bar = if progress && games > 0 && games < u64::MAX {
         let b = indicatif::ProgressBar::new(games);
         b.set_style(
@@ -618,9 +644,9 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     let results: Vec<Result<WorkerStats>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|w| {
-                let (sh, live) = (&sh, &live);
+                let (sh, live, existing) = (&sh, &live, &existing);
                 s.spawn(move || {
-                    let r = worker::<G, E>(sh, evaluator, live, w as u32, games, out_dir, deadline);
+                    let r = worker::<G, E>(sh, evaluator, live, w as u32, games, out_dir, deadline, existing);
                     if r.is_err() {
                         live.abort.store(true, Ordering::Relaxed);
                     }
@@ -651,6 +677,7 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     summary.threads = threads;
     summary.simulations = live.simulations.load(Ordering::Relaxed);
     summary.node_visits = live.node_visits.load(Ordering::Relaxed);
+    summary.skipped = live.skipped.load(Ordering::Relaxed);
     for r in results {
         let st = r?;
         summary.eval_secs += st.eval_secs;
@@ -665,6 +692,10 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
 /// Plays `games` self-play games on `cfg.threads` workers and writes them as
 /// chunks (every `cfg.games_per_chunk` games per worker, plus a final partial
 /// chunk) into `out_dir`. Shows an indicatif progress bar if `progress`.
+///
+/// Game `i` (seed `game_seed(cfg.seed, i)`) is skipped when its id is already
+/// in `out_dir` ([`Summary::skipped`]): a run restarted after a crash plays
+/// only the games it had not written, and never writes a game id twice.
 pub fn run_selfplay<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     cfg: &SelfplayConfig,
     evaluator: &E,

@@ -4,7 +4,10 @@
 //! recent positions on disk, computes the four losses, and applies one
 //! optimizer step. Everything needed to continue exactly where a run stopped
 //! (weights, optimizer state, step, samples seen, RNG state and the position in
-//! the current shuffled window) is in the checkpoint.
+//! the current shuffled window) is in the checkpoint. `metrics.csv` gets one
+//! row per step; resuming drops its rows past the checkpoint's step (the
+//! steps a killed run did after its last checkpoint are redone), so every
+//! step appears at most once, in increasing order.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -223,6 +226,7 @@ impl Trainer {
         let (header, mut sections) = read_container(&path, CKPT_MAGIC, "checkpoint")?;
         let bad = |m: String| TrainError::ModelFile { path: path.clone(), message: m };
         let h: CheckpointHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
+        trim_metrics(&run_dir.join("metrics.csv"), h.step)?;
         let mut take = |name: &str| -> TrainResult<Vec<u8>> {
             let i = sections.iter().position(|(n, _)| n == name).ok_or_else(|| bad(format!("no `{name}` section")))?;
             Ok(sections.swap_remove(i).1)
@@ -514,6 +518,30 @@ impl Trainer {
         let info = ModelInfo { name: name.to_string(), step: self.step, samples_seen: self.samples_seen };
         export_to_run(&self.run_dir, &self.model, &self.net, &info, make_current)
     }
+}
+
+/// Drops the rows of `metrics.csv` past checkpoint step `step` (steps a
+/// killed run did after its last checkpoint, which the resumed run redoes)
+/// and a cut last line, so the file holds each step at most once, in order.
+fn trim_metrics(path: &Path, step: u64) -> TrainResult<()> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    let mut keep = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let whole = line.ends_with('\n');
+        let first = line.split(',').next().unwrap_or("");
+        let ok = whole && (line.starts_with("step,") || first.parse::<u64>().is_ok_and(|s| s <= step));
+        if ok {
+            keep.push_str(line);
+        }
+    }
+    if keep.len() != text.len() {
+        crate::modelfile::write_atomic(path, &[keep.as_bytes()])?;
+    }
+    Ok(())
 }
 
 fn permutation(n: usize, seed: u64) -> Vec<u32> {

@@ -12,7 +12,72 @@ pub fn run(a: BenchArgs) -> Result<()> {
         BenchWhat::Perft { depth, positions } => perft(depth, positions),
         BenchWhat::Mcts { seconds, model, threads, games_per_thread } => mcts(seconds, model, threads, games_per_thread),
         BenchWhat::Net { blocks, channels, seconds } => net(blocks, channels, seconds),
+        BenchWhat::Memory { games_per_thread, threads, games, max_decisions, sims, evaluator } => {
+            memory(games_per_thread, threads, games, max_decisions, sims, &evaluator)
+        }
     }
+}
+
+/// A field of /proc/self/status in kB (`VmRSS`, `VmHWM`); `None` off Linux.
+fn proc_status_kb(field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))?;
+    line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+fn memory(games_per_thread: usize, threads: usize, games: Option<u64>, max_decisions: u32, sims: u32, evaluator: &str) -> Result<()> {
+    use pacozero_selfplay::{run_selfplay, SearchConfig, SelfplayConfig};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let cfg = SelfplayConfig {
+        threads: threads.max(1),
+        games_per_thread,
+        games_per_chunk: games_per_thread.max(1),
+        max_decisions,
+        search: SearchConfig { full_simulations: sims, cheap_simulations: (sims / 4).max(1), ..SearchConfig::default() },
+        ..SelfplayConfig::default()
+    };
+    cfg.validate()?;
+    let games = games.unwrap_or((threads.max(1) * games_per_thread) as u64);
+    let ev = super::selfplay::baseline_evaluator::<GameState>(evaluator, cfg.seed)?;
+    let dir = std::env::temp_dir().join(format!("pacozero-bench-memory-{}", std::process::id()));
+    let base = proc_status_kb("VmRSS").context("reading /proc/self/status (Linux only)")?;
+    // Sample the resident size while the games run (VmHWM alone would also
+    // count the start-up, before any game).
+    let (done, peak) = (AtomicBool::new(false), AtomicU64::new(base));
+    let summary = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                peak.fetch_max(proc_status_kb("VmRSS").unwrap_or(0), Ordering::Relaxed);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        let r = run_selfplay::<GameState, _>(&cfg, ev.as_ref(), &dir, games, false);
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let summary = summary?;
+    let peak = peak.load(Ordering::Relaxed);
+    let concurrent = (threads.max(1) * games_per_thread) as f64;
+    println!(
+        "{} games ({} decisions, avg length {:.1}) with {} x {} concurrent games, {} evaluator, {} simulations per full search, {:.1} s",
+        summary.games,
+        summary.positions,
+        summary.avg_length(),
+        threads.max(1),
+        games_per_thread,
+        evaluator,
+        sims,
+        summary.wall_secs
+    );
+    println!(
+        "resident memory: {:.1} MiB before, peak {:.1} MiB; {:.1} KiB per concurrent game (peak - before) / {}",
+        base as f64 / 1024.0,
+        peak as f64 / 1024.0,
+        peak.saturating_sub(base) as f64 / concurrent,
+        concurrent
+    );
+    Ok(())
 }
 
 fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_per_thread: usize) -> Result<()> {

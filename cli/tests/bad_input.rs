@@ -1,0 +1,328 @@
+//! Bad input of every kind a user can give — positions, notation,
+//! configuration files, data and model files of another version, truncated or
+//! corrupt files, run directories with missing or broken pieces — ends the
+//! command with a non-zero status and one message naming the file (or field)
+//! and the problem, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+const TINY_SELFPLAY: &str = "seed = 3\nthreads = 1\ngames_per_thread = 2\ngames_per_chunk = 2\nmax_decisions = 30\n\n[search]\nfull_simulations = 4\ncheap_simulations = 2\n";
+
+const TINY_TRAIN: &str = "[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 2\nvalue_hidden = 16\n\n[train]\nbatch_size = 8\nwarmup_steps = 1\nmin_positions = 1\nprogress = false\nplot_every = 0\n";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pacozero"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn ok(args: &[&str]) -> Output {
+    let out = run(args);
+    assert!(out.status.success(), "pacozero {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// The command fails, without a panic, and its message contains every `needle`.
+#[track_caller]
+fn fails_with(args: &[&str], needles: &[&str]) -> String {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "pacozero {args:?} should fail; stderr:\n{err}");
+    assert!(!err.contains("panicked"), "pacozero {args:?} panicked:\n{err}");
+    for n in needles {
+        assert!(err.contains(n), "pacozero {args:?}: the message lacks {n:?}:\n{err}");
+    }
+    err
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A run directory with data (two chunks), a checkpoint and a current model
+/// `m`, made once; tests copy what they break.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    run: PathBuf,
+    selfplay_cfg: PathBuf,
+    train_cfg: PathBuf,
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        let selfplay_cfg = dir.path().join("selfplay.toml");
+        std::fs::write(&selfplay_cfg, TINY_SELFPLAY).unwrap();
+        let train_cfg = dir.path().join("train.toml");
+        std::fs::write(&train_cfg, TINY_TRAIN).unwrap();
+        ok(&["selfplay", "--config", s(&selfplay_cfg), "--run", s(&run), "--games", "4", "--evaluator", "uniform", "--quiet"]);
+        ok(&["train", "--run", s(&run), "--config", s(&train_cfg), "--steps", "2", "--export", "m"]);
+        Fixture { _dir: dir, run, selfplay_cfg, train_cfg }
+    })
+}
+
+/// A copy of the fixture's run directory.
+fn copy_run(to: &Path) -> PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+    let run = to.join("run");
+    copy(&fixture().run, &run);
+    run
+}
+
+fn newest_chunk(run: &Path) -> pacozero_data::ChunkInfo {
+    pacozero_data::list_chunks(&run.join("data")).unwrap().pop().unwrap()
+}
+
+/// Rewrites the `schema_version` value of a Parquet file's key-value
+/// metadata from "1" to "2" (Thrift compact: key string, then the value
+/// string of length 1), as a file of another schema version would have it.
+fn bump_schema_version(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let pat = b"schema_version\x18\x011";
+    let mut n = 0;
+    for i in 0..bytes.len() - pat.len() {
+        if &bytes[i..i + pat.len()] == pat {
+            bytes[i + pat.len() - 1] = b'2';
+            n += 1;
+        }
+    }
+    assert!(n > 0, "no schema_version metadata found in {}", path.display());
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn truncate(path: &Path, keep: f64) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(path, &bytes[..(bytes.len() as f64 * keep) as usize]).unwrap();
+}
+
+// ---- positions and notation ----
+
+#[test]
+fn bad_fens_name_the_problem() {
+    // Nine pawns on a rank.
+    fails_with(&["perft", "--fen", "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -", "--depth", "1"], &["FEN", "rank"]);
+    // A missing field.
+    fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"], &["FEN"]);
+    // An unknown piece letter.
+    fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN9 w 0 AHah - -"], &["FEN"]);
+    fails_with(&["perft", "--game", "shako", "--fen", "not a fen", "--depth", "1"], &["not a fen"]);
+}
+
+#[test]
+fn bad_actions_name_the_action() {
+    fails_with(&["show", "--actions", "Le2 Pe9"], &["Pe9"]);
+    fails_with(&["show", "--actions", "Le2 Pe5"], &["Pe5"]);
+}
+
+#[test]
+fn bad_chain_notation_in_play_gets_a_message_not_a_crash() {
+    let model = fixture().run.join("models/m.pzmodel");
+    let mut child = bin().args(["play", "--model", s(&model), "--sims", "2", "--color", "w"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"Bz9-c3\ne2-e5\nquit\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !text.contains("panicked"), "{text}");
+    assert!(text.contains("Bz9-c3") && text.contains("e2-e5"), "each bad turn is answered:\n{text}");
+}
+
+// ---- configuration files ----
+
+#[test]
+fn bad_selfplay_configs_name_the_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("sp.toml");
+    let out = dir.path().join("out");
+    for (text, key) in [("bogus_key = 1\n", "bogus_key"), ("games_per_thread = 0\n", "games_per_thread"), ("seed = \"seven\"\n", "seed"), ("[search]\nfull_simulations = -3\n", "full_simulations"), ("threads = 1\nthreads = 2\n", "threads")] {
+        std::fs::write(&cfg, text).unwrap();
+        fails_with(&["selfplay", "--config", s(&cfg), "--out", s(&out), "--games", "1", "--quiet"], &["sp.toml", key]);
+    }
+    fails_with(&["selfplay", "--config", s(&dir.path().join("missing.toml")), "--games", "1"], &["missing.toml"]);
+}
+
+#[test]
+fn bad_train_configs_name_the_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_run(dir.path());
+    let cfg = dir.path().join("tr.toml");
+    for (text, key) in [
+        ("[train]\nbogus_key = 1\n", "bogus_key"),
+        ("[train]\nbatch_size = 0\n", "batch_size"),
+        ("[train]\nlr = \"fast\"\n", "lr"),
+        ("[net]\nblocks = 0\n", "blocks"),
+        ("[net]\nchannels = \"many\"\n", "channels"),
+        ("[nett]\nblocks = 1\n", "nett"),
+    ] {
+        std::fs::write(&cfg, text).unwrap();
+        fails_with(&["train", "--run", s(&run), "--config", s(&cfg), "--steps", "1"], &["tr.toml", key]);
+    }
+}
+
+#[test]
+fn bad_loop_configs_name_the_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("lp.toml");
+    for (i, (text, key)) in [
+        ("[loop]\nbogus_key = 1\n", "bogus_key"),
+        ("[loop]\ngating_games = 3\n", "gating_games"),
+        ("[loop]\ngenerations = \"two\"\n", "generations"),
+        ("[selfplay]\nmax_decisions = 0\n", "max_decisions"),
+        ("[net]\nblocks = 0\n", "blocks"),
+        ("[train]\nbatch_size = 0\n", "batch_size"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        std::fs::write(&cfg, text).unwrap();
+        let run = dir.path().join(format!("run{i}"));
+        fails_with(&["loop", "--config", s(&cfg), "--run", s(&run)], &["lp.toml", key]);
+        assert!(!run.join("config.toml").exists(), "a refused configuration is not copied into the run");
+    }
+}
+
+// ---- data files ----
+
+#[test]
+fn data_of_another_schema_version_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_run(dir.path());
+    let chunk = newest_chunk(&run);
+    bump_schema_version(&chunk.positions_path);
+    bump_schema_version(&chunk.games_path);
+    let name = chunk.positions_path.file_name().unwrap().to_str().unwrap().to_string();
+    let f = fixture();
+    // Training refuses to read it...
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, "schema_version 2"]);
+    // ... and a worker refuses to add games to that run, whatever its output flag.
+    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&name, "schema_version 2"]);
+    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&run.join("data")), "--games", "1", "--quiet"], &[&name, "schema_version"]);
+    let before = pacozero_data::list_chunks(&run.join("data")).unwrap().len();
+    assert_eq!(before, 2, "nothing was written");
+}
+
+#[test]
+fn data_of_another_game_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = copy_run(dir.path());
+    fails_with(&["selfplay", "--game", "shako", "--config", s(&fixture().selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &["data", "paco"]);
+}
+
+#[test]
+fn truncated_or_corrupt_data_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture();
+    let run = copy_run(dir.path());
+    // The checkpoint's window is reloaded from the chunks: start training afresh.
+    std::fs::remove_dir_all(run.join("checkpoints")).unwrap();
+    let chunk = newest_chunk(&run);
+    truncate(&chunk.positions_path, 0.5);
+    let name = chunk.positions_path.file_name().unwrap().to_str().unwrap().to_string();
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, "truncated or corrupt"]);
+    // Garbage with a Parquet name.
+    std::fs::write(&chunk.positions_path, b"PAR1 this is not parquet PAR1").unwrap();
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name]);
+    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&name, "truncated or corrupt"]);
+    // A truncated games file: a worker adding games to the run names it.
+    let run = copy_run(&dir.path().join("b"));
+    let chunk = newest_chunk(&run);
+    truncate(&chunk.games_path, 0.3);
+    let gname = chunk.games_path.file_name().unwrap().to_str().unwrap().to_string();
+    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&gname, "truncated or corrupt"]);
+}
+
+// ---- model files ----
+
+#[test]
+fn broken_model_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = fixture().run.join("models/m.pzmodel");
+    let bytes = std::fs::read(&good).unwrap();
+    let m = dir.path().join("broken.pzmodel");
+    let player = format!("net:{}:2", m.display());
+    let arena = ["arena", "--players", &player, "random", "--games", "2", "--max-decisions", "10"];
+
+    std::fs::write(&m, &bytes[..bytes.len() / 2]).unwrap();
+    fails_with(&arena, &["broken.pzmodel", "truncated"]);
+    let mut bad = bytes.clone();
+    let last = bad.len() - 10;
+    bad[last] ^= 0xFF;
+    std::fs::write(&m, &bad).unwrap();
+    fails_with(&arena, &["broken.pzmodel", "checksum"]);
+    let mut v2 = bytes.clone();
+    v2[8] = 2;
+    std::fs::write(&m, &v2).unwrap();
+    fails_with(&arena, &["broken.pzmodel", "format version 2"]);
+    std::fs::write(&m, b"not a model").unwrap();
+    fails_with(&arena, &["broken.pzmodel", "not a PacoZero model"]);
+    // A checkpoint is not a model.
+    std::fs::copy(fixture().run.join("checkpoints/latest.pzckpt"), &m).unwrap();
+    fails_with(&arena, &["broken.pzmodel", "checkpoint"]);
+    fails_with(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["/nonexistent/x.pzmodel"]);
+}
+
+#[test]
+fn a_model_of_another_game_is_refused_by_name() {
+    let good = fixture().run.join("models/m.pzmodel");
+    fails_with(&["selfplay", "--game", "shako", "--model", s(&good), "--out", "/nonexistent-never-written", "--games", "1", "--quiet"], &["m.pzmodel", "shako"]);
+    let player = format!("net:{}:2", good.display());
+    fails_with(&["arena", "--game", "shako", "--players", &player, "random", "--games", "2"], &["m.pzmodel"]);
+}
+
+// ---- run directories ----
+
+#[test]
+fn broken_run_directories_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture();
+    let sp = ["selfplay", "--config", s(&f.selfplay_cfg), "--games", "1", "--quiet", "--run"];
+
+    // models/current names a model that is gone.
+    let run = copy_run(&dir.path().join("a"));
+    std::fs::remove_file(run.join("models/m.pzmodel")).unwrap();
+    fails_with(&[&sp[..], &[s(&run)]].concat(), &["m.pzmodel"]);
+    // models/current is empty.
+    std::fs::write(run.join("models/current"), "").unwrap();
+    fails_with(&[&sp[..], &[s(&run)]].concat(), &["current"]);
+
+    // A corrupt checkpoint.
+    let run = copy_run(&dir.path().join("b"));
+    truncate(&run.join("checkpoints/latest.pzckpt"), 0.7);
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &["latest.pzckpt", "truncated"]);
+    std::fs::write(run.join("checkpoints/latest.pzckpt"), b"garbage").unwrap();
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &["latest.pzckpt"]);
+
+    // No data directory.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    fails_with(&["train", "--run", s(&empty), "--config", s(&f.train_cfg), "--steps", "1"], &["data"]);
+    // A data directory without chunks.
+    std::fs::create_dir_all(empty.join("data")).unwrap();
+    fails_with(&["train", "--run", s(&empty), "--config", s(&f.train_cfg), "--steps", "1"], &["data"]);
+
+    // A loop run with a corrupt state.json or config.toml.
+    let lp = dir.path().join("loop");
+    std::fs::create_dir_all(&lp).unwrap();
+    std::fs::write(lp.join("config.toml"), "[loop]\ngenerations = 1\n").unwrap();
+    std::fs::write(lp.join("state.json"), "{\"generation\": ").unwrap();
+    fails_with(&["loop", "--run", s(&lp)], &["state.json"]);
+    std::fs::write(lp.join("config.toml"), "[loop\n").unwrap();
+    fails_with(&["loop", "--run", s(&lp)], &["config.toml"]);
+    // A report of a directory that is not a run.
+    fails_with(&["report", "--run", s(&dir.path().join("nothing-here"))], &["nothing-here"]);
+}

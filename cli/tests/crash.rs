@@ -1,0 +1,371 @@
+//! Crash tests: `pacozero selfplay`, `train` and `loop` are killed with
+//! SIGKILL at random moments (seeded), restarted, and the run directory is
+//! checked while the killer runs and at the end:
+//!
+//! * every chunk listed by the reader is whole (both files open and decode),
+//!   no `*.tmp` name is ever taken as a chunk, and every completed game is
+//!   present exactly once (game ids unique across chunks, each with all its
+//!   positions);
+//! * the checkpoint step never goes back, a resumed `train --steps N` ends
+//!   exactly N steps after the checkpoint it started from, and `metrics.csv`
+//!   holds every step once, in order (the trainer drops the rows past the
+//!   checkpoint when it resumes);
+//! * `models/current`, whenever it exists, names a whole model (header and
+//!   checksums verified) — polled while the processes run;
+//! * the loop's `state.json` always parses and never goes back, a generation
+//!   holds exactly `games_per_generation` games, and a match replayed after a
+//!   crash counts once in the ratings.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::File;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const SELFPLAY: &str = r#"
+seed = 5
+threads = 1
+games_per_thread = 2
+games_per_chunk = 1
+max_decisions = 40
+start_positions = "fischer_random"
+
+[search]
+full_simulations = 8
+cheap_simulations = 4
+"#;
+
+const TRAIN: &str = r#"
+[net]
+blocks = 1
+channels = 8
+policy_channels = 4
+value_channels = 2
+value_hidden = 16
+
+[train]
+batch_size = 16
+warmup_steps = 1
+min_positions = 1
+metrics_every = 1
+checkpoint_every = 3
+plot_every = 0
+threads = 1
+progress = false
+"#;
+
+const LOOP: &str = r#"
+[loop]
+generations = 3
+games_per_generation = 6
+train_steps_per_generation = 8
+gating_games = 2
+eval_simulations = 4
+promotion = "always"
+baseline_games = 2
+baseline_simulations = 4
+max_decisions = 60
+seed = 3
+
+[selfplay]
+threads = 1
+games_per_thread = 2
+games_per_chunk = 1
+max_decisions = 60
+start_positions = "fischer_random"
+
+[selfplay.search]
+full_simulations = 8
+cheap_simulations = 4
+
+[net]
+blocks = 1
+channels = 8
+policy_channels = 4
+value_channels = 2
+value_hidden = 16
+
+[train]
+batch_size = 16
+warmup_steps = 1
+min_positions = 1
+checkpoint_every = 2
+plot_every = 0
+threads = 1
+progress = false
+"#;
+
+/// Kills per kind of process.
+const KILLS: usize = 12;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pacozero"))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Checks a run directory while processes write into it.
+struct Watch {
+    run: PathBuf,
+    /// Chunks already read whole (they never change once complete).
+    chunks: HashSet<String>,
+    checkpoint_step: u64,
+    /// (generation, index of the last completed stage) of `state.json`.
+    state: (u64, usize),
+    pointer_reads: u32,
+}
+
+impl Watch {
+    fn new(run: &Path) -> Watch {
+        Watch { run: run.to_path_buf(), chunks: HashSet::new(), checkpoint_step: 0, state: (0, 0), pointer_reads: 0 }
+    }
+
+    fn poll(&mut self) {
+        let data = self.run.join("data");
+        if data.is_dir() {
+            for c in pacozero_data::list_chunks(&data).unwrap() {
+                assert!(!c.games_path.to_string_lossy().ends_with(".tmp") && !c.positions_path.to_string_lossy().ends_with(".tmp"), "{c:?}");
+                if self.chunks.insert(c.stem.clone()) {
+                    pacozero_data::read_chunk(&c).unwrap_or_else(|e| panic!("a listed chunk must be whole: {e}"));
+                }
+            }
+        }
+        if let Ok(model) = pacozero_train::current_model(&self.run) {
+            // The pointer exists: it must name a whole model.
+            pacozero_train::read_model_header(&model).unwrap_or_else(|e| panic!("models/current names a broken model: {e}"));
+            self.pointer_reads += 1;
+        }
+        if let Some(step) = checkpoint_step(&self.run) {
+            assert!(step >= self.checkpoint_step, "checkpoint went back from step {} to {step}", self.checkpoint_step);
+            self.checkpoint_step = step;
+        }
+        let state = self.run.join("state.json");
+        if state.exists() {
+            let text = std::fs::read_to_string(&state).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("state.json is not whole ({e}): {text:?}"));
+            let stage = ["", "selfplay", "train", "eval"].iter().position(|d| v["done"] == *d).expect("known stage");
+            let now = (v["generation"].as_u64().unwrap(), stage);
+            assert!(now >= self.state, "state.json went back from {:?} to {now:?}", self.state);
+            self.state = now;
+        }
+    }
+}
+
+/// The step of `<run>/checkpoints/latest.pzckpt`, read from its header
+/// (magic, u32 version, u64 header length, JSON header).
+fn checkpoint_step(run: &Path) -> Option<u64> {
+    let bytes = std::fs::read(pacozero_train::checkpoint_path(run)).ok()?;
+    assert!(bytes.len() > 20 && &bytes[..8] == b"PZCKPT\n\0", "checkpoint is not whole");
+    let hlen = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&bytes[20..20 + hlen]).expect("checkpoint header");
+    Some(header["step"].as_u64().expect("step in the checkpoint header"))
+}
+
+fn spawn(args: &[&str], log: &Path) -> Child {
+    bin().args(args).stdout(Stdio::null()).stderr(File::create(log).unwrap()).spawn().unwrap()
+}
+
+fn check_exit(status: ExitStatus, args: &[&str], log: &Path) {
+    assert!(status.success(), "pacozero {args:?} failed:\n{}", std::fs::read_to_string(log).unwrap_or_default());
+}
+
+/// Runs `args` to completion, polling `watch` meanwhile; returns the wall time.
+fn run_to_end(args: &[&str], log: &Path, watch: &mut Watch) -> Duration {
+    let t0 = Instant::now();
+    let mut child = spawn(args, log);
+    loop {
+        watch.poll();
+        if let Some(st) = child.try_wait().unwrap() {
+            check_exit(st, args, log);
+            watch.poll();
+            return t0.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(15));
+    }
+}
+
+/// Starts `args` `KILLS` times and SIGKILLs each after a random delay (ms)
+/// drawn from `delays`, polling `watch` meanwhile; `before` runs before each
+/// start. A process that ends before its kill must have succeeded. Returns
+/// how many processes were killed.
+fn kill_repeatedly(rng: &mut ChaCha8Rng, args: &[&str], delays: Range<u64>, log: &Path, watch: &mut Watch, mut before: impl FnMut(&mut Watch)) -> usize {
+    let mut killed = 0;
+    for _ in 0..KILLS {
+        before(watch);
+        let delay = Duration::from_millis(rng.gen_range(delays.clone()));
+        let t0 = Instant::now();
+        let mut child = spawn(args, log);
+        loop {
+            watch.poll();
+            if let Some(st) = child.try_wait().unwrap() {
+                check_exit(st, args, log);
+                break;
+            }
+            if t0.elapsed() >= delay {
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+                killed += 1;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    watch.poll();
+    killed
+}
+
+/// Every chunk of `data` read whole; returns the game ids. Asserts each game
+/// is in one chunk only and has exactly its `num_decisions` positions.
+fn games_of(data: &Path) -> Vec<u64> {
+    let mut ids = Vec::new();
+    let mut positions: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut decisions: BTreeMap<u64, u32> = BTreeMap::new();
+    for c in pacozero_data::list_chunks(data).unwrap() {
+        let (_, pos, games) = pacozero_data::read_chunk(&c).unwrap();
+        for p in &pos {
+            *positions.entry(p.game_id).or_default() += 1;
+        }
+        for g in &games {
+            ids.push(g.game_id);
+            assert!(decisions.insert(g.game_id, g.num_decisions).is_none(), "game {} is written twice (again in chunk {})", g.game_id, c.stem);
+        }
+    }
+    assert_eq!(positions, decisions, "positions per game differ from the games' num_decisions");
+    ids
+}
+
+/// Files that a reader must not take for chunks: leftovers of a writer
+/// killed before its rename, and a games file whose positions file is gone.
+fn plant_leftovers(data: &Path) {
+    std::fs::create_dir_all(data).unwrap();
+    std::fs::write(data.join("9999999999999-w009-000000.positions.parquet.tmp"), b"PAR1 half a file").unwrap();
+    std::fs::write(data.join("9999999999999-w009-000000.games.parquet.tmp"), b"PAR1").unwrap();
+    std::fs::write(data.join("9999999999998-w009-000000.games.parquet"), b"PAR1 no positions file").unwrap();
+}
+
+#[test]
+fn selfplay_killed_at_random_writes_every_game_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("selfplay.toml");
+    std::fs::write(&cfg, SELFPLAY).unwrap();
+    let log = dir.path().join("selfplay.log");
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+
+    // The reference: an uninterrupted run of 24 games.
+    let clean = dir.path().join("clean");
+    let clean_args = ["selfplay", "--config", s(&cfg), "--out", s(&clean), "--games", "24", "--evaluator", "uniform", "--quiet"];
+    let mut watch = Watch::new(dir.path());
+    let wall = run_to_end(&clean_args, &log, &mut watch).as_millis() as u64;
+    let mut expected = games_of(&clean);
+    expected.sort();
+    assert_eq!(expected.len(), 24);
+
+    // The same games, killed at random moments and restarted: each is
+    // written once, and a final run completes the set.
+    let run = dir.path().join("run");
+    plant_leftovers(&run.join("data"));
+    let data = run.join("data");
+    let args = ["selfplay", "--config", s(&cfg), "--out", s(&data), "--games", "24", "--evaluator", "uniform", "--quiet"];
+    let mut watch = Watch::new(&run);
+    // Kills early enough that the twelve processes do not finish the games.
+    let killed = kill_repeatedly(&mut rng, &args, 1..wall / 8 + 10, &log, &mut watch, |_| {});
+    assert!(killed >= KILLS / 2, "only {killed} of {KILLS} processes were still running when killed");
+    let partial = games_of(&data).len();
+    run_to_end(&args, &log, &mut watch);
+    let mut ids = games_of(&data);
+    ids.sort();
+    assert_eq!(ids, expected, "after {killed} kills ({partial} games before the final run)");
+
+    // With --run, rounds of new games: a restarted worker never writes a game id again.
+    let run2 = dir.path().join("run2");
+    let args = ["selfplay", "--config", s(&cfg), "--run", s(&run2), "--games", "4", "--evaluator", "uniform", "--quiet"];
+    let mut watch = Watch::new(&run2);
+    kill_repeatedly(&mut rng, &args, 1..wall / 4 + 10, &log, &mut watch, |_| {});
+    let before = games_of(&run2.join("data")).len();
+    run_to_end(&args, &log, &mut watch);
+    let ids = games_of(&run2.join("data"));
+    assert_eq!(ids.len(), before + 4, "the final run adds its 4 games");
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+}
+
+#[test]
+fn train_killed_at_random_resumes_at_its_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let sp = dir.path().join("selfplay.toml");
+    std::fs::write(&sp, SELFPLAY).unwrap();
+    let cfg = dir.path().join("train.toml");
+    std::fs::write(&cfg, TRAIN).unwrap();
+    let log = dir.path().join("train.log");
+    let mut watch = Watch::new(&run);
+    run_to_end(&["selfplay", "--config", s(&sp), "--run", s(&run), "--games", "6", "--evaluator", "uniform", "--quiet"], &log, &mut watch);
+    plant_leftovers(&run.join("data"));
+
+    let steps = 12u64;
+    let args = ["train", "--run", s(&run), "--config", s(&cfg), "--steps", "12", "--export", "m"];
+    // A first run measures the time of one call and makes `current` exist.
+    let wall = run_to_end(&args, &log, &mut watch).as_millis() as u64;
+    assert_eq!(checkpoint_step(&run), Some(steps));
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    // Each call starts from the checkpoint and may end at most `steps` later.
+    let mut start = steps;
+    let killed = kill_repeatedly(&mut rng, &args, 1..wall + 20, &log, &mut watch, |w| {
+        let now = checkpoint_step(&w.run).unwrap();
+        assert!(start <= now && now <= start + steps, "checkpoint at {now}, the last call started at {start}");
+        start = now;
+    });
+    assert!(killed >= KILLS / 2, "only {killed} of {KILLS} processes were still running when killed");
+    let from = checkpoint_step(&run).unwrap();
+    run_to_end(&args, &log, &mut watch);
+    let end = checkpoint_step(&run).unwrap();
+    assert_eq!(end, from + steps, "a resumed call trains exactly --steps from its checkpoint");
+    assert!(watch.pointer_reads > 0, "models/current was never seen");
+
+    // metrics.csv: the header once, then every step once, in order.
+    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+    let mut lines = metrics.lines();
+    assert!(lines.next().unwrap().starts_with("step,"));
+    let got: Vec<u64> = lines.map(|l| l.split(',').next().unwrap().parse().unwrap_or_else(|_| panic!("bad metrics row {l:?}"))).collect();
+    assert_eq!(got, (1..=end).collect::<Vec<_>>(), "steps of metrics.csv after {killed} kills");
+    // The exported model is whole and current.
+    let m = pacozero_train::current_model(&run).unwrap();
+    assert!(m.ends_with("m.pzmodel"));
+    let (_, info) = pacozero_train::read_model_header(&m).unwrap();
+    assert_eq!(info.step, end);
+}
+
+#[test]
+fn loop_killed_at_random_keeps_its_run_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let cfg = dir.path().join("loop.toml");
+    std::fs::write(&cfg, LOOP).unwrap();
+    let log = dir.path().join("loop.log");
+    let args = ["loop", "--config", s(&cfg), "--run", s(&run)];
+    let mut watch = Watch::new(&run);
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let killed = kill_repeatedly(&mut rng, &args, 20..1000, &log, &mut watch, |_| {});
+    assert!(killed >= KILLS / 2, "only {killed} of {KILLS} loops were still running when killed");
+    run_to_end(&args, &log, &mut watch);
+    assert_eq!(watch.state.0, 4, "three generations done");
+
+    // Exactly games_per_generation games per generation, each once.
+    let ids = games_of(&run.join("data"));
+    assert_eq!(ids.len(), 3 * 6, "games after {killed} kills");
+    // Training: every step once, ending at generations x steps.
+    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+    let steps: Vec<u64> = metrics.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(steps, (1..=24).collect::<Vec<_>>());
+    assert_eq!(checkpoint_step(&run), Some(24));
+    // Each baseline match counts once in the ratings, however often it was replayed.
+    let ratings = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
+    let base = ratings.lines().find(|l| l.starts_with("rollout-4,")).unwrap_or_else(|| panic!("{ratings}"));
+    assert_eq!(base.rsplit(',').next(), Some("6"), "3 generations x 2 baseline games:\n{ratings}");
+    assert!(pacozero_train::current_model(&run).unwrap().ends_with("gen-0003.pzmodel"));
+}
