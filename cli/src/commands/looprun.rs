@@ -226,12 +226,14 @@ pub struct MatchLine {
 pub struct StageLine {
     pub generation: u32,
     pub stage: String,
+    /// Figures; a figure that is not a number (e.g. policy accuracy of a
+    /// batch without full searches) is left out, and `null` read as missing.
     #[serde(flatten)]
-    pub figures: BTreeMap<String, f64>,
+    pub figures: BTreeMap<String, Option<f64>>,
 }
 
 fn append_stage(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)]) -> Result<()> {
-    let line = StageLine { generation, stage: stage.into(), figures: figures.iter().map(|(k, v)| (k.to_string(), *v)).collect() };
+    let line = StageLine { generation, stage: stage.into(), figures: figures.iter().filter(|(_, v)| v.is_finite()).map(|(k, v)| (k.to_string(), Some(*v))).collect() };
     append_line(&run.join("generations.jsonl"), &serde_json::to_string(&line)?)
 }
 
@@ -241,7 +243,7 @@ pub fn read_generations(run: &Path) -> Result<BTreeMap<u32, BTreeMap<String, f64
     let mut out: BTreeMap<u32, BTreeMap<String, f64>> = BTreeMap::new();
     for l in read_jsonl::<StageLine>(&run.join("generations.jsonl"))? {
         let e = out.entry(l.generation).or_default();
-        for (k, v) in l.figures {
+        for (k, v) in l.figures.into_iter().filter_map(|(k, v)| Some((k, v?))) {
             e.insert(format!("{}.{k}", l.stage), v);
         }
     }
@@ -281,8 +283,14 @@ fn append_match(run: &Path, m: &MatchLine) -> Result<()> {
     append_line(&run.join("matches.jsonl"), &serde_json::to_string(m)?)
 }
 
+/// The matches of a run. An evaluation stage repeated after a crash appends
+/// its matches again: only the last line of each (generation, a, b) counts.
 pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
-    read_jsonl(&run.join("matches.jsonl"))
+    let all: Vec<MatchLine> = read_jsonl(&run.join("matches.jsonl"))?;
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<MatchLine> = all.into_iter().rev().filter(|m| seen.insert((m.generation, m.a.clone(), m.b.clone()))).collect();
+    out.reverse();
+    Ok(out)
 }
 
 /// Elo of every player over all matches, anchored at the first network.
@@ -334,11 +342,11 @@ fn open_run(a: &LoopArgs) -> Result<(PathBuf, LoopFile)> {
         }
         std::fs::read_to_string(&copy).with_context(|| format!("reading {}", copy.display()))?
     } else {
-        let text = match &a.config {
-            Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-            None => QUICK_TOML.to_string(),
+        let (text, origin) = match &a.config {
+            Some(p) => (std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
+            None => (QUICK_TOML.to_string(), "configs/quick.toml (embedded)".to_string()),
         };
-        LoopFile::parse(&text, "loop configuration")?;
+        LoopFile::parse(&text, &origin)?;
         write_atomic(&copy, text.as_bytes())?;
         text
     };

@@ -99,12 +99,15 @@ fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
             cfg.seed = super::derive_seed(base_seed, index);
             let evaluator: Box<dyn Evaluator<G>> = match pacozero_train::current_model(run_dir) {
                 Ok(model) => Box::new(load_network::<G>(&model, 0)?),
-                Err(_) => baseline_evaluator(&a.evaluator, cfg.seed)?,
+                // No pointer yet: the baseline; a broken pointer is an error.
+                Err(_) if !pacozero_train::models_dir(run_dir).join("current").exists() => baseline_evaluator(&a.evaluator, cfg.seed)?,
+                Err(e) => bail!("{e}"),
             };
             eprintln!("round {}: {} games with {}", index + 1, n, evaluator.name());
             let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), &out, n, !a.quiet)?;
             println!("{summary}");
-            played += n;
+            // Games of this round written by an earlier (killed) process are skipped, not counted.
+            played += summary.games;
             index += 1;
         }
         return Ok(());

@@ -62,6 +62,7 @@ pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
     let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
     let f: TrainFile = toml::from_str(&text).with_context(|| format!("{}: invalid training config", p.display()))?;
     f.train.validate().map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    f.net.to_config(&super::selfplay::spec_of(GameKind::Paco)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     Ok(f)
 }
 
