@@ -222,3 +222,35 @@ fn fastnet_speed_report() {
         println!("{r}");
     }
 }
+
+/// Nanoseconds this thread has spent on a CPU (Linux; 0 elsewhere). Less
+/// sensitive than wall time to other processes on a shared machine.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat").ok().and_then(|s| s.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+}
+
+/// Single-thread FastNet positions per CPU-second (`-- --ignored --nocapture fastnet_cpu_time`).
+#[test]
+#[ignore]
+fn fastnet_cpu_time() {
+    let s = spec(29, 10, 132);
+    let quick = NetConfig { blocks: 4, channels: 48, se_ratio: 4, policy_channels: 32, value_channels: 8, value_hidden: 96, ..NetConfig::default_for(&s) };
+    for net in [quick, NetConfig::default_for(&s)] {
+        let fast = FastNet::from_model(&net.init(&Device::flex()).unwrap(), &net).unwrap();
+        for b in [1usize, 8, 32] {
+            let x = inputs(&net, b, 5);
+            fast.forward(&x[..b.min(8) * fast.input_len()], b.min(8));
+            let (t0, w0) = (thread_cpu_ns(), std::time::Instant::now());
+            let mut n = 0;
+            while w0.elapsed().as_secs_f64() < 2.0 {
+                // At most 8 per call keeps this on one thread (below the parallel threshold).
+                for chunk in x.chunks(8 * fast.input_len()) {
+                    std::hint::black_box(fast.forward(chunk, chunk.len() / fast.input_len()));
+                }
+                n += b;
+            }
+            let cpu = (thread_cpu_ns() - t0) as f64 / 1e9;
+            println!("{}x{} b{b}: {:.0} pos per CPU-second (wall {:.0} pos/s)", net.blocks, net.channels, n as f64 / cpu, n as f64 / w0.elapsed().as_secs_f64());
+        }
+    }
+}
