@@ -212,7 +212,7 @@ fn sample_games(run: &Path, n: usize) -> Vec<SampleGame> {
     let Some(last) = chunks.last() else { return Vec::new() };
     let Ok((spec, mut games)) = pacozero_data::read_games_file(&last.games_path) else { return Vec::new() };
     let shako = spec.game == <shako::GameState as pacozero_engine::Game>::NAME;
-    games.sort_by_key(|g| (g.result == "draw", g.num_decisions));
+    games.sort_by_key(|g| (g.result == "1/2-1/2", g.num_decisions));
     games
         .iter()
         .take(n)
