@@ -218,6 +218,12 @@ pub enum BenchWhat {
         /// `uniform` or `rollout`.
         #[arg(long, default_value = "uniform")]
         evaluator: String,
+        /// Finished games buffered per chunk before it is written (their rows stay in memory until then).
+        #[arg(long, default_value_t = 16)]
+        games_per_chunk: usize,
+        /// Keep the subtree of the played action between decisions (`search.tree_reuse`).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        tree_reuse: bool,
     },
     /// Network inference (batch 1, 32, 256) and training speed, against plain matrix multiplications.
     Net {

@@ -217,6 +217,7 @@ fn kill_repeatedly(rng: &mut ChaCha8Rng, args: &[&str], delays: Range<u64>, log:
         }
     }
     watch.poll();
+    eprintln!("pacozero {}: {killed} of {KILLS} processes killed while running", args[0]);
     killed
 }
 
@@ -347,17 +348,27 @@ fn loop_killed_at_random_keeps_its_run_consistent() {
     let cfg = dir.path().join("loop.toml");
     std::fs::write(&cfg, LOOP).unwrap();
     let log = dir.path().join("loop.log");
+    // The reference: an uninterrupted loop, which also times one.
+    let clean = dir.path().join("clean");
+    let mut watch = Watch::new(&clean);
+    let wall = run_to_end(&["loop", "--config", s(&cfg), "--run", s(&clean)], &log, &mut watch).as_millis() as u64;
+    let mut expected = games_of(&clean.join("data"));
+    expected.sort();
+
     let args = ["loop", "--config", s(&cfg), "--run", s(&run)];
     let mut watch = Watch::new(&run);
     let mut rng = ChaCha8Rng::seed_from_u64(13);
-    let killed = kill_repeatedly(&mut rng, &args, 20..1000, &log, &mut watch, |_| {});
+    // Kills early enough that the twelve processes do not finish the run.
+    let killed = kill_repeatedly(&mut rng, &args, 1..wall / 10 + 10, &log, &mut watch, |_| {});
     assert!(killed >= KILLS / 2, "only {killed} of {KILLS} loops were still running when killed");
     run_to_end(&args, &log, &mut watch);
     assert_eq!(watch.state.0, 4, "three generations done");
 
     // Exactly games_per_generation games per generation, each once.
-    let ids = games_of(&run.join("data"));
+    let mut ids = games_of(&run.join("data"));
     assert_eq!(ids.len(), 3 * 6, "games after {killed} kills");
+    ids.sort();
+    assert_eq!(ids, expected, "the games of an uninterrupted run");
     // Training: every step once, ending at generations x steps.
     let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
     let steps: Vec<u64> = metrics.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();

@@ -22,6 +22,10 @@ use crate::eval::{EvalOutput, EvalRequest, Evaluator};
 
 const NONE: u32 = u32::MAX;
 
+/// Tree reuse keeps a subtree of at most this many times the larger
+/// simulation budget (visits), which bounds the memory of a game's tree.
+pub const REUSE_MAX_VISITS: u32 = 4;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     /// Not yet reached (no state; a root has its state but no children).
@@ -660,6 +664,10 @@ impl<G: Game> Search<G> {
     /// Moves the root to the child reached by `action` (kept with its subtree
     /// if `tree_reuse` and it was expanded); `new_state` is the state after
     /// `action` (used when the subtree is not kept).
+    ///
+    /// A subtree of more than [`REUSE_MAX_VISITS`] × the larger simulation
+    /// budget visits is dropped, so a tree never holds more than that plus one
+    /// search (a run of forced decisions would otherwise keep growing it).
     pub fn advance(&mut self, action: u16, new_state: &G) {
         self.pending_node = NONE;
         self.pending_state = None;
@@ -669,7 +677,11 @@ impl<G: Game> Search<G> {
             None
         };
         match child {
-            Some(c) if self.states[self.nodes[c].state as usize].as_ref().map(|s| s.hash()) == Some(new_state.hash()) => self.compact(c as u32),
+            Some(c) if self.nodes[c].n <= REUSE_MAX_VISITS * self.cfg.full_simulations.max(self.cfg.cheap_simulations)
+                && self.states[self.nodes[c].state as usize].as_ref().map(|s| s.hash()) == Some(new_state.hash()) =>
+            {
+                self.compact(c as u32)
+            }
             _ => self.reset(new_state.clone()),
         }
     }

@@ -1,6 +1,7 @@
 //! `pacozero bench`: throughput figures printed as a table.
 
 use crate::args::{BenchArgs, BenchWhat};
+use pacozero_selfplay::{SearchConfig, SelfplayConfig};
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{FullMoveGen, GameState, Position};
 use std::time::Instant;
@@ -12,11 +13,61 @@ pub fn run(a: BenchArgs) -> Result<()> {
         BenchWhat::Perft { depth, positions } => perft(depth, positions),
         BenchWhat::Mcts { seconds, model, threads, games_per_thread } => mcts(seconds, model, threads, games_per_thread),
         BenchWhat::Net { blocks, channels, seconds } => net(blocks, channels, seconds),
-        BenchWhat::Memory { games_per_thread, threads, games, max_decisions, sims, evaluator } => {
-            memory(games_per_thread, threads, games, max_decisions, sims, &evaluator)
+        BenchWhat::Memory { games_per_thread, threads, games, max_decisions, sims, evaluator, games_per_chunk, tree_reuse } => {
+            let cfg = SelfplayConfig {
+                threads: threads.max(1),
+                games_per_thread,
+                games_per_chunk,
+                max_decisions,
+                search: SearchConfig { full_simulations: sims, cheap_simulations: (sims / 4).max(1), tree_reuse, ..SearchConfig::default() },
+                ..SelfplayConfig::default()
+            };
+            memory(&cfg, games, &evaluator)
         }
     }
 }
+
+/// The binary's allocator: the system one, counting live heap bytes (and
+/// their peak) only while `bench memory` switches counting on, so other
+/// commands pay one relaxed load per allocation.
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
+
+    pub struct Counting;
+    pub static ON: AtomicBool = AtomicBool::new(false);
+    pub static LIVE: AtomicIsize = AtomicIsize::new(0);
+    pub static PEAK: AtomicIsize = AtomicIsize::new(0);
+
+    fn add(n: isize) {
+        if ON.load(Ordering::Relaxed) {
+            let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+    }
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            add(l.size() as isize);
+            System.alloc(l)
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            add(-(l.size() as isize));
+            System.dealloc(p, l)
+        }
+        unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+            add(l.size() as isize);
+            System.alloc_zeroed(l)
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+            add(new as isize - l.size() as isize);
+            System.realloc(p, l, new)
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOC: counting::Counting = counting::Counting;
 
 /// A field of /proc/self/status in kB (`VmRSS`, `VmHWM`); `None` off Linux.
 fn proc_status_kb(field: &str) -> Option<u64> {
@@ -25,25 +76,19 @@ fn proc_status_kb(field: &str) -> Option<u64> {
     line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
 }
 
-fn memory(games_per_thread: usize, threads: usize, games: Option<u64>, max_decisions: u32, sims: u32, evaluator: &str) -> Result<()> {
-    use pacozero_selfplay::{run_selfplay, SearchConfig, SelfplayConfig};
+fn memory(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<()> {
+    use pacozero_selfplay::run_selfplay;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    let cfg = SelfplayConfig {
-        threads: threads.max(1),
-        games_per_thread,
-        games_per_chunk: games_per_thread.max(1),
-        max_decisions,
-        search: SearchConfig { full_simulations: sims, cheap_simulations: (sims / 4).max(1), ..SearchConfig::default() },
-        ..SelfplayConfig::default()
-    };
     cfg.validate()?;
-    let games = games.unwrap_or((threads.max(1) * games_per_thread) as u64);
+    let (threads, games_per_thread) = (cfg.threads, cfg.games_per_thread);
+    let games = games.unwrap_or((threads * games_per_thread) as u64);
     let ev = super::selfplay::baseline_evaluator::<GameState>(evaluator, cfg.seed)?;
     let dir = std::env::temp_dir().join(format!("pacozero-bench-memory-{}", std::process::id()));
     let base = proc_status_kb("VmRSS").context("reading /proc/self/status (Linux only)")?;
     // Sample the resident size while the games run (VmHWM alone would also
     // count the start-up, before any game).
     let (done, peak) = (AtomicBool::new(false), AtomicU64::new(base));
+    counting::ON.store(true, Ordering::Relaxed);
     let summary = std::thread::scope(|s| {
         s.spawn(|| {
             while !done.load(Ordering::Relaxed) {
@@ -51,23 +96,29 @@ fn memory(games_per_thread: usize, threads: usize, games: Option<u64>, max_decis
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
         });
-        let r = run_selfplay::<GameState, _>(&cfg, ev.as_ref(), &dir, games, false);
+        let r = run_selfplay::<GameState, _>(cfg, ev.as_ref(), &dir, games, false);
         done.store(true, Ordering::Relaxed);
         r
     });
+    counting::ON.store(false, Ordering::Relaxed);
+    // Live heap bytes counted from the start of the games (frees of older blocks may make it dip below 0).
+    let heap_peak = counting::PEAK.load(Ordering::Relaxed).max(0) as f64 / 1024.0;
     let _ = std::fs::remove_dir_all(&dir);
     let summary = summary?;
     let peak = peak.load(Ordering::Relaxed);
-    let concurrent = (threads.max(1) * games_per_thread) as f64;
+    let concurrent = (threads * games_per_thread) as f64;
     println!(
-        "{} games ({} decisions, avg length {:.1}) with {} x {} concurrent games, {} evaluator, {} simulations per full search, {:.1} s",
+        "{} games ({} decisions, avg length {:.1}, at most {}) with {} x {} concurrent games, {} evaluator, {} simulations per full search, tree reuse {}, chunks of {} games, {:.1} s",
         summary.games,
         summary.positions,
         summary.avg_length(),
-        threads.max(1),
+        cfg.max_decisions,
+        threads,
         games_per_thread,
         evaluator,
-        sims,
+        cfg.search.full_simulations,
+        cfg.search.tree_reuse,
+        cfg.games_per_chunk,
         summary.wall_secs
     );
     println!(
@@ -77,6 +128,7 @@ fn memory(games_per_thread: usize, threads: usize, games: Option<u64>, max_decis
         peak.saturating_sub(base) as f64 / concurrent,
         concurrent
     );
+    println!("live heap: peak {:.1} MiB above the start; {:.1} KiB per concurrent game", heap_peak / 1024.0, heap_peak / concurrent);
     Ok(())
 }
 
