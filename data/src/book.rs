@@ -279,21 +279,7 @@ pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
         network: meta.get("network").cloned().unwrap_or_default(),
         config: meta.get("config").cloned().unwrap_or_default(),
     };
-    let expected = book_schema();
-    for f in expected.fields() {
-        match builder.schema().field_with_name(f.name()) {
-            Err(_) => return Err(DataError::MissingColumn { path: path.into(), column: f.name().clone() }),
-            Ok(g) if !same_type(f.data_type(), g.data_type()) => {
-                return Err(DataError::WrongType {
-                    path: path.into(),
-                    column: f.name().clone(),
-                    expected: f.data_type().to_string(),
-                    found: g.data_type().to_string(),
-                })
-            }
-            _ => {}
-        }
-    }
+    crate::reader::check_schema(path, builder.schema(), &book_schema())?;
     let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
     let mut out = Vec::new();
     for batch in reader {
@@ -301,14 +287,6 @@ pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
         read_rows(path, &batch, &mut out)?;
     }
     Ok((info, out))
-}
-
-fn same_type(a: &DataType, b: &DataType) -> bool {
-    match (a, b) {
-        (DataType::List(x), DataType::List(y)) => same_type(x.data_type(), y.data_type()),
-        (DataType::FixedSizeList(x, n), DataType::FixedSizeList(y, m)) => n == m && same_type(x.data_type(), y.data_type()),
-        _ => a == b,
-    }
 }
 
 fn column<'a>(path: &Path, batch: &'a RecordBatch, name: &str, base: usize) -> Result<&'a ArrayRef> {

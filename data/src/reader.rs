@@ -172,7 +172,8 @@ fn same_type(a: &DataType, b: &DataType) -> bool {
     }
 }
 
-fn check_schema(path: &Path, found: &SchemaRef, expected: &SchemaRef) -> Result<()> {
+/// Every column of `expected` is in `found` with the same type (extra columns are fine).
+pub(crate) fn check_schema(path: &Path, found: &SchemaRef, expected: &SchemaRef) -> Result<()> {
     for f in expected.fields() {
         match found.field_with_name(f.name()) {
             Err(_) => {
