@@ -174,12 +174,27 @@ impl NetConfig {
         1 + 2 * self.blocks as usize
     }
 
-    /// Build a randomly initialised network on `device`.
+    /// Build a randomly initialised network on `device` (weights from the
+    /// backend's current random state).
     pub fn init(&self, device: &Device) -> TrainResult<PacoNet> {
         self.validate()?;
+        let _guard = WEIGHT_INIT.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(PacoNet::new(self, device))
+    }
+
+    /// Build a network whose initial weights depend only on `seed`.
+    pub fn init_seeded(&self, device: &Device, seed: u64) -> TrainResult<PacoNet> {
+        self.validate()?;
+        let _guard = WEIGHT_INIT.lock().unwrap_or_else(|e| e.into_inner());
+        device.seed(seed);
         Ok(PacoNet::new(self, device))
     }
 }
+
+/// burn's random state is one per backend and process: seeding and drawing
+/// initial weights must not interleave with another initialisation (e.g. of
+/// tests running in parallel), or the same seed would give other weights.
+static WEIGHT_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// 3x3 convolution (no bias) + batch norm.
 #[derive(Module, Debug)]

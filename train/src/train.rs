@@ -195,8 +195,7 @@ impl Trainer {
         }
         fs::create_dir_all(run_dir).map_err(io_err(run_dir))?;
         let device = training_device(device);
-        device.seed(cfg.seed);
-        let model = net.init(&device)?;
+        let model = net.init_seeded(&device, cfg.seed)?;
         Ok(Trainer {
             run_dir: run_dir.to_path_buf(),
             optim: build_optimizer(&cfg),
