@@ -1,6 +1,7 @@
 //! `pacozero`: one binary, one module per subcommand; errors are printed once, here.
 
 mod arena;
+mod atomic;
 mod args;
 mod book;
 mod commands;

@@ -2,12 +2,12 @@
 //! for how a book grows and `pacozero_data::book` for the file format).
 
 use crate::args::{BookArgs, BookCommand, BookFormat};
+use crate::atomic::write_atomic;
 use crate::book::{build, Book, BookConfig};
 use anyhow::{Context, Result};
 use pacozero_data::book::BookPosition;
 use serde_json::{json, Value};
 use std::io::Write;
-use std::path::Path;
 
 pub fn run(a: BookArgs) -> Result<()> {
     match a.what {
@@ -140,10 +140,3 @@ pub fn export_json(b: &Book) -> Value {
     Value::Object(map)
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-}

@@ -26,6 +26,7 @@
 
 use crate::arena::{run_match, ArenaGame, Openings, Player};
 use crate::args::{GameKind, LoopArgs};
+use crate::atomic::write_atomic;
 use crate::commands::selfplay::{baseline_evaluator, check_data_dir, load_network, spec_of};
 use crate::commands::train::NetTable;
 use crate::ratings::{fit_elo, Sprt, SprtDecision, Wdl};
@@ -178,17 +179,6 @@ struct LoopState {
     best: String,
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
-}
-
 fn load_state(run: &Path) -> Result<LoopState> {
     let p = run.join("state.json");
     if !p.exists() {
@@ -239,8 +229,11 @@ fn append_stage(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)
 
 /// Figures by generation as `"stage.figure"` keys; a stage repeated after a
 /// crash overrides the earlier line.
-pub fn read_generations(run: &Path) -> Result<BTreeMap<u32, BTreeMap<String, f64>>> {
-    let mut out: BTreeMap<u32, BTreeMap<String, f64>> = BTreeMap::new();
+/// Figures by generation, then by `"stage.figure"`.
+pub type Generations = BTreeMap<u32, BTreeMap<String, f64>>;
+
+pub fn read_generations(run: &Path) -> Result<Generations> {
+    let mut out = Generations::new();
     for l in read_jsonl::<StageLine>(&run.join("generations.jsonl"))? {
         let e = out.entry(l.generation).or_default();
         for (k, v) in l.figures.into_iter().filter_map(|(k, v)| Some((k, v?))) {

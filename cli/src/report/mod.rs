@@ -18,7 +18,9 @@
 
 pub mod svg;
 
-use crate::commands::looprun::{read_generations, read_matches, MatchLine};
+use crate::atomic::write_atomic;
+use crate::commands::looprun::{read_generations, read_matches, Generations, MatchLine};
+use svg::escape as html_escape;
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{parse_actions, turn_to_string, Action, Position};
 use pacozero_engine::{shako, Color, Square};
@@ -227,19 +229,8 @@ fn sample_games(run: &Path, n: usize) -> Vec<SampleGame> {
         .collect()
 }
 
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
 /// The charts of a run, by file name.
-fn charts(run: &Path, matches: &[MatchLine], ratings: &[RatingRow]) -> Result<Vec<(&'static str, Chart)>> {
-    let gens = read_generations(run)?;
+fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[RatingRow]) -> Result<Vec<(&'static str, Chart)>> {
     let mut out = Vec::new();
 
     let mut elo = Chart::new("Elo by generation (vs gen-0001, 95% intervals)", "generation", "Elo");
@@ -303,9 +294,10 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     let gens = read_generations(run)?;
     let plots = run.join("plots");
     std::fs::create_dir_all(&plots).with_context(|| format!("creating {}", plots.display()))?;
-    let charts = charts(run, &matches, &ratings)?;
-    for (name, c) in &charts {
-        write_atomic(&plots.join(name), &c.to_svg())?;
+    // Each chart is rendered once: to its file and inline in the page.
+    let charts: Vec<(&str, String)> = charts(run, &gens, &matches, &ratings)?.into_iter().map(|(name, c)| (name, c.to_svg())).collect();
+    for (name, svg) in &charts {
+        write_atomic(&plots.join(name), svg.as_bytes())?;
     }
 
     let mut h = String::new();
@@ -353,8 +345,8 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
         let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>± {:.0}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.ci95, r.games);
     }
     h.push_str("</table>\n<h2>Plots</h2>\n<div class=\"plots\">\n");
-    for (name, c) in &charts {
-        let _ = writeln!(h, "<figure id=\"plot-{}\">{}</figure>", name.trim_end_matches(".svg"), c.to_svg());
+    for (name, svg) in &charts {
+        let _ = writeln!(h, "<figure id=\"plot-{}\">{svg}</figure>", name.trim_end_matches(".svg"));
     }
     h.push_str("</div>\n");
 
@@ -382,7 +374,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     }
     h.push_str("</body></html>\n");
     let page = run.join("report.html");
-    write_atomic(&page, &h)?;
+    write_atomic(&page, h.as_bytes())?;
     Ok(page)
 }
 

@@ -69,7 +69,8 @@ fn fmt_tick(v: f64) -> String {
     }
 }
 
-fn escape(s: &str) -> String {
+/// Escapes text for XML and HTML (element content and quoted attributes).
+pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
