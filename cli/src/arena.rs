@@ -24,7 +24,7 @@ use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{self, in_sako, FullMoveGen};
 use pacozero_engine::{shako, Game, Outcome};
-use pacozero_selfplay::{search_until, Algorithm, Evaluator, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{search_until, Algorithm, Evaluator, GameLimits, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
 use std::cell::RefCell;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -231,14 +231,16 @@ pub struct GameResult {
 }
 
 /// Plays one game: `white` and `black` alternate by turn (a turn is one or several decisions).
-pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, max_decisions: u32, seed: u64) -> Result<GameResult> {
+/// A game cut at `limits.max_decisions` is scored by `limits` (a draw, or a
+/// material win).
+pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, limits: GameLimits, seed: u64) -> Result<GameResult> {
     let mut g = start;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut decisions = 0;
     let mut seconds = [0.0; 2];
     let mut decisions_by = [0; 2];
     let mut simulations = [0; 2];
-    while g.outcome().is_none() && decisions < max_decisions {
+    while g.outcome().is_none() && decisions < limits.max_decisions {
         let mover = g.to_move();
         let player = if mover == pacozero_engine::Color::White { white } else { black };
         let t = Instant::now();
@@ -254,7 +256,12 @@ pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, max_de
             decisions_by[mover.index()] += 1;
         }
     }
-    Ok(GameResult { outcome: g.outcome().unwrap_or(Outcome::Draw), decisions, seconds, decisions_by, simulations })
+    let outcome = match g.outcome() {
+        Some(o) => o,
+        None if decisions >= limits.max_decisions => limits.cut_winner(&g).map_or(Outcome::Draw, Outcome::Win),
+        None => Outcome::Draw,
+    };
+    Ok(GameResult { outcome, decisions, seconds, decisions_by, simulations })
 }
 
 /// Start position of opening `i` (each is played twice, colours swapped).
@@ -310,7 +317,7 @@ impl MatchResult {
 }
 
 /// Plays `pairs` opening pairs between A and B on all threads.
-pub fn run_match<G: ArenaGame>(a: &Player<G>, b: &Player<G>, pairs: u32, openings: Openings, max_decisions: u32, seed: u64, progress: bool) -> Result<MatchResult> {
+pub fn run_match<G: ArenaGame>(a: &Player<G>, b: &Player<G>, pairs: u32, openings: Openings, limits: GameLimits, seed: u64, progress: bool) -> Result<MatchResult> {
     use rayon::prelude::*;
     let bar = if progress {
         let pb = indicatif::ProgressBar::new(pairs as u64 * 2);
@@ -323,9 +330,9 @@ pub fn run_match<G: ArenaGame>(a: &Player<G>, b: &Player<G>, pairs: u32, opening
         .into_par_iter()
         .map(|i| {
             let start: G = opening(openings, seed, i);
-            let g1 = play(start.clone(), a, b, max_decisions, seed ^ (2 * i + 1))?;
+            let g1 = play(start.clone(), a, b, limits, seed ^ (2 * i + 1))?;
             bar.inc(1);
-            let g2 = play(start, b, a, max_decisions, seed ^ (2 * i + 2))?;
+            let g2 = play(start, b, a, limits, seed ^ (2 * i + 2))?;
             bar.inc(1);
             Ok((g1, g2))
         })
@@ -391,7 +398,7 @@ mod tests {
     fn shako_match_between_search_players() {
         let a = Player::<shako::GameState>::new("rollout:4", 1, 1).unwrap();
         let b = Player::<shako::GameState>::new("greedy", 2, 1).unwrap();
-        let m = run_match(&a, &b, 1, Openings::FischerRandom, 30, 3, false).unwrap();
+        let m = run_match(&a, &b, 1, Openings::FischerRandom, GameLimits { max_decisions: 30, adjudicate_material: 0 }, 3, false).unwrap();
         assert_eq!(m.games, 2);
         assert_eq!(m.wdl.games(), 2);
         assert!(m.decisions > 0 && m.decisions <= 60);

@@ -42,6 +42,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn action_name(&self, action: u16) -> String;
     /// The state in the game's position notation.
     fn notation(&self) -> String;
+    /// `true` when the mover is sure to win before the opponent decides again
+    /// (Paco Ŝako: it can unite with the opponent's king this turn). Search
+    /// treats such a position as won. `false` means "not known", never "no".
+    fn can_win_this_turn(&self) -> bool {
+        false
+    }
 }
 
 impl Game for crate::paco::GameState {
@@ -96,6 +102,13 @@ impl Game for crate::paco::GameState {
 
     fn notation(&self) -> String {
         self.position().fen()
+    }
+
+    /// Exact under the official rules. With the optional vchess king-chain
+    /// rule a threat may end in a draw instead, so nothing is claimed there.
+    fn can_win_this_turn(&self) -> bool {
+        let pos = self.position();
+        self.status() == crate::paco::Status::Running && !pos.rules().king_chain_draw && crate::paco::can_unite_with_king(pos)
     }
 }
 

@@ -69,6 +69,11 @@ pub struct SearchConfig {
     pub gumbel_noise: bool,
     /// Keep the subtree of the played action for the next decision.
     pub tree_reuse: bool,
+    /// Treat positions where the mover is sure to win this turn
+    /// (`Game::can_win_this_turn`: Paco Ŝako, uniting with the king through
+    /// any chain) as won leaves, and at the root play a winning action at
+    /// once without searching.
+    pub win_detection: bool,
 }
 
 impl Default for SearchConfig {
@@ -87,6 +92,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 0.1,
             gumbel_noise: true,
             tree_reuse: true,
+            win_detection: true,
         }
     }
 }
@@ -107,6 +113,10 @@ pub struct SelfplayConfig {
     pub games_per_chunk: usize,
     /// Decisions after which a game is adjudicated a draw (1..=100000).
     pub max_decisions: u32,
+    /// A game cut at `max_decisions` is won by the side ahead by at least this
+    /// much material (pawns: P 1, E 2, N 3, B 3, C 4, R 5, Q 9; Shako only,
+    /// Paco Ŝako has no captures) instead of drawn; 0 = always drawn (0..=100).
+    pub adjudicate_material: u32,
     /// Start positions: `"standard"`, `"fischer_random"`, `"fen_file"` or `"book"`.
     pub start_positions: StartPositions,
     /// File with one FEN per line (blank lines and `#` comments skipped), for
@@ -150,6 +160,7 @@ impl Default for SelfplayConfig {
             games_per_thread: 64,
             games_per_chunk: 256,
             max_decisions: 1000,
+            adjudicate_material: 0,
             start_positions: StartPositions::Standard,
             fen_file: None,
             book_file: None,
@@ -221,12 +232,18 @@ impl SelfplayConfig {
         format!("{:016x}", fnv1a64(self.to_toml_string().as_bytes()))
     }
 
+    /// Game length cap and adjudication of cut games.
+    pub fn limits(&self) -> crate::GameLimits {
+        crate::GameLimits { max_decisions: self.max_decisions, adjudicate_material: self.adjudicate_material }
+    }
+
     /// Range-checks every key; the error names the key.
     pub fn validate(&self) -> Result<()> {
         check("threads", self.threads, 0, 1024)?;
         check("games_per_thread", self.games_per_thread, 1, 65_536)?;
         check("games_per_chunk", self.games_per_chunk, 1, 1_000_000)?;
         check("max_decisions", self.max_decisions, 1, 100_000)?;
+        check("adjudicate_material", self.adjudicate_material, 0, 100)?;
         if self.start_positions == StartPositions::FenFile && self.fen_file.is_none() {
             bail!("config key `fen_file` is required when `start_positions` = \"fen_file\"");
         }

@@ -32,7 +32,9 @@
 //!   repetition draws are seen by search. The tree is never merged by hash.
 //! * Running games with no legal action ("stuck") are draws, both in search
 //!   and in self-play (reason `"stuck"`); games reaching `max_decisions` are
-//!   draws (reason `"max_length"`).
+//!   draws (reason `"max_length"`), or, with `adjudicate_material` in a game
+//!   with material (Shako), wins of the side that far ahead (reason
+//!   `"material"`).
 //! * Randomness: game `i` of a run uses `ChaCha8Rng` seeded with
 //!   `game_seed(cfg.seed, i)` for its start position, noise, move sampling,
 //!   playout caps and resignation opt-out, so a run is reproducible for a
@@ -80,6 +82,35 @@ pub trait SelfplayGame: Game {
     /// `"no_progress"`; Shako: `"checkmate"`, `"stalemate"`, `"repetition"`,
     /// `"fifty_moves"`); `"running"` while it runs.
     fn end_reason(&self) -> &'static str;
+    /// Material balance, White minus Black, in pawns, for games where
+    /// material changes hands (Shako); `None` where it never does (Paco Ŝako
+    /// has no captures). Games cut at their length cap can be adjudicated
+    /// with it ([`GameLimits::adjudicate_material`]).
+    fn material_balance(&self) -> Option<i32> {
+        None
+    }
+}
+
+/// How long a game may run and how a game cut at that length ends; shared
+/// by self-play and the arena so both score cut games alike.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GameLimits {
+    /// Decisions after which the game is cut.
+    pub max_decisions: u32,
+    /// A cut game is won by the side ahead by at least this much material
+    /// (pawns; games with material only), otherwise drawn; 0 = always drawn.
+    pub adjudicate_material: u32,
+}
+
+impl GameLimits {
+    /// The winner of a game cut in `state` (`None`: a draw).
+    pub fn cut_winner<G: SelfplayGame>(&self, state: &G) -> Option<pacozero_engine::Color> {
+        let balance = state.material_balance()?;
+        if self.adjudicate_material == 0 || balance.unsigned_abs() < self.adjudicate_material {
+            return None;
+        }
+        Some(if balance > 0 { pacozero_engine::Color::White } else { pacozero_engine::Color::Black })
+    }
 }
 
 impl SelfplayGame for GameState {
@@ -169,5 +200,10 @@ impl SelfplayGame for shako::GameState {
             shako::Status::RepetitionDraw => "repetition",
             shako::Status::FiftyMoveDraw => "fifty_moves",
         }
+    }
+
+    fn material_balance(&self) -> Option<i32> {
+        let pos = self.position();
+        Some(pos.material(pacozero_engine::Color::White) as i32 - pos.material(pacozero_engine::Color::Black) as i32)
     }
 }

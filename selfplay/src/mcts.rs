@@ -187,6 +187,9 @@ pub struct Search<G: Game> {
     phases: u32,
     scratch: Vec<f32>,
     scratch2: Vec<f32>,
+    /// The root's legal and winning actions when the root is a detected win
+    /// (the search then stops at once).
+    forced_wins: Option<(Vec<u16>, Vec<u16>)>,
     /// Nodes touched by selection (root to leaf, inclusive), all searches.
     pub node_visits: u64,
     /// Simulations, all searches.
@@ -218,6 +221,7 @@ impl<G: Game> Search<G> {
             phases: 1,
             scratch: Vec::new(),
             scratch2: Vec::new(),
+            forced_wins: None,
             node_visits: 0,
             total_simulations: 0,
         };
@@ -265,12 +269,16 @@ impl<G: Game> Search<G> {
         self.noise = noise;
         self.setup_pending = true;
         self.pending_node = NONE;
+        self.forced_wins = None;
     }
 
     /// Advances the search. `true`: a leaf awaits evaluation ([`Search::request`],
     /// then [`Search::supply`]); `false`: the search is done.
     pub fn run<R: Rng>(&mut self, rng: &mut R) -> bool {
         assert!(self.pending_node == NONE, "supply the pending evaluation first");
+        if self.forced_wins.is_some() {
+            return false;
+        }
         let root = &self.nodes[0];
         if root.kind != Kind::Expanded {
             let st = self.states[0].as_ref().expect("root state");
@@ -279,6 +287,10 @@ impl<G: Game> Search<G> {
             }
             st.legal_actions(&mut self.pending_legal);
             if self.pending_legal.is_empty() {
+                return false;
+            }
+            if self.cfg.win_detection && st.can_win_this_turn() {
+                self.forced_wins = Some((self.pending_legal.clone(), winning_actions(st, &self.pending_legal)));
                 return false;
             }
             if self.needs_encoding {
@@ -390,6 +402,8 @@ impl<G: Game> Search<G> {
                     st.apply(self.nodes[c as usize].action);
                     let terminal = match st.outcome() {
                         Some(o) => Some(outcome_white_wdl(o)),
+                        // A sure win this turn is as good as the win itself.
+                        None if self.cfg.win_detection && st.can_win_this_turn() => Some(flip_for(st.to_move(), [1.0, 0.0, 0.0])),
                         None => {
                             st.legal_actions(&mut self.pending_legal);
                             // Stuck: adjudicated as a draw.
@@ -600,6 +614,9 @@ impl<G: Game> Search<G> {
 
     /// The outcome of the finished search.
     pub fn result(&mut self) -> SearchResult {
+        if let Some((legal, wins)) = &self.forced_wins {
+            return forced_win_result(legal, wins);
+        }
         let root = self.nodes[0].clone();
         let range = self.children(0);
         let s = sign(root.to_move);
@@ -717,6 +734,45 @@ impl<G: Game> Search<G> {
             }
             i += 1;
         }
+    }
+}
+
+/// The actions of `state` (its legal `legal`) after which its mover has won
+/// or still surely wins this turn; the mover can win this turn, so there is
+/// at least one.
+fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
+    let mover = state.to_move();
+    let wins: Vec<u16> = legal
+        .iter()
+        .copied()
+        .filter(|&a| {
+            let mut next = state.clone();
+            next.apply(a);
+            match next.outcome() {
+                Some(o) => o == Outcome::Win(mover),
+                None => next.to_move() == mover && next.can_win_this_turn(),
+            }
+        })
+        .collect();
+    debug_assert!(!wins.is_empty(), "a detected win has a winning action");
+    wins
+}
+
+/// The result of a search stopped at a root that is a detected win: the
+/// policy target spreads over the winning actions, the first is played.
+fn forced_win_result(legal: &[u16], wins: &[u16]) -> SearchResult {
+    let share = 1.0 / wins.len().max(1) as f32;
+    let policy: Vec<f32> = legal.iter().map(|a| if wins.contains(a) { share } else { 0.0 }).collect();
+    SearchResult {
+        legal: legal.to_vec(),
+        priors: policy.clone(),
+        policy,
+        visits: vec![0; legal.len()],
+        q: legal.iter().map(|a| if wins.contains(a) { 1.0 } else { f32::NAN }).collect(),
+        action: wins.first().copied().unwrap_or(legal[0]),
+        root_q: 1.0,
+        root_wdl: [1.0, 0.0, 0.0],
+        simulations: 0,
     }
 }
 

@@ -173,7 +173,8 @@ impl<G: SelfplayGame> Runner<G> {
                     return self.finish(w, reason);
                 }
                 if self.drafts.len() as u32 >= cfg.max_decisions {
-                    return self.finish(None, "max_length");
+                    let winner = cfg.limits().cut_winner(&self.state);
+                    return self.finish(winner, if winner.is_some() { "material" } else { "max_length" });
                 }
                 self.state.legal_actions(&mut self.legal);
                 if self.legal.is_empty() {

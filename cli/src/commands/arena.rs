@@ -17,7 +17,8 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
     let pa = Player::<G>::new(&a.players[0], a.seed, 0)?;
     let pb = Player::<G>::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
     let pairs = a.games.div_ceil(2).max(1);
-    let m = run_match(&pa, &pb, pairs, a.openings, a.max_decisions, a.seed, true)?;
+    let limits = pacozero_selfplay::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
+    let m = run_match(&pa, &pb, pairs, a.openings, limits, a.seed, true)?;
     let (elo, ci) = m.elo();
     println!("{} vs {}: {} games", pa.name, pb.name, m.games);
     let n = m.wdl.games().max(1) as f64;

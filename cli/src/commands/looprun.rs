@@ -77,8 +77,12 @@ pub struct LoopConfig {
     pub baseline_movetime_ms: u32,
     /// Evaluation openings: `"standard"` or `"fischer_random"`.
     pub openings: Openings,
-    /// Decisions after which an evaluation game is a draw (1..=100000).
+    /// Decisions after which an evaluation game is cut (1..=100000).
     pub max_decisions: u32,
+    /// A cut evaluation game is won by the side ahead by at least this much
+    /// material (pawns; Shako only) instead of drawn; 0 = drawn (0..=100).
+    /// Self-play has its own key, `[selfplay] adjudicate_material`.
+    pub adjudicate_material: u32,
     /// Seed of the run (self-play seeds and openings derive from it and the generation).
     pub seed: u64,
 }
@@ -111,6 +115,7 @@ impl Default for LoopConfig {
             baseline_movetime_ms: 0,
             openings: Openings::FischerRandom,
             max_decisions: 600,
+            adjudicate_material: 0,
             seed: 1,
         }
     }
@@ -156,6 +161,7 @@ impl LoopFile {
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
             check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
+            check("adjudicate_material", l.adjudicate_material <= 100, "in 0..=100")?;
             f.selfplay.validate()?;
             f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
             f.net.to_config(&spec_of(l.game))?;
@@ -488,6 +494,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
             },
         )
     };
+    let limits = pacozero_selfplay::GameLimits { max_decisions: l.max_decisions, adjudicate_material: l.adjudicate_material };
     if l.baseline_games > 0 {
         // At equal time when configured: both sides get the same milliseconds per decision.
         let (budget, base_name) = match l.baseline_movetime_ms {
@@ -503,7 +510,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         };
         let mut base = Player::<G>::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
         base.name = base_name;
-        let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, l.max_decisions, seed ^ 11, true)?;
+        let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed ^ 11, true)?;
         let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
         eprintln!("{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims)", cand.name, base.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
         record(cand_here, &base, &m)?;
@@ -512,7 +519,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         return Ok(true);
     }
     let best = player_for(run, &state.best, l.eval_simulations, seed ^ 3)?;
-    let m = run_match(&cand, &best, l.gating_games / 2, l.openings, l.max_decisions, seed ^ 13, true)?;
+    let m = run_match(&cand, &best, l.gating_games / 2, l.openings, limits, seed ^ 13, true)?;
     eprintln!("{} vs {}: +{} ={} -{}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
     record(&cand, &best, &m)?;
     Ok(match l.promotion {

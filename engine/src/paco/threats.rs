@@ -17,8 +17,6 @@ use crate::util::U64Set;
 /// directly or at the end of any chain.
 pub fn threatened_squares(pos: &Position) -> u64 {
     let me = pos.side;
-    let mut threats = 0u64;
-    let mut seen = U64Set::default();
     let mut stack: Vec<Position> = Vec::new();
     let lone_own = pos.occ[me.index()] & !pos.occ[me.other().index()] & !pos.pieces[me.index()][PieceKind::King.index()];
     // Unions lifted as pairs never threaten (they only go to empty squares), so
@@ -28,6 +26,40 @@ pub fn threatened_squares(pos: &Position) -> u64 {
         s.lift(sq);
         stack.push(s);
     }
+    chain_threats(stack, false)
+}
+
+/// Can the side to move of `pos` unite with the opponent's king before its
+/// turn ends? A settled position asks [`in_sako`]; in the middle of a turn
+/// only the piece in hand (and the chains it starts) can still reach the king.
+/// A win found here is exact, so search can treat the position as won.
+pub fn can_unite_with_king(pos: &Position) -> bool {
+    let king = pos.pieces[pos.side.other().index()][PieceKind::King.index()];
+    // A chain the king started ends in a draw on the other king (vchess rule).
+    if king == 0 || pos.king_chain {
+        return false;
+    }
+    if pos.is_settled() {
+        return in_sako(pos, pos.side.other());
+    }
+    if pos.hand == Hand::Empty {
+        // A promotion owed at the start of the turn (the opponent brought a
+        // union with our pawn to its last rank): after it the turn starts.
+        return PieceKind::PROMOTIONS.iter().any(|&k| {
+            let mut n = *pos;
+            n.play_unchecked(Action::Promote(k));
+            n.side == pos.side && n.is_settled() && in_sako(&n, pos.side.other())
+        });
+    }
+    chain_threats(vec![*pos], true) & king != 0
+}
+
+/// Squares reached by the pieces in hand of `stack`'s positions, directly or
+/// at the end of any chain they start. `skip_king_chains`: ignore chains the
+/// king started (under the vchess rule they end in a draw, not a win).
+fn chain_threats(mut stack: Vec<Position>, skip_king_chains: bool) -> u64 {
+    let mut threats = 0u64;
+    let mut seen = U64Set::default();
     while let Some(s) = stack.pop() {
         if s.promotion.is_none() {
             if let Hand::Single { kind, from } = s.hand {
@@ -44,7 +76,7 @@ pub fn threatened_squares(pos: &Position) -> u64 {
                     }
                     let mut n = s;
                     n.play_unchecked(Action::Place(t));
-                    if n.hand != Hand::Empty && seen.insert(n.hash) {
+                    if n.hand != Hand::Empty && !(skip_king_chains && n.king_chain) && seen.insert(n.hash) {
                         stack.push(n);
                     }
                 }

@@ -262,6 +262,15 @@ impl Position {
         self.by_color[color.index()] & self.by_kind[kind.index()]
     }
 
+    /// Material of `color` in pawns: pawn 1, elephant 2, knight 3, bishop 3,
+    /// cannon 4, rook 5, queen 9 (king 0). A rough scale, used only to
+    /// adjudicate games that reach their length cap.
+    pub fn material(&self, color: Color) -> u32 {
+        const VALUES: [(Kind, u32); 7] =
+            [(Kind::Pawn, 1), (Kind::Elephant, 2), (Kind::Knight, 3), (Kind::Bishop, 3), (Kind::Cannon, 4), (Kind::Rook, 5), (Kind::Queen, 9)];
+        VALUES.iter().map(|&(k, v)| v * self.pieces(color, k).0.count_ones()).sum()
+    }
+
     #[inline(always)]
     pub fn color_bb(&self, color: Color) -> Bb128 {
         self.by_color[color.index()]

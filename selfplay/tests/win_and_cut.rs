@@ -1,0 +1,139 @@
+//! Win detection in search (a sure win this turn is played at once, and seen
+//! as won at leaves) and the scoring of games cut at their length cap
+//! (material adjudication for Shako, always a draw for Paco Ŝako).
+
+use pacozero_engine::paco::{self, GameState};
+use pacozero_engine::{shako, Color, Game, Outcome};
+use pacozero_selfplay::{play_game, search, Algorithm, GameLimits, SearchConfig, SelfplayConfig, SelfplayGame, UniformEvaluator};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Turn starts (settled positions) of random playouts where the mover can win this turn.
+fn winnable_positions(n: usize) -> Vec<GameState> {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut found = Vec::new();
+    let mut legal = Vec::new();
+    for setup in 0.. {
+        let mut g = GameState::new(paco::fischer_random(setup % 960, paco::Rules::OFFICIAL));
+        while g.outcome().is_none() {
+            if g.position().is_settled() && g.can_win_this_turn() {
+                found.push(g.clone());
+                if found.len() == n {
+                    return found;
+                }
+                break;
+            }
+            g.legal_actions(&mut legal);
+            g.apply(legal[rng.gen_range(0..legal.len())]);
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn a_detected_win_is_played_at_once_and_wins_the_turn() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for alg in [Algorithm::Gumbel, Algorithm::Puct] {
+        let cfg = SearchConfig { algorithm: alg, ..SearchConfig::default() };
+        for start in winnable_positions(30) {
+            let mover = start.to_move();
+            let mut g = start.clone();
+            // Each decision of the turn is a detected win, answered without simulations.
+            while g.outcome().is_none() {
+                assert_eq!(g.to_move(), mover, "the turn ended without the win: {}", start.notation());
+                let r = search(&cfg, &g, &UniformEvaluator, 64, true, &mut rng).unwrap();
+                assert_eq!((r.simulations, r.root_q), (0, 1.0));
+                let i = r.index_of(r.action).unwrap();
+                assert!(r.policy[i] > 0.0 && (r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                g.apply(r.action);
+            }
+            assert_eq!(g.outcome(), Some(Outcome::Win(mover)), "from {}", start.notation());
+        }
+    }
+}
+
+#[test]
+fn without_win_detection_the_same_positions_are_searched() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let cfg = SearchConfig { win_detection: false, ..SearchConfig::default() };
+    for start in winnable_positions(5) {
+        let r = search(&cfg, &start, &UniformEvaluator, 32, true, &mut rng).unwrap();
+        assert!(r.simulations > 0);
+    }
+}
+
+#[test]
+fn leaves_where_the_opponent_wins_at_once_are_avoided() {
+    // At a turn start where some actions end the turn and hand the opponent a
+    // sure win, a search that sees those leaves as lost must value them so:
+    // every root child whose visits all ended in such leaves has q = -1.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let cfg = SearchConfig { algorithm: Algorithm::Puct, ..SearchConfig::default() };
+    let mut lost_children = 0;
+    let mut legal = Vec::new();
+    let mut g = GameState::new(paco::fischer_random(7, paco::Rules::OFFICIAL));
+    let mut play = ChaCha8Rng::seed_from_u64(6);
+    for _ in 0..2000 {
+        if g.outcome().is_some() {
+            g = GameState::new(paco::fischer_random(play.gen_range(0..960), paco::Rules::OFFICIAL));
+        }
+        g.legal_actions(&mut legal);
+        // Look for a decision some of whose actions end the turn into a sure loss.
+        let losing: Vec<u16> = legal
+            .iter()
+            .copied()
+            .filter(|&a| {
+                let mut n = g.clone();
+                n.apply(a);
+                n.outcome().is_none() && n.to_move() != g.to_move() && n.can_win_this_turn()
+            })
+            .collect();
+        if !losing.is_empty() && losing.len() < legal.len() && !g.can_win_this_turn() {
+            let r = search(&cfg, &g, &UniformEvaluator, 400, false, &mut rng).unwrap();
+            for a in &losing {
+                let i = r.index_of(*a).unwrap();
+                if r.visits[i] > 0 {
+                    assert_eq!(r.q[i], -1.0, "{} in {}", g.action_name(*a), g.notation());
+                    lost_children += 1;
+                }
+            }
+            assert!(!losing.contains(&r.action), "chose a losing action in {}", g.notation());
+        }
+        g.apply(legal[play.gen_range(0..legal.len())]);
+    }
+    assert!(lost_children > 20, "only {lost_children} losing children checked");
+}
+
+#[test]
+fn cut_games_are_scored_by_material_only_where_material_exists() {
+    let limits = |m| GameLimits { max_decisions: 10, adjudicate_material: m };
+    // White is a queen and a rook up (14 pawns).
+    let up = shako::GameState::from_fen("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1").unwrap();
+    assert_eq!(up.material_balance(), Some(0));
+    assert_eq!(limits(3).cut_winner(&up), None);
+    let white_up = shako::GameState::from_fen("c8c/e1nb1kbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQk - 0 1").unwrap();
+    assert_eq!(white_up.material_balance(), Some(14));
+    assert_eq!(limits(3).cut_winner(&white_up), Some(Color::White));
+    assert_eq!(limits(14).cut_winner(&white_up), Some(Color::White));
+    assert_eq!(limits(15).cut_winner(&white_up), None);
+    assert_eq!(limits(0).cut_winner(&white_up), None, "0 turns adjudication off");
+    let black_up = shako::GameState::from_fen("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/E1NBKQBN1E/C8C w kq - 0 1").unwrap();
+    assert_eq!(black_up.material_balance(), Some(-10));
+    assert_eq!(limits(3).cut_winner(&black_up), Some(Color::Black));
+    // Paco Ŝako has no material to count: cut games stay draws.
+    assert_eq!(GameState::standard_start().material_balance(), None);
+    assert_eq!(limits(1).cut_winner(&GameState::standard_start()), None);
+}
+
+#[test]
+fn selfplay_adjudicates_cut_shako_games_by_material() {
+    let white_up = shako::GameState::from_fen("c8c/e1nb1kbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQk - 0 1").unwrap();
+    let cfg = |m| SelfplayConfig { max_decisions: 2, adjudicate_material: m, search: SearchConfig { full_simulations: 4, cheap_simulations: 2, ..SearchConfig::default() }, ..SelfplayConfig::default() };
+    // Two plies cannot undo a 14-pawn lead by more than a queen's 9.
+    let r = play_game(&cfg(3), &UniformEvaluator, 0, Some(white_up.clone())).unwrap();
+    assert_eq!((r.winner, r.reason.as_str()), (Some(Color::White), "material"));
+    // The value target of every position follows the adjudicated result.
+    assert!(r.positions.iter().all(|p| p.result != 0));
+    let r = play_game(&cfg(0), &UniformEvaluator, 0, Some(white_up)).unwrap();
+    assert_eq!((r.winner, r.reason.as_str()), (None, "max_length"));
+}
