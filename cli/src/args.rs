@@ -116,9 +116,13 @@ pub struct ArenaArgs {
     pub openings: crate::arena::Openings,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Decisions after which a game is adjudicated a draw.
+    /// Decisions after which a game is cut (a draw, unless adjudicated by material).
     #[arg(long, default_value_t = 600)]
     pub max_decisions: u32,
+    /// A cut game is won by the side ahead by at least this much material
+    /// (pawns; Shako only, Paco Ŝako has no captures); 0 = cut games are draws.
+    #[arg(long, default_value_t = 0)]
+    pub adjudicate_material: u32,
     /// Write the result as JSON to this file as well.
     #[arg(long)]
     pub json: Option<PathBuf>,
