@@ -65,6 +65,15 @@ pub struct SelfplayArgs {
     /// The game to play.
     #[arg(long, value_enum, default_value_t)]
     pub game: GameKind,
+    /// Object store of the run (s3://bucket/run, gs://, az://, file:///dir): games are
+    /// uploaded to data/w<NNNN>/ there and the model is read from its models/current
+    /// (see docs/scale-out.md); --run is then the local cache (default: under the
+    /// system temporary directory).
+    #[arg(long, requires = "worker", conflicts_with_all = ["out", "model"])]
+    pub store: Option<String>,
+    /// Index of this worker (with --store): its folder data/w<NNNN>/ and its own game seeds.
+    #[arg(long, requires = "store")]
+    pub worker: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -81,6 +90,11 @@ pub struct TrainArgs {
     /// Export the trained model under this name and make it current.
     #[arg(long)]
     pub export: Option<String>,
+    /// Object store of the run (see `selfplay --store`): trains on every game there,
+    /// uploads the exported model and moves the store's models/current by a
+    /// conditional put; --run is the local cache and keeps the checkpoint.
+    #[arg(long)]
+    pub store: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -9,6 +9,7 @@ mod report;
 mod play;
 pub mod selfplay;
 mod show;
+mod store;
 pub mod train;
 
 use crate::args::Command;

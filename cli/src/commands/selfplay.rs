@@ -73,6 +73,9 @@ pub fn check_data_dir<G: Game>(dir: &Path) -> Result<()> {
 }
 
 pub fn run(a: SelfplayArgs) -> Result<()> {
+    if a.store.is_some() {
+        return super::store::selfplay(a);
+    }
     match a.game {
         GameKind::Paco => run_game::<paco::GameState>(a),
         GameKind::Shako => run_game::<shako::GameState>(a),

@@ -67,6 +67,9 @@ pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
 }
 
 pub fn run(a: TrainArgs) -> Result<()> {
+    if a.store.is_some() {
+        return super::store::train(a);
+    }
     let file = load_train_file(a.config.as_deref())?;
     let device = default_device();
     let data = a.run.join("data");
