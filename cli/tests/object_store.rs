@@ -1,0 +1,335 @@
+//! Scale-out through an object store (`docs/scale-out.md`): self-play workers
+//! and trainers of one run on a shared store, run as real processes.
+//!
+//! The S3 tests talk to a real S3-compatible server (moto) that
+//! `scripts/test.sh` starts on a free local port and names in
+//! `PACOZERO_TEST_S3_ENDPOINT`; without that variable they fail and say so.
+//! The same flow also runs on a `file://` store, which needs no server.
+//!
+//! The flow: two workers play at once into their own folders (no model yet:
+//! the uniform evaluator); an existing file cannot be overwritten; a worker
+//! restarted without its cache takes its games back from the store and plays
+//! only new seeds; a trainer downloads every game, uploads its model and sets
+//! `models/current`; exporting a name twice is refused; a trainer that read
+//! the pointer before another trainer moved it gets a conflict from the
+//! conditional put and leaves the pointer alone; a worker started afterwards
+//! plays with the new model; every game id is in the store exactly once.
+
+use std::collections::HashSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use pacozero_store::{Put, RunStore, SwapError};
+
+const SELFPLAY: &str = r#"
+seed = 11
+threads = 1
+games_per_thread = 2
+games_per_chunk = 1
+max_decisions = 40
+start_positions = "fischer_random"
+
+[search]
+full_simulations = 8
+cheap_simulations = 4
+"#;
+
+const TRAIN: &str = r#"
+[net]
+blocks = 1
+channels = 8
+policy_channels = 4
+value_channels = 2
+value_hidden = 16
+
+[train]
+batch_size = 16
+warmup_steps = 1
+min_positions = 1
+plot_every = 0
+threads = 1
+progress = false
+"#;
+
+/// A store to run against: its URL and the environment its clients need.
+struct Target {
+    url: String,
+    vars: Vec<(String, String)>,
+}
+
+impl Target {
+    /// A client of the store in this process, with the same options as the binary gets.
+    fn open(&self) -> RunStore {
+        RunStore::open_with(&self.url, self.vars.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))).unwrap()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pacozero"));
+        c.args(args).envs(self.vars.iter().map(|(k, v)| (k, v))).env_remove("PACOZERO_TEST_HOLD_BEFORE_SWAP");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = self.command(args).output().unwrap();
+        let text = output_text(&out);
+        assert!(out.status.success(), "pacozero {args:?} failed:\n{text}");
+        text
+    }
+
+    fn fails(&self, args: &[&str]) -> String {
+        let out = self.command(args).output().unwrap();
+        let text = output_text(&out);
+        assert!(!out.status.success(), "pacozero {args:?} should have failed:\n{text}");
+        text
+    }
+
+    fn spawn(&self, args: &[&str], log: &Path, extra: &[(&str, &str)]) -> Child {
+        self.command(args)
+            .envs(extra.iter().copied())
+            .stdout(Stdio::from(std::fs::File::create(log.with_extension("out")).unwrap()))
+            .stderr(Stdio::from(std::fs::File::create(log).unwrap()))
+            .spawn()
+            .unwrap()
+    }
+}
+
+fn output_text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn log_text(log: &Path) -> String {
+    let read = |p: PathBuf| std::fs::read_to_string(p).unwrap_or_default();
+    format!("{}{}", read(log.with_extension("out")), read(log.to_path_buf()))
+}
+
+fn wait_ok(mut child: Child, what: &str, log: &Path) -> String {
+    let status = child.wait().unwrap();
+    let text = log_text(log);
+    assert!(status.success(), "{what} failed:\n{text}");
+    text
+}
+
+/// A local S3-compatible server: the endpoint `scripts/test.sh` exported, and
+/// a fresh bucket on it.
+fn s3_target() -> Target {
+    let endpoint = std::env::var("PACOZERO_TEST_S3_ENDPOINT").unwrap_or_else(|_| {
+        panic!(
+            "PACOZERO_TEST_S3_ENDPOINT is not set: run the tests with scripts/test.sh, which starts a local S3 server \
+             (moto, from PyPI) for this test and exports its address (e.g. http://127.0.0.1:PORT)"
+        )
+    });
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let bucket = format!("pacozero-{}-{}", std::process::id(), nanos % 1_000_000_000_000);
+    create_bucket(&endpoint, &bucket);
+    Target {
+        url: format!("s3://{bucket}/runs/one"),
+        vars: [
+            ("AWS_ENDPOINT", endpoint.as_str()),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("AWS_REGION", "us-east-1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    }
+}
+
+/// `PUT /<bucket>` (the S3 CreateBucket call; object stores cannot create
+/// buckets, and the test server takes unsigned requests).
+fn create_bucket(endpoint: &str, bucket: &str) {
+    let host = endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
+    let mut tcp = std::net::TcpStream::connect(host).unwrap_or_else(|e| panic!("cannot reach the S3 server at {endpoint} ({e}); scripts/test.sh starts it"));
+    tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(tcp, "PUT /{bucket} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200"), "creating bucket {bucket} at {endpoint}:\n{answer}");
+}
+
+fn file_target(dir: &Path) -> Target {
+    Target { url: format!("file://{}/", dir.display()), vars: Vec::new() }
+}
+
+/// Game ids of every chunk in the store (each games file read whole).
+fn store_game_ids(store: &RunStore, tmp: &Path) -> Vec<u64> {
+    let mut ids = Vec::new();
+    for key in store.list("data").unwrap().iter().filter(|k| k.ends_with(".games.parquet")) {
+        let file = tmp.join("probe.games.parquet");
+        std::fs::write(&file, store.get(key).unwrap().unwrap()).unwrap();
+        let (_, games) = pacozero_data::read_games_file(&file).unwrap_or_else(|e| panic!("{key}: {e}"));
+        ids.extend(games.iter().map(|g| g.game_id));
+    }
+    ids
+}
+
+/// Network ids of the games of one worker folder.
+fn network_ids(store: &RunStore, folder: &str, tmp: &Path) -> HashSet<String> {
+    let mut ids = HashSet::new();
+    for key in store.list(folder).unwrap().iter().filter(|k| k.ends_with(".games.parquet")) {
+        let file = tmp.join("probe.games.parquet");
+        std::fs::write(&file, store.get(key).unwrap().unwrap()).unwrap();
+        ids.extend(pacozero_data::read_games_file(&file).unwrap().1.into_iter().map(|g| g.network_id));
+    }
+    ids
+}
+
+fn assert_unique(ids: &[u64], expected: usize) {
+    let set: HashSet<u64> = ids.iter().copied().collect();
+    assert_eq!(set.len(), ids.len(), "a game id appears twice in the store: {ids:?}");
+    assert_eq!(ids.len(), expected, "games in the store");
+}
+
+fn pointer(store: &RunStore) -> String {
+    store.read_pointer("models/current").unwrap().map(|(t, _)| t).unwrap_or_default()
+}
+
+fn flow(t: &Target) {
+    let t0 = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path();
+    let (sp, tr) = (tmp.join("selfplay.toml"), tmp.join("train.toml"));
+    std::fs::write(&sp, SELFPLAY).unwrap();
+    std::fs::write(&tr, TRAIN).unwrap();
+    let (sp, tr) = (sp.to_str().unwrap(), tr.to_str().unwrap());
+    let cache = |name: &str| tmp.join(name).to_str().unwrap().to_string();
+    let url = t.url.as_str();
+    let store = t.open();
+
+    // Two workers at once, no model yet.
+    let worker = |n: &str, games: &str, run: &str| {
+        vec!["selfplay", "--store", url, "--worker", n, "--run", run, "--config", sp, "--games", games, "--evaluator", "uniform", "--quiet"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let (c1, c2) = (cache("w1"), cache("w2"));
+    let (a1, a2) = (worker("1", "4", &c1), worker("2", "4", &c2));
+    let (l1, l2) = (tmp.join("w1.log"), tmp.join("w2.log"));
+    let p1 = t.spawn(&a1.iter().map(String::as_str).collect::<Vec<_>>(), &l1, &[]);
+    let p2 = t.spawn(&a2.iter().map(String::as_str).collect::<Vec<_>>(), &l2, &[]);
+    for (p, l) in [(p1, &l1), (p2, &l2)] {
+        let text = wait_ok(p, "worker", l);
+        assert!(text.contains("games with uniform"), "a worker without a model plays with the baseline:\n{text}");
+    }
+    let keys = store.list("data").unwrap();
+    for w in ["data/w0001/", "data/w0002/"] {
+        let games = keys.iter().filter(|k| k.starts_with(w) && k.ends_with(".games.parquet")).count();
+        let positions = keys.iter().filter(|k| k.starts_with(w) && k.ends_with(".positions.parquet")).count();
+        assert_eq!((games, positions), (4, 4), "chunks of {w} (one game each): {keys:?}");
+    }
+    assert_unique(&store_game_ids(&store, tmp), 8);
+
+    // Write-once: an existing file is not replaced.
+    let key = keys.iter().find(|k| k.ends_with(".games.parquet")).unwrap();
+    let before = store.get(key).unwrap().unwrap();
+    assert_eq!(store.put_once(key, &b"not a chunk"[..]).unwrap(), Put::AlreadyExists);
+    assert_eq!(store.get(key).unwrap().unwrap(), before, "{key} was overwritten");
+
+    // Worker 1 restarted on a "new machine" (empty cache): its games come back
+    // from the store, their seeds are skipped, and only new games are added.
+    let c1b = cache("w1-restarted");
+    let a = worker("1", "2", &c1b);
+    let text = t.run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(text.contains("4 chunks restored"), "{text}");
+    assert_unique(&store_game_ids(&store, tmp), 10);
+
+    // The trainer reads every game, uploads its model and sets the pointer.
+    let t1 = cache("t1");
+    let text = t.run(&["train", "--store", url, "--run", &t1, "--config", tr, "--steps", "3", "--export", "gen-a"]);
+    assert!(text.contains("10 new chunks downloaded"), "{text}");
+    assert_eq!(pointer(&store), "gen-a.pzmodel\n");
+    assert!(store.exists("models/gen-a.pzmodel").unwrap());
+    let local: HashSet<u64> = pacozero_data::game_ids(&Path::new(&t1).join("data")).unwrap();
+    let remote: HashSet<u64> = store_game_ids(&store, tmp).into_iter().collect();
+    assert_eq!(local, remote, "the trainer has every game of the store");
+
+    // Models are write-once too.
+    let text = t.fails(&["train", "--store", url, "--run", &t1, "--config", tr, "--steps", "1", "--export", "gen-a"]);
+    assert!(text.contains("models/gen-a.pzmodel") && text.contains("write-once"), "{text}");
+
+    // Two trainers: B reads the pointer (gen-a) and holds before its swap; C
+    // moves the pointer to gen-c; B's conditional put then fails.
+    let go = tmp.join("go");
+    let lb = tmp.join("b.log");
+    let b = t.spawn(
+        &["train", "--store", url, "--run", &cache("t2"), "--config", tr, "--steps", "2", "--export", "gen-b"],
+        &lb,
+        &[("PACOZERO_TEST_HOLD_BEFORE_SWAP", go.to_str().unwrap())],
+    );
+    let mut b = Some(b);
+    let waited = Instant::now();
+    while !log_text(&lb).contains("holding before the pointer swap") {
+        if let Some(st) = b.as_mut().unwrap().try_wait().unwrap() {
+            panic!("trainer B ended ({st}) before its swap:\n{}", log_text(&lb));
+        }
+        assert!(waited.elapsed() < Duration::from_secs(300), "trainer B never reached its swap:\n{}", log_text(&lb));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.run(&["train", "--store", url, "--run", &cache("t3"), "--config", tr, "--steps", "2", "--export", "gen-c"]);
+    assert_eq!(pointer(&store), "gen-c.pzmodel\n");
+    std::fs::write(&go, "").unwrap();
+    let status = b.take().unwrap().wait().unwrap();
+    let text = log_text(&lb);
+    assert!(!status.success(), "trainer B must fail:\n{text}");
+    assert!(text.contains("conflict") && text.contains("gen-a.pzmodel") && text.contains("gen-c.pzmodel") && text.contains("models/gen-b.pzmodel is uploaded but not current"), "{text}");
+    assert_eq!(pointer(&store), "gen-c.pzmodel\n", "the losing trainer left the pointer alone");
+    assert!(store.exists("models/gen-b.pzmodel").unwrap());
+
+    // The same through the library: a swap from a stale version conflicts.
+    let (_, now) = store.read_pointer("models/current").unwrap().unwrap();
+    store.swap_pointer("models/current", "gen-a.pzmodel\n", Some(&now)).unwrap();
+    let e = store.swap_pointer("models/current", "gen-b.pzmodel\n", Some(&now)).unwrap_err();
+    assert!(matches!(e, SwapError::Conflict { .. }), "{e}");
+    store.swap_pointer("models/current", "gen-c.pzmodel\n", store.read_pointer("models/current").unwrap().map(|p| p.1).as_ref()).unwrap();
+
+    // A worker started now downloads and plays with gen-c.
+    let a = worker("3", "2", &cache("w3"));
+    let text = t.run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(text.contains("downloaded models/gen-c.pzmodel") && text.contains("games with model gen-c"), "{text}");
+    assert_eq!(network_ids(&store, "data/w0003", tmp), HashSet::from(["gen-c".to_string()]), "worker 3's games name the model");
+
+    // Every game id once across the store.
+    assert_unique(&store_game_ids(&store, tmp), 12);
+    eprintln!("{url}: flow done in {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+#[test]
+fn s3_store_workers_trainers_and_pointer_on_a_real_server() {
+    flow(&s3_target());
+}
+
+#[test]
+fn file_store_workers_trainers_and_pointer() {
+    let dir = tempfile::tempdir().unwrap();
+    flow(&file_target(&dir.path().join("store")));
+}
+
+/// Each store operation against the S3 server, including the refusals the
+/// server itself makes (`If-None-Match: *`, `If-Match: <etag>`).
+#[test]
+fn s3_store_operations_on_a_real_server() {
+    let t = s3_target();
+    let s = t.open();
+    assert_eq!(s.list("").unwrap(), Vec::<String>::new());
+    assert_eq!(s.get("models/none.pzmodel").unwrap(), None);
+    assert_eq!(s.put_once("data/w0001/a", &b"one"[..]).unwrap(), Put::Created);
+    assert_eq!(s.put_once("data/w0001/a", &b"two"[..]).unwrap(), Put::AlreadyExists);
+    assert_eq!(s.get("data/w0001/a").unwrap().unwrap(), &b"one"[..]);
+    s.put_once("data/w0002/b", &b"x"[..]).unwrap();
+    s.put_once("models/m.pzmodel", &b"x"[..]).unwrap();
+    assert_eq!(s.list("data").unwrap(), ["data/w0001/a", "data/w0002/b"]);
+
+    assert!(s.read_pointer("models/current").unwrap().is_none());
+    let v1 = s.swap_pointer("models/current", "a\n", None).unwrap();
+    assert!(matches!(s.swap_pointer("models/current", "b\n", None), Err(SwapError::Conflict { .. })), "a second first pointer");
+    let (text, read) = s.read_pointer("models/current").unwrap().unwrap();
+    assert_eq!((text.as_str(), &read.e_tag), ("a\n", &v1.e_tag));
+    s.swap_pointer("models/current", "b\n", Some(&read)).unwrap();
+    let e = s.swap_pointer("models/current", "c\n", Some(&read)).unwrap_err();
+    assert!(matches!(e, SwapError::Conflict { .. }) && e.to_string().contains(&t.url), "{e}");
+    assert_eq!(s.read_pointer("models/current").unwrap().unwrap().0, "b\n");
+}
