@@ -47,7 +47,7 @@ pub enum StoreError {
     #[error("object store URL {url:?}: {message}")]
     Url { url: String, message: String },
     #[error("{url}: cannot {op} `{key}`: {cause}")]
-    Op { url: String, op: &'static str, key: String, cause: object_store::Error },
+    Op { url: String, op: &'static str, key: String, cause: Box<object_store::Error> },
     #[error("{url}: `{key}`: {message}")]
     Other { url: String, key: String, message: String },
 }
@@ -158,7 +158,7 @@ impl RunStore {
     }
 
     fn op_err(&self, op: &'static str, key: &str, cause: object_store::Error) -> StoreError {
-        StoreError::Op { url: self.url.clone(), op, key: key.to_string(), cause }
+        StoreError::Op { url: self.url.clone(), op, key: key.to_string(), cause: Box::new(cause) }
     }
 
     fn other(&self, key: &str, message: impl Into<String>) -> StoreError {
