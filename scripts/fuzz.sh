@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../engine/fuzz"
 secs="${1:-60}"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-for t in fen notation play; do
+for t in fen notation play shako; do
   echo "== fuzz target $t for ${secs}s"
   RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=512 2>&1 | grep -E "^(#[0-9]+.*DONE|Done|==|SUMMARY|.*panicked)" || true
 done

@@ -24,7 +24,7 @@ use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{self, in_sako, FullMoveGen};
 use pacozero_engine::{shako, Game, Outcome};
-use pacozero_selfplay::{search_until, Algorithm, Evaluator, GameLimits, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{search_until, Algorithm, Evaluator, GameLimits, MixedEvaluator, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
 use std::cell::RefCell;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -72,7 +72,9 @@ impl Budget {
 pub enum EvalKind {
     Uniform,
     Rollout,
-    Net(PathBuf),
+    /// A model file, and the weight of random playouts mixed into its value
+    /// (0 = the network alone).
+    Net(PathBuf, f32),
 }
 
 impl PlayerSpec {
@@ -84,14 +86,21 @@ impl PlayerSpec {
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
             "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))? },
             "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))? },
-            "net" if (2..=3).contains(&parts.len()) => {
+            "net" if (2..=4).contains(&parts.len()) => {
                 let path = PathBuf::from(parts[1]);
                 if !path.exists() {
                     bail!("player '{s}': model file {} does not exist", path.display());
                 }
-                PlayerSpec::Mcts { kind: EvalKind::Net(path), budget: budget(parts.get(2))? }
+                let mix = match parts.get(3) {
+                    None => 0.0,
+                    Some(m) => match m.strip_prefix("mix=").map(str::parse::<f32>) {
+                        Some(Ok(x)) if (0.0..=1.0).contains(&x) => x,
+                        _ => bail!("player '{s}': '{m}' should be mix=<weight of random playouts in the value, 0..=1>"),
+                    },
+                };
+                PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))? }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget> or net:<model>[:<budget>], a budget being simulations (64) or milliseconds (50ms))"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget> or net:<model>[:<budget>[:mix=<w>]], a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value)"),
         })
     }
 }
@@ -133,7 +142,14 @@ impl<G: ArenaGame> Player<G> {
         let evaluator: Option<Arc<dyn Evaluator<G>>> = match &spec {
             PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
             PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
-            PlayerSpec::Mcts { kind: EvalKind::Net(path), .. } => Some(Arc::new(crate::commands::selfplay::load_network::<G>(path, threads)?)),
+            PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), .. } => {
+                let net = crate::commands::selfplay::load_network::<G>(path, threads)?;
+                if *mix > 0.0 {
+                    Some(Arc::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, 1, 400), lambda: *mix }))
+                } else {
+                    Some(Arc::new(net))
+                }
+            }
             _ => None,
         };
         // Match play: PUCT, no root noise, the most visited decision.
@@ -392,6 +408,24 @@ mod tests {
         assert_ne!(a.notation(), b.notation());
         let p: paco::GameState = opening(Openings::FischerRandom, 1, 0);
         assert_eq!(p.to_move(), pacozero_engine::Color::White);
+    }
+
+    #[test]
+    fn net_players_take_a_budget_and_a_playout_mix() {
+        // Any existing file passes the spec check (the model is read later).
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        match PlayerSpec::parse(&format!("net:{model}:50ms:mix=0.25")).unwrap() {
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (0.25, Budget::Millis(50))),
+            _ => panic!("not a network player"),
+        }
+        match PlayerSpec::parse(&format!("net:{model}:64")).unwrap() {
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (0.0, Budget::Simulations(64))),
+            _ => panic!("not a network player"),
+        }
+        for bad in ["mix=1.5", "mix=x", "blend=0.5"] {
+            let e = PlayerSpec::parse(&format!("net:{model}:50ms:{bad}")).err().expect("refused").to_string();
+            assert!(e.contains(bad) && e.contains("mix=<weight"), "{e}");
+        }
     }
 
     #[test]

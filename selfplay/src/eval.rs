@@ -185,6 +185,38 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
     }
 }
 
+/// Another evaluator's priors, with its value mixed with random playouts'
+/// (AlphaGo's leaf evaluation): WDL = `(1 - lambda) * inner + lambda * playouts`.
+/// A playout costs a small fraction of a network call, so a timed search
+/// keeps nearly all its simulations and gains the playouts' tactics.
+pub struct MixedEvaluator<E> {
+    pub inner: E,
+    pub rollout: RolloutEvaluator,
+    /// Weight of the playouts (0..=1).
+    pub lambda: f32,
+}
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for MixedEvaluator<E> {
+    fn name(&self) -> String {
+        format!("{}+rollout{}", self.inner.name(), self.lambda)
+    }
+    fn needs_encoding(&self) -> bool {
+        self.inner.needs_encoding()
+    }
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+        self.inner.evaluate(batch, out)?;
+        let l = self.lambda;
+        for (i, r) in batch.iter().enumerate() {
+            let played = self.rollout.rollout_wdl(r.state);
+            let w = &mut out.wdl[i];
+            for k in 0..3 {
+                w[k] = (1.0 - l) * w[k] + l * played[k];
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Softmax of `logits` restricted to `legal`, written into `out`.
 pub fn masked_softmax(logits: &[f32], legal: &[u16], out: &mut [f32]) {
     let mut max = f32::NEG_INFINITY;

@@ -52,7 +52,7 @@ pub mod mcts;
 pub mod selfplay;
 
 pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
-pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 #[cfg(feature = "net")]
 pub use eval::NetworkEvaluator;
 pub use mcts::{search, search_until, Search, SearchResult};

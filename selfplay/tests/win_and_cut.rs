@@ -137,3 +137,25 @@ fn selfplay_adjudicates_cut_shako_games_by_material() {
     let r = play_game(&cfg(0), &UniformEvaluator, 0, Some(white_up)).unwrap();
     assert_eq!((r.winner, r.reason.as_str()), (None, "max_length"));
 }
+
+#[test]
+fn a_mixed_evaluator_keeps_the_priors_and_blends_the_values() {
+    use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator};
+    let g = GameState::standard_start();
+    let mut legal = Vec::new();
+    g.legal_actions(&mut legal);
+    let req = EvalRequest { state: &g, legal: &legal, planes: &[], scalars: &[] };
+    let rollout = RolloutEvaluator::new(9, 8, 400);
+    let played = rollout.rollout_wdl(&g);
+    for lambda in [0.0f32, 0.3, 1.0] {
+        let mixed = MixedEvaluator { inner: UniformEvaluator, rollout: RolloutEvaluator::new(9, 8, 400), lambda };
+        let mut out = EvalOutput::default();
+        mixed.evaluate(std::slice::from_ref(&req), &mut out).unwrap();
+        // Uniform's own value is a sure draw.
+        let want = [lambda * played[0], (1.0 - lambda) + lambda * played[1], lambda * played[2]];
+        for k in 0..3 {
+            assert!((out.wdl[0][k] - want[k]).abs() < 1e-6, "lambda {lambda}: {:?} vs {want:?}", out.wdl[0]);
+        }
+        assert!(out.priors_of(0).iter().all(|&p| (p - 1.0 / legal.len() as f32).abs() < 1e-6));
+    }
+}
