@@ -24,7 +24,17 @@ MOTO_VENV="$CARGO_TARGET_DIR/moto-venv"
 if [ ! -x "$MOTO_VENV/bin/moto_server" ]; then
     echo "installing moto[server] (PyPI) into $MOTO_VENV for the object-store tests ..."
     rm -rf "$MOTO_VENV"
-    python3 -m venv "$MOTO_VENV"
+    if ! python3 -m venv "$MOTO_VENV"; then
+        # Debian splits venv out of python3.
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+            rm -rf "$MOTO_VENV"
+            python3 -m venv "$MOTO_VENV"
+        else
+            echo "error: python3 -m venv failed; install python3-venv (Debian) for the object-store tests" >&2
+            exit 1
+        fi
+    fi
     "$MOTO_VENV/bin/pip" install -q "moto[server]==5.2.5"
 fi
 MOTO_PORT=$("$MOTO_VENV/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
