@@ -54,20 +54,10 @@ fn default_cache(url: &str, worker: u32) -> PathBuf {
     std::env::temp_dir().join(format!("pacozero-cache-{:016x}-{}", url_hash(url), worker_dir(worker)))
 }
 
-/// Writes `bytes` to `path` through `<path>.tmp` and a rename (readers of the
-/// directory never see a partial file).
-fn write_via_tmp(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(TMP_SUFFIX);
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-}
-
 /// Downloads `key` of the store into `path` (write to a temporary name, then rename).
 fn download(store: &RunStore, key: &str, path: &Path) -> Result<()> {
     let bytes = store.get(key)?.with_context(|| format!("{}: `{key}` disappeared from the store", store.url()))?;
-    write_via_tmp(path, &bytes)
+    crate::atomic::write_atomic(path, &bytes)
 }
 
 /// Uploads a local file as the write-once object `key`. An object already
