@@ -5,15 +5,17 @@
 //! and the problem, never a panic.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::OnceLock;
+
+mod common;
+use common::{bin, output_text, s, write_config, TINY_NET};
 
 const TINY_SELFPLAY: &str = "seed = 3\nthreads = 1\ngames_per_thread = 2\ngames_per_chunk = 2\nmax_decisions = 30\n\n[search]\nfull_simulations = 4\ncheap_simulations = 2\n";
 
-const TINY_TRAIN: &str = "[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 2\nvalue_hidden = 16\n\n[train]\nbatch_size = 8\nwarmup_steps = 1\nmin_positions = 1\nprogress = false\nplot_every = 0\n";
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pacozero"))
+/// The fixture's training configuration: batches of 8 positions.
+fn tiny_train() -> String {
+    format!("{TINY_NET}\n[train]\nbatch_size = 8\nwarmup_steps = 1\nmin_positions = 1\nprogress = false\nplot_every = 0\n")
 }
 
 fn run(args: &[&str]) -> Output {
@@ -39,10 +41,6 @@ fn fails_with(args: &[&str], needles: &[&str]) -> String {
     err
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// A run directory with data (two chunks), a checkpoint and a current model
 /// `m`, made once; tests copy what they break.
 struct Fixture {
@@ -57,10 +55,8 @@ fn fixture() -> &'static Fixture {
     F.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path().join("run");
-        let selfplay_cfg = dir.path().join("selfplay.toml");
-        std::fs::write(&selfplay_cfg, TINY_SELFPLAY).unwrap();
-        let train_cfg = dir.path().join("train.toml");
-        std::fs::write(&train_cfg, TINY_TRAIN).unwrap();
+        let selfplay_cfg = write_config(dir.path(), "selfplay.toml", TINY_SELFPLAY);
+        let train_cfg = write_config(dir.path(), "train.toml", &tiny_train());
         ok(&["selfplay", "--config", s(&selfplay_cfg), "--run", s(&run), "--games", "4", "--evaluator", "uniform", "--quiet"]);
         ok(&["train", "--run", s(&run), "--config", s(&train_cfg), "--steps", "2", "--export", "m"]);
         Fixture { _dir: dir, run, selfplay_cfg, train_cfg }
@@ -137,7 +133,7 @@ fn bad_chain_notation_in_play_gets_a_message_not_a_crash() {
     use std::io::Write;
     child.stdin.take().unwrap().write_all(b"Bz9-c3\ne2-e5\nquit\n").unwrap();
     let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let text = output_text(&out);
     assert!(out.status.success() && !text.contains("panicked"), "{text}");
     assert!(text.contains("Bz9-c3") && text.contains("e2-e5"), "each bad turn is answered:\n{text}");
 }

@@ -6,11 +6,10 @@ use pacozero_data::book::{read_book, BookPosition};
 use pacozero_engine::paco::{parse_actions, parse_turn, turn_to_string, GameState, Position, Required, STARTPOS_FEN};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pacozero"))
-}
+mod common;
+use common::bin;
 
 fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())

@@ -2,11 +2,10 @@
 //! JSON lines (errors included), show draws unions.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pacozero"))
-}
+mod common;
+use common::bin;
 
 #[test]
 fn perft_prints_the_leaf_count_last() {

@@ -20,33 +20,19 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const SELFPLAY: &str = r#"
-seed = 5
-threads = 1
-games_per_thread = 2
-games_per_chunk = 1
-max_decisions = 40
-start_positions = "fischer_random"
+mod common;
+use common::{bin, s, tiny_selfplay, write_config, TINY_NET};
 
-[search]
-full_simulations = 8
-cheap_simulations = 4
-"#;
-
-const TRAIN: &str = r#"
-[net]
-blocks = 1
-channels = 8
-policy_channels = 4
-value_channels = 2
-value_hidden = 16
-
+/// The training configuration: a checkpoint every three steps.
+fn train_config() -> String {
+    format!(
+        r#"{TINY_NET}
 [train]
 batch_size = 16
 warmup_steps = 1
@@ -56,9 +42,14 @@ checkpoint_every = 3
 plot_every = 0
 threads = 1
 progress = false
-"#;
+"#
+    )
+}
 
-const LOOP: &str = r#"
+/// A loop of three generations of six games and eight training steps.
+fn loop_config() -> String {
+    format!(
+        r#"
 [loop]
 generations = 3
 games_per_generation = 6
@@ -81,14 +72,7 @@ start_positions = "fischer_random"
 [selfplay.search]
 full_simulations = 8
 cheap_simulations = 4
-
-[net]
-blocks = 1
-channels = 8
-policy_channels = 4
-value_channels = 2
-value_hidden = 16
-
+{TINY_NET}
 [train]
 batch_size = 16
 warmup_steps = 1
@@ -97,18 +81,12 @@ checkpoint_every = 2
 plot_every = 0
 threads = 1
 progress = false
-"#;
+"#
+    )
+}
 
 /// Kills per kind of process.
 const KILLS: usize = 12;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pacozero"))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// Checks a run directory while processes write into it.
 struct Watch {
@@ -253,8 +231,7 @@ fn plant_leftovers(data: &Path) {
 #[test]
 fn selfplay_killed_at_random_writes_every_game_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("selfplay.toml");
-    std::fs::write(&cfg, SELFPLAY).unwrap();
+    let cfg = write_config(dir.path(), "selfplay.toml", &tiny_selfplay(5));
     let log = dir.path().join("selfplay.log");
     let mut rng = ChaCha8Rng::seed_from_u64(11);
 
@@ -299,10 +276,8 @@ fn selfplay_killed_at_random_writes_every_game_exactly_once() {
 fn train_killed_at_random_resumes_at_its_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let sp = dir.path().join("selfplay.toml");
-    std::fs::write(&sp, SELFPLAY).unwrap();
-    let cfg = dir.path().join("train.toml");
-    std::fs::write(&cfg, TRAIN).unwrap();
+    let sp = write_config(dir.path(), "selfplay.toml", &tiny_selfplay(5));
+    let cfg = write_config(dir.path(), "train.toml", &train_config());
     let log = dir.path().join("train.log");
     let mut watch = Watch::new(&run);
     run_to_end(&["selfplay", "--config", s(&sp), "--run", s(&run), "--games", "6", "--evaluator", "uniform", "--quiet"], &log, &mut watch);
@@ -345,8 +320,7 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
 fn loop_killed_at_random_keeps_its_run_consistent() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let cfg = dir.path().join("loop.toml");
-    std::fs::write(&cfg, LOOP).unwrap();
+    let cfg = write_config(dir.path(), "loop.toml", &loop_config());
     let log = dir.path().join("loop.log");
     // The reference: an uninterrupted loop, which also times one.
     let clean = dir.path().join("clean");

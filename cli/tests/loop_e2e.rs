@@ -5,7 +5,13 @@
 use std::path::Path;
 use std::process::Command;
 
-const TINY: &str = r#"
+mod common;
+use common::{run_ok, write_config, TINY_NET};
+
+/// A loop of two generations of four games and four training steps.
+fn tiny_loop() -> String {
+    format!(
+        r#"
 [loop]
 generations = 2
 games_per_generation = 4
@@ -28,35 +34,23 @@ start_positions = "fischer_random"
 [selfplay.search]
 full_simulations = 8
 cheap_simulations = 4
-
-[net]
-blocks = 1
-channels = 8
-policy_channels = 4
-value_channels = 2
-value_hidden = 16
-
+{TINY_NET}
 [train]
 batch_size = 16
 warmup_steps = 1
 min_positions = 1
 progress = false
-"#;
-
-fn pacozero(args: &[&str]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_pacozero")).args(args).output().unwrap();
-    assert!(out.status.success(), "pacozero {args:?} failed:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    out
+"#
+    )
 }
 
 #[test]
 fn miniature_loop_runs_every_stage_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let cfg = dir.path().join("tiny.toml");
-    std::fs::write(&cfg, TINY).unwrap();
+    let cfg = write_config(dir.path(), "tiny.toml", &tiny_loop());
     let run_s = run.to_str().unwrap();
-    pacozero(&["loop", "--config", cfg.to_str().unwrap(), "--run", run_s]);
+    run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run_s]);
 
     for f in ["config.toml", "state.json", "matches.jsonl", "ratings.csv", "ratings.md", "metrics.csv", "models/current", "models/gen-0001.pzmodel", "models/gen-0002.pzmodel"] {
         assert!(run.join(f).exists(), "missing {f}");
@@ -89,17 +83,17 @@ fn miniature_loop_runs_every_stage_and_resumes() {
 
     // Running again resumes a finished run: nothing is redone.
     let before = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
-    pacozero(&["loop", "--run", run_s]);
+    run_ok(&["loop", "--run", run_s]);
     assert_eq!(std::fs::read_to_string(run.join("metrics.csv")).unwrap(), before);
     assert_eq!(std::fs::read_to_string(run.join("matches.jsonl")).unwrap().lines().count(), 3);
 
     // The exported model plays in the arena.
     let model = run.join("models/gen-0002.pzmodel");
-    let out = pacozero(&["arena", "--players", &format!("net:{}:4", model.display()), "random", "--games", "2", "--max-decisions", "60"]);
+    let out = run_ok(&["arena", "--players", &format!("net:{}:4", model.display()), "random", "--games", "2", "--max-decisions", "60"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
 
     // Equal-time play: both players get 5 ms per decision.
-    let out = pacozero(&["arena", "--players", &format!("net:{}:5ms", model.display()), "rollout:5ms", "--games", "2", "--max-decisions", "40"]);
+    let out = run_ok(&["arena", "--players", &format!("net:{}:5ms", model.display()), "rollout:5ms", "--games", "2", "--max-decisions", "40"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
 }
 

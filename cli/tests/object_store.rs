@@ -18,32 +18,18 @@
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pacozero_store::{Put, RunStore, SwapError};
 
-const SELFPLAY: &str = r#"
-seed = 11
-threads = 1
-games_per_thread = 2
-games_per_chunk = 1
-max_decisions = 40
-start_positions = "fischer_random"
+mod common;
+use common::{bin, output_text, s, tiny_selfplay, write_config, TINY_NET};
 
-[search]
-full_simulations = 8
-cheap_simulations = 4
-"#;
-
-const TRAIN: &str = r#"
-[net]
-blocks = 1
-channels = 8
-policy_channels = 4
-value_channels = 2
-value_hidden = 16
-
+/// The trainers' configuration.
+fn train_config() -> String {
+    format!(
+        r#"{TINY_NET}
 [train]
 batch_size = 16
 warmup_steps = 1
@@ -51,7 +37,9 @@ min_positions = 1
 plot_every = 0
 threads = 1
 progress = false
-"#;
+"#
+    )
+}
 
 /// A store to run against: its URL and the environment its clients need.
 struct Target {
@@ -66,7 +54,7 @@ impl Target {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_pacozero"));
+        let mut c = bin();
         c.args(args).envs(self.vars.iter().map(|(k, v)| (k, v))).env_remove("PACOZERO_TEST_HOLD_BEFORE_SWAP");
         c
     }
@@ -93,10 +81,6 @@ impl Target {
             .spawn()
             .unwrap()
     }
-}
-
-fn output_text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 fn log_text(log: &Path) -> String {
@@ -191,10 +175,8 @@ fn flow(t: &Target) {
     let t0 = Instant::now();
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path();
-    let (sp, tr) = (tmp.join("selfplay.toml"), tmp.join("train.toml"));
-    std::fs::write(&sp, SELFPLAY).unwrap();
-    std::fs::write(&tr, TRAIN).unwrap();
-    let (sp, tr) = (sp.to_str().unwrap(), tr.to_str().unwrap());
+    let (sp, tr) = (write_config(tmp, "selfplay.toml", &tiny_selfplay(11)), write_config(tmp, "train.toml", &train_config()));
+    let (sp, tr) = (s(&sp), s(&tr));
     let cache = |name: &str| tmp.join(name).to_str().unwrap().to_string();
     let url = t.url.as_str();
     let store = t.open();

@@ -2,13 +2,12 @@
 //! `legal --game shako` answers JSON lines with sorted UCI moves and a status.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+mod common;
+use common::bin;
 
 const START: &str = "c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1";
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pacozero"))
-}
 
 fn last_line(out: &std::process::Output) -> String {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -4,8 +4,13 @@
 //! and refuse to mix games.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
+mod common;
+use common::{bin, run_ok, write_config};
+
+/// The miniature Shako loop. Its `[net]` has 2 policy channels where
+/// `common::TINY_NET` has 4, so the table is spelled out here.
 const TINY: &str = r#"
 [loop]
 game = "shako"
@@ -46,18 +51,9 @@ min_positions = 1
 progress = false
 "#;
 
-fn pacozero_raw(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pacozero")).args(args).output().unwrap()
-}
-
-fn pacozero(args: &[&str]) -> Output {
-    let out = pacozero_raw(args);
-    assert!(out.status.success(), "pacozero {args:?} failed:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    out
-}
-
-fn pacozero_fails(args: &[&str]) -> String {
-    let out = pacozero_raw(args);
+/// Runs `pacozero ARGS`, asserts that it failed, and returns its standard error.
+fn run_fails(args: &[&str]) -> String {
+    let out = bin().args(args).output().unwrap();
     assert!(!out.status.success(), "pacozero {args:?} should fail:\n{}", String::from_utf8_lossy(&out.stdout));
     String::from_utf8_lossy(&out.stderr).to_string()
 }
@@ -66,10 +62,9 @@ fn pacozero_fails(args: &[&str]) -> String {
 fn miniature_shako_loop_runs_every_stage() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let cfg = dir.path().join("tiny-shako.toml");
-    std::fs::write(&cfg, TINY).unwrap();
+    let cfg = write_config(dir.path(), "tiny-shako.toml", TINY);
     let run_s = run.to_str().unwrap();
-    pacozero(&["loop", "--config", cfg.to_str().unwrap(), "--run", run_s]);
+    run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run_s]);
 
     for f in ["config.toml", "state.json", "matches.jsonl", "ratings.csv", "ratings.md", "metrics.csv", "generations.jsonl", "report.html", "models/current", "models/gen-0001.pzmodel", "models/gen-0002.pzmodel"] {
         assert!(run.join(f).exists(), "missing {f}");
@@ -107,29 +102,29 @@ fn miniature_shako_loop_runs_every_stage() {
 
     // Resuming a finished run redoes nothing; a run cannot switch games.
     let before = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
-    pacozero(&["loop", "--run", run_s]);
+    run_ok(&["loop", "--run", run_s]);
     assert_eq!(std::fs::read_to_string(run.join("metrics.csv")).unwrap(), before);
     let copy = run.join("config.toml");
     let text = std::fs::read_to_string(&copy).unwrap();
     std::fs::write(&copy, text.replace("game = \"shako\"", "game = \"paco\"")).unwrap();
-    let e = pacozero_fails(&["loop", "--run", run_s, "--generations", "3"]);
+    let e = run_fails(&["loop", "--run", run_s, "--generations", "3"]);
     assert!(e.contains("shako run") && e.contains("cannot switch games"), "{e}");
     std::fs::write(&copy, text).unwrap();
 
     // Self-play and training on the run, outside the loop.
-    pacozero(&["selfplay", "--game", "shako", "--run", run_s, "--games", "2", "--evaluator", "uniform", "--quiet"]);
-    let e = pacozero_fails(&["selfplay", "--run", run_s, "--games", "2", "--quiet"]);
+    run_ok(&["selfplay", "--game", "shako", "--run", run_s, "--games", "2", "--evaluator", "uniform", "--quiet"]);
+    let e = run_fails(&["selfplay", "--run", run_s, "--games", "2", "--quiet"]);
     assert!(e.contains("shako data") && e.contains("--game"), "{e}");
-    let out = pacozero(&["train", "--run", run_s, "--steps", "2", "--export", "extra"]);
+    let out = run_ok(&["train", "--run", run_s, "--steps", "2", "--export", "extra"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("exported"));
 
     // Arena on Shako: the baselines, and the trained network (not in a Paco match).
-    let out = pacozero(&["arena", "--game", "shako", "--players", "rollout:4", "uniform:4", "--games", "2", "--max-decisions", "40"]);
+    let out = run_ok(&["arena", "--game", "shako", "--players", "rollout:4", "uniform:4", "--games", "2", "--max-decisions", "40"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
     let net = format!("net:{}:4", run.join("models/gen-0002.pzmodel").display());
-    let out = pacozero(&["arena", "--game", "shako", "--openings", "standard", "--players", &net, "greedy", "--games", "2", "--max-decisions", "30"]);
+    let out = run_ok(&["arena", "--game", "shako", "--openings", "standard", "--players", &net, "greedy", "--games", "2", "--max-decisions", "30"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
-    let e = pacozero_fails(&["arena", "--players", &net, "random", "--games", "2"]);
+    let e = run_fails(&["arena", "--players", &net, "random", "--games", "2"]);
     assert!(e.contains("not a paco network"), "{e}");
 }
 
