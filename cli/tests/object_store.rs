@@ -290,6 +290,29 @@ fn file_store_workers_trainers_and_pointer() {
     flow(&file_target(&dir.path().join("store")));
 }
 
+/// Version safety across machines: a worker refuses to add its games to a
+/// store whose newest chunk (another worker's) is of another game.
+#[test]
+fn a_worker_refuses_a_store_holding_another_games_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = file_target(&dir.path().join("store"));
+    let sp = write_config(dir.path(), "selfplay.toml", &tiny_selfplay(3));
+    let sp = s(&sp);
+    let cache = |w: &str| dir.path().join(w).to_str().unwrap().to_string();
+    let shako_worker = |n: &'static str, c: &str| {
+        let args = ["selfplay", "--game", "shako", "--store", &t.url, "--worker", n, "--run", c, "--config", sp, "--games", "1", "--evaluator", "uniform", "--quiet"];
+        args.map(String::from)
+    };
+    let run = |args: [String; 16]| t.run(&args.each_ref().map(String::as_str));
+    run(shako_worker("1", &cache("w1")));
+    let paco_worker = ["selfplay", "--store", &t.url, "--worker", "2", "--run", &cache("w2"), "--config", sp, "--games", "1", "--evaluator", "uniform", "--quiet"];
+    let text = t.fails(&paco_worker);
+    assert!(text.contains("shako") && text.contains("data/w0001/") && !text.contains("panicked"), "{text}");
+    assert!(t.open().list("data/w0002").unwrap().is_empty(), "the refused worker wrote nothing");
+    // The same game is welcome.
+    run(shako_worker("3", &cache("w3")));
+}
+
 /// Each store operation against the S3 server, including the refusals the
 /// server itself makes (`If-None-Match: *`, `If-Match: <etag>`).
 #[test]

@@ -168,6 +168,7 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
         restored += download_chunk(&store, &folder, &stem, &data, &stem)? as usize;
     }
     super::selfplay::check_data_dir::<G>(&data)?;
+    check_store_data::<G>(&store, &run_dir)?;
     // Chunks written before a crash but not uploaded.
     let leftover = upload_chunks(&store, &folder, &data)?;
     eprintln!(
@@ -204,6 +205,28 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
         index += 1;
     }
     Ok(())
+}
+
+/// Version safety across workers: the newest chunk in the whole store (any
+/// worker's) must be of this game, shape and schema version, or this worker
+/// refuses to add its games to the run. The chunk is fetched into
+/// `<cache>/store-probe/`, where the local check reads it.
+fn check_store_data<G: SelfplayGame>(store: &RunStore, run_dir: &Path) -> Result<()> {
+    let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
+    let folders: BTreeSet<&str> = keys.iter().filter_map(|k| k.strip_prefix("data/")?.split_once('/').map(|(w, _)| w)).collect();
+    // Stems start with a millisecond time stamp: the largest is the newest.
+    let newest = folders
+        .into_iter()
+        .flat_map(|w| store_chunks(&keys, &format!("data/{w}")).into_iter().map(move |stem| (stem, w)))
+        .max();
+    let Some((stem, w)) = newest else { return Ok(()) };
+    let probe = run_dir.join("store-probe");
+    if probe.exists() {
+        std::fs::remove_dir_all(&probe).with_context(|| format!("clearing {}", probe.display()))?;
+    }
+    std::fs::create_dir_all(&probe).with_context(|| format!("creating {}", probe.display()))?;
+    download_chunk(store, &format!("data/{w}"), &stem, &probe, &stem)?;
+    super::selfplay::check_data_dir::<G>(&probe).with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
 }
 
 /// `pacozero train --store URL --run CACHE`.
