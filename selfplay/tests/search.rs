@@ -280,7 +280,8 @@ fn tree_reuse_keeps_the_subtree() {
     let g = state(DIRECT_WIN);
     for alg in [Algorithm::Puct, Algorithm::Gumbel] {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let mut s = Search::new(cfg(alg), g.clone(), false);
+        // Win detection would answer this won root without building a tree.
+        let mut s = Search::new(SearchConfig { win_detection: false, ..cfg(alg) }, g.clone(), false);
         s.begin(64, false);
         let ev = UniformEvaluator;
         let mut out = pacozero_selfplay::EvalOutput::default();

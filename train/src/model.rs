@@ -179,7 +179,7 @@ impl NetConfig {
     pub fn init(&self, device: &Device) -> TrainResult<PacoNet> {
         self.validate()?;
         let _guard = WEIGHT_INIT.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(PacoNet::new(self, device))
+        Ok(materialized(PacoNet::new(self, device)))
     }
 
     /// Build a network whose initial weights depend only on `seed`.
@@ -187,8 +187,22 @@ impl NetConfig {
         self.validate()?;
         let _guard = WEIGHT_INIT.lock().unwrap_or_else(|e| e.into_inner());
         device.seed(seed);
-        Ok(PacoNet::new(self, device))
+        Ok(materialized(PacoNet::new(self, device)))
     }
+}
+
+/// `net` with every parameter drawn now. burn initialises a parameter lazily,
+/// on its first use; left so, the draw would happen outside [`WEIGHT_INIT`]
+/// (in the first forward pass) and interleave with other initialisations.
+fn materialized(net: PacoNet) -> PacoNet {
+    struct Draw;
+    impl burn::module::ModuleVisitor for Draw {
+        fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+            let _ = param.val();
+        }
+    }
+    net.visit(&mut Draw);
+    net
 }
 
 /// burn's random state is one per backend and process: seeding and drawing

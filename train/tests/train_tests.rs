@@ -277,3 +277,29 @@ fn network_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Network>();
 }
+
+/// burn draws a parameter lazily, on first use; a new network must hold all
+/// of its weights already, or the draw escapes the initialisation lock (and
+/// parallel tests gave one seed two different networks).
+#[test]
+fn new_networks_hold_every_weight_already() {
+    use burn::module::{Module, ModuleVisitor, Param};
+    use burn::prelude::Tensor;
+    struct Count {
+        params: usize,
+        drawn: usize,
+    }
+    impl ModuleVisitor for Count {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            self.params += 1;
+            self.drawn += p.is_initialized() as usize;
+        }
+    }
+    let net = NetConfig::tiny_for(&spec());
+    for model in [net.init_seeded(&default_device(), 3).unwrap(), net.init(&default_device()).unwrap()] {
+        let mut c = Count { params: 0, drawn: 0 };
+        model.visit(&mut c);
+        assert!(c.params > 10);
+        assert_eq!(c.drawn, c.params);
+    }
+}
