@@ -86,6 +86,11 @@ fn store_chunks(keys: &BTreeSet<String>, folder: &str) -> Vec<String> {
         .collect()
 }
 
+/// The worker folders (`w0007`) under `data/` among the store's `keys`.
+fn worker_folders(keys: &BTreeSet<String>) -> BTreeSet<&str> {
+    keys.iter().filter_map(|k| k.strip_prefix("data/")?.split_once('/').map(|(w, _)| w)).collect()
+}
+
 /// Downloads chunk `stem` of `folder` as `local_stem` into `dir` unless the
 /// cache has it: positions first, then games (the reader's completeness rule).
 fn download_chunk(store: &RunStore, folder: &str, stem: &str, dir: &Path, local_stem: &str) -> Result<bool> {
@@ -213,7 +218,7 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
 /// `<cache>/store-probe/`, where the local check reads it.
 fn check_store_data<G: SelfplayGame>(store: &RunStore, run_dir: &Path) -> Result<()> {
     let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
-    let folders: BTreeSet<&str> = keys.iter().filter_map(|k| k.strip_prefix("data/")?.split_once('/').map(|(w, _)| w)).collect();
+    let folders = worker_folders(&keys);
     // Stems start with a millisecond time stamp: the largest is the newest.
     let newest = folders
         .into_iter()
@@ -251,7 +256,7 @@ pub fn train(a: TrainArgs) -> Result<()> {
     let data = a.run.join("data");
     std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
     let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
-    let folders: BTreeSet<&str> = keys.iter().filter_map(|k| k.strip_prefix("data/")?.split_once('/').map(|(w, _)| w)).collect();
+    let folders = worker_folders(&keys);
     let (mut new, mut total) = (0, 0);
     for w in folders {
         let folder = format!("data/{w}");
