@@ -9,7 +9,7 @@
 //! | `greedy` | one ply: wins at once if it can, otherwise avoids turns that let the opponent win at once (Paco: unite with its king; Shako: mate) |
 //! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
 //! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
-//! | `net:<model file>[:<budget>]` | MCTS with a trained network |
+//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default) |
 //!
 //! A budget is a number of simulations per decision (`rollout:64`, the
 //! default is 64) or a time per decision in milliseconds (`rollout:50ms`):
@@ -72,9 +72,49 @@ impl Budget {
 pub enum EvalKind {
     Uniform,
     Rollout,
-    /// A model file, and the weight of random playouts mixed into its value
-    /// (0 = the network alone).
-    Net(PathBuf, f32),
+    /// A model file, and the random playouts mixed into its value.
+    Net(PathBuf, PlayoutMix),
+}
+
+/// Random playouts mixed into a network's leaf values (AlphaGo's leaf
+/// evaluation): `(1 − weight)·network + weight·playouts`, the playouts' WDL
+/// averaged over `playouts` games. A playout costs a small fraction of a
+/// network call, so several per leaf keep most of a timed search's simulations
+/// and make the playout term far less noisy than one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayoutMix {
+    /// 0 = the network alone (0..=1).
+    pub weight: f32,
+    /// Playouts per leaf (1..=1024).
+    pub playouts: u32,
+}
+
+impl PlayoutMix {
+    pub const NONE: PlayoutMix = PlayoutMix { weight: 0.0, playouts: 1 };
+
+    /// Reads the `mix=<w>` and `playouts=<k>` options of a network spec.
+    fn parse(spec: &str, options: &[&str]) -> Result<PlayoutMix> {
+        let mut mix = PlayoutMix::NONE;
+        for o in options {
+            if let Some(w) = o.strip_prefix("mix=") {
+                match w.parse::<f32>() {
+                    Ok(x) if (0.0..=1.0).contains(&x) => mix.weight = x,
+                    _ => bail!("player '{spec}': '{o}' should be mix=<weight of random playouts in the value, 0..=1>"),
+                }
+            } else if let Some(k) = o.strip_prefix("playouts=") {
+                match k.parse::<u32>() {
+                    Ok(k) if (1..=1024).contains(&k) => mix.playouts = k,
+                    _ => bail!("player '{spec}': '{o}' should be playouts=<random playouts per leaf, 1..=1024>"),
+                }
+            } else {
+                bail!("player '{spec}': unknown option '{o}' (expected mix=<weight of random playouts in the value, 0..=1> or playouts=<random playouts per leaf, 1..=1024>)");
+            }
+        }
+        if mix.weight == 0.0 && mix.playouts > 1 {
+            bail!("player '{spec}': playouts={} without mix=<weight> would never be used", mix.playouts);
+        }
+        Ok(mix)
+    }
 }
 
 impl PlayerSpec {
@@ -86,21 +126,15 @@ impl PlayerSpec {
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
             "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))? },
             "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))? },
-            "net" if (2..=4).contains(&parts.len()) => {
+            "net" if (2..=5).contains(&parts.len()) => {
                 let path = PathBuf::from(parts[1]);
                 if !path.exists() {
                     bail!("player '{s}': model file {} does not exist", path.display());
                 }
-                let mix = match parts.get(3) {
-                    None => 0.0,
-                    Some(m) => match m.strip_prefix("mix=").map(str::parse::<f32>) {
-                        Some(Ok(x)) if (0.0..=1.0).contains(&x) => x,
-                        _ => bail!("player '{s}': '{m}' should be mix=<weight of random playouts in the value, 0..=1>"),
-                    },
-                };
+                let mix = PlayoutMix::parse(s, parts.get(3..).unwrap_or(&[]))?;
                 PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))? }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget> or net:<model>[:<budget>[:mix=<w>]], a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value)"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget> or net:<model>[:<budget>[:mix=<w>][:playouts=<k>]], a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
         })
     }
 }
@@ -144,8 +178,8 @@ impl<G: ArenaGame> Player<G> {
             PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
             PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), .. } => {
                 let net = crate::commands::selfplay::load_network::<G>(path, threads)?;
-                if *mix > 0.0 {
-                    Some(Arc::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, 1, 400), lambda: *mix }))
+                if mix.weight > 0.0 {
+                    Some(Arc::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, mix.playouts, 400), lambda: mix.weight }))
                 } else {
                     Some(Arc::new(net))
                 }
@@ -415,16 +449,24 @@ mod tests {
         // Any existing file passes the spec check (the model is read later).
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
         match PlayerSpec::parse(&format!("net:{model}:50ms:mix=0.25")).unwrap() {
-            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (0.25, Budget::Millis(50))),
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (PlayoutMix { weight: 0.25, playouts: 1 }, Budget::Millis(50))),
             _ => panic!("not a network player"),
         }
         match PlayerSpec::parse(&format!("net:{model}:64")).unwrap() {
-            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (0.0, Budget::Simulations(64))),
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (PlayoutMix::NONE, Budget::Simulations(64))),
             _ => panic!("not a network player"),
         }
-        for bad in ["mix=1.5", "mix=x", "blend=0.5"] {
+        // Options in either order.
+        for opts in ["mix=0.5:playouts=16", "playouts=16:mix=0.5"] {
+            match PlayerSpec::parse(&format!("net:{model}:50ms:{opts}")).unwrap() {
+                PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), .. } => assert_eq!(mix, PlayoutMix { weight: 0.5, playouts: 16 }),
+                _ => panic!("not a network player"),
+            }
+        }
+        for bad in ["mix=1.5", "mix=x", "blend=0.5", "mix=0.5:playouts=0", "mix=0.5:playouts=2000", "playouts=4"] {
             let e = PlayerSpec::parse(&format!("net:{model}:50ms:{bad}")).err().expect("refused").to_string();
-            assert!(e.contains(bad) && e.contains("mix=<weight"), "{e}");
+            let named = bad.split(':').any(|o| e.contains(o));
+            assert!(named && (e.contains("mix=<weight") || e.contains("playouts=<random") || e.contains("without mix")), "{bad}: {e}");
         }
     }
 

@@ -119,8 +119,10 @@ pub struct ReportArgs {
 
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
-    /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>];
-    /// a budget is simulations per decision (64) or milliseconds per decision (50ms).
+    /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>,
+    /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>]]; a budget is simulations
+    /// per decision (64) or milliseconds per decision (50ms); w is the weight of
+    /// random playouts in the network's leaf values, k the playouts per leaf.
     #[arg(long, num_args = 2, required = true)]
     pub players: Vec<String>,
     /// Games (rounded up to an even number: each opening is played with both colours).

@@ -145,7 +145,7 @@ fn bad_selfplay_configs_name_the_file_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("sp.toml");
     let out = dir.path().join("out");
-    for (text, key) in [("bogus_key = 1\n", "bogus_key"), ("games_per_thread = 0\n", "games_per_thread"), ("seed = \"seven\"\n", "seed"), ("[search]\nfull_simulations = -3\n", "full_simulations"), ("threads = 1\nthreads = 2\n", "threads")] {
+    for (text, key) in [("bogus_key = 1\n", "bogus_key"), ("games_per_thread = 0\n", "games_per_thread"), ("seed = \"seven\"\n", "seed"), ("[search]\nfull_simulations = -3\n", "full_simulations"), ("threads = 1\nthreads = 2\n", "threads"), ("playout_mix = 1.5\n", "playout_mix")] {
         std::fs::write(&cfg, text).unwrap();
         fails_with(&["selfplay", "--config", s(&cfg), "--out", s(&out), "--games", "1", "--quiet"], &["sp.toml", key]);
     }
@@ -177,6 +177,8 @@ fn bad_loop_configs_name_the_file_and_key() {
     for (i, (text, key)) in [
         ("[loop]\nbogus_key = 1\n", "bogus_key"),
         ("[loop]\ngating_games = 3\n", "gating_games"),
+        ("[loop]\nanchor_games = 5\n", "anchor_games"),
+        ("[selfplay]\nplayout_mix = -0.1\n", "playout_mix"),
         ("[loop]\ngenerations = \"two\"\n", "generations"),
         ("[selfplay]\nmax_decisions = 0\n", "max_decisions"),
         ("[net]\nblocks = 0\n", "blocks"),

@@ -30,6 +30,7 @@ games_per_thread = 2
 games_per_chunk = 2
 max_decisions = 80
 start_positions = "fischer_random"
+playout_mix = 0.5
 
 [selfplay.search]
 full_simulations = 8
@@ -50,7 +51,13 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     let run = dir.path().join("run");
     let cfg = write_config(dir.path(), "tiny.toml", &tiny_loop());
     let run_s = run.to_str().unwrap();
-    run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run_s]);
+    let out = run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run_s]);
+    // Generation 1 plays with rollouts, generation 2 with gen-0001 and half a playout mixed into its values.
+    let log = String::from_utf8_lossy(&out.stderr);
+    let with: Vec<&str> = log.lines().filter(|l| l.starts_with("self-play with ")).collect();
+    assert_eq!(with.len(), 2, "{log}");
+    assert!(with[0].contains("rollout") && !with[0].contains('+'), "{}", with[0]);
+    assert!(with[1].ends_with("+rollout0.5"), "{}", with[1]);
 
     for f in ["config.toml", "state.json", "matches.jsonl", "ratings.csv", "ratings.md", "metrics.csv", "models/current", "models/gen-0001.pzmodel", "models/gen-0002.pzmodel"] {
         assert!(run.join(f).exists(), "missing {f}");

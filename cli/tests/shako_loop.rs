@@ -18,6 +18,7 @@ generations = 2
 games_per_generation = 4
 train_steps_per_generation = 4
 gating_games = 2
+anchor_games = 2
 eval_simulations = 4
 promotion = "always"
 baseline_games = 2
@@ -87,7 +88,10 @@ fn miniature_shako_loop_runs_every_stage() {
     assert_eq!((model.0.height, model.0.width, model.0.policy_size), (10, 10, 3656));
 
     let matches = std::fs::read_to_string(run.join("matches.jsonl")).unwrap();
-    assert_eq!(matches.lines().count(), 3, "baseline x2 + gating x1:\n{matches}");
+    assert_eq!(matches.lines().count(), 4, "baseline x2 + anchor x1 + gating x1:\n{matches}");
+    let anchor: Vec<serde_json::Value> = matches.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|m: &serde_json::Value| m["generation"] == 2 && m["b"] == "gen-0001").collect();
+    assert_eq!(anchor.len(), 2, "generation 2 plays gen-0001 as anchor and as gating opponent:\n{matches}");
+    assert!(anchor.iter().all(|m| m["wins"].as_u64().unwrap() + m["draws"].as_u64().unwrap() + m["losses"].as_u64().unwrap() == 2));
     let ratings = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
     assert!(ratings.contains("gen-0001") && ratings.contains("gen-0002"), "{ratings}");
     let gens = std::fs::read_to_string(run.join("generations.jsonl")).unwrap();
@@ -97,6 +101,7 @@ fn miniature_shako_loop_runs_every_stage() {
 
     // The report shows Shako's sample games on 10x10 boards with their UCI move lists.
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(page.contains("vs gen-0001 (W-D-L)"), "report lacks the anchor column");
     assert!(page.contains("const GAMES = [{") && page.contains("\"size\":10") && page.contains("\"moves\":\"1. "), "report lacks Shako sample games");
     check_report_in_browser(&run.join("report.html"));
 

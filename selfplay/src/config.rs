@@ -148,6 +148,12 @@ pub struct SelfplayConfig {
     pub no_resign_fraction: f64,
     /// Sample weight written for each position (finite, >= 0).
     pub weight: f32,
+    /// Weight of one random playout mixed into the network's value at every
+    /// leaf (AlphaGo's leaf evaluation, `(1 − w)·network + w·playout`); the
+    /// priors stay the network's. 0 = the network alone. Playouts see
+    /// tactics a young network misses, at a small fraction of a network
+    /// call's cost (0..=1; ignored by rollout self-play).
+    pub playout_mix: f32,
     /// Search settings.
     pub search: SearchConfig,
 }
@@ -173,6 +179,7 @@ impl Default for SelfplayConfig {
             resign_consecutive: 3,
             no_resign_fraction: 0.1,
             weight: 1.0,
+            playout_mix: 0.0,
             search: SearchConfig::default(),
         }
     }
@@ -258,6 +265,7 @@ impl SelfplayConfig {
         check("resign_threshold", self.resign_threshold, -1.0, 0.0)?;
         check("resign_consecutive", self.resign_consecutive, 1, 1000)?;
         check("no_resign_fraction", self.no_resign_fraction, 0.0, 1.0)?;
+        check("playout_mix", self.playout_mix, 0.0, 1.0)?;
         if !(self.weight.is_finite() && self.weight >= 0.0) {
             bail!("config key `weight` = {} is out of range: must be finite and >= 0", self.weight);
         }

@@ -27,7 +27,7 @@
 use crate::arena::{run_match, ArenaGame, Openings, Player};
 use crate::args::{GameKind, LoopArgs};
 use crate::atomic::write_atomic;
-use crate::commands::selfplay::{baseline_evaluator, check_data_dir, load_network, spec_of};
+use crate::commands::selfplay::{baseline_evaluator, check_data_dir, spec_of};
 use crate::commands::train::NetTable;
 use crate::ratings::{fit_elo, Sprt, SprtDecision, Wdl};
 use anyhow::{bail, Context, Result};
@@ -67,6 +67,10 @@ pub struct LoopConfig {
     pub sprt_elo1: f64,
     pub sprt_alpha: f64,
     pub sprt_beta: f64,
+    /// Games of each candidate from generation 2 on against the first
+    /// network, gen-0001, at `eval_simulations` (even, 0 = none): a direct
+    /// measure of progress that does not add up the noise of a gating chain.
+    pub anchor_games: u32,
     /// Games of each candidate against the rollout-MCTS baseline (even, 0 = none).
     pub baseline_games: u32,
     /// Simulations per decision of the rollout baseline (1..=100000).
@@ -110,6 +114,7 @@ impl Default for LoopConfig {
             sprt_elo1: 50.0,
             sprt_alpha: 0.1,
             sprt_beta: 0.1,
+            anchor_games: 0,
             baseline_games: 20,
             baseline_simulations: 32,
             baseline_movetime_ms: 0,
@@ -157,6 +162,7 @@ impl LoopFile {
             check("sprt_elo1", l.sprt_elo1 > l.sprt_elo0, "greater than sprt_elo0")?;
             check("sprt_alpha", l.sprt_alpha > 0.0 && l.sprt_alpha < 0.5, "in (0, 0.5)")?;
             check("sprt_beta", l.sprt_beta > 0.0 && l.sprt_beta < 0.5, "in (0, 0.5)")?;
+            check("anchor_games", l.anchor_games <= 100_000 && l.anchor_games % 2 == 0, "even, at most 100000")?;
             check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games % 2 == 0, "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
@@ -408,8 +414,9 @@ fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -
     let evaluator: Box<dyn Evaluator<G>> = if state.best.is_empty() {
         baseline_evaluator("rollout", sp.seed)?
     } else {
-        Box::new(load_network::<G>(&pacozero_train::model_path(run, &state.best), 0)?)
+        super::selfplay::selfplay_network::<G>(&pacozero_train::model_path(run, &state.best), &sp)?
     };
+    eprintln!("self-play with {}", evaluator.name());
     let summary = run_selfplay::<G, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
     eprintln!("self-play: {summary}");
     let games = summary.games.max(1) as f64;
@@ -460,14 +467,20 @@ fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     Ok(())
 }
 
-fn player_for<G: ArenaGame>(run: &Path, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
-    player_with_budget(run, name, &sims.to_string(), seed)
+fn player_for<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
+    player_with_budget(run, cfg, name, &sims.to_string(), seed)
 }
 
-/// A run's model as an arena player with a budget (`64` or `50ms`), named after the model.
-fn player_with_budget<G: ArenaGame>(run: &Path, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
+/// A run's model as an arena player with a budget (`64` or `50ms`), named
+/// after the model. It evaluates leaves as self-play does: with
+/// `[selfplay] playout_mix` of a random playout mixed in when that is set.
+fn player_with_budget<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
     let p: PathBuf = pacozero_train::model_path(run, name);
-    let mut player = Player::new(&format!("net:{}:{budget}", p.display()), seed, 0)?;
+    let mix = match cfg.selfplay.playout_mix {
+        w if w > 0.0 => format!(":mix={w}"),
+        _ => String::new(),
+    };
+    let mut player = Player::new(&format!("net:{}:{budget}{mix}", p.display()), seed, 0)?;
     player.name = name.to_string();
     Ok(player)
 }
@@ -476,7 +489,7 @@ fn player_with_budget<G: ArenaGame>(run: &Path, name: &str, budget: &str, seed: 
 fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<bool> {
     let l = &cfg.looping;
     let seed = super::derive_seed(l.seed ^ 0x5EED, g as u64);
-    let cand = player_for::<G>(run, &model_name(g), l.eval_simulations, seed)?;
+    let cand = player_for::<G>(run, cfg, &model_name(g), l.eval_simulations, seed)?;
     let record = |a: &Player<G>, b: &Player<G>, m: &crate::arena::MatchResult| -> Result<()> {
         append_match(
             run,
@@ -503,7 +516,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         };
         let timed_cand;
         let cand_here = if l.baseline_movetime_ms > 0 {
-            timed_cand = player_with_budget(run, &model_name(g), &format!("{}ms", l.baseline_movetime_ms), seed)?;
+            timed_cand = player_with_budget(run, cfg, &model_name(g), &format!("{}ms", l.baseline_movetime_ms), seed)?;
             &timed_cand
         } else {
             &cand
@@ -515,10 +528,16 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         eprintln!("{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims)", cand.name, base.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
         record(cand_here, &base, &m)?;
     }
+    if l.anchor_games > 0 && g > 1 {
+        let first = player_for(run, cfg, &model_name(1), l.eval_simulations, seed ^ 5)?;
+        let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, true)?;
+        eprintln!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
+        record(&cand, &first, &m)?;
+    }
     if state.best.is_empty() {
         return Ok(true);
     }
-    let best = player_for(run, &state.best, l.eval_simulations, seed ^ 3)?;
+    let best = player_for(run, cfg, &state.best, l.eval_simulations, seed ^ 3)?;
     let m = run_match(&cand, &best, l.gating_games / 2, l.openings, limits, seed ^ 13, true)?;
     eprintln!("{} vs {}: +{} ={} -{}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
     record(&cand, &best, &m)?;

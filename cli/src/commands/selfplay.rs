@@ -7,7 +7,7 @@ use crate::args::{GameKind, SelfplayArgs};
 use anyhow::{bail, Context, Result};
 use pacozero_data::GameSpec;
 use pacozero_engine::{paco, shako, Game};
-use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, NetworkEvaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, MixedEvaluator, NetworkEvaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator};
 use std::path::{Path, PathBuf};
 
 pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
@@ -15,6 +15,17 @@ pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
         Some(p) => SelfplayConfig::from_file(p).with_context(|| format!("reading self-play config {}", p.display())),
         None => Ok(SelfplayConfig::default()),
     }
+}
+
+/// The self-play evaluator of a model file: the network, with
+/// `cfg.playout_mix` of a random playout mixed into its leaf values when set.
+pub fn selfplay_network<G: Game>(path: &Path, cfg: &SelfplayConfig) -> Result<Box<dyn Evaluator<G>>> {
+    let net = load_network::<G>(path, 0)?;
+    Ok(if cfg.playout_mix > 0.0 {
+        Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(cfg.seed, 1, 400), lambda: cfg.playout_mix })
+    } else {
+        Box::new(net)
+    })
 }
 
 /// The data spec of a game.
@@ -101,7 +112,7 @@ fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
             let n = round.min(a.games - played);
             cfg.seed = super::derive_seed(base_seed, index);
             let evaluator: Box<dyn Evaluator<G>> = match pacozero_train::current_model(run_dir) {
-                Ok(model) => Box::new(load_network::<G>(&model, 0)?),
+                Ok(model) => selfplay_network::<G>(&model, &cfg)?,
                 // No pointer yet: the baseline; a broken pointer is an error.
                 Err(_) if !pacozero_train::models_dir(run_dir).join("current").exists() => baseline_evaluator(&a.evaluator, cfg.seed)?,
                 Err(e) => bail!("{e}"),
@@ -116,7 +127,7 @@ fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
         return Ok(());
     }
     let evaluator: Box<dyn Evaluator<G>> = match &a.model {
-        Some(m) => Box::new(load_network::<G>(m, 0)?),
+        Some(m) => selfplay_network::<G>(m, &cfg)?,
         None => baseline_evaluator(&a.evaluator, cfg.seed)?,
     };
     let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), &out, a.games, !a.quiet)?;

@@ -192,7 +192,7 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
         let (evaluator, with): (Box<dyn Evaluator<G>>, String) = match sync_model(&store, &run_dir)? {
             Some(name) => {
                 let path = pacozero_train::model_path(&run_dir, &name);
-                let ev: Box<dyn Evaluator<G>> = Box::new(super::selfplay::load_network::<G>(&path, 0)?);
+                let ev = super::selfplay::selfplay_network::<G>(&path, &cfg)?;
                 (ev, format!("model {name}"))
             }
             None => {

@@ -307,7 +307,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     let _ = writeln!(h, "<h1>PacoZero run report</h1><p class=\"dim\">{}</p>", html_escape(&run.display().to_string()));
 
     // Generation table.
-    h.push_str("<h2>Generations</h2>\n<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
+    h.push_str("<h2>Generations</h2>\n<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
     let max_gen = gens.keys().copied().chain(matches.iter().map(|m| m.generation)).max().unwrap_or(0);
     for g in 1..=max_gen {
         let v = gens.get(&g);
@@ -318,6 +318,8 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
         let rating = ratings.iter().find(|r| r.player == name).map_or("–".to_string(), |r| format!("{:+.0} ± {:.0}", r.elo, r.ci95));
         let bm = matches.iter().rev().find(|m| m.generation == g && is_baseline(m));
         let gm = matches.iter().rev().find(|m| m.generation == g && !is_baseline(m));
+        // The anchor match (`[loop] anchor_games`) is recorded before the gating match.
+        let am = matches.iter().find(|m| m.generation == g && m.b == "gen-0001");
         let wdl = |m: Option<&MatchLine>| m.map_or("–".to_string(), |m| format!("{}-{}-{}", m.wins, m.draws, m.losses));
         let promoted = match get("eval.promoted") {
             Some(x) if x > 0.5 => "yes",
@@ -326,7 +328,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
         };
         let _ = writeln!(
             h,
-            "<tr><td>{g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{rating}</td><td>{}</td><td>{}</td><td>{}</td><td>{promoted}</td></tr>",
+            "<tr><td>{g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{rating}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{promoted}</td></tr>",
             num(get("selfplay.games"), 0),
             pct(get("selfplay.draw_rate")),
             num(get("selfplay.avg_length"), 0),
@@ -334,6 +336,8 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
             num(get("train.loss"), 3),
             wdl(bm),
             bm.map_or("–".to_string(), |m| format!("{:.0}%", 100.0 * score(m))),
+            wdl(am),
+            am.map_or("–".to_string(), |m| format!("{:.0}%", 100.0 * score(m))),
             wdl(gm),
         );
     }
