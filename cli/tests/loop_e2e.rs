@@ -80,6 +80,11 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     for stage in ["selfplay", "train", "eval"] {
         assert_eq!(gens.matches(&format!("\"stage\":\"{stage}\"")).count(), 2, "{stage} twice in:\n{gens}");
     }
+    // Generation 2 measures gen-0001 on its new games before training on them.
+    let fresh: Vec<serde_json::Value> = gens.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|l: &serde_json::Value| l["stage"] == "fresh").collect();
+    assert_eq!(fresh.len(), 1, "{gens}");
+    assert_eq!(fresh[0]["generation"], 2);
+    assert!(fresh[0]["value_loss"].as_f64().unwrap() > 0.0 && fresh[0]["rows"].as_f64().unwrap() >= 1.0, "{}", fresh[0]);
     for plot in ["elo", "baseline", "draw_rate", "length", "losses"] {
         let svg = std::fs::read_to_string(run.join(format!("plots/{plot}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<text"), "plots/{plot}.svg");

@@ -109,6 +109,23 @@ impl StepMetrics {
     }
 }
 
+/// Losses of the network on positions it has not been trained on yet (see
+/// [`Trainer::fresh_data_loss`]). The value loss is against the game results
+/// alone, whatever `value_q_mix` the training uses.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FreshLoss {
+    /// Positions measured.
+    pub rows: usize,
+    /// Chunks they came from.
+    pub chunks: usize,
+    /// Policy cross-entropy over the full-search rows among them.
+    pub policy_loss: f64,
+    /// WDL cross-entropy against the game results.
+    pub value_loss: f64,
+    /// Fraction of full-search rows whose top (masked) logit is the top target move.
+    pub policy_top1: f64,
+}
+
 /// Summary of a [`Trainer::train_steps`] call.
 #[derive(Clone, Debug, Default)]
 pub struct TrainSummary {
@@ -464,6 +481,71 @@ impl Trainer {
             return Err(TrainError::Other(format!("loss is {} at step {}; lower train.lr?", m.loss, self.step)));
         }
         Ok(m)
+    }
+
+    /// Losses on the positions of the chunks newer than the current window:
+    /// games the network has never trained on, the honest measure of how it
+    /// generalises (training losses fall while a network memorises the
+    /// results of the few games of a small window). `max_rows` positions at
+    /// most, evenly spread over those chunks. `None` before the first window
+    /// (no trained network) and when there are no newer chunks.
+    pub fn fresh_data_loss(&mut self, data_dir: &Path, max_rows: usize) -> TrainResult<Option<FreshLoss>> {
+        let Some(newest) = self.pos.chunks.last() else { return Ok(None) };
+        let all = list_chunks(data_dir)?;
+        let Some(at) = all.iter().position(|c| &c.stem == newest) else { return Ok(None) };
+        let fresh = &all[at + 1..];
+        if fresh.is_empty() || max_rows == 0 {
+            return Ok(None);
+        }
+        let mut rows = Vec::new();
+        let mut spec = None;
+        for c in fresh {
+            let (s, r) = read_positions_file(&c.positions_path)?;
+            spec = Some(s);
+            rows.extend(r);
+        }
+        let spec = spec.expect("at least one chunk");
+        self.net.check_spec(&spec)?;
+        let take = rows.len().min(max_rows);
+        if take == 0 {
+            return Ok(None);
+        }
+        // Evenly spread: row i·len/take for i < take.
+        let idx: Vec<u32> = (0..take).map(|i| (i * rows.len() / take) as u32).collect();
+        let (mut policy, mut value, mut top1) = (0.0, 0.0, 0.0);
+        let (mut policy_rows, mut top1_rows, mut total_weight) = (0.0, 0.0, 0.0);
+        for part in idx.chunks(self.cfg.batch_size.max(1)) {
+            let b = Batch::build(&spec, &rows, part, 0.0);
+            let (model, cfg, device) = (&self.model, &self.cfg, &self.device);
+            let (l, stats) = in_pool(&self.pool, || {
+                let l = losses(model, &b, cfg, device);
+                let mut m = StepMetrics::default();
+                let logits = l.masked_logits.clone().into_data();
+                let wdl = l.wdl_prob.clone().into_data();
+                batch_stats(&b, logits.as_slice::<f32>().unwrap_or(&[]), wdl.as_slice::<f32>().unwrap_or(&[]), &mut m);
+                ((scalar(l.policy), scalar(l.value)), m)
+            });
+            // Batch losses are weighted means: add them back up by their weights.
+            let policy_weight: f64 = b.policy_w.iter().map(|&w| w as f64).sum();
+            let weight: f64 = b.row_w.iter().map(|&w| w as f64).sum();
+            policy += l.0 * policy_weight;
+            policy_rows += policy_weight;
+            value += l.1 * weight;
+            total_weight += weight;
+            let with_policy = b.policy_w.iter().filter(|&&w| w > 0.0).count() as f64;
+            if stats.policy_top1.is_finite() {
+                top1 += stats.policy_top1 * with_policy;
+                top1_rows += with_policy;
+            }
+        }
+        let div = |x: f64, n: f64| if n > 0.0 { x / n } else { f64::NAN };
+        Ok(Some(FreshLoss {
+            rows: take,
+            chunks: fresh.len(),
+            policy_loss: div(policy, policy_rows),
+            value_loss: div(value, total_weight),
+            policy_top1: div(top1, top1_rows),
+        }))
     }
 
     fn append_metrics(&self, m: &StepMetrics) -> TrainResult<()> {

@@ -303,3 +303,34 @@ fn new_networks_hold_every_weight_already() {
         assert_eq!(c.drawn, c.params);
     }
 }
+
+#[test]
+fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), test_cfg(), &default_device()).unwrap();
+    // No trained network yet: nothing to measure.
+    assert_eq!(t.fresh_data_loss(data.path(), 1000).unwrap(), None);
+    t.train_steps(data.path(), 200).unwrap();
+    // Every chunk is in the window: nothing fresh.
+    assert_eq!(t.fresh_data_loss(data.path(), 1000).unwrap(), None);
+
+    // A newer chunk of unseen positions (another seed; targets follow the same rules).
+    let mut w = ChunkWriter::new(data.path(), spec()).unwrap();
+    for mut r in rows(40, 99) {
+        r.game_id += 1000;
+        w.push_position(r).unwrap();
+    }
+    w.push_game(GameRow { game_id: 1000, start_fen: "-".into(), actions: String::new(), num_decisions: 40, result: "1-0".into(), reason: "test".into(), network_id: "uniform".into(), config_hash: "-".into(), seed: 0 });
+    w.flush("chunk-100").unwrap();
+    let fresh = t.fresh_data_loss(data.path(), 1000).unwrap().expect("a newer chunk");
+    assert_eq!((fresh.rows, fresh.chunks), (40, 1));
+    assert!(fresh.policy_loss.is_finite() && fresh.value_loss.is_finite() && (0.0..=1.0).contains(&fresh.policy_top1), "{fresh:?}");
+    // At most `max_rows` positions.
+    assert_eq!(t.fresh_data_loss(data.path(), 10).unwrap().expect("fresh").rows, 10);
+    // Unseen positions: the value loss is well above the memorised training batches'.
+    let trained = t.train_steps(data.path(), 1).unwrap().last;
+    eprintln!("fresh {fresh:?}, training batch value loss {:.3}", trained.value_loss);
+    assert!(fresh.value_loss > trained.value_loss, "fresh {} vs trained {}", fresh.value_loss, trained.value_loss);
+}

@@ -12,7 +12,7 @@
 //! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
 //! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
 //! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
-//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, promotion) |
+//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion) |
 //! | `report.html`, `plots/*.svg` | evaluation | the run report (see [`crate::report`]) |
 //!
 //! A stage is recorded in `state.json` only once its files are complete, so a
@@ -437,12 +437,21 @@ fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -
     )
 }
 
+/// Positions of each generation's new games measured before training on them.
+const FRESH_ROWS: usize = 4096;
+
 fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     let device = default_device();
     let net = cfg.net.to_config(&game_spec::<G>())?;
     let mut trainer = Trainer::resume_or_new(run, net, cfg.train.clone(), &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
     let target = g as u64 * cfg.looping.train_steps_per_generation;
     let todo = target.saturating_sub(trainer.step());
+    // Before training on them: the network's losses on this generation's new games.
+    let fresh = if todo > 0 { trainer.fresh_data_loss(&run.join("data"), FRESH_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
+    if let Some(f) = &fresh {
+        eprintln!("on {} new positions before training: policy loss {:.4}, value loss {:.4}, top-1 {:.1}%", f.rows, f.policy_loss, f.value_loss, 100.0 * f.policy_top1);
+        append_stage(run, g, "fresh", &[("rows", f.rows as f64), ("policy_loss", f.policy_loss), ("value_loss", f.value_loss), ("policy_top1", f.policy_top1)])?;
+    }
     if todo > 0 {
         let summary = trainer.train_steps(&run.join("data"), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;
         eprintln!("training: {} steps, loss {:.4} -> {:.4}, {:.0} samples/s", summary.steps, summary.first.loss, summary.last.loss, summary.samples_per_sec);

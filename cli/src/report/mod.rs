@@ -307,7 +307,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     let _ = writeln!(h, "<h1>PacoZero run report</h1><p class=\"dim\">{}</p>", html_escape(&run.display().to_string()));
 
     // Generation table.
-    h.push_str("<h2>Generations</h2>\n<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
+    h.push_str("<h2>Generations</h2>\n<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>value loss on new games</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
     let max_gen = gens.keys().copied().chain(matches.iter().map(|m| m.generation)).max().unwrap_or(0);
     for g in 1..=max_gen {
         let v = gens.get(&g);
@@ -328,12 +328,13 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
         };
         let _ = writeln!(
             h,
-            "<tr><td>{g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{rating}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{promoted}</td></tr>",
+            "<tr><td>{g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{rating}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{promoted}</td></tr>",
             num(get("selfplay.games"), 0),
             pct(get("selfplay.draw_rate")),
             num(get("selfplay.avg_length"), 0),
             num(get("selfplay.sims_per_sec"), 0),
             num(get("train.loss"), 3),
+            num(get("fresh.value_loss"), 3),
             wdl(bm),
             bm.map_or("–".to_string(), |m| format!("{:.0}%", 100.0 * score(m))),
             wdl(am),
