@@ -279,12 +279,17 @@ pub enum BookCommand {
         /// Searched positions the book should hold (overrides the config's `positions`).
         #[arg(long)]
         positions: Option<u32>,
-        /// Fischer-random start positions besides the standard one (overrides `fischer_random`).
+        /// Fischer-random start positions besides the standard one (overrides
+        /// `fischer_random`; for Shako: starts a few random plies from the standard one).
         #[arg(long)]
         fischer_random: Option<u32>,
         /// No progress lines.
         #[arg(long)]
         quiet: bool,
+        /// The game of the book (the model must be a network of that game; probe
+        /// and export read the game from the book).
+        #[arg(long, value_enum, default_value_t)]
+        game: GameKind,
     },
     /// Print the book moves of a position.
     Probe {

@@ -9,7 +9,10 @@
 //! `Bf3xe4>c3>c6`, `0-0`) and stored with its atomic actions (`Le2 Pe4`),
 //! so the file can be replayed without a notation parser. A move's statistics
 //! come from the atomic-decision search tree grouped into turns (see
-//! [`crate::turns`]).
+//! [`crate::turns`]). In Shako a turn is one move: its name and its stored
+//! form are both the UCI move (`e3e5`). Everything else is shared through
+//! [`BookGame`]; the file records its game, and probing or exporting a book
+//! uses that game.
 //!
 //! ## Expansion (KataGo-genbook-like)
 //!
@@ -47,9 +50,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use pacozero_data::book::{read_book, write_book, BookInfo, BookMove, BookPosition};
-use pacozero_engine::paco::{fischer_random, parse_actions, GameState, Position, Rules};
-use pacozero_engine::Game;
-use pacozero_selfplay::{Algorithm, EvalOutput, EvalRequest, Evaluator, Search, SearchConfig};
+use pacozero_engine::paco::{self, fischer_random, parse_actions, Position, Rules};
+use pacozero_engine::{shako, Game};
+use pacozero_selfplay::{Algorithm, EvalOutput, EvalRequest, Evaluator, Search, SearchConfig, SelfplayGame};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -162,39 +165,154 @@ impl BookConfig {
     }
 }
 
+/// What a book needs of a game besides search: positions at the start of a
+/// turn, the whole turns found at a searched root, and replaying a stored turn.
+/// Paco Ŝako's turns are chains of atomic decisions named in chain notation;
+/// a Shako turn is one move named in UCI.
+pub trait BookGame: SelfplayGame {
+    /// Reads a position that starts a turn (history dropped).
+    fn turn_start(fen: &str) -> Result<Self>;
+    /// `count` distinct start positions other than the standard one, drawn
+    /// from `rng` (Paco: Fischer-random setups; Shako: a few random plies
+    /// from the standard start).
+    fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self>;
+    /// The turns completed below a searched root, most visited first.
+    fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>>;
+    /// The position after the stored turn `actions` (history dropped).
+    fn after(&self, actions: &str) -> Result<Self>;
+}
+
+/// A whole turn at a searched root.
+pub struct RootMove<G> {
+    pub name: String,
+    /// The stored form that [`BookGame::after`] replays.
+    pub actions: String,
+    /// The position after it.
+    pub state: G,
+    pub visits: u32,
+    /// (win, draw, loss) for the player making it.
+    pub wdl: [f32; 3],
+    pub prior: f32,
+}
+
+impl BookGame for paco::GameState {
+    fn turn_start(fen: &str) -> Result<Self> {
+        let pos: Position = fen.trim().parse().with_context(|| format!("reading FEN \"{}\"", fen.trim()))?;
+        let g = paco::GameState::new(pos);
+        if !is_turn_start(&g) {
+            bail!("\"{}\" is in the middle of a turn (a piece is in hand); book positions start a turn", fen.trim());
+        }
+        Ok(g)
+    }
+    fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self> {
+        let mut numbers: Vec<u16> = (0..960).collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while out.len() < count && i < numbers.len() {
+            let j = rng.gen_range(i..numbers.len());
+            numbers.swap(i, j);
+            let g = paco::GameState::new(fischer_random(numbers[i], Rules::OFFICIAL));
+            i += 1;
+            if g.position().hash() != Position::startpos().hash() {
+                out.push(g);
+            }
+        }
+        out
+    }
+    fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>> {
+        root_turns(search)
+            .into_iter()
+            .map(|t| RootMove { name: t.name, actions: actions_text(&t.actions), state: paco::GameState::new(*t.state.position()), visits: t.visits, wdl: t.wdl, prior: t.prior })
+            .collect()
+    }
+    fn after(&self, actions: &str) -> Result<Self> {
+        let mut g = self.clone();
+        for a in parse_actions(actions)? {
+            g.play(a)?;
+        }
+        Ok(paco::GameState::new(*g.position()))
+    }
+}
+
+impl BookGame for shako::GameState {
+    fn turn_start(fen: &str) -> Result<Self> {
+        shako::GameState::from_fen(fen.trim()).map_err(|e| anyhow::anyhow!("reading FEN \"{}\": {e}", fen.trim()))
+    }
+    fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self> {
+        let mut seen = HashSet::from([shako::GameState::standard_start().hash()]);
+        let mut out = Vec::new();
+        // Short random lines repeat: give up after many draws rather than loop.
+        for _ in 0..count * 50 + 100 {
+            if out.len() >= count {
+                break;
+            }
+            let g = Self::turn_start(&shako::GameState::random_start(rng.gen()).notation()).expect("a legal position");
+            if seen.insert(g.hash()) {
+                out.push(g);
+            }
+        }
+        out
+    }
+    fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>> {
+        let root = search.root_state();
+        let mut moves: Vec<RootMove<Self>> = search
+            .children_at(&[])
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| c.visits > 0)
+            .map(|c| {
+                let mut next = root.clone();
+                next.apply(c.action);
+                let name = root.action_name(c.action);
+                let state = Self::turn_start(&next.notation()).expect("a legal position");
+                RootMove { actions: name.clone(), name, state, visits: c.visits, wdl: c.wdl, prior: c.prior }
+            })
+            .collect();
+        moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
+        moves
+    }
+    fn after(&self, actions: &str) -> Result<Self> {
+        let mut legal = Vec::new();
+        self.legal_actions(&mut legal);
+        let Some(&a) = legal.iter().find(|&&a| self.action_name(a) == actions.trim()) else {
+            bail!("{} is not a legal move in {}", actions.trim(), self.notation());
+        };
+        let mut next = self.clone();
+        next.apply(a);
+        Self::turn_start(&next.notation())
+    }
+}
+
 /// An opening book in memory.
-pub struct Book {
+pub struct Book<G: BookGame> {
     pub info: BookInfo,
     /// Searched positions by hash.
     pub positions: BTreeMap<u64, BookPosition>,
     /// Start positions (searched or not) by hash.
-    pub roots: BTreeMap<u64, GameState>,
+    pub roots: BTreeMap<u64, G>,
 }
 
-/// Reads a position for the book, refusing anything but the start of a turn.
-pub fn turn_start_position(fen: &str) -> Result<GameState> {
-    let pos: Position = fen.trim().parse().with_context(|| format!("reading FEN \"{}\"", fen.trim()))?;
-    let g = GameState::new(pos);
-    if !is_turn_start(&g) {
-        bail!("\"{}\" is in the middle of a turn (a piece is in hand); book positions start a turn", fen.trim());
-    }
-    Ok(g)
+/// The game a book file was built for (`paco` for books written before games were recorded).
+pub fn book_game(path: &Path) -> Result<String> {
+    let (info, _) = read_book(path).with_context(|| format!("reading book {}", path.display()))?;
+    Ok(if info.game.is_empty() { <paco::GameState as Game>::NAME.to_string() } else { info.game })
 }
 
-impl Book {
+impl<G: BookGame> Book<G> {
     /// Reads a book file; each row's hash must match its FEN (a book written
     /// by an engine with other hash keys is refused).
-    pub fn load(path: &Path) -> Result<Book> {
+    pub fn load(path: &Path) -> Result<Book<G>> {
         let (info, rows) = read_book(path).with_context(|| format!("reading book {}", path.display()))?;
-        if !info.game.is_empty() && info.game != GameState::NAME {
-            bail!("book {} is for the game '{}', not '{}'", path.display(), info.game, GameState::NAME);
+        let game = if info.game.is_empty() { <paco::GameState as Game>::NAME } else { info.game.as_str() };
+        if game != G::NAME {
+            bail!("book {} is for the game '{game}', not '{}'", path.display(), G::NAME);
         }
         let mut positions = BTreeMap::new();
         let mut roots = BTreeMap::new();
         for (i, p) in rows.into_iter().enumerate() {
-            let g = turn_start_position(&p.fen).with_context(|| format!("book {}, row {i}", path.display()))?;
-            if g.position().hash() != p.hash {
-                bail!("book {}, row {i}: stored hash {:016x} differs from the FEN's {:016x} (written by an incompatible engine version?)", path.display(), p.hash, g.position().hash());
+            let g = G::turn_start(&p.fen).with_context(|| format!("book {}, row {i}", path.display()))?;
+            if g.hash() != p.hash {
+                bail!("book {}, row {i}: stored hash {:016x} differs from the FEN's {:016x} (written by an incompatible engine version?)", path.display(), p.hash, g.hash());
             }
             if p.depth == 0 {
                 roots.insert(p.hash, g);
@@ -206,10 +324,10 @@ impl Book {
 
     /// The book position of a FEN, with a clear error when it is not there.
     pub fn probe(&self, fen: &str) -> Result<&BookPosition> {
-        let g = turn_start_position(fen)?;
+        let g = G::turn_start(fen)?;
         self.positions
-            .get(&g.position().hash())
-            .ok_or_else(|| anyhow::anyhow!("position not in book ({} positions): {}", self.positions.len(), g.position().fen()))
+            .get(&g.hash())
+            .ok_or_else(|| anyhow::anyhow!("position not in book ({} positions): {}", self.positions.len(), g.notation()))
     }
 
     /// Depth (turns from the nearest start position, over moves with visits)
@@ -316,16 +434,12 @@ struct Candidate {
 }
 
 /// The game after a book move, from a fresh state of its parent's FEN.
-fn child_state(parent: &BookPosition, m: &BookMove) -> Result<GameState> {
-    let mut g = turn_start_position(&parent.fen)?;
-    for a in parse_actions(&m.actions).with_context(|| format!("book move {} of {}", m.name, parent.fen))? {
-        g.play(a).with_context(|| format!("book move {} of {}", m.name, parent.fen))?;
-    }
-    Ok(GameState::new(*g.position()))
+fn child_state<G: BookGame>(parent: &BookPosition, m: &BookMove) -> Result<G> {
+    G::turn_start(&parent.fen)?.after(&m.actions).with_context(|| format!("book move {} of {}", m.name, parent.fen))
 }
 
 /// Can the game go on from here (running, with a legal action)?
-fn searchable(g: &GameState) -> bool {
+fn searchable<G: Game>(g: &G) -> bool {
     let mut legal = Vec::new();
     g.legal_actions(&mut legal);
     g.outcome().is_none() && !legal.is_empty()
@@ -339,12 +453,12 @@ pub struct Progress {
 }
 
 /// Builds (or extends) the book at `out` with `evaluator`.
-pub fn build<E: Evaluator<GameState> + ?Sized>(
+pub fn build<G: BookGame, E: Evaluator<G> + ?Sized>(
     cfg: &BookConfig,
     evaluator: &E,
     out: &Path,
     mut report: impl FnMut(&Progress),
-) -> Result<Book> {
+) -> Result<Book<G>> {
     cfg.validate()?;
     let mut book = if out.exists() {
         let b = Book::load(out)?;
@@ -356,28 +470,16 @@ pub fn build<E: Evaluator<GameState> + ?Sized>(
         Book { info: BookInfo::default(), positions: BTreeMap::new(), roots: BTreeMap::new() }
     };
     book.info = BookInfo {
-        game: GameState::NAME.into(),
+        game: G::NAME.into(),
         network: evaluator.name(),
         config: toml::to_string(cfg).context("serialising the book config")?,
     };
     // Start positions: the standard one and `fischer_random` distinct others drawn from the seed.
-    let standard = GameState::new(Position::startpos());
-    book.roots.entry(standard.position().hash()).or_insert(standard);
+    let standard = G::standard_start();
+    book.roots.entry(standard.hash()).or_insert(standard);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let mut numbers: Vec<u16> = (0..960).collect();
-    let mut added = 0;
-    let mut i = 0;
-    while added < cfg.fischer_random as usize && i < numbers.len() {
-        let j = rng.gen_range(i..numbers.len());
-        numbers.swap(i, j);
-        let g = GameState::new(fischer_random(numbers[i], Rules::OFFICIAL));
-        i += 1;
-        let h = g.position().hash();
-        if h == Position::startpos().hash() {
-            continue;
-        }
-        book.roots.entry(h).or_insert(g);
-        added += 1;
+    for g in G::other_starts(cfg.fischer_random as usize, &mut rng) {
+        book.roots.entry(g.hash()).or_insert(g);
     }
     let target = cfg.positions as usize;
     let search_cfg = cfg.search_config();
@@ -407,8 +509,8 @@ pub fn build<E: Evaluator<GameState> + ?Sized>(
 
 /// The next positions to search: unsearched start positions first, then the
 /// candidates of highest priority. Also returns the frontier size.
-fn next_batch(book: &Book, cfg: &BookConfig, want: usize, dead: &mut HashSet<u64>) -> Result<(Vec<GameState>, usize)> {
-    let mut jobs: Vec<GameState> = Vec::new();
+fn next_batch<G: BookGame>(book: &Book<G>, cfg: &BookConfig, want: usize, dead: &mut HashSet<u64>) -> Result<(Vec<G>, usize)> {
+    let mut jobs: Vec<G> = Vec::new();
     for (h, g) in &book.roots {
         if jobs.len() < want && !book.positions.contains_key(h) && !dead.contains(h) {
             if searchable(g) {
@@ -450,9 +552,9 @@ fn next_batch(book: &Book, cfg: &BookConfig, want: usize, dead: &mut HashSet<u64
             break;
         }
         let parent = &book.positions[&c.parent];
-        let g = child_state(parent, &parent.moves[c.move_index])?;
-        if g.position().hash() != c.hash {
-            bail!("book move {} of {} leads to hash {:016x}, the book says {:016x}", parent.moves[c.move_index].name, parent.fen, g.position().hash(), c.hash);
+        let g: G = child_state(parent, &parent.moves[c.move_index])?;
+        if g.hash() != c.hash {
+            bail!("book move {} of {} leads to hash {:016x}, the book says {:016x}", parent.moves[c.move_index].name, parent.fen, g.hash(), c.hash);
         }
         if searchable(&g) {
             jobs.push(g);
@@ -465,16 +567,16 @@ fn next_batch(book: &Book, cfg: &BookConfig, want: usize, dead: &mut HashSet<u64
 
 /// Searches positions together (their leaf requests form one evaluator
 /// batch) and turns each tree into a book position.
-fn search_batch<E: Evaluator<GameState> + ?Sized>(cfg: &SearchConfig, seed: u64, evaluator: &E, states: Vec<GameState>) -> Result<Vec<BookPosition>> {
-    struct Job {
-        search: Search<GameState>,
+fn search_batch<G: BookGame, E: Evaluator<G> + ?Sized>(cfg: &SearchConfig, seed: u64, evaluator: &E, states: Vec<G>) -> Result<Vec<BookPosition>> {
+    struct Job<G: Game> {
+        search: Search<G>,
         rng: ChaCha8Rng,
         done: bool,
     }
-    let mut jobs: Vec<Job> = states
+    let mut jobs: Vec<Job<G>> = states
         .into_iter()
         .map(|g| {
-            let rng = ChaCha8Rng::seed_from_u64(seed ^ g.position().hash());
+            let rng = ChaCha8Rng::seed_from_u64(seed ^ g.hash());
             let mut search = Search::new(cfg.clone(), g, evaluator.needs_encoding());
             search.begin(cfg.full_simulations, false);
             Job { search, rng, done: false }
@@ -487,7 +589,7 @@ fn search_batch<E: Evaluator<GameState> + ?Sized>(cfg: &SearchConfig, seed: u64,
                 j.done = true;
             }
         }
-        let reqs: Vec<EvalRequest<'_, GameState>> = jobs.iter().filter(|j| !j.done).filter_map(|j| j.search.request()).collect();
+        let reqs: Vec<EvalRequest<'_, G>> = jobs.iter().filter(|j| !j.done).filter_map(|j| j.search.request()).collect();
         if reqs.is_empty() {
             break;
         }
@@ -509,16 +611,16 @@ fn search_batch<E: Evaluator<GameState> + ?Sized>(cfg: &SearchConfig, seed: u64,
 }
 
 /// A searched tree as a book position (depth and weight are filled in on saving).
-fn book_position(search: &mut Search<GameState>) -> BookPosition {
+fn book_position<G: BookGame>(search: &mut Search<G>) -> BookPosition {
     let res = search.result();
     let root = search.root_state();
-    let moves = root_turns(search)
+    let moves = G::root_moves(search)
         .into_iter()
-        .map(|t| BookMove { name: t.name, actions: actions_text(&t.actions), child: t.state.position().hash(), visits: t.visits, prior: t.prior, wdl: t.wdl })
+        .map(|t| BookMove { name: t.name, actions: t.actions, child: t.state.hash(), visits: t.visits, prior: t.prior, wdl: t.wdl })
         .collect();
     BookPosition {
-        hash: root.position().hash(),
-        fen: root.position().fen(),
+        hash: root.hash(),
+        fen: root.notation(),
         depth: 0,
         visits: 0,
         simulations: search.root_visits(),

@@ -351,3 +351,90 @@ fn play_with_scripted_input() {
     let first_reply = out.find("bot plays:").expect("the bot opens");
     assert!(first_reply < first_prompt, "{out}");
 }
+
+/// An untrained tiny Shako network exported as a model file.
+fn tiny_shako_model(dir: &Path) -> PathBuf {
+    let spec = pacozero_selfplay::game_spec::<pacozero_engine::shako::GameState>();
+    let net = pacozero_train::NetConfig::tiny_for(&spec);
+    let model = net.init(&pacozero_train::default_device()).unwrap();
+    let path = dir.join("tiny-shako.pzmodel");
+    let info = pacozero_train::ModelInfo { name: "tiny-shako".into(), step: 0, samples_seen: 0 };
+    pacozero_train::export_model(&model, &net, &info, &path).unwrap();
+    path
+}
+
+#[test]
+fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
+    use pacozero_engine::shako;
+    use pacozero_engine::Game;
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_shako_model(dir.path());
+    let m = model.to_str().unwrap();
+    let cfg = dir.path().join("book.toml");
+    std::fs::write(&cfg, BOOK_CFG).unwrap();
+    let c = cfg.to_str().unwrap();
+    let book = dir.path().join("shako.parquet");
+    let b = book.to_str().unwrap();
+
+    let out = ok(&["book", "build", "--game", "shako", "--model", m, "--config", c, "--out", b, "--fischer-random", "2", "--positions", "20", "--quiet"]);
+    assert!(out.contains("20 positions") && out.contains("3 start positions"), "{out}");
+    let (info, rows) = read_book(&book).unwrap();
+    assert_eq!((info.game.as_str(), info.network.as_str()), ("shako", "tiny-shako"));
+    assert_eq!(rows.len(), 20);
+    assert_eq!(rows.iter().filter(|r| r.depth == 0).count(), 3, "standard + two random starts");
+    assert!(rows.iter().any(|r| r.fen == shako::STARTPOS_FEN && r.depth == 0));
+    assert!(rows.iter().any(|r| r.depth >= 2), "the tree grew beyond the first moves");
+    // Every row is a Shako position with its hash; every move is one legal UCI move to its child.
+    for r in &rows {
+        let g = shako::GameState::from_fen(&r.fen).unwrap();
+        assert_eq!(g.hash(), r.hash, "{}", r.fen);
+        assert!(!r.moves.is_empty() && r.moves.windows(2).all(|w| w[0].visits >= w[1].visits), "{}", r.fen);
+        let legal: Vec<String> = g.legal_moves().iter().map(|mv| mv.to_string()).collect();
+        for mv in &r.moves {
+            assert_eq!(mv.name, mv.actions, "a Shako turn is one move");
+            assert!(legal.contains(&mv.name), "{} is not legal in {}", mv.name, r.fen);
+            let mut next = g.clone();
+            next.play_unchecked(g.legal_moves().into_iter().find(|x| x.to_string() == mv.name).unwrap());
+            assert_eq!(next.hash(), mv.child, "{} {}", r.fen, mv.name);
+        }
+    }
+    for r in rows.iter().filter(|r| r.depth > 0) {
+        assert!(rows.iter().any(|p| p.moves.iter().any(|mv| mv.child == r.hash)), "{} is not reached by a book move", r.fen);
+    }
+    // Deterministic.
+    let again = dir.path().join("again.parquet");
+    ok(&["book", "build", "--game", "shako", "--model", m, "--config", c, "--out", again.to_str().unwrap(), "--fischer-random", "2", "--positions", "20", "--quiet"]);
+    assert_eq!(read_book(&again).unwrap().1, rows);
+
+    // Probe and export read the game from the book.
+    let start = rows.iter().find(|r| r.fen == shako::STARTPOS_FEN).unwrap();
+    let probe = ok(&["book", "probe", "--book", b, "--fen", shako::STARTPOS_FEN]);
+    for mv in &start.moves {
+        let line = probe.lines().find(|l| l.split_whitespace().next() == Some(mv.name.as_str())).unwrap_or_else(|| panic!("{} missing:\n{probe}", mv.name));
+        assert_eq!(line.split_whitespace().nth(1).unwrap(), mv.visits.to_string(), "{line}");
+    }
+    let e = fails(&["book", "probe", "--book", b, "--fen", "not a fen"]);
+    assert!(e.contains("reading FEN"), "{e}");
+    let v: serde_json::Value = serde_json::from_str(&ok(&["book", "export", "--book", b])).unwrap();
+    assert_eq!(v.as_object().unwrap().len(), 20);
+
+    // A model of the other game is refused by name.
+    let paco_model = tiny_model(dir.path());
+    let e = fails(&["book", "build", "--game", "shako", "--model", paco_model.to_str().unwrap(), "--config", c, "--out", dir.path().join("x.parquet").to_str().unwrap()]);
+    assert!(e.contains("not a shako network"), "{e}");
+
+    // Shako self-play starts from the book's positions.
+    let sp = dir.path().join("sp.toml");
+    std::fs::write(&sp, format!("seed = 5\nthreads = 1\ngames_per_thread = 4\nmax_decisions = 6\nstart_positions = \"book\"\nbook_file = {b:?}\nbook_temperature = 20.0\n[search]\nfull_simulations = 4\ncheap_simulations = 2\n")).unwrap();
+    let data = dir.path().join("data");
+    ok(&["selfplay", "--game", "shako", "--config", sp.to_str().unwrap(), "--games", "8", "--out", data.to_str().unwrap(), "--model", m, "--quiet"]);
+    let fens: std::collections::HashSet<&str> = rows.iter().map(|r| r.fen.as_str()).collect();
+    let mut games = 0;
+    for chunk in pacozero_data::list_chunks(&data).unwrap() {
+        for gm in pacozero_data::read_games_file(&chunk.games_path).unwrap().1 {
+            assert!(fens.contains(gm.start_fen.as_str()), "start {} is not a book position", gm.start_fen);
+            games += 1;
+        }
+    }
+    assert_eq!(games, 8);
+}

@@ -1,17 +1,19 @@
 //! `pacozero book build | probe | export`: opening books (see `crate::book`
 //! for how a book grows and `pacozero_data::book` for the file format).
 
-use crate::args::{BookArgs, BookCommand, BookFormat};
+use crate::args::{BookArgs, BookCommand, BookFormat, GameKind};
 use crate::atomic::write_atomic;
-use crate::book::{build, Book, BookConfig};
+use crate::book::{book_game, build, Book, BookConfig, BookGame};
 use anyhow::{Context, Result};
 use pacozero_data::book::BookPosition;
 use serde_json::{json, Value};
+use pacozero_engine::{paco, shako};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 pub fn run(a: BookArgs) -> Result<()> {
     match a.what {
-        BookCommand::Build { model, config, out, positions, fischer_random, quiet } => {
+        BookCommand::Build { model, config, out, positions, fischer_random, quiet, game } => {
             let mut cfg = match &config {
                 Some(p) => BookConfig::from_file(p)?,
                 None => BookConfig::default(),
@@ -23,32 +25,51 @@ pub fn run(a: BookArgs) -> Result<()> {
                 cfg.fischer_random = k;
             }
             cfg.validate().context("with the command-line overrides")?;
-            let evaluator = crate::net::load_evaluator(&model, 0)?;
-            let start = std::time::Instant::now();
-            let book = build(&cfg, &evaluator, &out, |p| {
-                if !quiet {
-                    eprintln!("book: {}/{} positions, frontier {}, {:.0} s", p.positions, p.target, p.frontier, start.elapsed().as_secs_f64());
-                }
-            })?;
-            let moves: usize = book.positions.values().map(|p| p.moves.len()).sum();
-            println!(
-                "{}: {} positions, {} moves, {} start positions, network {}",
-                out.display(),
-                book.positions.len(),
-                moves,
-                book.roots.len(),
-                book.info.network
-            );
-            Ok(())
+            match game {
+                GameKind::Paco => build_book::<paco::GameState>(&cfg, &model, &out, quiet),
+                GameKind::Shako => build_book::<shako::GameState>(&cfg, &model, &out, quiet),
+            }
         }
-        BookCommand::Probe { book, fen } => {
-            let b = Book::load(&book)?;
+        BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
+        BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),
+    }
+}
+
+fn build_book<G: BookGame>(cfg: &BookConfig, model: &Path, out: &Path, quiet: bool) -> Result<()> {
+    let evaluator = super::selfplay::load_network::<G>(model, 0)?;
+    let start = std::time::Instant::now();
+    let book = build::<G, _>(cfg, &evaluator, out, |p| {
+        if !quiet {
+            eprintln!("book: {}/{} positions, frontier {}, {:.0} s", p.positions, p.target, p.frontier, start.elapsed().as_secs_f64());
+        }
+    })?;
+    let moves: usize = book.positions.values().map(|p| p.moves.len()).sum();
+    println!("{}: {} positions, {} moves, {} start positions, network {}", out.display(), book.positions.len(), moves, book.roots.len(), book.info.network);
+    Ok(())
+}
+
+enum ProbeOrExport {
+    Probe(String),
+    Export(BookFormat, Option<PathBuf>),
+}
+
+/// Probes or exports a book of whichever game it was built for.
+fn on_book(path: &Path, what: ProbeOrExport) -> Result<()> {
+    match book_game(path)?.as_str() {
+        "shako" => on_book_of::<shako::GameState>(path, what),
+        _ => on_book_of::<paco::GameState>(path, what),
+    }
+}
+
+fn on_book_of<G: BookGame>(path: &Path, what: ProbeOrExport) -> Result<()> {
+    let b = Book::<G>::load(path)?;
+    match what {
+        ProbeOrExport::Probe(fen) => {
             let p = b.probe(&fen)?;
             print!("{}", probe_text(&b, p));
             Ok(())
         }
-        BookCommand::Export { book, format, out } => {
-            let b = Book::load(&book)?;
+        ProbeOrExport::Export(format, out) => {
             let text = match format {
                 BookFormat::Json => serde_json::to_string_pretty(&export_json(&b))? + "\n",
             };
@@ -68,7 +89,7 @@ fn pct(x: f32) -> String {
 }
 
 /// The book moves of a position as a table.
-fn probe_text(b: &Book, p: &BookPosition) -> String {
+fn probe_text<G: BookGame>(b: &Book<G>, p: &BookPosition) -> String {
     let rows = b.rows();
     let row = rows.iter().find(|r| r.hash == p.hash).unwrap_or(p);
     let mut s = String::new();
@@ -109,7 +130,7 @@ fn round4(x: f32) -> Value {
 }
 
 /// FEN → {value, wdl, visits, depth, moves: [{move, actions, visits, value, wdl, prior}]}.
-pub fn export_json(b: &Book) -> Value {
+pub fn export_json<G: BookGame>(b: &Book<G>) -> Value {
     let mut map = serde_json::Map::new();
     for p in b.rows() {
         let moves: Vec<Value> = p
