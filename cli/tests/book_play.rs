@@ -30,15 +30,20 @@ fn fails(args: &[&str]) -> String {
     err
 }
 
-/// An untrained tiny network exported as a model file.
-fn tiny_model(dir: &Path) -> PathBuf {
-    let spec = pacozero_selfplay::game_spec::<GameState>();
+/// An untrained tiny network of game `G` exported as the model file `<name>.pzmodel`.
+fn tiny_model_of<G: pacozero_engine::Game>(dir: &Path, name: &str) -> PathBuf {
+    let spec = pacozero_selfplay::game_spec::<G>();
     let net = pacozero_train::NetConfig::tiny_for(&spec);
     let model = net.init(&pacozero_train::default_device()).unwrap();
-    let path = dir.join("tiny.pzmodel");
-    let info = pacozero_train::ModelInfo { name: "tiny".into(), step: 0, samples_seen: 0 };
+    let path = dir.join(format!("{name}.pzmodel"));
+    let info = pacozero_train::ModelInfo { name: name.into(), step: 0, samples_seen: 0 };
     pacozero_train::export_model(&model, &net, &info, &path).unwrap();
     path
+}
+
+/// An untrained tiny Paco Ŝako network.
+fn tiny_model(dir: &Path) -> PathBuf {
+    tiny_model_of::<GameState>(dir, "tiny")
 }
 
 const BOOK_CFG: &str = r#"
@@ -352,23 +357,12 @@ fn play_with_scripted_input() {
     assert!(first_reply < first_prompt, "{out}");
 }
 
-/// An untrained tiny Shako network exported as a model file.
-fn tiny_shako_model(dir: &Path) -> PathBuf {
-    let spec = pacozero_selfplay::game_spec::<pacozero_engine::shako::GameState>();
-    let net = pacozero_train::NetConfig::tiny_for(&spec);
-    let model = net.init(&pacozero_train::default_device()).unwrap();
-    let path = dir.join("tiny-shako.pzmodel");
-    let info = pacozero_train::ModelInfo { name: "tiny-shako".into(), step: 0, samples_seen: 0 };
-    pacozero_train::export_model(&model, &net, &info, &path).unwrap();
-    path
-}
-
 #[test]
 fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
     use pacozero_engine::shako;
     use pacozero_engine::Game;
     let dir = tempfile::tempdir().unwrap();
-    let model = tiny_shako_model(dir.path());
+    let model = tiny_model_of::<shako::GameState>(dir.path(), "tiny-shako");
     let m = model.to_str().unwrap();
     let cfg = dir.path().join("book.toml");
     std::fs::write(&cfg, BOOK_CFG).unwrap();
