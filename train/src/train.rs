@@ -126,6 +126,19 @@ pub struct FreshLoss {
     pub policy_top1: f64,
 }
 
+impl std::fmt::Display for FreshLoss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "on {} new positions (never trained on): policy loss {:.4}, value loss {:.4}, policy top-1 {:.1}%",
+            self.rows,
+            self.policy_loss,
+            self.value_loss,
+            100.0 * self.policy_top1
+        )
+    }
+}
+
 /// Summary of a [`Trainer::train_steps`] call.
 #[derive(Clone, Debug, Default)]
 pub struct TrainSummary {

@@ -449,7 +449,7 @@ fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     // Before training on them: the network's losses on this generation's new games.
     let fresh = if todo > 0 { trainer.fresh_data_loss(&run.join("data"), FRESH_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
     if let Some(f) = &fresh {
-        eprintln!("on {} new positions before training: policy loss {:.4}, value loss {:.4}, top-1 {:.1}%", f.rows, f.policy_loss, f.value_loss, 100.0 * f.policy_top1);
+        eprintln!("{f}");
         append_stage(run, g, "fresh", &[("rows", f.rows as f64), ("policy_loss", f.policy_loss), ("value_loss", f.value_loss), ("policy_top1", f.policy_top1)])?;
     }
     if todo > 0 {

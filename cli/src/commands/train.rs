@@ -77,6 +77,12 @@ pub fn run(a: TrainArgs) -> Result<()> {
     let spec = super::selfplay::data_spec(&data)?.unwrap_or_else(|| super::selfplay::spec_of(GameKind::Paco));
     let net = file.net.to_config(&spec)?;
     let mut trainer = Trainer::resume_or_new(&a.run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", a.run.display()))?;
+    // Games newer than the checkpoint's window measure how the network generalises.
+    if a.steps > 0 {
+        if let Some(f) = trainer.fresh_data_loss(&data, 4096).map_err(|e| anyhow::anyhow!("{e}"))? {
+            println!("{f}");
+        }
+    }
     let summary = trainer.train_steps(&data, a.steps).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
     trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
     trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
