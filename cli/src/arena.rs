@@ -24,7 +24,7 @@ use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{self, in_sako, FullMoveGen};
 use pacozero_engine::{shako, Game, Outcome};
-use pacozero_selfplay::{search_until, Algorithm, Evaluator, GameLimits, MixedEvaluator, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{search_until, Algorithm, Evaluator, GameLimits, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
 use std::cell::RefCell;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -177,12 +177,7 @@ impl<G: ArenaGame> Player<G> {
             PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
             PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
             PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), .. } => {
-                let net = crate::commands::selfplay::load_network::<G>(path, threads)?;
-                if mix.weight > 0.0 {
-                    Some(Arc::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, mix.playouts, 400), lambda: mix.weight }))
-                } else {
-                    Some(Arc::new(net))
-                }
+                Some(Arc::from(crate::commands::selfplay::network_with_playouts::<G>(path, threads, mix.weight, mix.playouts, seed)?))
             }
             _ => None,
         };

@@ -246,7 +246,7 @@ impl BookGame for shako::GameState {
             if out.len() >= count {
                 break;
             }
-            let g = Self::turn_start(&shako::GameState::random_start(rng.gen()).notation()).expect("a legal position");
+            let g = shako::GameState::new(*shako::GameState::random_start(rng.gen()).position());
             if seen.insert(g.hash()) {
                 out.push(g);
             }
@@ -264,22 +264,16 @@ impl BookGame for shako::GameState {
                 let mut next = root.clone();
                 next.apply(c.action);
                 let name = root.action_name(c.action);
-                let state = Self::turn_start(&next.notation()).expect("a legal position");
-                RootMove { actions: name.clone(), name, state, visits: c.visits, wdl: c.wdl, prior: c.prior }
+                RootMove { actions: name.clone(), name, state: shako::GameState::new(*next.position()), visits: c.visits, wdl: c.wdl, prior: c.prior }
             })
             .collect();
         moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
         moves
     }
     fn after(&self, actions: &str) -> Result<Self> {
-        let mut legal = Vec::new();
-        self.legal_actions(&mut legal);
-        let Some(&a) = legal.iter().find(|&&a| self.action_name(a) == actions.trim()) else {
-            bail!("{} is not a legal move in {}", actions.trim(), self.notation());
-        };
         let mut next = self.clone();
-        next.apply(a);
-        Self::turn_start(&next.notation())
+        next.play_uci(actions.trim())?;
+        Ok(shako::GameState::new(*next.position()))
     }
 }
 
@@ -292,18 +286,31 @@ pub struct Book<G: BookGame> {
     pub roots: BTreeMap<u64, G>,
 }
 
-/// The game a book file was built for (`paco` for books written before games were recorded).
-pub fn book_game(path: &Path) -> Result<String> {
-    let (info, _) = read_book(path).with_context(|| format!("reading book {}", path.display()))?;
-    Ok(if info.game.is_empty() { <paco::GameState as Game>::NAME.to_string() } else { info.game })
+/// The game a book was built for (`paco` for books written before games were recorded).
+pub fn book_game(info: &BookInfo) -> &str {
+    if info.game.is_empty() {
+        <paco::GameState as Game>::NAME
+    } else {
+        &info.game
+    }
+}
+
+/// Reads a book file of any game: its header and rows, for [`Book::from_rows`].
+pub fn read_book_file(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
+    read_book(path).with_context(|| format!("reading book {}", path.display()))
 }
 
 impl<G: BookGame> Book<G> {
     /// Reads a book file; each row's hash must match its FEN (a book written
     /// by an engine with other hash keys is refused).
     pub fn load(path: &Path) -> Result<Book<G>> {
-        let (info, rows) = read_book(path).with_context(|| format!("reading book {}", path.display()))?;
-        let game = if info.game.is_empty() { <paco::GameState as Game>::NAME } else { info.game.as_str() };
+        let (info, rows) = read_book_file(path)?;
+        Self::from_rows(path, info, rows)
+    }
+
+    /// A book from the header and rows read from `path` (named in errors).
+    pub fn from_rows(path: &Path, info: BookInfo, rows: Vec<BookPosition>) -> Result<Book<G>> {
+        let game = book_game(&info);
         if game != G::NAME {
             bail!("book {} is for the game '{game}', not '{}'", path.display(), G::NAME);
         }

@@ -139,6 +139,11 @@ impl std::fmt::Display for FreshLoss {
     }
 }
 
+/// Positions measured by [`Trainer::fresh_data_loss`] in the loop and the
+/// `train` command: enough for a value loss to two decimals, a few seconds of
+/// forward passes on a CPU.
+pub const FRESH_LOSS_ROWS: usize = 4096;
+
 /// Summary of a [`Trainer::train_steps`] call.
 #[derive(Clone, Debug, Default)]
 pub struct TrainSummary {
@@ -502,7 +507,7 @@ impl Trainer {
     /// results of the few games of a small window). `max_rows` positions at
     /// most, evenly spread over those chunks. `None` before the first window
     /// (no trained network) and when there are no newer chunks.
-    pub fn fresh_data_loss(&mut self, data_dir: &Path, max_rows: usize) -> TrainResult<Option<FreshLoss>> {
+    pub fn fresh_data_loss(&self, data_dir: &Path, max_rows: usize) -> TrainResult<Option<FreshLoss>> {
         let Some(newest) = self.pos.chunks.last() else { return Ok(None) };
         let all = list_chunks(data_dir)?;
         let Some(at) = all.iter().position(|c| &c.stem == newest) else { return Ok(None) };

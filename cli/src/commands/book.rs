@@ -3,7 +3,7 @@
 
 use crate::args::{BookArgs, BookCommand, BookFormat, GameKind};
 use crate::atomic::write_atomic;
-use crate::book::{book_game, build, Book, BookConfig, BookGame};
+use crate::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
 use anyhow::{Context, Result};
 use pacozero_data::book::BookPosition;
 use serde_json::{json, Value};
@@ -55,14 +55,14 @@ enum ProbeOrExport {
 
 /// Probes or exports a book of whichever game it was built for.
 fn on_book(path: &Path, what: ProbeOrExport) -> Result<()> {
-    match book_game(path)?.as_str() {
-        "shako" => on_book_of::<shako::GameState>(path, what),
-        _ => on_book_of::<paco::GameState>(path, what),
+    let (info, rows) = read_book_file(path)?;
+    match book_game(&info) {
+        "shako" => on_book_of(Book::<shako::GameState>::from_rows(path, info, rows)?, what),
+        _ => on_book_of(Book::<paco::GameState>::from_rows(path, info, rows)?, what),
     }
 }
 
-fn on_book_of<G: BookGame>(path: &Path, what: ProbeOrExport) -> Result<()> {
-    let b = Book::<G>::load(path)?;
+fn on_book_of<G: BookGame>(b: Book<G>, what: ProbeOrExport) -> Result<()> {
     match what {
         ProbeOrExport::Probe(fen) => {
             let p = b.probe(&fen)?;

@@ -437,9 +437,6 @@ fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -
     )
 }
 
-/// Positions of each generation's new games measured before training on them.
-const FRESH_ROWS: usize = 4096;
-
 fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     let device = default_device();
     let net = cfg.net.to_config(&game_spec::<G>())?;
@@ -447,7 +444,7 @@ fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     let target = g as u64 * cfg.looping.train_steps_per_generation;
     let todo = target.saturating_sub(trainer.step());
     // Before training on them: the network's losses on this generation's new games.
-    let fresh = if todo > 0 { trainer.fresh_data_loss(&run.join("data"), FRESH_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
+    let fresh = if todo > 0 { trainer.fresh_data_loss(&run.join("data"), pacozero_train::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
     if let Some(f) = &fresh {
         eprintln!("{f}");
         append_stage(run, g, "fresh", &[("rows", f.rows as f64), ("policy_loss", f.policy_loss), ("value_loss", f.value_loss), ("policy_top1", f.policy_top1)])?;

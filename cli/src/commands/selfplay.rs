@@ -20,9 +20,16 @@ pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
 /// The self-play evaluator of a model file: the network, with
 /// `cfg.playout_mix` of a random playout mixed into its leaf values when set.
 pub fn selfplay_network<G: Game>(path: &Path, cfg: &SelfplayConfig) -> Result<Box<dyn Evaluator<G>>> {
-    let net = load_network::<G>(path, 0)?;
-    Ok(if cfg.playout_mix > 0.0 {
-        Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(cfg.seed, 1, 400), lambda: cfg.playout_mix })
+    network_with_playouts(path, 0, cfg.playout_mix, 1, cfg.seed)
+}
+
+/// The network of a model file for game `G` on `threads` threads; with
+/// `weight > 0`, the mean of `playouts` random playouts (seeded by `seed`)
+/// mixed into its leaf values with that weight.
+pub fn network_with_playouts<G: Game>(path: &Path, threads: usize, weight: f32, playouts: u32, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
+    let net = load_network::<G>(path, threads)?;
+    Ok(if weight > 0.0 {
+        Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight })
     } else {
         Box::new(net)
     })

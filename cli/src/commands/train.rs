@@ -79,7 +79,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
     let mut trainer = Trainer::resume_or_new(&a.run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", a.run.display()))?;
     // Games newer than the checkpoint's window measure how the network generalises.
     if a.steps > 0 {
-        if let Some(f) = trainer.fresh_data_loss(&data, 4096).map_err(|e| anyhow::anyhow!("{e}"))? {
+        if let Some(f) = trainer.fresh_data_loss(&data, pacozero_train::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? {
             println!("{f}");
         }
     }
