@@ -57,6 +57,13 @@ min_move_visits = 1
 save_every = 5
 "#;
 
+/// A book test's files in `dir`: the model, `BOOK_CFG` written to `book.toml`, and the book's path.
+fn book_fixture(dir: &Path, model: PathBuf, book: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let cfg = dir.join("book.toml");
+    std::fs::write(&cfg, BOOK_CFG).unwrap();
+    (model, cfg, dir.join(book))
+}
+
 /// Every row is a consistent turn-start position and every move replays to its child.
 fn check_book(rows: &[BookPosition]) {
     let mut hashes = std::collections::HashSet::new();
@@ -96,13 +103,8 @@ fn check_book(rows: &[BookPosition]) {
 #[test]
 fn book_build_probe_export_extend_and_selfplay() {
     let dir = tempfile::tempdir().unwrap();
-    let model = tiny_model(dir.path());
-    let m = model.to_str().unwrap();
-    let cfg = dir.path().join("book.toml");
-    std::fs::write(&cfg, BOOK_CFG).unwrap();
-    let c = cfg.to_str().unwrap();
-    let book = dir.path().join("book.parquet");
-    let b = book.to_str().unwrap();
+    let (model, cfg, book) = book_fixture(dir.path(), tiny_model(dir.path()), "book.parquet");
+    let (m, c, b) = (model.to_str().unwrap(), cfg.to_str().unwrap(), book.to_str().unwrap());
 
     let out = ok(&["book", "build", "--model", m, "--config", c, "--out", b, "--fischer-random", "1", "--quiet"]);
     assert!(out.contains("12 positions") && out.contains("2 start positions"), "{out}");
@@ -362,13 +364,8 @@ fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
     use pacozero_engine::shako;
     use pacozero_engine::Game;
     let dir = tempfile::tempdir().unwrap();
-    let model = tiny_model_of::<shako::GameState>(dir.path(), "tiny-shako");
-    let m = model.to_str().unwrap();
-    let cfg = dir.path().join("book.toml");
-    std::fs::write(&cfg, BOOK_CFG).unwrap();
-    let c = cfg.to_str().unwrap();
-    let book = dir.path().join("shako.parquet");
-    let b = book.to_str().unwrap();
+    let (model, cfg, book) = book_fixture(dir.path(), tiny_model_of::<shako::GameState>(dir.path(), "tiny-shako"), "shako.parquet");
+    let (m, c, b) = (model.to_str().unwrap(), cfg.to_str().unwrap(), book.to_str().unwrap());
 
     let out = ok(&["book", "build", "--game", "shako", "--model", m, "--config", c, "--out", b, "--fischer-random", "2", "--positions", "20", "--quiet"]);
     assert!(out.contains("20 positions") && out.contains("3 start positions"), "{out}");
