@@ -184,9 +184,9 @@ fn book_build_probe_export_extend_and_selfplay() {
     }
 
     // The commented configuration file is valid (two positions with its settings).
-    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/book.toml");
+    let shipped = format!("{}/../configs/book.toml", manifest_dir());
     let small = dir.path().join("shipped.parquet");
-    let out = ok(&["book", "build", "--model", m, "--config", shipped, "--out", small.to_str().unwrap(), "--positions", "2", "--quiet"]);
+    let out = ok(&["book", "build", "--model", m, "--config", &shipped, "--out", small.to_str().unwrap(), "--positions", "2", "--quiet"]);
     assert!(out.contains("2 positions"), "{out}");
     assert_eq!(read_book(&small).unwrap().1.iter().find(|r| r.fen == STARTPOS_FEN).unwrap().simulations, 257, "256 simulations + the root");
 
@@ -428,4 +428,12 @@ fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
         }
     }
     assert_eq!(games, 8);
+}
+
+/// The package directory of this checkout: cargo sets it when it runs the
+/// test. The compile-time value is only a fallback, because a test binary
+/// built from another checkout sharing the target directory keeps that
+/// checkout's path.
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }

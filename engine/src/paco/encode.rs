@@ -16,6 +16,15 @@
 //! | 26 | mover's rooks' squares with castling rights |
 //! | 27 | opponent's rooks' squares with castling rights |
 //! | 28 | pending promotion square |
+//! | 29 | squares the mover could still dance onto this turn, directly or at the end of a chain (its own lone pieces' squares excluded) |
+//! | 30 | squares the opponent could dance onto in its next turn if the board stayed as it is (same exclusion) |
+//!
+//! Planes 29–30 are the engine's threat search ([`super::reach_for_both_sides`]):
+//! a Ŝako (the mover's king on plane 30) or a two-turn attack is a chain
+//! several pieces deep, which a small network would need many games to learn
+//! to see; with the planes it reads them off the board. The search already
+//! treats "the mover can unite with the king this turn" as a win, so a
+//! network only sees positions where plane 29 misses the opponent's king.
 //!
 //! Scalars:
 //!
@@ -31,7 +40,7 @@
 use super::position::{Hand, Position};
 use crate::types::{Color, Square};
 
-pub const NUM_BIT_PLANES: usize = 29;
+pub const NUM_BIT_PLANES: usize = 31;
 pub const NUM_SCALARS: usize = 10;
 pub const BOARD_SIZE: usize = 8;
 
@@ -77,6 +86,9 @@ impl Position {
             planes[plane] = orient(b, me);
         }
         planes[28] = self.promotion.map_or(0, sq_bb);
+        let (mine, theirs) = super::reach_for_both_sides(self);
+        planes[29] = orient(mine, me);
+        planes[30] = orient(theirs, me);
         scalars[..NUM_SCALARS].fill(0.0);
         scalars[self.required as usize] = 1.0;
         scalars[5] = self.no_progress as f32 / 100.0;
@@ -98,5 +110,71 @@ pub fn decode_dense(planes: &[u64], scalars: &[f32], out: &mut [f32]) {
     }
     for (s, &v) in scalars.iter().enumerate() {
         out[(planes.len() + s) * 64..(planes.len() + s + 1) * 64].fill(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{in_sako, parse_actions};
+    use super::*;
+
+    fn encoded(p: &Position) -> Vec<u64> {
+        let mut planes = vec![0u64; NUM_BIT_PLANES];
+        let mut scalars = vec![0f32; NUM_SCALARS];
+        p.encode(0, &mut planes, &mut scalars);
+        planes
+    }
+
+    fn after(actions: &str) -> Position {
+        let mut p = Position::startpos();
+        for a in parse_actions(actions).unwrap() {
+            p.play(a).unwrap();
+        }
+        p
+    }
+
+    const RANK_3: u64 = 0xff << 16;
+    const RANK_4: u64 = 0xff << 24;
+
+    #[test]
+    fn threat_planes_of_the_symmetric_start() {
+        let planes = encoded(&Position::startpos());
+        // Pawn diagonals and knight jumps cover the third rank; nothing reaches the fourth.
+        assert_eq!(planes[29] & RANK_3, RANK_3);
+        assert_eq!(planes[29] & RANK_4, 0);
+        // The opponent's threats are the mirror image (the board is symmetric; the planes are in the mover's frame).
+        assert_eq!(planes[30], planes[29].swap_bytes());
+        // Nobody dances onto its own piece.
+        let own: u64 = planes[..6].iter().fold(0, |a, b| a | b);
+        let theirs: u64 = planes[6..12].iter().fold(0, |a, b| a | b);
+        assert_eq!(planes[29] & own, 0);
+        assert_eq!(planes[30] & theirs, 0);
+    }
+
+    #[test]
+    fn a_threatened_king_lies_on_the_opponents_threat_plane() {
+        // 1. e4 f6 2. Qh5: the queen reaches e8 through g6 and f7.
+        let p = after("Le2 Pe4 Lf7 Pf6 Ld1 Ph5");
+        assert!(in_sako(&p, Color::Black));
+        let planes = encoded(&p);
+        // Black to move: its king (plane 5) is on plane 30, and not on its own plane 29.
+        assert_ne!(planes[5] & planes[30], 0);
+        assert_eq!(planes[5] & planes[29], 0);
+        // Before 2. Qh5 the black king was safe.
+        let before = encoded(&after("Le2 Pe4 Lf7 Pf6"));
+        assert!(!in_sako(&after("Le2 Pe4 Lf7 Pf6"), Color::Black));
+        assert_eq!(before[5] & before[30], 0);
+    }
+
+    #[test]
+    fn mid_turn_the_movers_plane_is_the_piece_in_hand() {
+        // White lifts its queen after 1. e4 f6: it alone threatens, through the opened diagonal to h5.
+        let p = after("Le2 Pe4 Lf7 Pf6 Ld1");
+        let planes = encoded(&p);
+        let h5 = 1u64 << 39;
+        assert_ne!(planes[29] & h5, 0);
+        // No other white piece may move this turn: the third rank's pawn diagonals are gone.
+        let a3 = 1u64 << 16;
+        assert_eq!(planes[29] & a3, 0);
     }
 }

@@ -20,4 +20,4 @@ pub use game::{perft_atomic, GameState, DEFAULT_DRAW_AFTER_REPETITIONS};
 pub use notation::{parse_turn, turn_to_string, NotationError};
 pub use position::{Action, ActionIter, ActionSet, Castling, Hand, IllegalAction, Position, Required, Rules, Status, Transition};
 pub use setup::{fischer_random, fischer_random_back_rank, position_with_back_rank};
-pub use threats::{can_unite_with_king, in_sako, threatened_squares};
+pub use threats::{can_unite_with_king, in_sako, reach_for_both_sides, threatened_squares};

@@ -96,6 +96,33 @@ fn chain_threats(mut stack: Vec<Position>, skip_king_chains: bool) -> u64 {
     threats
 }
 
+/// The two threat planes of the network input: the squares the side to move
+/// could still dance onto this turn, and the squares the opponent could dance
+/// onto in its next turn if the board stayed as it is.
+///
+/// Settled positions use [`threatened_squares`] for both sides. In the middle
+/// of a turn the mover's squares are those of the piece in hand and the chains
+/// it starts (a lifted pair reaches only empty squares: none); the opponent's
+/// are computed with the piece in hand off the board, where it is now.
+/// Squares of a side's own lone pieces are left out of its set: nobody
+/// dances onto its own piece (the threat search counts them as reached).
+pub fn reach_for_both_sides(pos: &Position) -> (u64, u64) {
+    let me = pos.side.index();
+    let lone = |c: usize| pos.occ[c] & !pos.occ[1 - c];
+    let mover = if pos.hand == Hand::Empty {
+        let mut b = *pos;
+        b.set_required(Required::Lift);
+        threatened_squares(&b)
+    } else {
+        chain_threats(vec![*pos], false)
+    };
+    let mut b = *pos;
+    b.set_hand(Hand::Empty);
+    b.switch_side();
+    b.set_required(Required::Lift);
+    (mover & !lone(me), threatened_squares(&b) & !lone(1 - me))
+}
+
 /// Threats against castling: `pos` has the castling king in hand; the king is
 /// off the board while the opponent's threats are computed.
 pub(crate) fn threatened_squares_for_castling(pos: &Position) -> u64 {
