@@ -13,7 +13,11 @@
 //!
 //! A budget is a number of simulations per decision (`rollout:64`, the
 //! default is 64) or a time per decision in milliseconds (`rollout:50ms`):
-//! time budgets compare players at equal time, whatever their speed.
+//! time budgets compare players at equal time, whatever their speed. Every
+//! MCTS player searches with PUCT and keeps its tree through the game: each
+//! decision starts from the subtree of the decision just played (its own or
+//! its opponent's), so a Paco turn's later decisions (the place after a lift,
+//! the chain after a place) start from the visits the first one gave them.
 //!
 //! Everything is generic over [`ArenaGame`] (Paco Ŝako and Shako): openings
 //! are the game's standard start or its [`SelfplayGame::random_start`]
@@ -24,7 +28,7 @@ use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{self, in_sako, FullMoveGen};
 use pacozero_engine::{shako, Game, Outcome};
-use pacozero_selfplay::{search_until, Algorithm, Evaluator, GameLimits, RolloutEvaluator, SearchConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{Algorithm, Evaluator, GameLimits, RolloutEvaluator, Search, SearchConfig, SelfplayGame, UniformEvaluator};
 use std::cell::RefCell;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -181,14 +185,25 @@ impl<G: ArenaGame> Player<G> {
             }
             _ => None,
         };
-        // Match play: PUCT, no root noise, the most visited decision.
-        let search = SearchConfig { algorithm: Algorithm::Puct, dirichlet_epsilon: 0.0, gumbel_noise: false, tree_reuse: false, ..SearchConfig::default() };
+        // Match play: PUCT, no root noise, the most visited decision. Each
+        // player keeps its tree through the game (the subtree of every decision
+        // played, its own and its opponent's), as engines do; the cap on a
+        // kept subtree is REUSE_MAX_VISITS x full_simulations visits.
+        let search = SearchConfig {
+            algorithm: Algorithm::Puct,
+            dirichlet_epsilon: 0.0,
+            gumbel_noise: false,
+            tree_reuse: true,
+            full_simulations: 4096,
+            ..SearchConfig::default()
+        };
         Ok(Player { name: spec_text.to_string(), spec, evaluator, search })
     }
 
     /// The next decisions of the mover (a whole turn for the one-ply
-    /// players), and the simulations searched for them.
-    fn act(&self, g: &G, rng: &mut ChaCha8Rng) -> Result<(Vec<u16>, u32)> {
+    /// players), and the simulations searched for them. `tree`: this player's
+    /// search tree in this game, rooted at `g` when present.
+    fn act(&self, g: &G, tree: &mut Option<Search<G>>, rng: &mut ChaCha8Rng) -> Result<(Vec<u16>, u32)> {
         match &self.spec {
             PlayerSpec::Random => {
                 let mut legal = Vec::new();
@@ -202,7 +217,9 @@ impl<G: ArenaGame> Player<G> {
                     Budget::Simulations(n) => (n, None),
                     Budget::Millis(ms) => (Budget::MAX_TIMED_SIMULATIONS, Some(Instant::now() + std::time::Duration::from_millis(ms as u64))),
                 };
-                let r = search_until(&self.search, g, ev.as_ref(), sims, deadline, false, rng)?;
+                let s = tree.get_or_insert_with(|| Search::new(self.search.clone(), g.clone(), ev.needs_encoding()));
+                debug_assert_eq!(s.root_state().hash(), g.hash(), "the tree follows the game");
+                let r = s.search_until(ev.as_ref(), sims, deadline, false, rng)?;
                 Ok((vec![r.action], r.simulations))
             }
         }
@@ -285,11 +302,13 @@ pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, limits
     let mut seconds = [0.0; 2];
     let mut decisions_by = [0; 2];
     let mut simulations = [0; 2];
+    // Each side's search tree, kept through the game (by colour).
+    let mut trees: [Option<Search<G>>; 2] = [None, None];
     while g.outcome().is_none() && decisions < limits.max_decisions {
         let mover = g.to_move();
         let player = if mover == pacozero_engine::Color::White { white } else { black };
         let t = Instant::now();
-        let (acts, sims) = player.act(&g, &mut rng)?;
+        let (acts, sims) = player.act(&g, &mut trees[mover.index()], &mut rng)?;
         seconds[mover.index()] += t.elapsed().as_secs_f64();
         simulations[mover.index()] += sims as u64;
         if acts.is_empty() {
@@ -299,6 +318,9 @@ pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, limits
             g.apply(a);
             decisions += 1;
             decisions_by[mover.index()] += 1;
+            for tree in trees.iter_mut().flatten() {
+                tree.advance(a, &g);
+            }
         }
     }
     let outcome = match g.outcome() {

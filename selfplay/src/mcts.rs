@@ -190,6 +190,10 @@ pub struct Search<G: Game> {
     /// The root's legal and winning actions when the root is a detected win
     /// (the search then stops at once).
     forced_wins: Option<(Vec<u16>, Vec<u16>)>,
+    /// End of a timed decision search: [`Search::run`] also checks it between
+    /// simulations that need no evaluation (a tree of decided positions can
+    /// run through many of those without returning).
+    deadline: Option<std::time::Instant>,
     /// Nodes touched by selection (root to leaf, inclusive), all searches.
     pub node_visits: u64,
     /// Simulations, all searches.
@@ -222,6 +226,7 @@ impl<G: Game> Search<G> {
             scratch: Vec::new(),
             scratch2: Vec::new(),
             forced_wins: None,
+            deadline: None,
             node_visits: 0,
             total_simulations: 0,
         };
@@ -308,6 +313,9 @@ impl<G: Game> Search<G> {
         while self.sims < self.budget {
             if self.simulate() {
                 return true;
+            }
+            if self.sims % 256 == 0 && self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return false;
             }
         }
         false
@@ -918,16 +926,35 @@ pub fn search_until<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
     rng: &mut R,
 ) -> Result<SearchResult> {
     let mut s = Search::new(cfg.clone(), state.clone(), evaluator.needs_encoding());
-    s.begin(max_simulations, noise);
-    let mut out = EvalOutput::default();
-    let out_of_time = |s: &Search<G>| deadline.is_some_and(|d| s.root_visits() > 0 && std::time::Instant::now() >= d);
-    while !out_of_time(&s) && s.run(rng) {
-        let req = s.request().expect("pending request");
-        evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
-        let (p, w) = (out.priors_of(0).to_vec(), out.wdl[0]);
-        s.supply(&p, w);
+    s.search_until(evaluator, max_simulations, deadline, noise, rng)
+}
+
+impl<G: Game> Search<G> {
+    /// One decision search from the current root (with the subtree kept by
+    /// [`Search::advance`], if any), batch size 1, stopped after
+    /// `max_simulations` or at `deadline` (after at least the root's
+    /// evaluation), whichever comes first.
+    pub fn search_until<E: Evaluator<G> + ?Sized, R: Rng>(
+        &mut self,
+        evaluator: &E,
+        max_simulations: u32,
+        deadline: Option<std::time::Instant>,
+        noise: bool,
+        rng: &mut R,
+    ) -> Result<SearchResult> {
+        self.begin(max_simulations, noise);
+        self.deadline = deadline;
+        let mut out = EvalOutput::default();
+        let out_of_time = |s: &Search<G>| deadline.is_some_and(|d| s.root_visits() > 0 && std::time::Instant::now() >= d);
+        while !out_of_time(self) && self.run(rng) {
+            let req = self.request().expect("pending request");
+            evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
+            let (p, w) = (out.priors_of(0).to_vec(), out.wdl[0]);
+            self.supply(&p, w);
+        }
+        self.deadline = None;
+        Ok(self.result())
     }
-    Ok(s.result())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! is generic over the game.
 
 use pacozero_engine::{Color, Game, Outcome};
-use pacozero_selfplay::{play_game, search, Algorithm, SearchConfig, SelfplayConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{play_game, search, Algorithm, Search, SearchConfig, SelfplayConfig, SelfplayGame, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -124,6 +124,45 @@ fn search_plays_nim_perfectly_with_two_decision_turns() {
             assert!(g.winner == Some(Color::White) || g.stones & 3 == 0, "{alg:?} n={n}: left {} stones", g.stones);
         }
     }
+}
+
+#[test]
+fn a_kept_tree_starts_the_next_decision_with_the_played_subtree() {
+    let cfg = SearchConfig { algorithm: Algorithm::Puct, dirichlet_epsilon: 0.0, tree_reuse: true, full_simulations: 4096, ..SearchConfig::default() };
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut g = nim(30);
+    let mut s = Search::new(cfg.clone(), g.clone(), false);
+    let first = s.search_until(&UniformEvaluator, 300, None, false, &mut rng).unwrap();
+    assert_eq!(first.simulations, 300);
+    let kept = first.visits[first.legal.iter().position(|&a| a == first.action).unwrap()];
+    assert!(kept > 10, "the played decision was searched ({kept} visits)");
+    g.apply(first.action);
+    s.advance(first.action, &g);
+    assert_eq!(s.root_visits(), kept, "the subtree is the new root, with its visits");
+    let second = s.search_until(&UniformEvaluator, 100, None, false, &mut rng).unwrap();
+    assert_eq!(second.simulations, 100);
+    assert_eq!(s.root_visits(), kept + 100);
+    // Without reuse the next search starts from nothing.
+    let mut fresh = Search::new(SearchConfig { tree_reuse: false, ..cfg }, nim(30), false);
+    let r = fresh.search_until(&UniformEvaluator, 300, None, false, &mut rng).unwrap();
+    let mut h = nim(30);
+    h.apply(r.action);
+    fresh.advance(r.action, &h);
+    assert_eq!(fresh.root_visits(), 0);
+}
+
+#[test]
+fn a_timed_search_returns_on_time_in_a_decided_tree() {
+    // Two stones: the mover wins at once with every turn, so after the first
+    // expansions every simulation ends in a known result and needs no
+    // evaluation; the deadline must still stop a budget of a million.
+    let cfg = SearchConfig { algorithm: Algorithm::Puct, dirichlet_epsilon: 0.0, win_detection: false, ..SearchConfig::default() };
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let start = std::time::Instant::now();
+    let deadline = start + std::time::Duration::from_millis(20);
+    let r = Search::new(cfg, nim(2), false).search_until(&UniformEvaluator, 1_000_000_000, Some(deadline), false, &mut rng).unwrap();
+    assert!(r.simulations < 1_000_000_000);
+    assert!(start.elapsed() < std::time::Duration::from_secs(2), "stopped at the deadline, not after the budget");
 }
 
 #[test]
