@@ -290,6 +290,8 @@ pub struct GameResult {
     pub seconds: [f64; 2],
     pub decisions_by: [u32; 2],
     pub simulations: [u64; 2],
+    /// [`SelfplayGame::end_reason`] of the final position, `"max_length"` for a cut game.
+    pub end_reason: &'static str,
 }
 
 /// Plays one game: `white` and `black` alternate by turn (a turn is one or several decisions).
@@ -323,12 +325,12 @@ pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, limits
             }
         }
     }
-    let outcome = match g.outcome() {
-        Some(o) => o,
-        None if decisions >= limits.max_decisions => limits.cut_winner(&g).map_or(Outcome::Draw, Outcome::Win),
-        None => Outcome::Draw,
+    let (outcome, end_reason) = match g.outcome() {
+        Some(o) => (o, g.end_reason()),
+        None if decisions >= limits.max_decisions => (limits.cut_winner(&g).map_or(Outcome::Draw, Outcome::Win), "max_length"),
+        None => (Outcome::Draw, "stuck"),
     };
-    Ok(GameResult { outcome, decisions, seconds, decisions_by, simulations })
+    Ok(GameResult { outcome, decisions, seconds, decisions_by, simulations, end_reason })
 }
 
 /// Start position of opening `i` (each is played twice, colours swapped).
@@ -362,6 +364,8 @@ pub struct MatchResult {
     pub seconds: [f64; 2],
     pub decisions_by: [u64; 2],
     pub simulations: [u64; 2],
+    /// Games by how they ended ([`GameResult::end_reason`]).
+    pub end_reasons: std::collections::BTreeMap<&'static str, u32>,
 }
 
 impl MatchResult {
@@ -430,6 +434,9 @@ pub fn run_match<G: ArenaGame>(a: &Player<G>, b: &Player<G>, pairs: u32, opening
         m.pentanomial.add_pair(p1, p2);
         m.games += 2;
         m.decisions += (g1.decisions + g2.decisions) as u64;
+        for g in [&g1, &g2] {
+            *m.end_reasons.entry(g.end_reason).or_default() += 1;
+        }
         // A is White in g1 and Black in g2.
         for (side, (w, b)) in [(0, (&g1, &g2)), (1, (&g2, &g1))] {
             m.seconds[side] += w.seconds[0] + b.seconds[1];

@@ -32,6 +32,7 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
     };
     println!("W/D/L {}/{}/{}  score {:.1}%  {elo_text}", m.wdl.wins, m.wdl.draws, m.wdl.losses, 100.0 * m.wdl.score());
     println!("pentanomial (pairs scoring 0, 0.5, 1, 1.5, 2): {:?}", m.pentanomial.0);
+    println!("end reasons: {}", serde_json::to_string(&m.end_reasons)?);
     let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
     println!("per decision: {ta:.2} ms, {sa:.1} simulations ({}) vs {tb:.2} ms, {sb:.1} simulations ({}); {} decisions", pa.name, pb.name, m.decisions);
     if let Some(path) = a.json {
@@ -40,6 +41,7 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
             "wins": m.wdl.wins, "draws": m.wdl.draws, "losses": m.wdl.losses,
             "score": m.wdl.score(), "elo": elo, "elo_ci95": ci, "pentanomial": m.pentanomial.0,
             "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
+            "end_reasons": m.end_reasons,
         });
         std::fs::write(&path, serde_json::to_string_pretty(&v)?).with_context(|| format!("writing {}", path.display()))?;
     }

@@ -221,6 +221,9 @@ pub struct MatchLine {
     /// Mean simulations per decision of A and of B (absent in older runs).
     #[serde(default)]
     pub simulations_per_decision: Option<[f64; 2]>,
+    /// Games by how they ended (`paco`, `no_progress`, `repetition`, `max_length`, ...; absent in older runs).
+    #[serde(default)]
+    pub end_reasons: std::collections::BTreeMap<String, u32>,
 }
 
 /// One line of `generations.jsonl`: the figures of one completed stage.
@@ -510,6 +513,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
                 avg_decisions: m.decisions as f64 / m.games.max(1) as f64,
                 seconds_per_decision: Some([m.per_decision(0).0 / 1000.0, m.per_decision(1).0 / 1000.0]),
                 simulations_per_decision: Some([m.per_decision(0).1, m.per_decision(1).1]),
+                end_reasons: m.end_reasons.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             },
         )
     };
@@ -531,7 +535,15 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         base.name = base_name;
         let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed ^ 11, true)?;
         let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
-        eprintln!("{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims)", cand.name, base.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
+        eprintln!(
+            "{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims; end reasons {})",
+            cand.name,
+            base.name,
+            m.wdl.wins,
+            m.wdl.draws,
+            m.wdl.losses,
+            serde_json::to_string(&m.end_reasons)?
+        );
         record(cand_here, &base, &m)?;
     }
     if l.anchor_games > 0 && g > 1 {
