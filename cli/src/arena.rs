@@ -502,5 +502,8 @@ mod tests {
         assert_eq!(m.games, 2);
         assert_eq!(m.wdl.games(), 2);
         assert!(m.decisions > 0 && m.decisions <= 60);
+        // Each game is counted once under how it ended (cut at 30 decisions, or a Shako ending).
+        assert_eq!(m.end_reasons.values().sum::<u32>(), 2, "{:?}", m.end_reasons);
+        assert!(m.end_reasons.keys().all(|k| ["max_length", "checkmate", "stalemate", "repetition", "fifty_moves", "stuck"].contains(k)), "{:?}", m.end_reasons);
     }
 }

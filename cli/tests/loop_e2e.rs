@@ -72,6 +72,13 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert!(ratings.contains("gen-0001") && ratings.contains("gen-0002") && ratings.contains("rollout-4"), "{ratings}");
     let matches = std::fs::read_to_string(run.join("matches.jsonl")).unwrap();
     assert_eq!(matches.lines().count(), 3, "baseline x2 + gating x1:\n{matches}");
+    // Every match line says how its games ended, one count per game.
+    for line in matches.lines() {
+        let m: serde_json::Value = serde_json::from_str(line).unwrap();
+        let games = ["wins", "draws", "losses"].iter().map(|k| m[k].as_u64().unwrap()).sum::<u64>();
+        let ended = m["end_reasons"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>();
+        assert_eq!(ended, games, "{line}");
+    }
     // No temporary file is left behind.
     assert_no_tmp(&run);
 
