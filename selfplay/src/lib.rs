@@ -55,7 +55,7 @@ pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
 pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 #[cfg(feature = "net")]
 pub use eval::NetworkEvaluator;
-pub use mcts::{search, search_until, Search, SearchResult};
+pub use mcts::{search, Search, SearchResult};
 pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, GameRecord, Summary};
 
 use pacozero_engine::paco::{self, GameState, Position, Rules, Status};

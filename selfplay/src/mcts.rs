@@ -910,30 +910,16 @@ pub fn search<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
     noise: bool,
     rng: &mut R,
 ) -> Result<SearchResult> {
-    search_until(cfg, state, evaluator, simulations, None, noise, rng)
-}
-
-/// [`search`] that also stops at `deadline` (after at least the root's
-/// evaluation), for players given a time per decision. Meant for PUCT: Gumbel's
-/// sequential halving assumes its whole budget is spent.
-pub fn search_until<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
-    cfg: &SearchConfig,
-    state: &G,
-    evaluator: &E,
-    max_simulations: u32,
-    deadline: Option<std::time::Instant>,
-    noise: bool,
-    rng: &mut R,
-) -> Result<SearchResult> {
-    let mut s = Search::new(cfg.clone(), state.clone(), evaluator.needs_encoding());
-    s.search_until(evaluator, max_simulations, deadline, noise, rng)
+    Search::new(cfg.clone(), state.clone(), evaluator.needs_encoding()).search_until(evaluator, simulations, None, noise, rng)
 }
 
 impl<G: Game> Search<G> {
     /// One decision search from the current root (with the subtree kept by
     /// [`Search::advance`], if any), batch size 1, stopped after
     /// `max_simulations` or at `deadline` (after at least the root's
-    /// evaluation), whichever comes first.
+    /// evaluation), whichever comes first: players given a time per decision.
+    /// Meant for PUCT when timed: Gumbel's sequential halving assumes its
+    /// whole budget is spent.
     pub fn search_until<E: Evaluator<G> + ?Sized, R: Rng>(
         &mut self,
         evaluator: &E,
