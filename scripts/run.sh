@@ -5,5 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
-cargo build --release -p pacozero
+# --workspace: the same feature set as the test command, so the two share one build.
+cargo build --release --workspace
 exec "$CARGO_TARGET_DIR/release/pacozero" loop "$@"
