@@ -190,9 +190,9 @@ pub struct Search<G: Game> {
     /// The root's legal and winning actions when the root is a detected win
     /// (the search then stops at once).
     forced_wins: Option<(Vec<u16>, Vec<u16>)>,
-    /// End of a timed decision search: [`Search::run`] also checks it between
-    /// simulations that need no evaluation (a tree of decided positions can
-    /// run through many of those without returning).
+    /// End of a timed decision search, checked by [`Search::run`] before each
+    /// simulation (also between those that need no evaluation: a tree of
+    /// decided positions can run through many of them without returning).
     deadline: Option<std::time::Instant>,
     /// Nodes touched by selection (root to leaf, inclusive), all searches.
     pub node_visits: u64,
@@ -311,11 +311,11 @@ impl<G: Game> Search<G> {
             self.setup_pending = false;
         }
         while self.sims < self.budget {
+            if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return false;
+            }
             if self.simulate() {
                 return true;
-            }
-            if self.sims % 256 == 0 && self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                return false;
             }
         }
         false
@@ -931,8 +931,8 @@ impl<G: Game> Search<G> {
         self.begin(max_simulations, noise);
         self.deadline = deadline;
         let mut out = EvalOutput::default();
-        let out_of_time = |s: &Search<G>| deadline.is_some_and(|d| s.root_visits() > 0 && std::time::Instant::now() >= d);
-        while !out_of_time(self) && self.run(rng) {
+        // `run` evaluates an unexpanded root before it looks at the deadline.
+        while self.run(rng) {
             let req = self.request().expect("pending request");
             evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
             let (p, w) = (out.priors_of(0).to_vec(), out.wdl[0]);

@@ -161,9 +161,10 @@ mod tests {
         assert_ne!(planes[5] & planes[30], 0);
         assert_eq!(planes[5] & planes[29], 0);
         // Before 2. Qh5 the black king was safe.
-        let before = encoded(&after("Le2 Pe4 Lf7 Pf6"));
-        assert!(!in_sako(&after("Le2 Pe4 Lf7 Pf6"), Color::Black));
-        assert_eq!(before[5] & before[30], 0);
+        let before = after("Le2 Pe4 Lf7 Pf6");
+        assert!(!in_sako(&before, Color::Black));
+        let planes = encoded(&before);
+        assert_eq!(planes[5] & planes[30], 0);
     }
 
     #[test]

@@ -782,7 +782,7 @@ impl Position {
                     continue;
                 }
             }
-            let t = *threats.get_or_insert_with(|| super::threats::threatened_squares_for_castling(self));
+            let t = *threats.get_or_insert_with(|| super::threats::opponent_threats(self));
             if t & g.must_be_safe == 0 {
                 out |= g.target.bb();
             }

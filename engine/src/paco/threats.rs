@@ -116,16 +116,15 @@ pub fn reach_for_both_sides(pos: &Position) -> (u64, u64) {
     } else {
         chain_threats(vec![*pos], false)
     };
-    let mut b = *pos;
-    b.set_hand(Hand::Empty);
-    b.switch_side();
-    b.set_required(Required::Lift);
-    (mover & !lone(me), threatened_squares(&b) & !lone(1 - me))
+    (mover & !lone(me), opponent_threats(pos) & !lone(1 - me))
 }
 
-/// Threats against castling: `pos` has the castling king in hand; the king is
-/// off the board while the opponent's threats are computed.
-pub(crate) fn threatened_squares_for_castling(pos: &Position) -> u64 {
+/// Squares the opponent of `pos`'s mover could dance onto if it were its turn
+/// on this board; a piece the mover holds in hand is off the board. Castling
+/// asks it with the castling king in hand (the king's start, path and
+/// destination must not be threatened); the network's threat plane asks it
+/// for every position.
+pub(crate) fn opponent_threats(pos: &Position) -> u64 {
     let mut b = *pos;
     b.set_hand(Hand::Empty);
     b.switch_side();
