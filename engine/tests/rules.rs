@@ -119,10 +119,12 @@ fn optional_rule_no_union_undo() {
 
 #[test]
 fn optional_rule_one_double_step_per_file() {
-    // Pawns on a2 and a1 (the latter carried back to its first rank, from where it
-    // may double-step too). After a2-a4, the a1 pawn may double-step only under
-    // the official rules: the optional rule allows one double step per file.
-    let fen = "4k3/8/8/8/8/8/P7/P3K3 w 0 - - -";
+    // Pawns on a2 and a1, the latter carried back to its first rank in a union
+    // with a black rook (a pawn reaches its first rank only inside a union),
+    // from where it may double-step too. After a2-a4, the a1 pawn may
+    // double-step its union only under the official rules: the optional rule
+    // allows one double step per file.
+    let fen = "4k3/8/8/8/8/8/P7/C3K3 w 0 - - -";
     for (rules, allowed) in [(Rules::OFFICIAL, true), (Rules { one_double_step_per_file: true, ..Rules::OFFICIAL }, false)] {
         let mut p = Position::from_fen(fen, rules).unwrap();
         for a in parse_actions("La2 Pa4 Le8 Pd8 La1").unwrap() {
