@@ -14,10 +14,17 @@
 //! | last | `-` | always `-` (kept for compatibility); may be omitted when reading |
 //!
 //! A FEN cannot express a pending promotion; such positions are written
-//! without it (as the platform does) and read back as `Lift`/`Place` states.
+//! without it (as the platform does), and reading infers it from the pawn on
+//! its last rank (see [`Setup::from_fen`]).
+//!
+//! Reading gives an unchecked [`Setup`]; [`Position::from_fen`] and
+//! [`position_from_union_fen`] also validate it, refusing positions no game
+//! reaches (see [`super::Setup`] for what is refused).
 
-use super::position::{Castling, Hand, Position, Required, Rules, Status};
-use crate::types::{Color, PieceKind, Square};
+use super::position::{Castling, Hand, Position, Required, Rules};
+use super::position_error::PositionError;
+use super::setup::Setup;
+use crate::types::{BitBoard, Color, PieceKind, Square};
 use std::fmt;
 use std::str::FromStr;
 
@@ -79,18 +86,26 @@ pub fn encode_square_letter(white: Option<PieceKind>, black: Option<PieceKind>) 
     }
 }
 
-/// A FEN that could not be read: which field, where, and why.
+/// A FEN that could not be read: which field, where, and why; or a FEN that
+/// reads, but describes a position no game reaches (`impossible`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FenError {
-    /// The field (`board`, `lifted`, `side`, `half-moves`, `castling`, `en passant`, `last`, `position`).
+    /// The field (`board`, `lifted`, `side`, `half-moves`, `castling`, `en
+    /// passant`, `last`, `position`; for impossible positions also `promotion`
+    /// and `rules`).
     pub field: &'static str,
     /// Character offset in the whole input, where known.
     pub column: Option<usize>,
     pub message: String,
+    /// Set when the text reads but validation refuses the setup.
+    pub impossible: Option<PositionError>,
 }
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(e) = &self.impossible {
+            return write!(f, "impossible position: {e}");
+        }
         match self.column {
             Some(c) => write!(f, "invalid FEN {} field at character {}: {}", self.field, c + 1, self.message),
             None => write!(f, "invalid FEN {} field: {}", self.field, self.message),
@@ -99,8 +114,14 @@ impl fmt::Display for FenError {
 }
 impl std::error::Error for FenError {}
 
+impl From<PositionError> for FenError {
+    fn from(e: PositionError) -> FenError {
+        FenError { field: e.field, column: None, message: e.message.clone(), impossible: Some(e) }
+    }
+}
+
 fn err(field: &'static str, column: Option<usize>, message: impl Into<String>) -> FenError {
-    FenError { field, column, message: message.into() }
+    FenError { field, column, message: message.into(), impossible: None }
 }
 
 impl FromStr for Position {
@@ -110,9 +131,32 @@ impl FromStr for Position {
     }
 }
 
+impl FromStr for Setup {
+    type Err = FenError;
+    fn from_str(s: &str) -> Result<Setup, FenError> {
+        Setup::from_fen(s)
+    }
+}
+
 impl Position {
-    /// Reads the platform's FEN (see the module docs) under the given rules.
+    /// Reads the platform's FEN (see the module docs) under the given rules and
+    /// validates it ([`Setup::from_fen`], then [`Position::from_setup`]).
     pub fn from_fen(input: &str, rules: Rules) -> Result<Position, FenError> {
+        Ok(Position::from_setup(&Setup::from_fen(input)?, rules)?)
+    }
+}
+
+impl Setup {
+    /// Reads the platform's FEN (see the module docs) into an unchecked setup.
+    ///
+    /// A FEN cannot say that a promotion is pending; where the side to move
+    /// has one pawn on its last rank, that pawn's promotion is: in a chain
+    /// (`PromoteThenPlace`) when the piece in hand hovers above it, else
+    /// `PromoteThenFinish` when the pawn is alone or united with the enemy
+    /// king (it moved there itself), else `PromoteThenLift` (the opponent
+    /// carried it there in a union; a union the pawn moved into itself, which
+    /// the FEN does not tell apart, reads the same way).
+    pub fn from_fen(input: &str) -> Result<Setup, FenError> {
         // Split on spaces, remembering where each field starts.
         let mut fields: Vec<(usize, &str)> = Vec::new();
         let mut start = None;
@@ -132,7 +176,7 @@ impl Position {
         if fields.len() > 6 {
             return Err(err("position", Some(fields[6].0), "too many fields (expected 6)"));
         }
-        let mut pos = Position::empty(rules);
+        let mut setup = Setup::empty();
 
         // Board and optional lifted piece.
         let (board_off, board_field) = fields[0];
@@ -166,10 +210,10 @@ impl Position {
                 }
                 let sq = Square::from_file_rank(file as u8, rank as u8);
                 if let Some(k) = w {
-                    pos.put(Color::White, k, sq);
+                    setup.put(Color::White, k, sq);
                 }
                 if let Some(k) = b {
-                    pos.put(Color::Black, k, sq);
+                    setup.put(Color::Black, k, sq);
                 }
                 file += 1;
             } else {
@@ -185,14 +229,11 @@ impl Position {
 
         // Side to move.
         let (side_off, side) = fields[1];
-        pos.side = match side {
+        setup.side = match side {
             "w" => Color::White,
             "b" => Color::Black,
             _ => return Err(err("side", Some(side_off), format!("'{side}' is not 'w' or 'b'"))),
         };
-        if pos.side == Color::Black {
-            pos.hash ^= super::zobrist::BLACK_TO_MOVE;
-        }
 
         if let Some((off, text)) = lifted {
             let sq = text.get(..2).and_then(Square::parse).ok_or_else(|| err("lifted", Some(off + 1), format!("'{text}' does not start with a square")))?;
@@ -209,28 +250,21 @@ impl Position {
                 }
                 _ => return Err(err("lifted", Some(off + 3), "expected one union letter or two piece letters after the square")),
             };
-            let (mine, theirs) = if pos.side == Color::White { (w, b) } else { (b, w) };
+            let (mine, theirs) = if setup.side == Color::White { (w, b) } else { (b, w) };
             let Some(kind) = mine else {
-                return Err(err("lifted", Some(off + 3), format!("the lifted piece must include a piece of the side to move ({})", pos.side)));
+                return Err(err("lifted", Some(off + 3), format!("the lifted piece must include a piece of the side to move ({})", setup.side)));
             };
-            // A lone piece in hand may hover over a union it was just released from
-            // (mid-chain), so only a lifted union needs an empty square below it.
-            let hand = match theirs {
+            setup.hand = match theirs {
                 None => Hand::Single { kind, from: sq },
-                Some(partner) => {
-                    if (pos.occ[0] | pos.occ[1]) & sq.bb() != 0 {
-                        return Err(err("lifted", Some(off + 1), format!("a union is lifted from {sq}, which is not empty")));
-                    }
-                    Hand::Pair { kind, partner, from: sq }
-                }
+                Some(partner) => Hand::Pair { kind, partner, from: sq },
             };
-            pos.set_hand(hand);
-            pos.set_required(Required::Place);
+            setup.required = Required::Place;
         }
+        infer_promotion(&mut setup);
 
         // Half-moves without progress.
         let (hm_off, hm) = fields[2];
-        pos.no_progress = hm.parse::<u8>().map_err(|_| err("half-moves", Some(hm_off), format!("'{hm}' is not a number from 0 to 255")))?;
+        setup.no_progress = hm.parse::<u8>().map_err(|_| err("half-moves", Some(hm_off), format!("'{hm}' is not a number from 0 to 255")))?;
 
         // Castling.
         let (c_off, cast) = fields[3];
@@ -238,11 +272,11 @@ impl Position {
         for color in Color::BOTH {
             let rank = color.home_rank();
             // The king may be in hand (lifted, about to move or castle).
-            let in_hand = match pos.hand {
-                Hand::Single { kind: PieceKind::King, from } if pos.side == color => Some(from),
+            let in_hand = match setup.hand {
+                Hand::Single { kind: PieceKind::King, from } if setup.side == color => Some(from),
                 _ => None,
             };
-            if let Some(k) = pos.pieces(color, PieceKind::King).first().or(in_hand) {
+            if let Some(k) = BitBoard(setup.pieces[color.index()][PieceKind::King.index()]).first().or(in_hand) {
                 if k.rank() == rank {
                     castling.king_file[color.index()] = k.file();
                 }
@@ -263,33 +297,53 @@ impl Position {
                     return Err(err("castling", col, format!("'{ch}' names the king's own file")));
                 }
                 let side = usize::from(rf > kf);
+                let bit = 1 << (color.index() * 2 + side);
+                if castling.mask & bit != 0 {
+                    return Err(err(
+                        "castling",
+                        col,
+                        format!("'{ch}' gives {color}'s {} right a second time", if side == 0 { "queen-side" } else { "king-side" }),
+                    ));
+                }
                 castling.rook_file[color.index()][side] = rf;
-                castling.mask |= 1 << (color.index() * 2 + side);
+                castling.mask |= bit;
             }
         }
-        pos.hash ^= super::zobrist::CASTLING[0] ^ super::zobrist::CASTLING[castling.mask as usize];
-        pos.castling = castling;
+        setup.castling = castling;
 
         // En passant.
         let (ep_off, ep) = fields[4];
         if ep != "-" {
             let sq = Square::parse(ep).ok_or_else(|| err("en passant", Some(ep_off), format!("'{ep}' is not a square or '-'")))?;
-            if sq.rank() != 2 && sq.rank() != 5 {
-                return Err(err("en passant", Some(ep_off), format!("{sq} is not on rank 3 or 6")));
-            }
-            pos.ep = Some(sq);
-            pos.hash ^= super::zobrist::EP[sq.index()];
+            setup.en_passant = Some(sq);
         }
         if let Some(&(off, last)) = fields.get(5) {
             if last != "-" {
                 return Err(err("last", Some(off), format!("'{last}' must be '-'")));
             }
         }
-        pos.status = Status::Running;
-        debug_assert_eq!(pos.hash, pos.compute_hash());
-        Ok(pos)
+        Ok(setup)
     }
+}
 
+/// The pending promotion a FEN cannot write (see [`Setup::from_fen`]).
+fn infer_promotion(s: &mut Setup) {
+    let me = s.side;
+    let last = me.other().home_rank();
+    let mut on_last = BitBoard(s.pieces[me.index()][PieceKind::Pawn.index()] & (0xFF << (8 * last)));
+    let (Some(sq), None) = (on_last.next(), on_last.next()) else { return };
+    let them = me.other();
+    let partner = s.kind_at(them, sq);
+    s.required = match s.hand {
+        Hand::Single { from, .. } if from == sq => Required::PromoteThenPlace,
+        Hand::Empty if partner.is_none() || partner == Some(PieceKind::King) => Required::PromoteThenFinish,
+        Hand::Empty => Required::PromoteThenLift,
+        _ => return,
+    };
+    s.promotion = Some(sq);
+}
+
+impl Position {
     /// Writes the platform's FEN (round-trips with [`Position::from_fen`]).
     pub fn fen(&self) -> String {
         let mut s = String::with_capacity(80);

@@ -580,6 +580,13 @@ impl Position {
         self.side = self.side.other();
         self.hash ^= zobrist::BLACK_TO_MOVE;
     }
+    #[inline(always)]
+    fn set_king_chain(&mut self, on: bool) {
+        if self.king_chain != on {
+            self.king_chain = on;
+            self.hash ^= zobrist::KING_CHAIN;
+        }
+    }
     fn set_last_pair_move(&mut self, m: Option<(Square, Square)>) {
         if let Some((a, b)) = self.last_pair_move {
             self.hash ^= zobrist::LAST_PAIR_FROM[a.index()] ^ zobrist::LAST_PAIR_TO[b.index()];
@@ -903,24 +910,35 @@ impl Position {
                 if kind == PieceKind::King {
                     // Castling first: in Fischer-random setups the king castles by being
                     // placed on its rook's square, which may hold a union.
+                    // Under the vchess king rule the king may also take over the union
+                    // there, so the place castles only where castling is open.
                     let castles = (0..2).any(|side| {
                         self.castling.has(me, side) && {
                             let g = self.castling.geometry(me, side);
                             g.king_from == from && g.target == t
                         }
-                    });
+                    }) && (!self.rules.king_chain_draw || self.castling_targets(from) & t.bb() != 0);
                     if castles || self.occ[0] & self.occ[1] & t.bb() == 0 {
                         self.set_ep(None);
-                        return self.place_king(from, t);
+                        return self.place_king(from, t, castles);
                     }
                     // vchess kings: taking over a union starts a king chain.
-                    self.king_chain = true;
-                    self.hash ^= zobrist::KING_CHAIN;
+                    self.set_king_chain(true);
                     self.set_castling_mask(self.castling.mask & !(0b11 << (me.index() * 2)));
                 }
                 let released = self.kind_at(me, t);
                 if let Some(r) = released {
                     self.take(me, r, t);
+                    if r == PieceKind::Rook && self.castling.mask != 0 {
+                        // A rook released from its castling square has moved: the right goes, as when it is lifted.
+                        let mut mask = self.castling.mask;
+                        for side in 0..2 {
+                            if self.castling.rook_square(me, side) == t {
+                                mask &= !(1 << (me.index() * 2 + side));
+                            }
+                        }
+                        self.set_castling_mask(mask);
+                    }
                 }
                 self.put(me, kind, t);
                 if let Some(r) = released {
@@ -941,10 +959,7 @@ impl Position {
                 if partner == Some(PieceKind::King) {
                     self.status = if self.king_chain { Status::KingChainDraw } else { Status::PacoVictory(me) };
                 }
-                if self.king_chain {
-                    self.king_chain = false;
-                    self.hash ^= zobrist::KING_CHAIN;
-                }
+                self.set_king_chain(false);
                 if self.promotion.is_some() {
                     self.set_required(Required::PromoteThenFinish);
                     Transition::Continues
@@ -1028,10 +1043,10 @@ impl Position {
         }
     }
 
-    fn place_king(&mut self, from: Square, t: Square) -> Transition {
+    fn place_king(&mut self, from: Square, t: Square, castles: bool) -> Transition {
         let me = self.side;
         for side in 0..2 {
-            if !self.castling.has(me, side) {
+            if !castles || !self.castling.has(me, side) {
                 continue;
             }
             let g = self.castling.geometry(me, side);
@@ -1052,6 +1067,8 @@ impl Position {
 
     fn finish_king_move(&mut self) {
         let me = self.side;
+        // A chain that gave the king back to the hand ends with the king's own move.
+        self.set_king_chain(false);
         self.set_hand(Hand::Empty);
         self.set_last_pair_move(None);
         self.set_castling_mask(self.castling.mask & !(0b11 << (me.index() * 2)));

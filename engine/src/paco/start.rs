@@ -1,6 +1,7 @@
 //! Start positions: the standard setup and the 960 Fischer-random setups.
 
 use super::position::{Castling, Position, Rules};
+use super::setup::Setup;
 use crate::types::{Color, PieceKind, Square};
 
 /// The back rank of Fischer-random setup `n` (0..960, Scharnagl numbering;
@@ -35,13 +36,18 @@ pub fn fischer_random_back_rank(n: u16) -> [PieceKind; 8] {
 /// A start position with the given back rank (mirrored for Black), pawns on
 /// ranks 2 and 7, and full castling rights with the outer rooks.
 pub fn position_with_back_rank(back: [PieceKind; 8], rules: Rules) -> Position {
-    let mut pos = Position::empty(rules);
+    Position::from_setup(&setup_with_back_rank(back), rules).expect("a start position is valid")
+}
+
+/// The setup of [`position_with_back_rank`].
+pub fn setup_with_back_rank(back: [PieceKind; 8]) -> Setup {
+    let mut s = Setup::empty();
     for (file, &k) in back.iter().enumerate() {
         let f = file as u8;
-        pos.put(Color::White, k, Square::from_file_rank(f, 0));
-        pos.put(Color::White, PieceKind::Pawn, Square::from_file_rank(f, 1));
-        pos.put(Color::Black, PieceKind::Pawn, Square::from_file_rank(f, 6));
-        pos.put(Color::Black, k, Square::from_file_rank(f, 7));
+        s.put(Color::White, k, Square::from_file_rank(f, 0));
+        s.put(Color::White, PieceKind::Pawn, Square::from_file_rank(f, 1));
+        s.put(Color::Black, PieceKind::Pawn, Square::from_file_rank(f, 6));
+        s.put(Color::Black, k, Square::from_file_rank(f, 7));
     }
     let king = back.iter().position(|&k| k == PieceKind::King).expect("a king") as u8;
     let rooks: Vec<u8> = back.iter().enumerate().filter(|(_, &k)| k == PieceKind::Rook).map(|(i, _)| i as u8).collect();
@@ -50,12 +56,9 @@ pub fn position_with_back_rank(back: [PieceKind; 8], rules: Rules) -> Position {
     for color in 0..2 {
         c.rook_file[color] = [rooks[0], rooks[1]];
     }
-    pos.hash ^= super::zobrist::CASTLING[c.mask as usize];
     c.mask = 0b1111;
-    pos.hash ^= super::zobrist::CASTLING[c.mask as usize];
-    pos.castling = c;
-    debug_assert_eq!(pos.hash, pos.compute_hash());
-    pos
+    s.castling = c;
+    s
 }
 
 /// Fischer-random setup `n` (0..960).

@@ -1,0 +1,280 @@
+//! Validation of setups (issue 16, part 1), both ways:
+//!
+//! * every position reached in random playouts (standard and Fischer-random
+//!   starts, every combination of the optional rules, mid-turn states and
+//!   pending promotions included) and every position of the reference data
+//!   passes validation, and its FEN reads back;
+//! * a table of impossible positions fails, each with its own error.
+
+use pacozero_engine::paco::{fischer_random, parse_actions, Action, Hand, Position, Required, Rules, Setup, Status, STARTPOS_FEN};
+use pacozero_engine::Square;
+use serde_json::Value;
+
+/// A small deterministic generator (splitmix64): the test needs no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn rules_of(bits: u8) -> Rules {
+    Rules { no_union_undo: bits & 1 != 0, one_double_step_per_file: bits & 2 != 0, king_chain_draw: bits & 4 != 0 }
+}
+
+/// The position rebuilt from its setup equals it; its FEN reads back to the
+/// same FEN. Returns a description of the first difference.
+fn check_reachable(p: &Position) -> Result<(), String> {
+    let rules = p.rules();
+    let q = Position::from_setup(&p.to_setup(), rules).map_err(|e| format!("setup refused: {e}"))?;
+    // A setup shows wins (official rules) and no-progress draws; not repetitions,
+    // and not the vchess king rule's results, which the board cannot tell apart.
+    let status_ok = q.status() == p.status() || (p.status().is_over() && (rules.king_chain_draw || p.status() == Status::RepetitionDraw));
+    if !status_ok {
+        return Err(format!("status {} != {}", q.status(), p.status()));
+    }
+    if q.hash() != p.hash() || q.fen() != p.fen() || q.required() != p.required() || q.hand() != p.hand() || q.promotion_square() != p.promotion_square() {
+        return Err(format!(
+            "rebuilt position differs: {} {:?}; hash {:x} vs {:x} (recomputed {:x})",
+            q.fen(),
+            q.required(),
+            q.hash(),
+            p.hash(),
+            p.compute_hash()
+        ));
+    }
+    let fen = p.fen();
+    let back = Position::from_fen(&fen, rules).map_err(|e| format!("FEN refused: {e}"))?;
+    if back.fen() != fen {
+        return Err(format!("FEN reads back as {}", back.fen()));
+    }
+    // The FEN holds everything but the optional rules' history, and cannot
+    // tell a gifted promotion from one the mover's own union move made.
+    let ambiguous = p.required() == Required::PromoteThenFinish && back.required() == Required::PromoteThenLift;
+    if rules == Rules::OFFICIAL && !ambiguous && (back.hash() != p.hash() || back.required() != p.required()) {
+        return Err(format!("FEN reads back as a different state: {:?} {:?}", back.required(), back.promotion_square()));
+    }
+    Ok(())
+}
+
+fn playouts(n: usize, seed: u64) -> usize {
+    let mut rng = Rng(seed);
+    let mut positions = 0;
+    let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
+    for game in 0..n {
+        let rules = rules_of((game % 8) as u8);
+        let mut p = if game % 3 == 0 { Position::from_fen(STARTPOS_FEN, rules).unwrap() } else { fischer_random(rng.below(960) as u16, rules) };
+        let mut trace: Vec<Action> = Vec::new();
+        for _ in 0..600 {
+            positions += 1;
+            *kinds.entry(p.required().name()).or_default() += 1;
+            if let Err(e) = check_reachable(&p) {
+                let actions: Vec<String> = trace.iter().map(|a| a.to_string()).collect();
+                panic!("game {game} ({rules:?}), {}: {e}\nfen {}\nactions {}", p.required().name(), p.fen(), actions.join(" "));
+            }
+            let legal: Vec<Action> = p.actions().iter().collect();
+            if legal.is_empty() {
+                break;
+            }
+            let a = legal[rng.below(legal.len())];
+            p.play(a).unwrap();
+            trace.push(a);
+        }
+    }
+    for (k, n) in &kinds {
+        eprintln!("{k}: {n}");
+    }
+    positions
+}
+
+/// 10,000 random playouts; `VALIDATION_PLAYOUTS` sets another number.
+#[test]
+fn every_position_of_random_playouts_is_valid() {
+    let n = std::env::var("VALIDATION_PLAYOUTS").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let positions = playouts(n, 0x5041_434F_0016);
+    eprintln!("{n} playouts, {positions} positions validated");
+    assert!(positions > n * 50);
+}
+
+fn read_jsonl(name: &str) -> Vec<Value> {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn every_position_of_the_reference_data_is_valid() {
+    let mut checked = 0;
+    for v in read_jsonl("vectors.jsonl") {
+        let fen = v["fen"].as_str().unwrap();
+        let pos = Position::from_fen(fen, Rules::OFFICIAL).unwrap_or_else(|e| panic!("vector {}: {fen}: {e}", v["id"]));
+        // FENs of pending promotions read as one.
+        assert_eq!(pos.required().is_promote(), v["required_action"].as_str().unwrap().starts_with("Promote"), "vector {}: {fen}", v["id"]);
+        let src = &v["source"];
+        let mut p: Position = src["start_fen"].as_str().unwrap().parse().unwrap();
+        check_reachable(&p).unwrap();
+        for a in parse_actions(src["actions_from_start"].as_str().unwrap()).unwrap() {
+            p.play(a).unwrap();
+            check_reachable(&p).unwrap_or_else(|e| panic!("vector {}: {e}", v["id"]));
+            checked += 1;
+        }
+        assert_eq!(p.fen(), fen);
+        assert_eq!(p.required().name(), v["required_action"].as_str().unwrap());
+    }
+    for f in read_jsonl("full_moves.jsonl") {
+        for m in f["full_moves"].as_array().unwrap() {
+            let fen = m["result_fen"].as_str().unwrap();
+            let pos = Position::from_fen(fen, Rules::OFFICIAL).unwrap_or_else(|e| panic!("full move of {}: {fen}: {e}", f["id"]));
+            if m["state"].as_str().unwrap().starts_with("PacoVictory") {
+                assert_eq!(pos.status().to_string(), m["state"].as_str().unwrap(), "{fen}");
+            }
+            checked += 1;
+        }
+    }
+    for g in read_jsonl("games.jsonl") {
+        let start = g["setup"]["start_fen"].as_str().or(g["setup"].as_str()).unwrap_or(STARTPOS_FEN);
+        let mut p: Position = start.parse().unwrap_or_else(|e| panic!("game start {start}: {e}"));
+        for a in parse_actions(g["actions"].as_str().unwrap()).unwrap() {
+            if p.status().is_over() {
+                break;
+            }
+            p.play(a).unwrap();
+            check_reachable(&p).unwrap_or_else(|e| panic!("game {}: {e}", g["game"]));
+            checked += 1;
+        }
+        let fen = g["final_fen"].as_str().unwrap();
+        Position::from_fen(fen, Rules::OFFICIAL).unwrap_or_else(|e| panic!("final FEN {fen}: {e}"));
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
+/// Impossible positions, each with the error it gets.
+const IMPOSSIBLE: &[(&str, &str)] = &[
+    ("kkkkkkkk/8/8/8/8/8/8/KKKKKKKK w 0 - - -", "board: 8 white kings (a1, b1, c1, d1, e1, f1, g1, h1)"),
+    ("8/8/8/8/8/8/8/8 w 0 - - -", "board: no white king"),
+    ("4k3/8/8/8/8/8/8/8 w 0 - - -", "board: no white king"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNZ w 0 AHah - -", "board: 2 black kings (e8, h1 in a union)"),
+    ("PPPPPPPP/8/8/8/8/8/8/pppppppp w 0 - - -", "board: no white king"),
+    ("4k3/8/8/8/8/8/8/PK6 w 0 - - -", "board: White's lone pawn on a1 stands on its first rank, which a pawn only reaches inside a union"),
+    ("p3k3/8/8/8/8/8/8/4K3 w 0 - - -", "board: Black's lone pawn on a8 stands on its first rank, which a pawn only reaches inside a union"),
+    ("P3k3/P7/8/8/8/8/8/4K3 b 0 - - -", "board: White's pawn on a8 stands on its last rank unpromoted: White promotes it before its turn ends"),
+    ("4k3/8/8/8/8/8/8/4K2p w 0 - - -", "board: Black's pawn on h1 stands on its last rank unpromoted: Black promotes it before its turn ends"),
+    ("PP2k3/8/8/8/8/8/8/4K3 w 0 - - -", "board: White's pawn on a8 stands on its last rank unpromoted: it must promote, but no promotion is pending there"),
+    ("4k3/8/8/8/8/8/8/4K3 w 0 AHah - -", "castling: right A: White's rook is missing from a1"),
+    ("4k3/8/8/8/8/8/8/R3K2R w 0 AHah - -", "castling: right a: Black's rook is missing from a8"),
+    ("r3k2r/8/8/8/8/8/4K3/R6R w 0 AHah - -", "castling: right A: White's king is not on e1"),
+    ("r3k2r/8/8/8/8/8/8/R3K2R w 0 BHah - -", "castling: right B: White's rook is missing from b1"),
+    ("r3k2r/8/8/8/8/8/8/R3K1NR w 0 AGah - -", "castling: right G: White's rook is missing from g1"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah h6 -", "en passant: h6: no black pawn on h5 just skipped it"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah e3 -", "en passant: e3 is not on rank 6, where Black's pawns skip a square"),
+    ("rnbqkbnr/ppp1pppp/8/3p4/8/8/PPPPPPPP/RNBQKBNR b 0 AHah d6 -", "en passant: d6 is not on rank 3, where White's pawns skip a square"),
+    ("rnbqkb1r/ppppnppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w 0 AHah e6 -", "en passant: e6: e7, where the pawn started its double step, holds a lone piece"),
+    ("rnbqkbnr/pppp1ppp/4N3/4p3/8/8/PPPPPPPP/RNBQKB1R w 0 AHah e6 -", "en passant: e6 is occupied, but a pawn just skipped it"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 101 AHah - -", "half-moves: 101 half-moves without progress; the game is drawn at 100"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQQBNR w 0 AHah - -", "board: no white king"),
+    (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/QNBQKBNR w 0 Hah - -",
+        "board: White has 2 queens, 1 rook, 2 knights, 2 bishops and 8 pawns: 1 promoted pieces, but only 0 pawns are missing to have promoted",
+    ),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/ w 0 AHah - -", "invalid FEN board field at character 44: more than 8 ranks"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -", ""),
+    ("rnbqkbnr/pppppppp/8/8/8/2N5/PPPPPPPP/RNBQKBNR w 0 AHah - -", "board: White has 17 pieces; a side has 16, and nothing is ever captured"),
+    ("rnbqkbnr/pppppppp/8/8/8/P7/PPPPPPPP/RNBQKBN1 w 0 Aah - -", "board: White has 9 pawns; a side has at most 8"),
+    ("8/8/8/8/4_3/8/8/8 w 0 - - -", "board: the two kings are united on e4; kings never unite under the official rules"),
+    (
+        "4n3/8/8/8/4Z3/8/8/4K3 w 0 - - -",
+        "side: Black's king is united on e4: White won with the last move, so Black is to move (or White promoting the pawn that won)",
+    ),
+    ("8/8/8/8/4X3/8/8/3x4 w 0 - - -", "board: both kings are in unions (d1 and e4); the first union with a king ends the game"),
+    ("4k3/8/8/8/4N3/8/8/4K3^e4N w 0 - - -", "lifted: White's knight in hand above e4, where a lone piece stands"),
+    (
+        "4k3/8/8/8/4n3/8/8/4K3^e4N w 0 - - -",
+        "lifted: White's knight in hand above e4, where a lone piece stands: a piece is lifted from an empty square or released from a union",
+    ),
+    ("4k3/8/8/8/4o3/8/8/4K3^e4Nb w 0 - - -", "lifted: a union is lifted from e4, which is not empty"),
+    ("4k3/8/8/8/4o3/8/8/8^e1K w 0 - - -", ""),
+    ("4k3/8/8/8/4o3/8/8/3K4^e1K w 0 - - -", "board: 2 white kings (d1, e1 in hand)"),
+    ("4k3/8/8/8/8/8/8/8^e4Kn w 0 - - -", "lifted: White's king is lifted in a union from e4; kings never unite (only the vchess king rule lets them)"),
+    ("4k3/8/8/8/8/8/8/4K3^e4Nk w 0 - - -", "lifted: White's union lifted from e4 holds the opponent's king: that game is over"),
+    ("3k4/8/8/8/8/8/8/4K3^e8Pn w 0 - - -", "lifted: White's pawn is lifted from e8, on its last rank, where it would have promoted"),
+    ("4k3/8/8/8/8/8/8/4K3^e4P w 0 - - -", ""),
+    (
+        "3nk3/8/8/8/8/8/8/4K3^d8P w 0 - - -",
+        "lifted: White's pawn in hand above d8, where a lone piece stands: a piece is lifted from an empty square or released from a union",
+    ),
+    ("3Ek3/8/8/8/8/8/8/4K3^c5N w 0 - - -", "board: White's pawn on d8 stands on its last rank unpromoted: it must promote, but no promotion is pending there"),
+    ("3Ek2P/8/8/8/8/8/8/4K3 w 0 - - -", "board: White's pawn on d8 stands on its last rank unpromoted: it must promote, but no promotion is pending there"),
+];
+
+#[test]
+fn impossible_positions_are_refused_with_their_error() {
+    let mut failures = Vec::new();
+    for &(fen, expected) in IMPOSSIBLE {
+        match (Position::from_fen(fen, Rules::OFFICIAL), expected) {
+            (Ok(_), "") => {}
+            (Ok(p), _) => failures.push(format!("{fen}: accepted as {} ({}), expected {expected}", p.fen(), p.status())),
+            (Err(e), _) => {
+                let got = e.to_string();
+                let got = got.strip_prefix("impossible position: ").unwrap_or(&got);
+                if expected.is_empty() || !got.starts_with(expected) {
+                    failures.push(format!("{fen}:\n   got      {got}\n   expected {expected}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_error_names_the_field_and_the_square() {
+    let e = Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah h6 -", Rules::OFFICIAL).unwrap_err();
+    let inner = e.impossible.clone().expect("an impossible position, not a syntax error");
+    assert_eq!((inner.field, inner.square), ("en passant", Some(Square::parse("h6").unwrap())));
+    assert_eq!(e.field, "en passant");
+    assert_eq!(e.to_string(), "impossible position: en passant: h6: no black pawn on h5 just skipped it");
+    // The reader alone accepts it: validation is a separate step.
+    let setup: Setup = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah h6 -".parse().unwrap();
+    assert_eq!(Position::from_setup(&setup, Rules::OFFICIAL).unwrap_err(), inner);
+}
+
+#[test]
+fn reachable_oddities_are_accepted() {
+    let ok = |fen: &str, rules: Rules| Position::from_fen(fen, rules).unwrap_or_else(|e| panic!("{fen}: {e}"));
+    // Fewer than 16 pieces a side: studies and puzzles.
+    ok("4k3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL);
+    // Pawns in unions on any rank, their own first rank included.
+    ok("4k3/8/8/8/8/8/8/C3K3 w 0 - - -", Rules::OFFICIAL);
+    ok("c3k3/8/8/8/8/8/8/4K3 b 0 - - -", Rules::OFFICIAL);
+    // A gifted promotion waits on the last rank: the FEN reads as one.
+    let p = ok("3Ck3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL);
+    assert_eq!((p.required(), p.promotion_square()), (Required::PromoteThenLift, Square::parse("d8")));
+    assert_eq!(p.actions().len(), 4);
+    // A lone pawn that just reached its last rank promotes before the turn ends.
+    let p = ok("3Pk3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL);
+    assert_eq!(p.required(), Required::PromoteThenFinish);
+    // A pawn that reached the last rank in a chain, the released piece in hand.
+    let p = ok("3Ek3/8/8/8/8/8/8/4K3^d8N w 0 - - -", Rules::OFFICIAL);
+    assert_eq!(p.required(), Required::PromoteThenPlace);
+    // A won game: the loser to move, the status derived.
+    let p = ok("8/8/8/8/4Z3/8/8/4K3 b 0 - - -", Rules::OFFICIAL);
+    assert_eq!(p.status(), Status::PacoVictory(pacozero_engine::Color::White));
+    // The vchess king may stand in a union.
+    ok("4k3/8/8/8/4x3/8/8/8 w 0 - - -", Rules { king_chain_draw: true, ..Rules::OFFICIAL });
+    // The rook on its castling square may be in a union.
+    ok("r3k2r/8/8/8/8/8/8/R3K2h w 0 AHah - -", Rules::OFFICIAL);
+    // A lifted king keeps its castling rights.
+    let p = ok("r3k2r/8/8/8/8/8/8/R6R^e1K w 0 AHah - -", Rules::OFFICIAL);
+    assert_eq!(p.hand(), Hand::Single { kind: pacozero_engine::PieceKind::King, from: Square::parse("e1").unwrap() });
+    // A union with the double-stepped pawn lifted mid-turn keeps en passant.
+    ok("4k3/8/8/8/8/8/8/4K3^e5Np w 0 - e6 -", Rules::OFFICIAL);
+    // The no-progress draw at 100 half-moves.
+    assert_eq!(ok("4k3/8/8/8/8/8/8/4K3 w 100 - - -", Rules::OFFICIAL).status(), Status::NoProgressDraw);
+}
