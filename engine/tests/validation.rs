@@ -278,3 +278,114 @@ fn reachable_oddities_are_accepted() {
     // The no-progress draw at 100 half-moves.
     assert_eq!(ok("4k3/8/8/8/8/8/8/4K3 w 100 - - -", Rules::OFFICIAL).status(), Status::NoProgressDraw);
 }
+
+/// Shako: every position of random games reads back from its FEN.
+#[test]
+fn every_position_of_random_shako_games_reads_back() {
+    use pacozero_engine::shako;
+    let n: usize = std::env::var("VALIDATION_SHAKO_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000);
+    let mut rng = Rng(0x5348_414B_4F16);
+    let mut positions = 0;
+    for game in 0..n {
+        let mut p = shako::Position::startpos();
+        for ply in 0..400 {
+            let fen = p.fen();
+            let back: shako::Position = fen.parse().unwrap_or_else(|e| panic!("game {game}, ply {ply}: {fen}: {e}"));
+            assert_eq!((back.fen(), back.hash()), (fen, p.hash()));
+            positions += 1;
+            let moves = p.legal_moves_vec();
+            if moves.is_empty() || p.halfmove_clock() >= 100 {
+                break;
+            }
+            p.play_unchecked(moves[rng.below(moves.len())]);
+        }
+    }
+    eprintln!("{n} Shako games, {positions} positions validated");
+}
+
+/// Impossible Shako positions, each with the error it gets.
+const IMPOSSIBLE_SHAKO: &[(&str, &str)] = &[
+    ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQ1BNRE/C8C w kq - 0 1", "invalid FEN board field: White has 0 kings, expected 1"),
+    ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBKKBNRE/C8C w kq - 0 1", "invalid FEN board field: White has 2 kings (e2, f2), expected 1"),
+    ("9k/10/10/10/10/10/10/10/P9/K9 w - - 0 1", "invalid FEN board field: White's pawn on a2 stands behind its third rank"),
+    ("9k/p9/10/10/10/10/10/10/10/K9 w - - 0 1", "invalid FEN board field: Black's pawn on a9 stands behind its third rank"),
+    ("P8k/10/10/10/10/10/10/10/10/K9 w - - 0 1", "invalid FEN board field: White's pawn on a10 stands on its last rank unpromoted"),
+    (
+        "c8c/ernbqkbnre/pppppppppp/10/10/10/4N5/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1",
+        "invalid FEN board field: White has 23 pieces, more than the 22 a side starts with",
+    ),
+    ("c8c/ernbqkbnre/pppppppppp/10/10/10/P9/PPPPPPPPPP/ERNBQKBNRE/C9 w Qkq - 0 1", "invalid FEN board field: White has 11 pawns; a side has at most 10"),
+    (
+        "c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/QRNBQKBNRQ/C8C w KQkq - 0 1",
+        "invalid FEN board field: White has 2 pieces beyond the start's, but only 0 pawns are missing",
+    ),
+    ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBN1E/C8C w KQkq - 0 1", "invalid FEN castling field: 'K' needs the king on f2 and a rook on i2"),
+    ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq h8 0 1", "invalid FEN en passant field: h8 is not a square a pawn just skipped"),
+    ("9k/10/10/10/10/10/10/10/r9/K9 b - - 0 1", "invalid FEN position field: the side not to move (w) is in check"),
+];
+
+#[test]
+fn impossible_shako_positions_are_refused_with_their_error() {
+    let mut failures = Vec::new();
+    for &(fen, expected) in IMPOSSIBLE_SHAKO {
+        match fen.parse::<pacozero_engine::shako::Position>() {
+            Ok(p) => failures.push(format!("{fen}: accepted as {}", p.fen())),
+            Err(e) if !e.to_string().starts_with(expected) => failures.push(format!("{fen}:\n   got      {e}\n   expected {expected}")),
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Captures make fewer pieces normal, promotions more of a kind.
+    for fen in ["9k/10/10/10/10/10/10/10/10/K9 w - - 0 1", "r1r4r1r/1P6P1/10/10/5k4/10/10/10/10/4K5 w - - 0 1"] {
+        fen.parse::<pacozero_engine::shako::Position>().unwrap_or_else(|e| panic!("{fen}: {e}"));
+    }
+}
+
+/// The fuzz targets' property on mutated FENs: the reader and validation
+/// answer an error or a position, never panic; an accepted FEN validates,
+/// writes back and reads back; a refused one names its field.
+#[test]
+fn mutated_fens_are_read_or_refused_never_panic() {
+    const ALPHABET: &[u8] = b"pnbrqkPNBRQKacdefghijlmostuvwxyzACDEFGHIJLMOSTUVWXYZ_12345678/ ^-wb";
+    let mut rng = Rng(0x4655_5A5A);
+    let (mut accepted, mut refused) = (0, 0);
+    for game in 0..300 {
+        let rules = rules_of((game % 8) as u8);
+        let mut p = if game % 2 == 0 { Position::from_fen(STARTPOS_FEN, rules).unwrap() } else { fischer_random(rng.below(960) as u16, rules) };
+        for _ in 0..rng.below(200) {
+            let legal: Vec<Action> = p.actions().iter().collect();
+            if legal.is_empty() {
+                break;
+            }
+            p.play(legal[rng.below(legal.len())]).unwrap();
+        }
+        for _ in 0..50 {
+            let mut bytes = p.fen().into_bytes();
+            for _ in 0..1 + rng.below(2) {
+                let i = rng.below(bytes.len());
+                bytes[i] = ALPHABET[rng.below(ALPHABET.len())];
+            }
+            let s = String::from_utf8(bytes).unwrap();
+            match (Setup::from_fen(&s), Position::from_fen(&s, rules)) {
+                (Ok(setup), Ok(q)) => {
+                    accepted += 1;
+                    assert_eq!(Position::from_setup(&setup, rules).as_ref(), Ok(&q));
+                    let back = Position::from_fen(&q.fen(), rules).unwrap_or_else(|e| panic!("{s} -> {}: {e}", q.fen()));
+                    assert_eq!((back.fen(), back.hash()), (q.fen(), q.hash()));
+                    assert_eq!(q.hash(), q.compute_hash());
+                    let _ = q.actions();
+                }
+                (Ok(setup), Err(e)) => {
+                    refused += 1;
+                    let inner = e.impossible.clone().unwrap_or_else(|| panic!("{s}: a read setup is refused only by validation: {e}"));
+                    assert_eq!(Position::from_setup(&setup, rules).unwrap_err(), inner);
+                }
+                (Err(e), read) => {
+                    refused += 1;
+                    assert_eq!(read.unwrap_err(), e);
+                }
+            }
+        }
+    }
+    assert!(accepted > 200 && refused > 1000, "{accepted} accepted, {refused} refused");
+}

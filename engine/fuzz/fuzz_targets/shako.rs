@@ -1,5 +1,6 @@
-//! Shako: any text never panics the FEN or UCI readers, and an accepted FEN
-//! writes back to itself with the same hash; bytes as (from, to) pairs played
+//! Shako: any text never panics the FEN or UCI readers (an impossible
+//! position is an error, not a panic), and an accepted FEN writes back to
+//! itself with the same hash, and reads back; bytes as (from, to) pairs played
 //! from the start: a move is accepted exactly when it is listed, a refused one
 //! leaves the position unchanged, and the incremental hash always equals the
 //! recomputed one.
@@ -11,12 +12,14 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(s) = std::str::from_utf8(data) {
         if let Ok(p) = s.parse::<Position>() {
             let fen = p.fen();
-            let back: Position = fen.parse().expect("written FEN reads back");
+            let back: Position = fen.parse().expect("written FEN reads back (it passes validation)");
             assert_eq!(back.fen(), fen);
             assert_eq!(back.hash(), p.hash());
             assert_eq!(p.hash(), p.compute_hash());
             // Generating moves on arbitrary (even odd) positions must not panic.
             let _ = p.legal_moves_vec();
+        } else if let Err(e) = s.parse::<Position>() {
+            assert!(!e.field.is_empty() && !e.message.is_empty(), "{e}");
         }
         let _ = Position::startpos().parse_uci(s);
     }

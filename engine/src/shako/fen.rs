@@ -10,6 +10,11 @@
 //! | en passant | `d7`, `-` | the square skipped by the last double step |
 //! | half-moves | `0` | half-moves since the last capture or pawn move (optional, default 0) |
 //! | full moves | `1` | move number, starting at 1 (optional, default 1) |
+//!
+//! Reading validates: a FEN that parses but describes a position no game
+//! reaches is refused with the field at fault and the square (see
+//! `check_kings`, and the castling, en passant and check rules below);
+//! no unvalidated position leaves the reader.
 
 use super::geometry::{Bb128, Square10, SIZE};
 use super::position::{Kind, Piece, Position, CASTLING_PATHS};
@@ -108,6 +113,7 @@ impl FromStr for Position {
         };
         pos.set_clocks(halfmove, fullmove);
 
+        check_counts(&pos)?;
         if pos.in_check_of(side.other()) {
             return Err(err("position", format!("the side not to move ({}) is in check", side.other())));
         }
@@ -151,14 +157,64 @@ fn read_board(pos: &mut Position, board: &str) -> Result<(), FenError> {
             return Err(err("board", format!("rank {} has {file} squares, expected 10", rank + 1)));
         }
     }
+    check_kings(pos)
+}
+
+/// Pieces a side starts with, by kind (pawns, knights, bishops, rooks, queen,
+/// king, elephants, cannons; [`Kind`] order).
+const START_COUNTS: [u32; 8] = [10, 2, 2, 2, 1, 1, 2, 2];
+
+/// What no game reaches on the board alone (the kings here, the rest in
+/// [`check_counts`], after castling and en passant): a number of kings other than
+/// one a side; more than the 22 pieces a side starts with, more than 10
+/// pawns, or more queens, rooks, bishops, knights, elephants and cannons than
+/// the start's plus one promotion per missing pawn; a pawn on its last rank
+/// (it promotes on arrival) or behind its third rank (pawns start there and
+/// only move forward). Fewer pieces are normal: pieces are captured.
+fn check_kings(pos: &Position) -> Result<(), FenError> {
     for color in Color::BOTH {
+        let name = if color == Color::White { "White" } else { "Black" };
         let kings = pos.pieces(color, Kind::King).count();
         if kings != 1 {
-            return Err(err("board", format!("{} has {kings} kings, expected 1", if color == Color::White { "White" } else { "Black" })));
+            let squares: Vec<String> = pos.pieces(color, Kind::King).map(|s| s.to_string()).collect();
+            let at = if squares.is_empty() { String::new() } else { format!(" ({})", squares.join(", ")) };
+            return Err(err("board", format!("{name} has {kings} kings{at}, expected 1")));
         }
-        let last = if color == Color::White { 9 } else { 0 };
+    }
+    Ok(())
+}
+
+/// The rest of what the board alone makes impossible (see [`check_kings`]),
+/// checked after the other fields.
+fn check_counts(pos: &Position) -> Result<(), FenError> {
+    for color in Color::BOTH {
+        let name = if color == Color::White { "White" } else { "Black" };
+        let (last, behind) = match color {
+            Color::White => (9, [0, 1]),
+            Color::Black => (0, [9, 8]),
+        };
         if let Some(sq) = (pos.pieces(color, Kind::Pawn) & Bb128::rank(last)).first() {
-            return Err(err("board", format!("pawn on its last rank at {sq}")));
+            return Err(err("board", format!("{name}'s pawn on {sq} stands on its last rank unpromoted (pawns promote on arrival)")));
+        }
+        if let Some(sq) = (pos.pieces(color, Kind::Pawn) & (Bb128::rank(behind[0]) | Bb128::rank(behind[1]))).first() {
+            return Err(err("board", format!("{name}'s pawn on {sq} stands behind its third rank, where pawns start and which they never move back from")));
+        }
+        let n: Vec<u32> = Kind::ALL.iter().map(|&k| pos.pieces(color, k).count()).collect();
+        let total: u32 = n.iter().sum();
+        let start_total: u32 = START_COUNTS.iter().sum();
+        if total > start_total {
+            return Err(err("board", format!("{name} has {total} pieces, more than the {start_total} a side starts with")));
+        }
+        let pawns = n[Kind::Pawn.index()];
+        if pawns > START_COUNTS[0] {
+            return Err(err("board", format!("{name} has {pawns} pawns; a side has at most {}", START_COUNTS[0])));
+        }
+        let promoted: u32 = Kind::PROMOTIONS.iter().map(|&k| n[k.index()].saturating_sub(START_COUNTS[k.index()])).sum();
+        if promoted > START_COUNTS[0] - pawns {
+            return Err(err(
+                "board",
+                format!("{name} has {promoted} pieces beyond the start's, but only {} pawns are missing to have promoted", START_COUNTS[0] - pawns),
+            ));
         }
     }
     Ok(())
