@@ -389,3 +389,27 @@ fn mutated_fens_are_read_or_refused_never_panic() {
     }
     assert!(accepted > 200 && refused > 1000, "{accepted} accepted, {refused} refused");
 }
+
+/// A setup built by hand, field by field, validates like the FEN it writes.
+#[test]
+fn a_setup_built_by_hand_validates() {
+    use pacozero_engine::paco::Castling;
+    use pacozero_engine::{Color, PieceKind};
+    let sq = |s: &str| Square::parse(s).unwrap();
+    let mut s = Setup::empty();
+    s.put(Color::White, PieceKind::King, sq("e1"));
+    s.put(Color::White, PieceKind::Rook, sq("h1"));
+    s.put(Color::Black, PieceKind::King, sq("e8"));
+    s.castling = Castling::new([4, 4], [[None, Some(7)], [None, None]]);
+    let p = Position::from_setup(&s, Rules::OFFICIAL).unwrap();
+    assert_eq!(p.fen(), "4k3/8/8/8/8/8/8/4K2R w 0 H - -");
+    assert_eq!(p.castling().rook_file(Color::White, 1), Some(7));
+    assert_eq!(Position::from_fen(&p.fen(), Rules::OFFICIAL).unwrap(), p);
+    // The same right without its rook.
+    s.pieces[Color::White.index()][PieceKind::Rook.index()] = 0;
+    let e = Position::from_setup(&s, Rules::OFFICIAL).unwrap_err();
+    assert_eq!((e.field, e.square, e.to_string().as_str()), ("castling", Some(sq("h1")), "castling: right H: White's rook is missing from h1"));
+    // Two pieces of a colour on one square.
+    s.put(Color::White, PieceKind::Knight, sq("e1"));
+    assert_eq!(Position::from_setup(&s, Rules::OFFICIAL).unwrap_err().to_string(), "board: two white pieces on e1 (knight and king)");
+}

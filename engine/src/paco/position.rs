@@ -154,6 +154,30 @@ impl Castling {
     pub const STANDARD: Castling = Castling { mask: 0b1111, rook_file: [[0, 7], [0, 7]], king_file: [4, 4] };
     pub const NONE: Castling = Castling { mask: 0, rook_file: [[0, 7], [0, 7]], king_file: [4, 4] };
 
+    /// Rights for a [`super::Setup`]: each colour's king file, and the rook
+    /// file of each right held, `rook_files[color][side]` (side 0 = queen
+    /// side, the rook on a lower file than the king). Validation checks them.
+    pub fn new(king_file: [u8; 2], rook_files: [[Option<u8>; 2]; 2]) -> Castling {
+        let mut c = Castling { mask: 0, rook_file: [[0, 7], [0, 7]], king_file };
+        for (color, files) in rook_files.iter().enumerate() {
+            for (side, file) in files.iter().enumerate() {
+                if let Some(f) = *file {
+                    c.rook_file[color][side] = f;
+                    c.mask |= 1 << (color * 2 + side);
+                }
+            }
+        }
+        c
+    }
+    /// The king's file of `color` (meaningful while it has a right).
+    pub fn king_file(&self, color: Color) -> u8 {
+        self.king_file[color.index()]
+    }
+    /// The rook file of a right, if `color` holds it.
+    pub fn rook_file(&self, color: Color, side: usize) -> Option<u8> {
+        self.has(color, side).then_some(self.rook_file[color.index()][side])
+    }
+
     #[inline(always)]
     pub fn has(&self, color: Color, side: usize) -> bool {
         self.mask & (1 << (color.index() * 2 + side)) != 0

@@ -17,10 +17,13 @@
 //! * **board**: two pieces of one colour on a square; a number of kings other
 //!   than one per side (unions and the hand count); more than 16 pieces a side;
 //!   more than 8 pawns, or more queens, rooks, knights and bishops than the
-//!   start's 1, 2, 2, 2 plus one promotion per missing pawn; both kings in one
-//!   union; under the official rules a king in a union is a won game, so at
-//!   most one, and the loser to move (or the winner, promoting the pawn that
-//!   won); a lone pawn on its own first rank (pawns only go back inside
+//!   start's 1, 2, 2, 2 plus one promotion per missing pawn; under the
+//!   official rules, both kings in one union, and more than one king in a
+//!   union: a king in a union is a won game (the status is derived), with the
+//!   loser to move (or the winner, promoting the pawn that won). Under the
+//!   vchess king rule kings take over unions, so none of this is refused, and
+//!   the board cannot tell a won game from a running one: it reads as running.
+//!   A lone pawn on its own first rank (pawns only go back inside
 //!   unions, and a pawn released there moves on in the same turn); a pawn on
 //!   its last rank other than the pending promotion of the side to move.
 //! * **lifted**: a piece in hand that the required action does not expect; a
@@ -30,13 +33,14 @@
 //!   except under the vchess king rule.
 //! * **promotion**: a pending promotion that is not the side to move's pawn on
 //!   its last rank, or with the wrong piece in hand.
-//! * **castling**: a right whose king is not on its start square (alone, or in
-//!   hand above it) or whose rook is not on its square (alone or in a union; a
+//! * **castling**: a right whose king is not on its start square (or in hand
+//!   above it) or whose rook is not on its square (alone or in a union; a
 //!   union standing there castles with it); rook and king files that do not fit.
 //! * **en passant**: a square not on the rank a pawn of the side not to move
 //!   just skipped, not empty, without that pawn beyond it (or in hand, lifted
 //!   in a union), or whose start square is occupied by a lone piece.
-//! * **half-moves**: more than 100 (the game is drawn at 100).
+//! * **half-moves**: more than 100 (the game is drawn at 100; a settled
+//!   position at 100 reads as the draw).
 //! * **rules**: state of an optional rule that is off.
 //!
 //! Pawns inside unions may stand on any rank (the opponent carries them), and
