@@ -62,4 +62,7 @@ fi
 export PACOZERO_TEST_S3_ENDPOINT="http://127.0.0.1:$MOTO_PORT"
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=us-east-1
 
-cargo test --release --workspace "$@"
+# The scale-out test (cli/tests/slurm.rs) submits the documented Slurm jobs
+# to a single-node cluster that scripts/test-scaleout.sh starts around the
+# tests (installing Slurm and MUNGE once) and stops after.
+scripts/test-scaleout.sh cargo test --release --workspace "$@"
