@@ -1,8 +1,14 @@
 //! Search on crafted positions, for both root algorithms.
+//!
+//! Win detection is off in these tests: with it on, the search answers a
+//! position where the mover can win this turn from the detector, without a
+//! single simulation, and these tests would check the detector instead of
+//! MCTS. Every search here asserts that it simulated. The detector has its own
+//! tests (`engine/tests/win_detection.rs`, `tests/win_and_cut.rs`).
 
 use pacozero_engine::paco::{in_sako, GameState, Position};
 use pacozero_engine::{Color, Game, Outcome};
-use pacozero_selfplay::{search, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
+use pacozero_selfplay::{search, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -11,7 +17,14 @@ fn state(fen: &str) -> GameState {
 }
 
 fn cfg(alg: Algorithm) -> SearchConfig {
-    SearchConfig { algorithm: alg, ..SearchConfig::default() }
+    SearchConfig { algorithm: alg, win_detection: false, ..SearchConfig::default() }
+}
+
+/// One search that must have run MCTS simulations (not answered otherwise).
+fn searched<E: Evaluator<GameState>>(c: &SearchConfig, g: &GameState, ev: &E, sims: u32, noise: bool, rng: &mut ChaCha8Rng) -> SearchResult {
+    let r = search(c, g, ev, sims, noise, rng).unwrap();
+    assert!(r.simulations > 0, "the search of {} answered without a simulation", g.notation());
+    r
 }
 
 fn apply_names(g: &mut GameState, names: &str) {
@@ -32,7 +45,7 @@ fn play_turn<E: Evaluator<GameState>>(alg: Algorithm, g: &GameState, ev: &E, sim
     let me = g.to_move();
     let mut names = Vec::new();
     while g.to_move() == me && g.outcome().is_none() {
-        let r = search(&c, &g, ev, sims, false, &mut rng).unwrap();
+        let r = searched(&c, &g, ev, sims, false, &mut rng);
         names.push(g.action_name(r.action));
         g.apply(r.action);
         assert!(names.len() < 10, "turn too long: {names:?}");
@@ -142,10 +155,10 @@ fn low_simulation_searches_follow_good_priors_to_the_chain_win() {
     let c = cfg(Algorithm::Gumbel);
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let mut g = state(DIRECT_WIN);
-    let r = search(&c, &g, &ev, 32, false, &mut rng).unwrap();
+    let r = searched(&c, &g, &ev, 32, false, &mut rng);
     assert_eq!(g.action_name(r.action), "Le1");
     g.apply(r.action);
-    let r = search(&c, &g, &HintEvaluator { hints: vec!["Pe2", "Pe3"], boost: 0.9 }, 16, false, &mut rng).unwrap();
+    let r = searched(&c, &g, &HintEvaluator { hints: vec!["Pe2", "Pe3"], boost: 0.9 }, 16, false, &mut rng);
     assert_eq!(g.action_name(r.action), "Pe8");
     let i = r.index_of(r.action).unwrap();
     assert!(r.policy[i] > 0.5, "improved policy moves mass to the win: {:?}", r.policy);
@@ -190,7 +203,7 @@ fn value_signs_across_multi_decision_turns() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         // White to move and winning: the root value is high for White ...
         let g = state(DIRECT_WIN);
-        let r = search(&c, &g, &UniformEvaluator, 64, false, &mut rng).unwrap();
+        let r = searched(&c, &g, &UniformEvaluator, 64, false, &mut rng);
         assert!(r.root_q > 0.3, "{alg:?} root_q {}", r.root_q);
         let i = r.index_of(r.action).unwrap();
         assert_eq!(g.action_name(r.action), "Le1");
@@ -200,14 +213,14 @@ fn value_signs_across_multi_decision_turns() {
         let mut g1 = g.clone();
         apply_names(&mut g1, "Le1");
         assert_eq!(g1.to_move(), Color::White);
-        let r1 = search(&c, &g1, &UniformEvaluator, 64, false, &mut rng).unwrap();
+        let r1 = searched(&c, &g1, &UniformEvaluator, 64, false, &mut rng);
         assert_eq!(g1.action_name(r1.action), "Pe8");
         let i1 = r1.index_of(r1.action).unwrap();
         assert!(r1.q[i1] > 0.99, "{alg:?} q of Pe8 {}", r1.q[i1]);
         assert!(r1.root_q > 0.1, "{alg:?} root_q after lift {}", r1.root_q);
         // The mirrored position with Black to move: the value is Black's.
         let gb = state("4K3/8/8/8/8/8/8/4rk2 b 0 - - -");
-        let rb = search(&c, &gb, &UniformEvaluator, 64, false, &mut rng).unwrap();
+        let rb = searched(&c, &gb, &UniformEvaluator, 64, false, &mut rng);
         assert!(rb.root_q > 0.3, "{alg:?} black root_q {}", rb.root_q);
         assert_eq!(gb.action_name(rb.action), "Le1");
         // White to move in the trap position after lifting the blocking rook:
@@ -215,7 +228,7 @@ fn value_signs_across_multi_decision_turns() {
         // reply wins), placements on the file do not.
         let mut gt = state(BLOCKER);
         apply_names(&mut gt, "Le4");
-        let rt = search(&c, &gt, &UniformEvaluator, 600, false, &mut rng).unwrap();
+        let rt = searched(&c, &gt, &UniformEvaluator, 600, false, &mut rng);
         let mut worst_safe = f32::INFINITY;
         let mut best_losing = f32::NEG_INFINITY;
         for (k, &a) in rt.legal.iter().enumerate() {
@@ -247,7 +260,7 @@ fn policy_targets_are_distributions_and_budget_is_exact() {
     for alg in [Algorithm::Puct, Algorithm::Gumbel] {
         for sims in [1u32, 16, 50] {
             let mut rng = ChaCha8Rng::seed_from_u64(3);
-            let r = search(&cfg(alg), &g, &UniformEvaluator, sims, true, &mut rng).unwrap();
+            let r = searched(&cfg(alg), &g, &UniformEvaluator, sims, true, &mut rng);
             assert_eq!(r.simulations, sims);
             assert_eq!(r.legal.len(), r.policy.len());
             let s: f32 = r.policy.iter().sum();
@@ -263,15 +276,15 @@ fn root_noise_only_when_asked() {
     let g = GameState::new(Position::startpos());
     let c = cfg(Algorithm::Puct);
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let quiet = search(&c, &g, &UniformEvaluator, 8, false, &mut rng).unwrap();
+    let quiet = searched(&c, &g, &UniformEvaluator, 8, false, &mut rng);
     let k = quiet.priors.len() as f32;
     assert!(quiet.priors.iter().all(|p| (p - 1.0 / k).abs() < 1e-6));
-    let noisy = search(&c, &g, &UniformEvaluator, 8, true, &mut rng).unwrap();
+    let noisy = searched(&c, &g, &UniformEvaluator, 8, true, &mut rng);
     assert!(noisy.priors.iter().any(|p| (p - 1.0 / k).abs() > 1e-3));
     assert!((noisy.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
     // Epsilon 0 switches Dirichlet noise off.
     let c0 = SearchConfig { dirichlet_epsilon: 0.0, ..c };
-    let r = search(&c0, &g, &UniformEvaluator, 8, true, &mut rng).unwrap();
+    let r = searched(&c0, &g, &UniformEvaluator, 8, true, &mut rng);
     assert!(r.priors.iter().all(|p| (p - 1.0 / k).abs() < 1e-6));
 }
 
@@ -280,8 +293,7 @@ fn tree_reuse_keeps_the_subtree() {
     let g = state(DIRECT_WIN);
     for alg in [Algorithm::Puct, Algorithm::Gumbel] {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        // Win detection would answer this won root without building a tree.
-        let mut s = Search::new(SearchConfig { win_detection: false, ..cfg(alg) }, g.clone(), false);
+        let mut s = Search::new(cfg(alg), g.clone(), false);
         s.begin(64, false);
         let ev = UniformEvaluator;
         let mut out = pacozero_selfplay::EvalOutput::default();

@@ -1,8 +1,10 @@
 //! Self-play end to end: config, chunks written and read back with pacozero-data.
 
 use pacozero_engine::paco::GameState;
-use pacozero_engine::Game;
-use pacozero_selfplay::{bench_mcts, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator};
+use pacozero_engine::{Color, Game};
+use pacozero_selfplay::{
+    bench_mcts, play_game, run_selfplay, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator,
+};
 
 fn small(alg: Algorithm) -> SelfplayConfig {
     SelfplayConfig {
@@ -138,21 +140,66 @@ fn fischer_random_and_fen_file_starts() {
     assert!(format!("{e:#}").contains("starts.txt:1"), "{e:#}");
 }
 
+/// Believes White is winning everywhere (uniform priors): Black's root value
+/// is about -0.9 at every decision, so Black resigns whenever it may.
+struct WhiteWinsEvaluator;
+
+impl Evaluator<GameState> for WhiteWinsEvaluator {
+    fn name(&self) -> String {
+        "white-wins".into()
+    }
+    fn needs_encoding(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
+        out.reset(batch);
+        for (i, r) in batch.iter().enumerate() {
+            let n = r.legal.len() as f32;
+            out.priors_of_mut(i).iter_mut().for_each(|p| *p = 1.0 / n);
+            out.wdl[i] = if r.state.to_move() == Color::White { [0.95, 0.05, 0.0] } else { [0.0, 0.05, 0.95] };
+        }
+        Ok(())
+    }
+}
+
 #[test]
 fn resignation_and_no_resign_games() {
-    // A rollout evaluator sees lost positions; resign quickly.
     let mut cfg = small(Algorithm::Gumbel);
-    cfg.resign_threshold = -0.3;
-    cfg.resign_consecutive = 1;
+    cfg.resign_threshold = -0.5;
+    cfg.resign_consecutive = 2;
     cfg.no_resign_fraction = 0.5;
-    cfg.max_decisions = 200;
+    cfg.max_decisions = 40;
     cfg.threads = 2;
+    let games = 12;
     let dir = tempfile::tempdir().unwrap();
-    let ev = RolloutEvaluator::new(9, 2, 40);
-    let s = run_selfplay::<GameState, _>(&cfg, &ev, dir.path(), 8, false).unwrap();
-    assert_eq!(s.games, 8);
-    assert!(s.no_resign_games > 0, "{s}");
-    eprintln!("{s}");
+    let s = run_selfplay::<GameState, _>(&cfg, &WhiteWinsEvaluator, dir.path(), games, false).unwrap();
+    assert_eq!(s.games, games);
+    // Each game replayed alone (same seed, same index) says what the summary
+    // must count.
+    let (mut resigned, mut no_resign, mut false_resignations) = (0, 0, 0);
+    for i in 0..games {
+        let r = play_game::<GameState, _>(&cfg, &WhiteWinsEvaluator, i, None).unwrap();
+        if r.no_resign {
+            no_resign += 1;
+            assert_ne!(r.reason, "resign", "game {i} may not resign");
+            assert_eq!(r.would_resign, Some(Color::Black), "game {i}: Black would have resigned");
+            if r.winner != Some(Color::White) {
+                false_resignations += 1;
+            }
+        } else {
+            resigned += 1;
+            assert_eq!((r.reason.as_str(), r.winner), ("resign", Some(Color::White)), "game {i}: Black resigns");
+            // Black resigns at its second decision below the threshold.
+            assert!(r.positions.len() <= 6, "game {i} resigned after {} decisions", r.positions.len());
+        }
+    }
+    assert!(resigned > 0 && no_resign > 0, "{resigned} resigned, {no_resign} no-resign games");
+    // Games cut at 40 decisions are draws: the would-be resigner did not lose.
+    assert!(false_resignations > 0);
+    assert_eq!(s.reasons.get("resign").copied().unwrap_or(0), resigned, "{s}");
+    assert_eq!(s.black_wins, 0, "{s}");
+    assert_eq!((s.no_resign_games, s.would_resign_games, s.false_resignations), (no_resign, no_resign, false_resignations), "{s}");
+    assert!((s.false_resignation_rate() - false_resignations as f64 / no_resign as f64).abs() < 1e-12);
 }
 
 #[test]
