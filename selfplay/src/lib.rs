@@ -50,6 +50,7 @@ pub mod config;
 pub mod eval;
 pub mod mcts;
 pub mod selfplay;
+pub mod turns;
 
 pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
 pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};

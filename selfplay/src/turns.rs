@@ -1,4 +1,6 @@
-//! Whole turns seen through a search tree of atomic decisions.
+//! Whole Paco Ŝako turns seen through a search tree of atomic decisions
+//! (`pacozero analyze`, opening books, `play` and the Python package's
+//! `analyze`).
 //!
 //! Search decides one atomic action at a time (lift, place, promotion); a
 //! player's turn is the sequence of its decisions until the other side is to
@@ -15,7 +17,7 @@
 
 use pacozero_engine::paco::{action_from_index, turn_to_string, Action, GameState, Required};
 use pacozero_engine::{Color, Game};
-use pacozero_selfplay::Search;
+use crate::Search;
 
 /// Is the game at the start of a turn (nothing in hand; at most a promotion
 /// of a pawn the opponent carried home pending)?
@@ -124,7 +126,7 @@ pub fn principal_variation(search: &Search<GameState>, path: &[u16], state: &Gam
     let mut pending: Vec<u16> = Vec::new();
     while out.len() < max_turns {
         let Some(children) = search.children_at(&path) else { break };
-        let mut best: Option<&pacozero_selfplay::mcts::ChildStats> = None;
+        let mut best: Option<&crate::mcts::ChildStats> = None;
         for c in &children {
             if c.visits > 0 && best.is_none_or(|b| c.visits > b.visits) {
                 best = Some(c);

@@ -643,14 +643,18 @@ fn trim_metrics(path: &Path, step: u64) -> TrainResult<()> {
     Ok(())
 }
 
-fn permutation(n: usize, seed: u64) -> Vec<u32> {
+/// The order in which the trainer visits the `n` rows of a window: a
+/// ChaCha8 shuffle of `0..n` seeded with `seed` (the trainer draws one seed
+/// per window from its RNG, itself seeded with `train.seed`).
+pub fn permutation(n: usize, seed: u64) -> Vec<u32> {
     let mut p: Vec<u32> = (0..n as u32).collect();
     p.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
     p
 }
 
-/// A decoded batch on the host.
-pub(crate) struct Batch {
+/// A decoded batch on the host: the tensors of one training step (also what
+/// the Python package's data iterator yields).
+pub struct Batch {
     pub n: usize,
     pub c: usize,
     pub h: usize,
@@ -670,7 +674,8 @@ pub(crate) struct Batch {
 }
 
 impl Batch {
-    pub(crate) fn build(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64) -> Batch {
+    /// Decodes rows `idx` of `rows`; `q_mix` is `train.value_q_mix`.
+    pub fn build(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64) -> Batch {
         let n = idx.len();
         let (c, h, w, p) = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize, spec.policy_size as usize);
         let len = spec.input_len();

@@ -1,0 +1,104 @@
+"""Python-side throughput as a ratio to the same work in Rust.
+
+    python -m pacozero.bench [--data RUN_OR_DIR] [--game paco|shako] [--decisions N]
+
+* ``legal_actions + apply``: playouts from the start (the choice among the
+  legal actions is a fixed function of the decision count, the same in both
+  languages, so both play the same games); Python with ``apply`` (a new
+  state per decision) and with ``push`` (in place), Rust with the engine's
+  ``Game::legal_actions`` + ``Game::apply``;
+* ``encode``: the states of those playouts to (planes, scalars) arrays;
+* ``data``: one shuffled pass over a data directory in batches of 256
+  (``pacozero.data.open`` against ``Batch::build`` on the same window).
+"""
+
+import argparse
+import time
+
+from . import Paco, Shako, data
+from ._native import bench_rust
+
+
+def _pick(k, n):
+    return ((k * 2654435761) & 0xFFFFFFFF) % n
+
+
+def playout(cls, n, inplace):
+    start = cls.start()
+    g = start.copy()
+    k = 0
+    t = time.perf_counter()
+    while k < n:
+        legal = g.legal_actions()
+        if not legal:
+            g = start.copy()
+            continue
+        a = legal[_pick(k, len(legal))]
+        if inplace:
+            g.push(a)
+        else:
+            g = g.apply(a)
+        k += 1
+    return time.perf_counter() - t
+
+
+def encode(cls, n):
+    start = cls.start()
+    g = start.copy()
+    states = []
+    k = 0
+    while len(states) < n:
+        legal = g.legal_actions()
+        if not legal:
+            g = start.copy()
+            continue
+        states.append(g)
+        g = g.apply(legal[_pick(k, len(legal))])
+        k += 1
+    t = time.perf_counter()
+    for s in states:
+        s.encode()
+    return time.perf_counter() - t
+
+
+def data_pass(path, batch_size):
+    t = time.perf_counter()
+    rows = 0
+    for b in data.open(path, batch_size=batch_size):
+        rows += len(b["game_id"])
+    return rows, time.perf_counter() - t
+
+
+def run(game="paco", decisions=100_000, data_path=None, batch_size=256, repeat=3):
+    """Returns rows of (what, python per second, rust per second)."""
+    cls = Paco if game == "paco" else Shako
+    best = lambda f: min(f() for _ in range(repeat))  # noqa: E731
+    out = []
+    rust = decisions / best(lambda: bench_rust("playout", game, decisions)[1])
+    out.append((f"{game} legal_actions + apply (decisions)", decisions / best(lambda: playout(cls, decisions, False)), rust))
+    out.append((f"{game} legal_actions + push (decisions)", decisions / best(lambda: playout(cls, decisions, True)), rust))
+    n = decisions // 2
+    out.append((f"{game} encode (states)", n / best(lambda: encode(cls, n)), n / best(lambda: bench_rust("encode", game, n)[1])))
+    if data_path is not None:
+        py_rows, py_s = min((data_pass(data_path, batch_size) for _ in range(repeat)), key=lambda r: r[1])
+        rs_rows, rs_s = min((bench_rust("data", game, 0, data_path, batch_size) for _ in range(repeat)), key=lambda r: r[1])
+        out.append((f"data iterator (rows, batch {batch_size})", py_rows / py_s, rs_rows / rs_s))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--game", default="paco", choices=["paco", "shako"])
+    ap.add_argument("--decisions", type=int, default=100_000)
+    ap.add_argument("--data", help="run or data directory for the data-iterator benchmark")
+    ap.add_argument("--batch-size", type=int, default=256)
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args(argv)
+    rows = run(a.game, a.decisions, a.data, a.batch_size, a.repeat)
+    print(f"{'work':<44} {'python/s':>12} {'rust/s':>12} {'python/rust':>12}")
+    for what, py, rs in rows:
+        print(f"{what:<44} {py:>12,.0f} {rs:>12,.0f} {py / rs:>12.2f}")
+
+
+if __name__ == "__main__":
+    main()

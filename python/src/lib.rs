@@ -1,0 +1,28 @@
+//! The Python extension module `pacozero._native`, a thin binding over the
+//! workspace's crates: the engine's games (`Paco`, `Shako`), the training
+//! data as the trainer builds it (`open_data`, `read_games`), the inference
+//! network (`Network`) and the analysis search (`analyze`). The Python
+//! package `pacozero` (python/pacozero/) re-exports them with the
+//! conveniences that are plain Python (`pacozero.data.open`, the torch
+//! dataset, the benchmark).
+
+use pyo3::prelude::*;
+
+mod bench;
+mod data;
+mod games;
+mod net;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<games::Paco>()?;
+    m.add_class::<games::Shako>()?;
+    m.add_class::<net::Network>()?;
+    m.add_class::<data::DataIter>()?;
+    m.add_function(wrap_pyfunction!(net::analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(data::open_data, m)?)?;
+    m.add_function(wrap_pyfunction!(data::read_games, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::bench_rust, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
