@@ -66,3 +66,11 @@ export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=us-eas
 # to a single-node cluster that scripts/test-scaleout.sh starts around the
 # tests (installing Slurm and MUNGE once) and stops after.
 scripts/test-scaleout.sh cargo test --release --workspace "$@"
+
+# --- Python package (python/) -------------------------------------------
+# Builds `pacozero` with `pip install ./python` (PyO3 + maturin) into a
+# virtual environment in the target directory and runs its pytest suite
+# against the binary built above; a missing Python toolchain is an error
+# with a message. See scripts/test-python.sh.
+scripts/test-python.sh
+# --- end Python package --------------------------------------------------
