@@ -114,8 +114,10 @@ impl Watch {
                 }
             }
         }
-        if let Ok(model) = pacozero_train::current_model(&self.run) {
-            // The pointer exists: it must name a whole model.
+        if pacozero_train::models_dir(&self.run).join("current").exists() {
+            // The pointer exists: it must be readable and name a whole model
+            // (a torn pointer write is exactly what this catches).
+            let model = pacozero_train::current_model(&self.run).unwrap_or_else(|e| panic!("models/current exists but cannot be read: {e}"));
             pacozero_train::read_model_header(&model).unwrap_or_else(|e| panic!("models/current names a broken model: {e}"));
             self.pointer_reads += 1;
         }
@@ -168,21 +170,27 @@ fn run_to_end(args: &[&str], log: &Path, watch: &mut Watch) -> Duration {
     }
 }
 
-/// Starts `args` `KILLS` times and SIGKILLs each after a random delay (ms)
-/// drawn from `delays`, polling `watch` meanwhile; `before` runs before each
-/// start. A process that ends before its kill must have succeeded. Returns
-/// how many processes were killed.
+/// Starts `args` until `KILLS` processes were SIGKILLed while running, each
+/// after a random delay (ms) drawn from `delays`, polling `watch` meanwhile;
+/// `before` runs before each start. A process that ends before its kill must
+/// have succeeded, and halves the longest delay for the next start, so the
+/// kills land however fast the machine is (the tests run in parallel).
+/// Returns how many processes ended by themselves.
 fn kill_repeatedly(rng: &mut ChaCha8Rng, args: &[&str], delays: Range<u64>, log: &Path, watch: &mut Watch, mut before: impl FnMut(&mut Watch)) -> usize {
-    let mut killed = 0;
-    for _ in 0..KILLS {
+    let (mut killed, mut finished) = (0, 0);
+    let mut longest = delays.end;
+    while killed < KILLS {
+        assert!(finished < 4 * KILLS, "pacozero {}: {finished} processes ended before their kill, only {killed} killed", args[0]);
         before(watch);
-        let delay = Duration::from_millis(rng.gen_range(delays.clone()));
+        let delay = Duration::from_millis(rng.gen_range(delays.start..longest.max(delays.start + 1)));
         let t0 = Instant::now();
         let mut child = spawn(args, log);
         loop {
             watch.poll();
             if let Some(st) = child.try_wait().unwrap() {
                 check_exit(st, args, log);
+                finished += 1;
+                longest = (longest / 2).max(delays.start + 5);
                 break;
             }
             if t0.elapsed() >= delay {
@@ -195,9 +203,53 @@ fn kill_repeatedly(rng: &mut ChaCha8Rng, args: &[&str], delays: Range<u64>, log:
         }
     }
     watch.poll();
-    eprintln!("pacozero {}: {killed} of {KILLS} processes killed while running", args[0]);
-    killed
+    eprintln!("pacozero {}: {killed} processes killed while running, {finished} ended before their kill", args[0]);
+    finished
 }
+
+/// Runs `args` with the crash point `point` armed (`PACOZERO_CRASH_AT`, see
+/// `pacozero_data::durable`), polling `watch`, and asserts that the process
+/// killed itself there (SIGKILL), i.e. that the kill landed inside the write
+/// window the point marks.
+fn crash_at(args: &[&str], point: &str, log: &Path, watch: &mut Watch) {
+    let mut child = bin().args(args).env(pacozero_data::durable::CRASH_ENV, point).stdout(Stdio::null()).stderr(File::create(log).unwrap()).spawn().unwrap();
+    let status = loop {
+        watch.poll();
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    watch.poll();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        status.signal(),
+        Some(libc::SIGKILL),
+        "pacozero {args:?} with {point} armed did not die there ({status}):\n{}",
+        std::fs::read_to_string(log).unwrap_or_default()
+    );
+}
+
+/// Files in `dir` whose names end with `suffix`.
+fn count_files(dir: &Path, suffix: &str) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| d.filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(suffix)).count())
+}
+
+/// Positions files of `dir` without their games file: chunks whose writer
+/// died between its two renames.
+fn orphan_positions(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().to_string();
+                name.strip_suffix(".positions.parquet").is_some_and(|stem| !dir.join(format!("{stem}.games.parquet")).exists())
+            })
+            .count()
+    })
+}
+
+/// Kills per kind of process inside a write window (crash points).
+const WINDOW_KILLS: usize = 6;
 
 /// Every chunk of `data` read whole; returns the game ids. Asserts each game
 /// is in one chunk only and has exactly its `num_decisions` positions.
@@ -251,14 +303,24 @@ fn selfplay_killed_at_random_writes_every_game_exactly_once() {
     let data = run.join("data");
     let args = ["selfplay", "--config", s(&cfg), "--out", s(&data), "--games", "24", "--evaluator", "uniform", "--quiet"];
     let mut watch = Watch::new(&run);
-    // Kills early enough that the twelve processes do not finish the games.
-    let killed = kill_repeatedly(&mut rng, &args, 1..wall / 8 + 10, &log, &mut watch, |_| {});
-    assert!(killed >= KILLS / 2, "only {killed} of {KILLS} processes were still running when killed");
+    // Kills inside the write window: each process writes its first chunk, and
+    // dies writing its second, after the temporary files or between the
+    // renames. The leftovers prove where each kill landed.
+    for (i, point) in ["chunk-renames:2", "chunk-between-renames:2"].iter().cycle().take(WINDOW_KILLS).enumerate() {
+        let (tmps, orphans) = (count_files(&data, ".games.parquet.tmp"), orphan_positions(&data));
+        crash_at(&args, point, &log, &mut watch);
+        assert_eq!(count_files(&data, ".games.parquet.tmp"), tmps + 1, "kill {i} at {point}: a games file left unrenamed");
+        let orphans_now = orphan_positions(&data);
+        assert_eq!(orphans_now, orphans + usize::from(point.starts_with("chunk-between")), "kill {i} at {point}: positions renamed only between the renames");
+    }
+    assert_eq!(games_of(&data).len(), WINDOW_KILLS, "each process kept the one chunk it finished");
+    // Then at random moments, early enough that the processes rarely finish the games.
+    let finished = kill_repeatedly(&mut rng, &args, 1..wall / 8 + 10, &log, &mut watch, |_| {});
     let partial = games_of(&data).len();
     run_to_end(&args, &log, &mut watch);
     let mut ids = games_of(&data);
     ids.sort();
-    assert_eq!(ids, expected, "after {killed} kills ({partial} games before the final run)");
+    assert_eq!(ids, expected, "after {WINDOW_KILLS} + {KILLS} kills and {finished} finished runs ({partial} games before the final run)");
 
     // With --run, rounds of new games: a restarted worker never writes a game id again.
     let run2 = dir.path().join("run2");
@@ -291,12 +353,30 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
     let mut rng = ChaCha8Rng::seed_from_u64(12);
     // Each call starts from the checkpoint and may end at most `steps` later.
     let mut start = steps;
-    let killed = kill_repeatedly(&mut rng, &args, 1..wall + 20, &log, &mut watch, |w| {
+    let mut check_checkpoint = |w: &mut Watch| {
         let now = checkpoint_step(&w.run).unwrap();
         assert!(start <= now && now <= start + steps, "checkpoint at {now}, the last call started at {start}");
         start = now;
-    });
-    assert!(killed >= KILLS / 2, "only {killed} of {KILLS} processes were still running when killed");
+    };
+    // Kills inside the write windows of the checkpoint (the second of the
+    // call's four), the exported model and the models/current pointer: each
+    // leaves its written, unrenamed temporary file.
+    let models = pacozero_train::models_dir(&run);
+    let ckpt_tmp = pacozero_data::durable::tmp_path(&pacozero_train::checkpoint_path(&run));
+    for (point, tmp) in [
+        ("rename:latest.pzckpt:2", ckpt_tmp.clone()),
+        ("rename:m.pzmodel", models.join("m.pzmodel.tmp")),
+        ("rename:current", models.join("current.tmp")),
+        ("rename:latest.pzckpt", ckpt_tmp),
+    ] {
+        check_checkpoint(&mut watch);
+        let _ = std::fs::remove_file(&tmp);
+        crash_at(&args, point, &log, &mut watch);
+        assert!(tmp.is_file(), "the kill at {point} left {}", tmp.display());
+    }
+    check_checkpoint(&mut watch);
+    let finished = kill_repeatedly(&mut rng, &args, 1..wall + 20, &log, &mut watch, check_checkpoint);
+    let killed = 4 + KILLS;
     let from = checkpoint_step(&run).unwrap();
     run_to_end(&args, &log, &mut watch);
     let end = checkpoint_step(&run).unwrap();
@@ -308,7 +388,7 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
     let mut lines = metrics.lines();
     assert!(lines.next().unwrap().starts_with("step,"));
     let got: Vec<u64> = lines.map(|l| l.split(',').next().unwrap().parse().unwrap_or_else(|_| panic!("bad metrics row {l:?}"))).collect();
-    assert_eq!(got, (1..=end).collect::<Vec<_>>(), "steps of metrics.csv after {killed} kills");
+    assert_eq!(got, (1..=end).collect::<Vec<_>>(), "steps of metrics.csv after {killed} kills and {finished} finished calls");
     // The exported model is whole and current.
     let m = pacozero_train::current_model(&run).unwrap();
     assert!(m.ends_with("m.pzmodel"));
@@ -332,15 +412,25 @@ fn loop_killed_at_random_keeps_its_run_consistent() {
     let args = ["loop", "--config", s(&cfg), "--run", s(&run)];
     let mut watch = Watch::new(&run);
     let mut rng = ChaCha8Rng::seed_from_u64(13);
-    // Kills early enough that the twelve processes do not finish the run.
-    let killed = kill_repeatedly(&mut rng, &args, 1..wall / 10 + 10, &log, &mut watch, |_| {});
-    assert!(killed >= KILLS / 2, "only {killed} of {KILLS} loops were still running when killed");
+    // Kills inside write windows: each loop records one stage in state.json
+    // and dies recording the next, or dies in a chunk's write window.
+    let state_tmp = run.join("state.json.tmp");
+    for point in ["rename:state.json:2", "chunk-renames:2", "rename:state.json:2", "rename:current"] {
+        let _ = std::fs::remove_file(&state_tmp);
+        crash_at(&args, point, &log, &mut watch);
+        if point.starts_with("rename:state.json") {
+            assert!(state_tmp.is_file(), "the kill at {point} left state.json.tmp");
+        }
+    }
+    // Then at random moments, early enough that the loops rarely finish the run.
+    let finished = kill_repeatedly(&mut rng, &args, 1..wall / 10 + 10, &log, &mut watch, |_| {});
+    let killed = 4 + KILLS;
     run_to_end(&args, &log, &mut watch);
     assert_eq!(watch.state.0, 4, "three generations done");
 
     // Exactly games_per_generation games per generation, each once.
     let mut ids = games_of(&run.join("data"));
-    assert_eq!(ids.len(), 3 * 6, "games after {killed} kills");
+    assert_eq!(ids.len(), 3 * 6, "games after {killed} kills ({finished} loops finished)");
     ids.sort();
     assert_eq!(ids, expected, "the games of an uninterrupted run");
     // Training: every step once, ending at generations x steps.
@@ -353,4 +443,72 @@ fn loop_killed_at_random_keeps_its_run_consistent() {
     let base = ratings.lines().find(|l| l.starts_with("rollout-4,")).unwrap_or_else(|| panic!("{ratings}"));
     assert_eq!(base.rsplit(',').next(), Some("6"), "3 generations x 2 baseline games:\n{ratings}");
     assert!(pacozero_train::current_model(&run).unwrap().ends_with("gen-0003.pzmodel"));
+}
+
+/// The files of a `file://` store's folder whose names end with `suffix`.
+fn store_files(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().to_string()).filter(|n| n.ends_with(suffix)).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn store_worker_and_trainer_killed_between_uploads_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bucket");
+    std::fs::create_dir_all(&store).unwrap();
+    let url = format!("file://{}", store.display());
+    let sp = write_config(dir.path(), "selfplay.toml", &tiny_selfplay(7));
+    let tr = write_config(dir.path(), "train.toml", &train_config());
+    let cache = dir.path().join("cache");
+    let trainer = dir.path().join("trainer");
+    let log = dir.path().join("store.log");
+    let folder = store.join("data/w0001");
+    let worker = ["selfplay", "--store", &url, "--worker", "1", "--run", s(&cache), "--config", s(&sp), "--games", "2", "--evaluator", "uniform", "--quiet"];
+    let mut watch = Watch::new(&cache);
+
+    // A worker killed between a chunk's two uploads leaves a positions file
+    // without its games file in the store; its restart completes that chunk
+    // first (the first crash-point hit), then dies at the next one.
+    for i in 0..WINDOW_KILLS / 2 {
+        crash_at(&worker, "store-chunk-upload:2", &log, &mut watch);
+        assert_eq!(orphan_positions(&folder), 1, "kill {i}: one chunk half uploaded");
+    }
+    run_to_end(&worker, &log, &mut watch);
+    assert_eq!(orphan_positions(&folder), 0, "the restarted worker completed every chunk");
+    let uploaded = games_of(&folder);
+    let mut local = games_of(&cache.join("data"));
+    local.sort();
+    let mut ids = uploaded.clone();
+    ids.sort();
+    assert_eq!(ids, local, "every game played is in the store, once");
+
+    // A trainer killed after uploading its model, before moving the pointer:
+    // the model is whole in the store and the pointer is untouched.
+    let train = ["train", "--store", &url, "--run", s(&trainer), "--config", s(&tr), "--steps", "2"];
+    let mut twatch = Watch::new(&trainer);
+    crash_at(&train, "store-pointer-swap", &log, &mut twatch);
+    let models = store.join("models");
+    let orphan = store_files(&models, ".pzmodel");
+    assert_eq!(orphan.len(), 1, "the model was uploaded: {orphan:?}");
+    pacozero_train::read_model_header(&models.join(&orphan[0])).expect("the uploaded model is whole");
+    assert!(!models.join("current").exists(), "the pointer was not moved");
+    // The restarted trainer moves the pointer to its own (whole) model.
+    run_to_end(&train, &log, &mut twatch);
+    let pointer = std::fs::read_to_string(models.join("current")).unwrap();
+    let current = pointer.trim();
+    assert_ne!(current, orphan[0], "the restart exported a model of its own");
+    pacozero_train::read_model_header(&models.join(current)).expect("the current model is whole");
+    // Workers pick it up at their next round and lose no game either.
+    crash_at(&worker, "store-chunk-upload:2", &log, &mut watch);
+    run_to_end(&worker, &log, &mut watch);
+    let mut ids = games_of(&folder);
+    ids.sort();
+    let mut local = games_of(&cache.join("data"));
+    local.sort();
+    assert_eq!(ids, local);
+    assert!(ids.len() > uploaded.len());
+    assert_eq!(pacozero_train::current_model(&cache).unwrap().file_name().unwrap().to_string_lossy(), current, "the worker plays with the new model");
 }

@@ -3,10 +3,9 @@
 //! and the arena and ratings see both generations.
 
 use std::path::Path;
-use std::process::Command;
 
 mod common;
-use common::{run_ok, write_config, TINY_NET};
+use common::{check_report_in_browser, run_ok, write_config, TINY_NET};
 
 /// A loop of two generations of four games and four training steps.
 fn tiny_loop() -> String {
@@ -98,7 +97,8 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     }
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(page.contains("gen-0002") && page.contains("const GAMES = [{"), "report lacks generations or sample games");
-    check_report_in_browser(&run.join("report.html"));
+    assert_eq!(page.matches("<svg").count(), 5, "five inline plots");
+    check_report_in_browser(&run.join("report.html"), 8, "report.png");
 
     // Running again resumes a finished run: nothing is redone.
     let before = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
@@ -114,30 +114,6 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     // Equal-time play: both players get 5 ms per decision.
     let out = run_ok(&["arena", "--players", &format!("net:{}:5ms", model.display()), "rollout:5ms", "--games", "2", "--max-decisions", "40"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
-}
-
-/// Opens the report in headless Chromium: the page's script must have drawn
-/// the sample-game boards, and a screenshot is kept for a look by eye in
-/// `<target>/tmp/report.png`. `scripts/test.sh` installs Chromium on Debian.
-fn check_report_in_browser(page: &Path) {
-    let browser = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
-    let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1400,2600"];
-    let url = format!("file://{}", page.canonicalize().unwrap().display());
-    let run = |extra: &[&str]| {
-        let out = Command::new(&browser).args(flags).args(extra).arg(&url).output().unwrap_or_else(|e| {
-            panic!("cannot start {browser} ({e}): install Chromium (Debian: apt-get install chromium; scripts/test.sh does) or set CHROMIUM to its path")
-        });
-        assert!(out.status.success(), "{browser} failed: {}", String::from_utf8_lossy(&out.stderr));
-        out
-    };
-    let dom = String::from_utf8_lossy(&run(&["--dump-dom"]).stdout).to_string();
-    assert!(dom.matches("class=\"board\"").count() >= 1, "the viewer drew no board:\n{}", &dom[..dom.len().min(2000)]);
-    assert_eq!(dom.matches("<svg").count(), 5, "five inline plots");
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report.png");
-    let _ = std::fs::remove_file(&shot);
-    run(&[&format!("--screenshot={}", shot.display())]);
-    let png = std::fs::read(&shot).expect("screenshot written");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "screenshot of {} bytes", png.len());
 }
 
 fn assert_no_tmp(dir: &Path) {

@@ -3,11 +3,9 @@
 //! `selfplay`, `train` and `arena` commands work on the run with `--game shako`
 //! and refuse to mix games.
 
-use std::path::Path;
-use std::process::Command;
 
 mod common;
-use common::{bin, run_ok, write_config};
+use common::{bin, check_report_in_browser, run_ok, write_config};
 
 /// The miniature Shako loop. Its `[net]` has 2 policy channels where
 /// `common::TINY_NET` has 4, so the table is spelled out here.
@@ -103,7 +101,7 @@ fn miniature_shako_loop_runs_every_stage() {
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(page.contains("vs gen-0001 (W-D-L)"), "report lacks the anchor column");
     assert!(page.contains("const GAMES = [{") && page.contains("\"size\":10") && page.contains("\"moves\":\"1. "), "report lacks Shako sample games");
-    check_report_in_browser(&run.join("report.html"));
+    check_report_in_browser(&run.join("report.html"), 10, "shako-report.png");
 
     // Resuming a finished run redoes nothing; a run cannot switch games.
     let before = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
@@ -131,23 +129,4 @@ fn miniature_shako_loop_runs_every_stage() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("W/D/L"));
     let e = run_fails(&["arena", "--players", &net, "random", "--games", "2"]);
     assert!(e.contains("not a paco network"), "{e}");
-}
-
-/// The report's script draws the 10x10 boards (headless Chromium, as in
-/// loop_e2e.rs; skipped with a note when no browser is installed).
-fn check_report_in_browser(page: &Path) {
-    let browser = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
-    let url = format!("file://{}", page.canonicalize().unwrap().display());
-    let out = match Command::new(&browser).args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--dump-dom"]).arg(&url).output() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("note: {browser} not available ({e}); the report's viewer is not checked in a browser");
-            return;
-        }
-    };
-    assert!(out.status.success(), "{browser} failed: {}", String::from_utf8_lossy(&out.stderr));
-    let dom = String::from_utf8_lossy(&out.stdout);
-    assert!(dom.contains("class=\"board\""), "the viewer drew no board");
-    assert!(dom.contains("title=\"j10\""), "the viewer drew no 10x10 board");
-    assert!(dom.contains("class=\"moves\">1. "), "no move list");
 }

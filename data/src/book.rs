@@ -33,9 +33,8 @@
 //! reader never sees half a book.
 
 use std::collections::HashMap;
-use std::fs::{self, File};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow::array::{
@@ -223,9 +222,6 @@ fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
 /// Writes a book atomically (`<path>.tmp`, fsync, rename).
 pub fn write_book(path: &Path, info: &BookInfo, positions: &[BookPosition]) -> Result<()> {
     let batch = book_batch(positions).map_err(arrow_err(path))?;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(crate::writer::TMP_SUFFIX);
-    let tmp = PathBuf::from(tmp);
     let kv = vec![
         KeyValue::new("book_version".to_string(), BOOK_VERSION.to_string()),
         KeyValue::new("game".to_string(), info.game.clone()),
@@ -234,18 +230,10 @@ pub fn write_book(path: &Path, info: &BookInfo, positions: &[BookPosition]) -> R
     ];
     let level = ZstdLevel::try_new(3).map_err(pq_err(path))?;
     let props = WriterProperties::builder().set_compression(Compression::ZSTD(level)).set_key_value_metadata(Some(kv)).build();
-    let file = File::create(&tmp).map_err(io_err(&tmp))?;
-    let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(pq_err(&tmp))?;
-    w.write(&batch).map_err(pq_err(&tmp))?;
-    let mut file = w.into_inner().map_err(pq_err(&tmp))?;
-    file.flush().map_err(io_err(&tmp))?;
-    file.sync_all().map_err(io_err(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_err(path))?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
+    let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).map_err(pq_err(path))?;
+    w.write(&batch).map_err(pq_err(path))?;
+    let bytes = w.into_inner().map_err(pq_err(path))?;
+    crate::durable::write_atomic(path, &[&bytes]).map_err(io_err(path))?;
     Ok(())
 }
 
@@ -379,6 +367,7 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn sample() -> Vec<BookPosition> {
         vec![

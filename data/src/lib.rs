@@ -83,12 +83,14 @@
 
 pub mod book;
 mod decode;
+pub mod durable;
 mod error;
 mod reader;
 mod schema;
 mod writer;
 
 pub use decode::{decode_into, decode_position};
+pub use durable::{crash_point, write_atomic};
 pub use error::{DataError, Result};
 pub use reader::{
     game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file,

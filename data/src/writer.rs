@@ -16,6 +16,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
+use crate::durable::{crash_point, sync_dir, tmp_path};
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
 use crate::schema::{games_schema, item, positions_schema, GameRow, GameSpec, PositionRow, SCHEMA_VERSION};
 
@@ -182,20 +183,13 @@ fn write_chunk_with_level(
     let games_tmp = tmp_path(&paths.games);
     write_parquet(&pos_tmp, &pos_batch, spec, zstd_level)?;
     write_parquet(&games_tmp, &games_batch, spec, zstd_level)?;
+    crash_point("chunk-renames");
     // Positions first: a chunk only counts once its games file exists.
     fs::rename(&pos_tmp, &paths.positions).map_err(io_err(&paths.positions))?;
+    crash_point("chunk-between-renames");
     fs::rename(&games_tmp, &paths.games).map_err(io_err(&paths.games))?;
-    // Make the renames durable.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
+    sync_dir(dir);
     Ok(paths)
-}
-
-fn tmp_path(p: &Path) -> PathBuf {
-    let mut s = p.as_os_str().to_owned();
-    s.push(TMP_SUFFIX);
-    PathBuf::from(s)
 }
 
 fn write_parquet(path: &Path, batch: &RecordBatch, spec: &GameSpec, zstd_level: i32) -> Result<()> {

@@ -15,8 +15,7 @@
 //! panic, and a file of another architecture is refused before any tensor is
 //! touched. Writes are atomic: `<file>.tmp`, fsync, rename.
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use burn::module::Module;
@@ -77,30 +76,10 @@ pub(crate) fn sections_of(parts: &[(&str, &[u8])]) -> Vec<Section> {
         .collect()
 }
 
-/// Write `bytes` to `path` atomically (tmp + fsync + rename).
+/// Write `chunks` to `path` atomically (tmp + fsync + rename, see
+/// [`pacozero_data::durable`]).
 pub(crate) fn write_atomic(path: &Path, chunks: &[&[u8]]) -> TrainResult<()> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            fs::create_dir_all(dir).map_err(io_err(dir))?;
-        }
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    {
-        let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
-        for c in chunks {
-            f.write_all(c).map_err(io_err(&tmp))?;
-        }
-        f.sync_all().map_err(io_err(&tmp))?;
-    }
-    fs::rename(&tmp, path).map_err(io_err(path))?;
-    if let Some(dir) = path.parent() {
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    pacozero_data::write_atomic(path, chunks).map_err(io_err(path))
 }
 
 /// Write a container: magic, version, JSON header, sections.

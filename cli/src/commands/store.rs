@@ -23,7 +23,7 @@
 
 use crate::args::{GameKind, SelfplayArgs, TrainArgs};
 use anyhow::{bail, Context, Result};
-use pacozero_data::{GAMES_SUFFIX, POSITIONS_SUFFIX, TMP_SUFFIX};
+use pacozero_data::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 use pacozero_engine::{paco, shako};
 use pacozero_selfplay::{run_selfplay, Evaluator, SelfplayGame};
 use pacozero_store::{Put, RunStore, SwapError};
@@ -117,6 +117,7 @@ fn upload_chunks(store: &RunStore, folder: &str, dir: &Path) -> Result<usize> {
         if !keys.contains(&positions_key) {
             upload(store, &positions_key, &c.positions_path)?;
         }
+        pacozero_data::crash_point("store-chunk-upload");
         upload(store, &games_key, &c.games_path)?;
         n += 1;
     }
@@ -136,13 +137,12 @@ fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
     if !local.is_file() {
         let key = format!("models/{file}");
         let bytes = store.get(&key)?.with_context(|| format!("{}: `{POINTER}` names `{key}`, which is not in the store", store.url()))?;
-        std::fs::create_dir_all(pacozero_train::models_dir(run_dir)).with_context(|| format!("creating {}", pacozero_train::models_dir(run_dir).display()))?;
-        let mut tmp = local.as_os_str().to_owned();
-        tmp.push(TMP_SUFFIX);
-        let tmp = PathBuf::from(tmp);
-        std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
-        pacozero_train::read_model_header(&tmp).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
-        std::fs::rename(&tmp, &local).with_context(|| format!("renaming {} to {}", tmp.display(), local.display()))?;
+        // Checked before it is written under its name: a model file in the
+        // cache is always whole.
+        let probe = pacozero_data::durable::tmp_path(&local);
+        crate::atomic::write_atomic(&probe, &bytes)?;
+        pacozero_train::read_model_header(&probe).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
+        std::fs::rename(&probe, &local).with_context(|| format!("renaming {} to {}", probe.display(), local.display()))?;
         eprintln!("downloaded {key} from {}", store.url());
     }
     pacozero_train::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -274,6 +274,7 @@ pub fn train(a: TrainArgs) -> Result<()> {
     }
     println!("uploaded {model_key} to {url}");
 
+    pacozero_data::crash_point("store-pointer-swap");
     if let Ok(hold) = std::env::var(HOLD_ENV) {
         eprintln!("holding before the pointer swap until {hold} exists");
         let t0 = std::time::Instant::now();

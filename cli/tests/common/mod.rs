@@ -72,3 +72,64 @@ cheap_simulations = 4
 "#
     )
 }
+
+/// Opens a run's `report.html` in headless Chromium and checks what only the
+/// page's running script produces, against the sample games embedded in the
+/// page (`const GAMES = [...]`): for each game, a `size`x`size` board of cells
+/// with square titles, the label `turn M / M` of its last turn, that turn's
+/// notation and the game's move list. None of these strings is in the page
+/// source, so a script that throws, or draws nothing, fails the check. Chromium
+/// is required (`scripts/test.sh` installs it; `CHROMIUM` names another
+/// binary). A screenshot is kept in `<target>/tmp/<shot>` for a look by eye.
+#[allow(dead_code)]
+pub fn check_report_in_browser(page: &Path, size: usize, shot: &str) {
+    let browser = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1400,2600"];
+    let url = format!("file://{}", page.canonicalize().unwrap().display());
+    let run = |extra: &[&str]| {
+        let out = Command::new(&browser).args(flags).args(extra).arg(&url).output().unwrap_or_else(|e| {
+            panic!("cannot start {browser} ({e}): install Chromium (Debian: apt-get install chromium; scripts/test.sh does) or set CHROMIUM to its path")
+        });
+        assert!(out.status.success(), "{browser} failed: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    };
+    let source = std::fs::read_to_string(page).unwrap();
+    let games = embedded_games(&source);
+    assert!(!games.is_empty(), "the report has no sample games");
+    let dom = String::from_utf8_lossy(&run(&["--dump-dom"]).stdout).to_string();
+    let head = &dom[..dom.len().min(3000)];
+    let cells = dom.matches("<td class=\"light").count() + dom.matches("<td class=\"dark").count();
+    assert_eq!(cells, games.len() * size * size, "the viewer drew {cells} board cells for {} games of {size}x{size}:\n{head}", games.len());
+    let corner = format!(" title=\"{}{size}\">", (b'a' + size as u8 - 1) as char);
+    assert_eq!(dom.matches(&corner).count(), games.len(), "one top-right square {corner} per board");
+    for g in &games {
+        let turns = g["turns"].as_array().unwrap();
+        let last = turns.len() - 1;
+        let label = format!("class=\"idx\">turn {last} / {last}</span>");
+        assert!(dom.contains(&label), "no {label:?} in the page:\n{head}");
+        let turn = format!("class=\"turn\">{}</div>", dom_text(turns[last][0].as_str().unwrap()));
+        assert!(dom.contains(&turn), "no {turn:?} in the page");
+        let moves = format!("class=\"moves\">{}</div>", dom_text(g["moves"].as_str().unwrap()));
+        assert!(dom.contains(&moves), "no move list {moves:?} in the page");
+    }
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join(shot);
+    let _ = std::fs::remove_file(&shot);
+    run(&[&format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "screenshot of {} bytes", png.len());
+}
+
+/// The sample games a report embeds for its viewer.
+#[allow(dead_code)]
+fn embedded_games(source: &str) -> Vec<serde_json::Value> {
+    let start = source.find("const GAMES = ").expect("the report embeds its sample games") + "const GAMES = ".len();
+    let end = start + source[start..].find(";</script>").expect("end of the games script");
+    let json = source[start..end].replace("<\\/", "</");
+    serde_json::from_str::<serde_json::Value>(&json).unwrap().as_array().unwrap().clone()
+}
+
+/// Text as Chromium serialises a text node.
+#[allow(dead_code)]
+fn dom_text(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('\u{a0}', "&nbsp;")
+}
