@@ -163,6 +163,11 @@ const IMPOSSIBLE: &[(&str, &str)] = &[
     ("4k3/8/8/8/8/8/8/8 w 0 - - -", "board: no white king"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNZ w 0 AHah - -", "board: 2 black kings (e8, h1 in a union)"),
     ("PPPPPPPP/8/8/8/8/8/8/pppppppp w 0 - - -", "board: no white king"),
+    (
+        "PPPPPPPP/8/8/3k4/8/8/8/ppppppK1 w 0 - - -",
+        "board: White's pawn on a8 stands on its last rank unpromoted: it must promote, but no promotion is pending there",
+    ),
+    ("4k3/8/8/8/8/8/8/ppppppK1 w 0 - - -", "board: Black's pawn on a1 stands on its last rank unpromoted: Black promotes it before its turn ends"),
     ("4k3/8/8/8/8/8/8/PK6 w 0 - - -", "board: White's lone pawn on a1 stands on its first rank, which a pawn only reaches inside a union"),
     ("p3k3/8/8/8/8/8/8/4K3 w 0 - - -", "board: Black's lone pawn on a8 stands on its first rank, which a pawn only reaches inside a union"),
     ("P3k3/P7/8/8/8/8/8/4K3 b 0 - - -", "board: White's pawn on a8 stands on its last rank unpromoted: White promotes it before its turn ends"),
