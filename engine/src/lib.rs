@@ -6,6 +6,7 @@
 //! plain bit planes and scalars that the trainer turns into tensors.
 
 pub mod game;
+pub mod invariants;
 pub mod paco;
 pub mod shako;
 pub mod types;

@@ -1,0 +1,58 @@
+//! Replays every committed fuzz corpus file (`fuzz/corpus/<target>/`) through
+//! its target's invariant checks ([`pacozero_engine::invariants`], the same
+//! functions the libFuzzer targets call), so the inputs the fuzzers found
+//! interesting keep guarding the engine in every `cargo test`, without
+//! cargo-fuzz or a nightly toolchain.
+
+use pacozero_engine::invariants;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+fn corpus_dir(target: &str) -> PathBuf {
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    PathBuf::from(root).join("fuzz/corpus").join(target)
+}
+
+/// Runs `check` on every file of the target's corpus; fails naming every file
+/// whose check panicked. Returns how many files were replayed.
+fn replay(target: &str, check: fn(&[u8])) -> usize {
+    let dir = corpus_dir(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read the corpus {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let data = std::fs::read(f).unwrap();
+            catch_unwind(AssertUnwindSafe(|| check(&data))).err().map(|e| {
+                let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+                format!("{}: {msg}", f.display())
+            })
+        })
+        .collect();
+    assert!(failures.is_empty(), "{} of {} corpus files of `{target}` break an invariant:\n{}", failures.len(), files.len(), failures.join("\n"));
+    files.len()
+}
+
+#[test]
+fn fen_corpus() {
+    assert!(replay("fen", invariants::fen) > 100);
+}
+
+#[test]
+fn notation_corpus() {
+    assert!(replay("notation", invariants::notation) > 100);
+}
+
+#[test]
+fn play_corpus() {
+    assert!(replay("play", invariants::play) > 100);
+}
+
+#[test]
+fn shako_corpus() {
+    assert!(replay("shako", invariants::shako) > 100);
+}
