@@ -28,12 +28,13 @@ fn ok(args: &[&str]) -> Output {
     out
 }
 
-/// The command fails, without a panic, and its message contains every `needle`.
+/// The command fails with exit status 1 (an error it reports, not a signal,
+/// not a usage error), without a panic, and its message contains every `needle`.
 #[track_caller]
 fn fails_with(args: &[&str], needles: &[&str]) -> String {
     let out = run(args);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!out.status.success(), "pacozero {args:?} should fail; stderr:\n{err}");
+    assert_eq!(out.status.code(), Some(1), "pacozero {args:?} should fail with exit status 1, not {}; stderr:\n{err}", out.status);
     assert!(!err.contains("panicked"), "pacozero {args:?} panicked:\n{err}");
     for n in needles {
         assert!(err.contains(n), "pacozero {args:?}: the message lacks {n:?}:\n{err}");
@@ -112,18 +113,18 @@ fn truncate(path: &Path, keep: f64) {
 #[test]
 fn bad_fens_name_the_problem() {
     // Nine pawns on a rank.
-    fails_with(&["perft", "--fen", "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -", "--depth", "1"], &["FEN", "rank"]);
+    fails_with(&["perft", "--fen", "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -", "--depth", "1"], &["board field", "rank 7 has more than 8 squares"]);
     // A missing field.
-    fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"], &["FEN"]);
+    fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"], &["FEN side field", "expected at least 5 space-separated fields, found 1"]);
     // An unknown piece letter.
-    fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN9 w 0 AHah - -"], &["FEN"]);
-    fails_with(&["perft", "--game", "shako", "--fen", "not a fen", "--depth", "1"], &["not a fen"]);
+    fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN9 w 0 AHah - -"], &["FEN board field at character 43", "'9' is not a run of 1-8 empty squares"]);
+    fails_with(&["perft", "--game", "shako", "--fen", "not a fen", "--depth", "1"], &["FEN \"not a fen\"", "en passant field: missing"]);
 }
 
 #[test]
 fn bad_actions_name_the_action() {
-    fails_with(&["show", "--actions", "Le2 Pe9"], &["Pe9"]);
-    fails_with(&["show", "--actions", "Le2 Pe5"], &["Pe5"]);
+    fails_with(&["show", "--actions", "Le2 Pe9"], &["'Le2 Pe9' at character 6", "expected a square a1..h8"]);
+    fails_with(&["show", "--actions", "Le2 Pe5"], &["action 2 (Pe5)", "is not legal here"]);
 }
 
 #[test]
@@ -149,7 +150,7 @@ fn bad_selfplay_configs_name_the_file_and_key() {
         std::fs::write(&cfg, text).unwrap();
         fails_with(&["selfplay", "--config", s(&cfg), "--out", s(&out), "--games", "1", "--quiet"], &["sp.toml", key]);
     }
-    fails_with(&["selfplay", "--config", s(&dir.path().join("missing.toml")), "--games", "1"], &["missing.toml"]);
+    fails_with(&["selfplay", "--config", s(&dir.path().join("missing.toml")), "--games", "1"], &["missing.toml", "No such file or directory"]);
 }
 
 #[test]
@@ -209,7 +210,7 @@ fn data_of_another_schema_version_is_refused_by_name() {
     fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, "schema_version 2"]);
     // ... and a worker refuses to add games to that run, whatever its output flag.
     fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&name, "schema_version 2"]);
-    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&run.join("data")), "--games", "1", "--quiet"], &[&name, "schema_version"]);
+    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&run.join("data")), "--games", "1", "--quiet"], &[&name, "schema_version 2 is not supported"]);
     let before = pacozero_data::list_chunks(&run.join("data")).unwrap().len();
     assert_eq!(before, 2, "nothing was written");
 }
@@ -218,7 +219,7 @@ fn data_of_another_schema_version_is_refused_by_name() {
 fn data_of_another_game_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let run = copy_run(dir.path());
-    fails_with(&["selfplay", "--game", "shako", "--config", s(&fixture().selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &["data", "paco"]);
+    fails_with(&["selfplay", "--game", "shako", "--config", s(&fixture().selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &["data holds paco data", "not shako", "--game"]);
 }
 
 #[test]
@@ -234,7 +235,7 @@ fn truncated_or_corrupt_data_files_are_named() {
     fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, "truncated or corrupt"]);
     // Garbage with a Parquet name.
     std::fs::write(&chunk.positions_path, b"PAR1 this is not parquet PAR1").unwrap();
-    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name]);
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, "truncated or corrupt"]);
     fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&name, "truncated or corrupt"]);
     // A truncated games file: a worker adding games to the run names it.
     let run = copy_run(&dir.path().join("b"));
@@ -256,30 +257,30 @@ fn broken_model_files_are_named() {
     let arena = ["arena", "--players", &player, "random", "--games", "2", "--max-decisions", "10"];
 
     std::fs::write(&m, &bytes[..bytes.len() / 2]).unwrap();
-    fails_with(&arena, &["broken.pzmodel", "truncated"]);
+    fails_with(&arena, &["broken.pzmodel", "truncated model file"]);
     let mut bad = bytes.clone();
     let last = bad.len() - 10;
     bad[last] ^= 0xFF;
     std::fs::write(&m, &bad).unwrap();
-    fails_with(&arena, &["broken.pzmodel", "checksum"]);
+    fails_with(&arena, &["broken.pzmodel", "checksum mismatch in section `model`"]);
     let mut v2 = bytes.clone();
     v2[8] = 2;
     std::fs::write(&m, &v2).unwrap();
-    fails_with(&arena, &["broken.pzmodel", "format version 2"]);
+    fails_with(&arena, &["broken.pzmodel", "model format version 2 is not supported"]);
     std::fs::write(&m, b"not a model").unwrap();
     fails_with(&arena, &["broken.pzmodel", "not a PacoZero model"]);
     // A checkpoint is not a model.
     std::fs::copy(fixture().run.join("checkpoints/latest.pzckpt"), &m).unwrap();
-    fails_with(&arena, &["broken.pzmodel", "checkpoint"]);
-    fails_with(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["/nonexistent/x.pzmodel"]);
+    fails_with(&arena, &["broken.pzmodel", "bad magic bytes (it is a checkpoint file)"]);
+    fails_with(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["/nonexistent/x.pzmodel does not exist"]);
 }
 
 #[test]
 fn a_model_of_another_game_is_refused_by_name() {
     let good = fixture().run.join("models/m.pzmodel");
-    fails_with(&["selfplay", "--game", "shako", "--model", s(&good), "--out", "/nonexistent-never-written", "--games", "1", "--quiet"], &["m.pzmodel", "shako"]);
+    fails_with(&["selfplay", "--game", "shako", "--model", s(&good), "--out", "/nonexistent-never-written", "--games", "1", "--quiet"], &["m.pzmodel is not a shako network", "bit_planes"]);
     let player = format!("net:{}:2", good.display());
-    fails_with(&["arena", "--game", "shako", "--players", &player, "random", "--games", "2"], &["m.pzmodel"]);
+    fails_with(&["arena", "--game", "shako", "--players", &player, "random", "--games", "2"], &["m.pzmodel is not a shako network"]);
 }
 
 // ---- run directories ----
@@ -293,34 +294,34 @@ fn broken_run_directories_are_named() {
     // models/current names a model that is gone.
     let run = copy_run(&dir.path().join("a"));
     std::fs::remove_file(run.join("models/m.pzmodel")).unwrap();
-    fails_with(&[&sp[..], &[s(&run)]].concat(), &["m.pzmodel"]);
+    fails_with(&[&sp[..], &[s(&run)]].concat(), &["m.pzmodel", "No such file or directory"]);
     // models/current is empty.
     std::fs::write(run.join("models/current"), "").unwrap();
-    fails_with(&[&sp[..], &[s(&run)]].concat(), &["current"]);
+    fails_with(&[&sp[..], &[s(&run)]].concat(), &["models/current", "bad pointer contents"]);
 
     // A corrupt checkpoint.
     let run = copy_run(&dir.path().join("b"));
     truncate(&run.join("checkpoints/latest.pzckpt"), 0.7);
-    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &["latest.pzckpt", "truncated"]);
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &["latest.pzckpt", "truncated checkpoint file"]);
     std::fs::write(run.join("checkpoints/latest.pzckpt"), b"garbage").unwrap();
-    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &["latest.pzckpt"]);
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &["latest.pzckpt", "not a PacoZero checkpoint file"]);
 
     // No data directory.
     let empty = dir.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    fails_with(&["train", "--run", s(&empty), "--config", s(&f.train_cfg), "--steps", "1"], &["data"]);
+    fails_with(&["train", "--run", s(&empty), "--config", s(&f.train_cfg), "--steps", "1"], &["empty/data", "No such file or directory"]);
     // A data directory without chunks.
     std::fs::create_dir_all(empty.join("data")).unwrap();
-    fails_with(&["train", "--run", s(&empty), "--config", s(&f.train_cfg), "--steps", "1"], &["data"]);
+    fails_with(&["train", "--run", s(&empty), "--config", s(&f.train_cfg), "--steps", "1"], &["empty/data", "0 positions in complete chunks"]);
 
     // A loop run with a corrupt state.json or config.toml.
     let lp = dir.path().join("loop");
     std::fs::create_dir_all(&lp).unwrap();
     std::fs::write(lp.join("config.toml"), "[loop]\ngenerations = 1\n").unwrap();
     std::fs::write(lp.join("state.json"), "{\"generation\": ").unwrap();
-    fails_with(&["loop", "--run", s(&lp)], &["state.json"]);
+    fails_with(&["loop", "--run", s(&lp)], &["state.json", "not a loop state file"]);
     std::fs::write(lp.join("config.toml"), "[loop\n").unwrap();
-    fails_with(&["loop", "--run", s(&lp)], &["config.toml"]);
+    fails_with(&["loop", "--run", s(&lp)], &["config.toml", "TOML parse error at line 1"]);
     // A report of a directory that is not a run.
-    fails_with(&["report", "--run", s(&dir.path().join("nothing-here"))], &["nothing-here"]);
+    fails_with(&["report", "--run", s(&dir.path().join("nothing-here"))], &["run directory", "nothing-here does not exist"]);
 }
