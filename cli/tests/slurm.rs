@@ -358,6 +358,7 @@ fn slurm_job_array_of_workers_and_a_trainer() {
     assert!(uploaded.is_subset(&recorded), "the store has games of worker 6 its cache lacks");
     let before = recorded.len() as u64;
     assert!(before >= 3 && before < games_per_start, "worker 6 had recorded {before} games when it was cancelled");
+    eprintln!("worker 6 cancelled after {before} recorded games ({} uploaded), {:.1} s into the test", uploaded.len(), t0.elapsed().as_secs_f64());
     let out = Command::new("scontrol").args(["requeue", &task]).output().unwrap();
     assert!(out.status.success(), "scontrol requeue {task}:\n{}", output_text(&out));
     cluster.wait_ok(&task, 1);
@@ -414,12 +415,12 @@ fn the_docs_show_the_job_scripts_the_test_submits() {
 /// scripts/test.sh --test slurm -- --ignored --nocapture slurm_array_throughput
 /// ```
 ///
-/// `PACOZERO_SLURM_BENCH_GAMES` sets the games per task (default 4).
+/// `PACOZERO_SLURM_BENCH_GAMES` sets the games per task (default 8).
 #[test]
 #[ignore]
 fn slurm_array_throughput() {
     require_cluster();
-    let games: u64 = std::env::var("PACOZERO_SLURM_BENCH_GAMES").ok().map_or(4, |g| g.parse().expect("PACOZERO_SLURM_BENCH_GAMES"));
+    let games: u64 = std::env::var("PACOZERO_SLURM_BENCH_GAMES").ok().map_or(8, |g| g.parse().expect("PACOZERO_SLURM_BENCH_GAMES"));
     let dir = tempfile::tempdir().unwrap();
     let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/selfplay.toml")).unwrap();
     let config: String = shipped
