@@ -72,7 +72,8 @@ fn encode<G: SelfplayGame>(n: u64) -> f64 {
 }
 
 /// One shuffled pass over a data window in batches (`Batch::build`), as
-/// `pacozero.data.open(path, batch_size=...)` iterates it. Returns (rows, seconds).
+/// `pacozero.data.open(path, batch_size=...)` iterates it; the window is read
+/// untimed. Returns (rows, seconds).
 fn data_pass(path: &str, batch_size: usize) -> Result<(u64, f64), String> {
     let cfg = TrainConfig::default();
     let dir = data_dir(path);
@@ -81,8 +82,8 @@ fn data_pass(path: &str, batch_size: usize) -> Result<(u64, f64), String> {
     for c in &all {
         total += c.num_positions().map_err(|e| e.to_string())?;
     }
-    let t = Instant::now();
     let w = pacozero_data::read_positions_window(&dir, cfg.window_size(total).max(1)).map_err(|e| e.to_string())?;
+    let t = Instant::now();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed);
     let order = permutation(w.rows.len(), rng.next_u64());
     let mut rows = 0u64;
