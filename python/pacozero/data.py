@@ -75,6 +75,12 @@ class Batches:
     def batch_size(self):
         return self._it.batch_size
 
+    @property
+    def perm_seed(self):
+        """Seed of the current pass's permutation (the trainer's checkpoint
+        records its own as ``data.perm_seed``); ``None`` without shuffling."""
+        return self._it.perm_seed
+
 
 def open(run_or_dir, *, config=None, batch_size=None, window=None, shuffle=True, seed=None,
          value_q_mix=None, passes=1, drop_last=None):

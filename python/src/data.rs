@@ -61,11 +61,17 @@ pub struct DataIter {
     drop_last: bool,
     passes_left: u64,
     rng: ChaCha8Rng,
+    /// Seed of the current pass's permutation (`None` in file order).
+    perm_seed: Option<u64>,
 }
 
 impl DataIter {
     fn new_pass(&mut self) {
-        self.order = if self.shuffle { permutation(self.rows.len(), self.rng.next_u64()) } else { (0..self.rows.len() as u32).collect() };
+        self.perm_seed = self.shuffle.then(|| self.rng.next_u64());
+        self.order = match self.perm_seed {
+            Some(seed) => permutation(self.rows.len(), seed),
+            None => (0..self.rows.len() as u32).collect(),
+        };
         self.cursor = 0;
     }
 
@@ -170,6 +176,13 @@ impl DataIter {
         self.chunks.clone()
     }
 
+    /// Seed of the current pass's permutation, as the trainer records it in
+    /// its checkpoint (`data.perm_seed`); `None` without shuffling.
+    #[getter]
+    fn perm_seed(&self) -> Option<u64> {
+        self.perm_seed
+    }
+
     #[getter]
     fn batch_size(&self) -> usize {
         self.batch_size
@@ -236,6 +249,7 @@ pub fn open_data(
         drop_last: drop_last.unwrap_or(shuffle),
         passes_left: passes,
         rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+        perm_seed: None,
     };
     if passes == 0 {
         it.order.clear();

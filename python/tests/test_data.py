@@ -1,6 +1,8 @@
 """pacozero.data against the engine: every row of a self-play run decodes
 to what replaying its game gives."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,22 @@ def test_torch_dataset(paco_run):
     assert len(batches) == data.open(paco_run, batch_size=8).__len__()
     assert batches[0]["x"].dtype == torch.float32 and batches[0]["x"].shape == (8, 41, 8, 8)
     assert pacozero.data.PositionDataset is type(ds)
+
+
+def checkpoint_header(run):
+    raw = (run / "checkpoints" / "latest.pzckpt").read_bytes()
+    assert raw[:8] == b"PZCKPT\n\0"
+    n = int.from_bytes(raw[12:20], "little")
+    return json.loads(raw[20 : 20 + n])
+
+
+def test_the_trainers_window_and_order(paco_run):
+    """With the run's training configuration, open() reads the trainer's
+    window and visits it in the trainer's order: the checkpoint of the
+    fixture's two training steps records the same chunks, window size and
+    permutation seed."""
+    pos = checkpoint_header(paco_run)["data"]
+    it = data.open(paco_run, config=paco_run.parent / "train.toml")
+    assert it.chunks == pos["chunks"] and it.rows == pos["window_rows"]
+    assert it.perm_seed == pos["perm_seed"] and it.batch_size == 8
+    assert data.open(paco_run, shuffle=False).perm_seed is None
