@@ -120,3 +120,36 @@ def test_the_trainers_window_and_order(paco_run):
     assert it.chunks == pos["chunks"] and it.rows == pos["window_rows"]
     assert it.perm_seed == pos["perm_seed"] and it.batch_size == 8
     assert data.open(paco_run, shuffle=False).perm_seed is None
+
+
+def test_torch_dataset_with_a_stand_in_torch(paco_run, monkeypatch):
+    """The dataset's logic (conversion, worker split) without PyTorch
+    installed: a minimal stand-in module plays torch."""
+    import sys
+    import types
+
+    try:
+        import torch  # noqa: F401
+
+        pytest.skip("torch is installed: test_torch_dataset covers it")
+    except ImportError:
+        pass
+    worker = {"info": None}
+    torch = types.ModuleType("torch")
+    torch.from_numpy = lambda a: ("tensor", a)
+    utils = types.ModuleType("torch.utils")
+    tdata = types.ModuleType("torch.utils.data")
+    tdata.IterableDataset = type("IterableDataset", (), {})
+    tdata.get_worker_info = lambda: worker["info"]
+    torch.utils, utils.data = utils, tdata
+    for name, mod in (("torch", torch), ("torch.utils", utils), ("torch.utils.data", tdata)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    monkeypatch.setattr(data, "_cache", {})
+    ds = data.torch_dataset(paco_run, batch_size=8, seed=1)
+    whole = list(ds)
+    assert len(whole) == len(data.open(paco_run, batch_size=8))
+    assert all(v[0] == "tensor" for v in whole[0].values())
+    worker["info"] = types.SimpleNamespace(num_workers=2, id=1)
+    odd = list(ds)
+    assert len(odd) == len(whole) // 2
+    assert [b["ply"][1].tolist() for b in odd] == [b["ply"][1].tolist() for b in whole[1::2]]

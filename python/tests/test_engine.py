@@ -187,3 +187,35 @@ def test_version_and_exports():
     assert pacozero.__version__
     assert Paco.GAME == "paco" and Shako.GAME == "shako"
     assert Paco.NUM_ACTIONS == 132 and Shako.NUM_ACTIONS == 3656
+
+
+def test_mangled_fens_raise_value_errors_not_panics():
+    """Random edits of valid positions either read or raise ValueError; the
+    engine never panics (a PanicException is not a ValueError)."""
+    import random
+
+    rng = random.Random(19)
+    seeds = [(Paco, r["fen"]) for r in load_jsonl(VECTORS)[:30] if r["fen_exact"]]
+    seeds += [(Shako, r["fen"]) for r in load_jsonl(SHAKO_POSITIONS)[:30]]
+    alphabet = "pnbrqkPNBRQKcCeEaAzZ_^/0123456789 wb-"
+    for _ in range(3000):
+        cls, fen = rng.choice(seeds)
+        chars = list(fen)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(chars) + 1)
+            op = rng.randrange(3)
+            if op == 0:
+                chars.insert(i, rng.choice(alphabet))
+            elif op == 1 and i < len(chars):
+                del chars[i]
+            elif i < len(chars):
+                chars[i] = rng.choice(alphabet)
+        text = "".join(chars)
+        try:
+            s = cls.from_fen(text)
+        except ValueError:
+            continue
+        # A position that reads is usable.
+        s.legal_actions()
+        s.encode()
+        assert cls.from_fen(s.fen()).fen() == s.fen()
