@@ -7,6 +7,8 @@
 //! * [`config`]: [`SelfplayConfig`] / [`SearchConfig`] from TOML.
 //! * [`selfplay`](mod@selfplay): [`run_selfplay`], which plays games on all
 //!   cores and writes `pacozero_data` chunks; [`bench_mcts`].
+//! * [`turns`]: a search tree's decisions grouped into Paco Ŝako turns
+//!   (analysis, opening books, the Python package).
 //!
 //! Everything is generic over [`SelfplayGame`], a [`Game`] that also knows
 //! its start positions and auxiliary targets. Two games implement it: Paco

@@ -15,9 +15,9 @@
 //! visits and priors are summed, WDL is visit-weighted, and the name is that
 //! of the most visited sequence.
 
+use crate::Search;
 use pacozero_engine::paco::{action_from_index, turn_to_string, Action, GameState, Required};
 use pacozero_engine::{Color, Game};
-use crate::Search;
 
 /// Is the game at the start of a turn (nothing in hand; at most a promotion
 /// of a pawn the opponent carried home pending)?
