@@ -5,10 +5,21 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The `pacozero` binary under test.
+/// The `pacozero` binary under test: cargo names it to integration tests;
+/// an example (which cargo does not tell) finds it beside its own folder,
+/// `<target>/release/examples/..`.
+#[allow(dead_code)]
+pub fn bin_path() -> PathBuf {
+    match option_env!("CARGO_BIN_EXE_pacozero") {
+        Some(p) => PathBuf::from(p),
+        None => std::env::current_exe().expect("the running program's path").parent().and_then(Path::parent).expect("<target>/release").join("pacozero"),
+    }
+}
+
+/// A command running the `pacozero` binary under test.
 #[allow(dead_code)]
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pacozero"))
+    Command::new(bin_path())
 }
 
 /// A path as a command-line argument (the tests' paths are UTF-8).
@@ -112,7 +123,7 @@ pub fn check_report_in_browser(page: &Path, size: usize, shot: &str) {
         let moves = format!("class=\"moves\">{}</div>", dom_text(g["moves"].as_str().unwrap()));
         assert!(dom.contains(&moves), "no move list {moves:?} in the page");
     }
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join(shot);
+    let shot = Path::new(option_env!("CARGO_TARGET_TMPDIR").unwrap_or("/tmp")).join(shot);
     let _ = std::fs::remove_file(&shot);
     run(&[&format!("--screenshot={}", shot.display())]);
     let png = std::fs::read(&shot).expect("screenshot written");
