@@ -7,6 +7,16 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
 export CARGO_TERM_COLOR=never
 
+# Lint gates first (they fail in seconds, the tests take minutes): one
+# format (rustfmt.toml), no clippy warning, documentation that builds without
+# a warning. The Python package and the fuzz targets are workspaces of their
+# own: their formatting is checked too.
+cargo fmt --all --check
+cargo fmt --check --manifest-path python/Cargo.toml
+cargo fmt --check --manifest-path engine/fuzz/Cargo.toml
+cargo clippy --release --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --no-deps
+
 # The report test opens report.html in headless Chromium.
 if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

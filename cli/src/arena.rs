@@ -29,10 +29,10 @@ use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{self, in_sako, FullMoveGen};
 use pacozero_engine::{shako, Game, Outcome};
 use pacozero_selfplay::{Algorithm, Evaluator, GameLimits, RolloutEvaluator, Search, SearchConfig, SelfplayGame, UniformEvaluator};
-use std::cell::RefCell;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -62,9 +62,8 @@ impl Budget {
             Some(d) => (d, true),
             None => (*t, false),
         };
-        let n: u32 = digits
-            .parse()
-            .with_context(|| format!("player '{spec}': '{t}' is neither a number of simulations (64) nor a time per decision (50ms)"))?;
+        let n: u32 =
+            digits.parse().with_context(|| format!("player '{spec}': '{t}' is neither a number of simulations (64) nor a time per decision (50ms)"))?;
         if n == 0 {
             bail!("player '{spec}': the budget must be at least 1");
         }
@@ -388,7 +387,15 @@ impl MatchResult {
 }
 
 /// Plays `pairs` opening pairs between A and B on all threads.
-pub fn run_match<G: ArenaGame>(a: &Player<G>, b: &Player<G>, pairs: u32, openings: Openings, limits: GameLimits, seed: u64, progress: bool) -> Result<MatchResult> {
+pub fn run_match<G: ArenaGame>(
+    a: &Player<G>,
+    b: &Player<G>,
+    pairs: u32,
+    openings: Openings,
+    limits: GameLimits,
+    seed: u64,
+    progress: bool,
+) -> Result<MatchResult> {
     use rayon::prelude::*;
     let bar = if progress {
         let pb = indicatif::ProgressBar::new(pairs as u64 * 2);
@@ -473,7 +480,9 @@ mod tests {
         // Any existing file passes the spec check (the model is read later).
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
         match PlayerSpec::parse(&format!("net:{model}:50ms:mix=0.25")).unwrap() {
-            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (PlayoutMix { weight: 0.25, playouts: 1 }, Budget::Millis(50))),
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => {
+                assert_eq!((mix, budget), (PlayoutMix { weight: 0.25, playouts: 1 }, Budget::Millis(50)))
+            }
             _ => panic!("not a network player"),
         }
         match PlayerSpec::parse(&format!("net:{model}:64")).unwrap() {
@@ -504,6 +513,10 @@ mod tests {
         assert!(m.decisions > 0 && m.decisions <= 60);
         // Each game is counted once under how it ended (cut at 30 decisions, or a Shako ending).
         assert_eq!(m.end_reasons.values().sum::<u32>(), 2, "{:?}", m.end_reasons);
-        assert!(m.end_reasons.keys().all(|k| ["max_length", "checkmate", "stalemate", "repetition", "fifty_moves", "stuck"].contains(k)), "{:?}", m.end_reasons);
+        assert!(
+            m.end_reasons.keys().all(|k| ["max_length", "checkmate", "stalemate", "repetition", "fifty_moves", "stuck"].contains(k)),
+            "{:?}",
+            m.end_reasons
+        );
     }
 }

@@ -1,4 +1,8 @@
 //! All command-line types of the `pacozero` binary.
+// The doc comments of this module are the command line's help text (clap
+// prints them verbatim in --help): `<run>` and `[net]` there are words for
+// the user, not HTML or links for rustdoc.
+#![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

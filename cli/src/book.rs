@@ -222,7 +222,14 @@ impl BookGame for paco::GameState {
     fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>> {
         root_turns(search)
             .into_iter()
-            .map(|t| RootMove { name: t.name, actions: actions_text(&t.actions), state: paco::GameState::new(*t.state.position()), visits: t.visits, wdl: t.wdl, prior: t.prior })
+            .map(|t| RootMove {
+                name: t.name,
+                actions: actions_text(&t.actions),
+                state: paco::GameState::new(*t.state.position()),
+                visits: t.visits,
+                wdl: t.wdl,
+                prior: t.prior,
+            })
             .collect()
     }
     fn after(&self, actions: &str) -> Result<Self> {
@@ -319,7 +326,12 @@ impl<G: BookGame> Book<G> {
         for (i, p) in rows.into_iter().enumerate() {
             let g = G::turn_start(&p.fen).with_context(|| format!("book {}, row {i}", path.display()))?;
             if g.hash() != p.hash {
-                bail!("book {}, row {i}: stored hash {:016x} differs from the FEN's {:016x} (written by an incompatible engine version?)", path.display(), p.hash, g.hash());
+                bail!(
+                    "book {}, row {i}: stored hash {:016x} differs from the FEN's {:016x} (written by an incompatible engine version?)",
+                    path.display(),
+                    p.hash,
+                    g.hash()
+                );
             }
             if p.depth == 0 {
                 roots.insert(p.hash, g);
@@ -332,9 +344,7 @@ impl<G: BookGame> Book<G> {
     /// The book position of a FEN, with a clear error when it is not there.
     pub fn probe(&self, fen: &str) -> Result<&BookPosition> {
         let g = G::turn_start(fen)?;
-        self.positions
-            .get(&g.hash())
-            .ok_or_else(|| anyhow::anyhow!("position not in book ({} positions): {}", self.positions.len(), g.notation()))
+        self.positions.get(&g.hash()).ok_or_else(|| anyhow::anyhow!("position not in book ({} positions): {}", self.positions.len(), g.notation()))
     }
 
     /// Depth (turns from the nearest start position, over moves with visits)
@@ -460,12 +470,7 @@ pub struct Progress {
 }
 
 /// Builds (or extends) the book at `out` with `evaluator`.
-pub fn build<G: BookGame, E: Evaluator<G> + ?Sized>(
-    cfg: &BookConfig,
-    evaluator: &E,
-    out: &Path,
-    mut report: impl FnMut(&Progress),
-) -> Result<Book<G>> {
+pub fn build<G: BookGame, E: Evaluator<G> + ?Sized>(cfg: &BookConfig, evaluator: &E, out: &Path, mut report: impl FnMut(&Progress)) -> Result<Book<G>> {
     cfg.validate()?;
     let mut book = if out.exists() {
         let b = Book::load(out)?;
@@ -476,11 +481,7 @@ pub fn build<G: BookGame, E: Evaluator<G> + ?Sized>(
     } else {
         Book { info: BookInfo::default(), positions: BTreeMap::new(), roots: BTreeMap::new() }
     };
-    book.info = BookInfo {
-        game: G::NAME.into(),
-        network: evaluator.name(),
-        config: toml::to_string(cfg).context("serialising the book config")?,
-    };
+    book.info = BookInfo { game: G::NAME.into(), network: evaluator.name(), config: toml::to_string(cfg).context("serialising the book config")? };
     // Start positions: the standard one and `fischer_random` distinct others drawn from the seed.
     let standard = G::standard_start();
     book.roots.entry(standard.hash()).or_insert(standard);
@@ -625,13 +626,5 @@ fn book_position<G: BookGame>(search: &mut Search<G>) -> BookPosition {
         .into_iter()
         .map(|t| BookMove { name: t.name, actions: t.actions, child: t.state.hash(), visits: t.visits, prior: t.prior, wdl: t.wdl })
         .collect();
-    BookPosition {
-        hash: root.hash(),
-        fen: root.notation(),
-        depth: 0,
-        visits: 0,
-        simulations: search.root_visits(),
-        wdl: res.root_wdl,
-        moves,
-    }
+    BookPosition { hash: root.hash(), fen: root.notation(), depth: 0, visits: 0, simulations: search.root_visits(), wdl: res.root_wdl, moves }
 }

@@ -1,8 +1,8 @@
 //! `pacozero`: one binary, one module per subcommand; errors are printed once, here.
 
 mod arena;
-mod atomic;
 mod args;
+mod atomic;
 mod book;
 mod commands;
 mod net;

@@ -129,12 +129,7 @@ pub fn fit_elo(results: &BTreeMap<(String, String), Wdl>, anchor: &str) -> Vec<R
         .collect();
     let games = |i: usize| pairs.iter().filter(|(a, b, _, _)| *a == i || *b == i).map(|p| p.3 as u32).sum();
     (0..n)
-        .map(|i| Rating {
-            name: names[i].clone(),
-            elo: r[i] / k,
-            ci95: if i == 0 { 0.0 } else { 1.96 * var[i - 1].max(0.0).sqrt() / k },
-            games: games(i),
-        })
+        .map(|i| Rating { name: names[i].clone(), elo: r[i] / k, ci95: if i == 0 { 0.0 } else { 1.96 * var[i - 1].max(0.0).sqrt() / k }, games: games(i) })
         .collect()
 }
 
@@ -150,8 +145,9 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         b.swap(c, p);
         for r in c + 1..n {
             let f = a[r][c] / a[c][c];
-            for k in c..n {
-                a[r][k] -= f * a[c][k];
+            let (upper, lower) = a.split_at_mut(r);
+            for (x, &y) in lower[0][c..n].iter_mut().zip(&upper[c][c..n]) {
+                *x -= f * y;
             }
             b[r] -= f * b[c];
         }
@@ -276,8 +272,7 @@ mod tests {
         }
         assert_eq!(sprt.decide(&strong), SprtDecision::AcceptH1);
         assert_eq!(sprt.decide(&weak), SprtDecision::AcceptH0);
-        let mut even = Pentanomial::default();
-        even.0 = [1, 2, 3, 2, 1];
+        let even = Pentanomial([1, 2, 3, 2, 1]);
         assert_eq!(sprt.decide(&even), SprtDecision::Continue);
     }
 }

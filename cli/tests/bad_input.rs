@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 mod common;
 use common::{bin, output_text, s, write_config, TINY_NET};
 
-const TINY_SELFPLAY: &str = "seed = 3\nthreads = 1\ngames_per_thread = 2\ngames_per_chunk = 2\nmax_decisions = 30\n\n[search]\nfull_simulations = 4\ncheap_simulations = 2\n";
+const TINY_SELFPLAY: &str =
+    "seed = 3\nthreads = 1\ngames_per_thread = 2\ngames_per_chunk = 2\nmax_decisions = 30\n\n[search]\nfull_simulations = 4\ncheap_simulations = 2\n";
 
 /// The fixture's training configuration: batches of 8 positions.
 fn tiny_train() -> String {
@@ -113,11 +114,17 @@ fn truncate(path: &Path, keep: f64) {
 #[test]
 fn bad_fens_name_the_problem() {
     // Nine pawns on a rank.
-    fails_with(&["perft", "--fen", "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -", "--depth", "1"], &["board field", "rank 7 has more than 8 squares"]);
+    fails_with(
+        &["perft", "--fen", "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -", "--depth", "1"],
+        &["board field", "rank 7 has more than 8 squares"],
+    );
     // A missing field.
     fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"], &["FEN side field", "expected at least 5 space-separated fields, found 1"]);
     // An unknown piece letter.
-    fails_with(&["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN9 w 0 AHah - -"], &["FEN board field at character 43", "'9' is not a run of 1-8 empty squares"]);
+    fails_with(
+        &["show", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN9 w 0 AHah - -"],
+        &["FEN board field at character 43", "'9' is not a run of 1-8 empty squares"],
+    );
     fails_with(&["perft", "--game", "shako", "--fen", "not a fen", "--depth", "1"], &["FEN \"not a fen\"", "en passant field: missing"]);
 }
 
@@ -130,7 +137,13 @@ fn bad_actions_name_the_action() {
 #[test]
 fn bad_chain_notation_in_play_gets_a_message_not_a_crash() {
     let model = fixture().run.join("models/m.pzmodel");
-    let mut child = bin().args(["play", "--model", s(&model), "--sims", "2", "--color", "w"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .args(["play", "--model", s(&model), "--sims", "2", "--color", "w"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     use std::io::Write;
     child.stdin.take().unwrap().write_all(b"Bz9-c3\ne2-e5\nquit\n").unwrap();
     let out = child.wait_with_output().unwrap();
@@ -146,7 +159,14 @@ fn bad_selfplay_configs_name_the_file_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("sp.toml");
     let out = dir.path().join("out");
-    for (text, key) in [("bogus_key = 1\n", "bogus_key"), ("games_per_thread = 0\n", "games_per_thread"), ("seed = \"seven\"\n", "seed"), ("[search]\nfull_simulations = -3\n", "full_simulations"), ("threads = 1\nthreads = 2\n", "threads"), ("playout_mix = 1.5\n", "playout_mix")] {
+    for (text, key) in [
+        ("bogus_key = 1\n", "bogus_key"),
+        ("games_per_thread = 0\n", "games_per_thread"),
+        ("seed = \"seven\"\n", "seed"),
+        ("[search]\nfull_simulations = -3\n", "full_simulations"),
+        ("threads = 1\nthreads = 2\n", "threads"),
+        ("playout_mix = 1.5\n", "playout_mix"),
+    ] {
         std::fs::write(&cfg, text).unwrap();
         fails_with(&["selfplay", "--config", s(&cfg), "--out", s(&out), "--games", "1", "--quiet"], &["sp.toml", key]);
     }
@@ -210,7 +230,10 @@ fn data_of_another_schema_version_is_refused_by_name() {
     fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, "schema_version 2"]);
     // ... and a worker refuses to add games to that run, whatever its output flag.
     fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&name, "schema_version 2"]);
-    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&run.join("data")), "--games", "1", "--quiet"], &[&name, "schema_version 2 is not supported"]);
+    fails_with(
+        &["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&run.join("data")), "--games", "1", "--quiet"],
+        &[&name, "schema_version 2 is not supported"],
+    );
     let before = pacozero_data::list_chunks(&run.join("data")).unwrap().len();
     assert_eq!(before, 2, "nothing was written");
 }
@@ -219,7 +242,10 @@ fn data_of_another_schema_version_is_refused_by_name() {
 fn data_of_another_game_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let run = copy_run(dir.path());
-    fails_with(&["selfplay", "--game", "shako", "--config", s(&fixture().selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &["data holds paco data", "not shako", "--game"]);
+    fails_with(
+        &["selfplay", "--game", "shako", "--config", s(&fixture().selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"],
+        &["data holds paco data", "not shako", "--game"],
+    );
 }
 
 #[test]
@@ -278,7 +304,10 @@ fn broken_model_files_are_named() {
 #[test]
 fn a_model_of_another_game_is_refused_by_name() {
     let good = fixture().run.join("models/m.pzmodel");
-    fails_with(&["selfplay", "--game", "shako", "--model", s(&good), "--out", "/nonexistent-never-written", "--games", "1", "--quiet"], &["m.pzmodel is not a shako network", "bit_planes"]);
+    fails_with(
+        &["selfplay", "--game", "shako", "--model", s(&good), "--out", "/nonexistent-never-written", "--games", "1", "--quiet"],
+        &["m.pzmodel is not a shako network", "bit_planes"],
+    );
     let player = format!("net:{}:2", good.display());
     fails_with(&["arena", "--game", "shako", "--players", &player, "random", "--games", "2"], &["m.pzmodel is not a shako network"]);
 }

@@ -292,7 +292,8 @@ fn analyze_prints_legal_lines() {
 }
 
 fn play_session(model: &str, extra: &[&str], input: &str) -> String {
-    let mut child = bin().args(["play", "--model", model, "--sims", "16"]).args(extra).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        bin().args(["play", "--model", model, "--sims", "16"]).args(extra).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let o = child.wait_with_output().unwrap();
     let (out, err) = text(&o);
@@ -347,7 +348,28 @@ fn play_with_scripted_input() {
     assert!(out.contains("end of input"), "{out}");
 
     // Odd input never crashes the session.
-    let junk = ["=", "=Q", "=K", "0-0", "O-O-O", "Lé4", "é", "L", "P", "Lz9", "e2-e4 e7-e5", "e2xe4", "Ke1-e2", "a1>a2", ">", "-", "x", "moves", "board", &"e2-e4".repeat(200)];
+    let junk = [
+        "=",
+        "=Q",
+        "=K",
+        "0-0",
+        "O-O-O",
+        "Lé4",
+        "é",
+        "L",
+        "P",
+        "Lz9",
+        "e2-e4 e7-e5",
+        "e2xe4",
+        "Ke1-e2",
+        "a1>a2",
+        ">",
+        "-",
+        "x",
+        "moves",
+        "board",
+        &"e2-e4".repeat(200),
+    ];
     let out = play_session(m, &[], &(junk.join("\n") + "\nquit\n"));
     assert!(out.contains("20 legal turns"), "{out}");
     assert!(out.contains("goodbye") && bot_moves(&out).is_empty(), "{out}");
@@ -394,7 +416,23 @@ fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
     }
     // Deterministic.
     let again = dir.path().join("again.parquet");
-    ok(&["book", "build", "--game", "shako", "--model", m, "--config", c, "--out", again.to_str().unwrap(), "--fischer-random", "2", "--positions", "20", "--quiet"]);
+    ok(&[
+        "book",
+        "build",
+        "--game",
+        "shako",
+        "--model",
+        m,
+        "--config",
+        c,
+        "--out",
+        again.to_str().unwrap(),
+        "--fischer-random",
+        "2",
+        "--positions",
+        "20",
+        "--quiet",
+    ]);
     assert_eq!(read_book(&again).unwrap().1, rows);
 
     // Probe and export read the game from the book.
@@ -411,7 +449,18 @@ fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
 
     // A model of the other game is refused by name.
     let paco_model = tiny_model(dir.path());
-    let e = fails(&["book", "build", "--game", "shako", "--model", paco_model.to_str().unwrap(), "--config", c, "--out", dir.path().join("x.parquet").to_str().unwrap()]);
+    let e = fails(&[
+        "book",
+        "build",
+        "--game",
+        "shako",
+        "--model",
+        paco_model.to_str().unwrap(),
+        "--config",
+        c,
+        "--out",
+        dir.path().join("x.parquet").to_str().unwrap(),
+    ]);
     assert!(e.contains("not a shako network"), "{e}");
 
     // Shako self-play starts from the book's positions.

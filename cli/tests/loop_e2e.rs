@@ -58,7 +58,17 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert!(with[0].contains("rollout") && !with[0].contains('+'), "{}", with[0]);
     assert!(with[1].ends_with("+rollout0.5"), "{}", with[1]);
 
-    for f in ["config.toml", "state.json", "matches.jsonl", "ratings.csv", "ratings.md", "metrics.csv", "models/current", "models/gen-0001.pzmodel", "models/gen-0002.pzmodel"] {
+    for f in [
+        "config.toml",
+        "state.json",
+        "matches.jsonl",
+        "ratings.csv",
+        "ratings.md",
+        "metrics.csv",
+        "models/current",
+        "models/gen-0001.pzmodel",
+        "models/gen-0002.pzmodel",
+    ] {
         assert!(run.join(f).exists(), "missing {f}");
     }
     let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();

@@ -125,7 +125,8 @@ fn s3_target() -> Target {
 /// `PUT /<bucket>` (the S3 CreateBucket call; object stores cannot create
 /// buckets, and the test server takes unsigned requests).
 fn create_bucket(endpoint: &str, bucket: &str) {
-    let host = endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
+    let host =
+        endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
     let mut tcp = std::net::TcpStream::connect(host).unwrap_or_else(|e| panic!("cannot reach the S3 server at {endpoint} ({e}); scripts/test.sh starts it"));
     tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     write!(tcp, "PUT /{bucket} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
@@ -257,7 +258,13 @@ fn flow(t: &Target) {
     let status = b.take().unwrap().wait().unwrap();
     let text = log_text(&lb);
     assert!(!status.success(), "trainer B must fail:\n{text}");
-    assert!(text.contains("conflict") && text.contains("gen-a.pzmodel") && text.contains("gen-c.pzmodel") && text.contains("models/gen-b.pzmodel is uploaded but not current"), "{text}");
+    assert!(
+        text.contains("conflict")
+            && text.contains("gen-a.pzmodel")
+            && text.contains("gen-c.pzmodel")
+            && text.contains("models/gen-b.pzmodel is uploaded but not current"),
+        "{text}"
+    );
     assert_eq!(pointer(&store), "gen-c.pzmodel\n", "the losing trainer left the pointer alone");
     assert!(store.exists("models/gen-b.pzmodel").unwrap());
 
@@ -300,12 +307,14 @@ fn a_worker_refuses_a_store_holding_another_games_data() {
     let sp = s(&sp);
     let cache = |w: &str| dir.path().join(w).to_str().unwrap().to_string();
     let shako_worker = |n: &'static str, c: &str| {
-        let args = ["selfplay", "--game", "shako", "--store", &t.url, "--worker", n, "--run", c, "--config", sp, "--games", "1", "--evaluator", "uniform", "--quiet"];
+        let args =
+            ["selfplay", "--game", "shako", "--store", &t.url, "--worker", n, "--run", c, "--config", sp, "--games", "1", "--evaluator", "uniform", "--quiet"];
         args.map(String::from)
     };
     let run = |args: [String; 16]| t.run(&args.each_ref().map(String::as_str));
     run(shako_worker("1", &cache("w1")));
-    let paco_worker = ["selfplay", "--store", &t.url, "--worker", "2", "--run", &cache("w2"), "--config", sp, "--games", "1", "--evaluator", "uniform", "--quiet"];
+    let paco_worker =
+        ["selfplay", "--store", &t.url, "--worker", "2", "--run", &cache("w2"), "--config", sp, "--games", "1", "--evaluator", "uniform", "--quiet"];
     let text = t.fails(&paco_worker);
     assert!(text.contains("shako") && text.contains("data/w0001/") && !text.contains("panicked"), "{text}");
     assert!(t.open().list("data/w0002").unwrap().is_empty(), "the refused worker wrote nothing");

@@ -3,7 +3,6 @@
 //! `selfplay`, `train` and `arena` commands work on the run with `--game shako`
 //! and refuse to mix games.
 
-
 mod common;
 use common::{bin, check_report_in_browser, run_ok, write_config};
 
@@ -65,7 +64,19 @@ fn miniature_shako_loop_runs_every_stage() {
     let run_s = run.to_str().unwrap();
     run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run_s]);
 
-    for f in ["config.toml", "state.json", "matches.jsonl", "ratings.csv", "ratings.md", "metrics.csv", "generations.jsonl", "report.html", "models/current", "models/gen-0001.pzmodel", "models/gen-0002.pzmodel"] {
+    for f in [
+        "config.toml",
+        "state.json",
+        "matches.jsonl",
+        "ratings.csv",
+        "ratings.md",
+        "metrics.csv",
+        "generations.jsonl",
+        "report.html",
+        "models/current",
+        "models/gen-0001.pzmodel",
+        "models/gen-0002.pzmodel",
+    ] {
         assert!(run.join(f).exists(), "missing {f}");
     }
     let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
@@ -87,7 +98,8 @@ fn miniature_shako_loop_runs_every_stage() {
 
     let matches = std::fs::read_to_string(run.join("matches.jsonl")).unwrap();
     assert_eq!(matches.lines().count(), 4, "baseline x2 + anchor x1 + gating x1:\n{matches}");
-    let anchor: Vec<serde_json::Value> = matches.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|m: &serde_json::Value| m["generation"] == 2 && m["b"] == "gen-0001").collect();
+    let anchor: Vec<serde_json::Value> =
+        matches.lines().map(|l| serde_json::from_str(l).unwrap()).filter(|m: &serde_json::Value| m["generation"] == 2 && m["b"] == "gen-0001").collect();
     assert_eq!(anchor.len(), 2, "generation 2 plays gen-0001 as anchor and as gating opponent:\n{matches}");
     assert!(anchor.iter().all(|m| m["wins"].as_u64().unwrap() + m["draws"].as_u64().unwrap() + m["losses"].as_u64().unwrap() == 2));
     let ratings = std::fs::read_to_string(run.join("ratings.csv")).unwrap();

@@ -65,12 +65,7 @@ fn slurm_job_array_of_workers_and_a_trainer() {
     let trainer = cluster.sbatch(
         &small,
         TRAIN_SBATCH,
-        &[
-            ("PACOZERO_TRAINER_DIR", s(&tmp.join("trainer"))),
-            ("PACOZERO_TRAIN_CONFIG", s(&tr)),
-            ("PACOZERO_STEPS", "3"),
-            ("PACOZERO_RETRY_SECONDS", "1"),
-        ],
+        &[("PACOZERO_TRAINER_DIR", s(&tmp.join("trainer"))), ("PACOZERO_TRAIN_CONFIG", s(&tr)), ("PACOZERO_STEPS", "3"), ("PACOZERO_RETRY_SECONDS", "1")],
     );
     let waited = Instant::now();
     while pointer(&store).is_none() {
@@ -166,9 +161,6 @@ fn the_docs_show_the_job_scripts_the_test_submits() {
     let listings: Vec<&str> = docs.split("```bash\n").skip(1).map(|b| b.split("\n```").next().unwrap()).collect();
     for (file, name) in [(SELFPLAY_SBATCH, "docs/slurm/selfplay.sbatch"), (TRAIN_SBATCH, "docs/slurm/train.sbatch")] {
         let script = std::fs::read_to_string(file).unwrap();
-        assert!(
-            listings.iter().any(|l| *l == script.trim_end()),
-            "docs/scale-out.md must show {name} exactly as it is (copy the file into its ```bash block)"
-        );
+        assert!(listings.iter().any(|l| *l == script.trim_end()), "docs/scale-out.md must show {name} exactly as it is (copy the file into its ```bash block)");
     }
 }

@@ -38,8 +38,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, FixedSizeListBuilder, Float32Builder, ListBuilder, RecordBatch, StringBuilder,
-    UInt16Builder, UInt32Builder, UInt64Builder,
+    Array, ArrayRef, AsArray, FixedSizeListBuilder, Float32Builder, ListBuilder, RecordBatch, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder,
 };
 use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef, UInt16Type, UInt32Type, UInt64Type};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -111,17 +110,8 @@ pub struct BookInfo {
     pub config: String,
 }
 
-const MOVE_LISTS: [&str; 9] = [
-    "move_names",
-    "move_actions",
-    "move_children",
-    "move_visits",
-    "move_priors",
-    "move_values",
-    "move_win",
-    "move_draw",
-    "move_loss",
-];
+const MOVE_LISTS: [&str; 9] =
+    ["move_names", "move_actions", "move_children", "move_visits", "move_priors", "move_values", "move_win", "move_draw", "move_loss"];
 
 fn list_field(name: &str, dt: DataType) -> Field {
     Field::new(name, DataType::List(item(dt)), false)
@@ -351,15 +341,7 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
             }
             moves.push(m);
         }
-        out.push(BookPosition {
-            hash: hash[i],
-            fen: f.to_string(),
-            depth: depth[i],
-            visits: visits[i],
-            simulations: sims[i],
-            wdl: pos_wdl,
-            moves,
-        });
+        out.push(BookPosition { hash: hash[i], fen: f.to_string(), depth: depth[i], visits: visits[i], simulations: sims[i], wdl: pos_wdl, moves });
     }
     Ok(())
 }

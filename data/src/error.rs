@@ -34,40 +34,22 @@ pub enum DataError {
     MissingColumn { path: PathBuf, column: String },
     /// A column exists but has an unexpected Arrow type.
     #[error("{path}: column `{column}` has type {found}, expected {expected}")]
-    WrongType {
-        path: PathBuf,
-        column: String,
-        expected: String,
-        found: String,
-    },
+    WrongType { path: PathBuf, column: String, expected: String, found: String },
     /// The file (metadata or a row) declares a schema version this code does not read.
     #[error("{path}: schema_version {found} is not supported (this build reads version {expected})")]
-    SchemaVersion {
-        path: PathBuf,
-        found: String,
-        expected: u16,
-    },
+    SchemaVersion { path: PathBuf, found: String, expected: u16 },
     /// The file's key-value metadata is missing or malformed.
     #[error("{path}: bad file metadata: {message}")]
     Metadata { path: PathBuf, message: String },
     /// A row violates the schema's invariants (wrong list length, null value...).
     #[error("{path}: column `{column}`, row {row}: {message}")]
-    BadValue {
-        path: PathBuf,
-        column: String,
-        row: usize,
-        message: String,
-    },
+    BadValue { path: PathBuf, column: String, row: usize, message: String },
     /// Rows handed to the writer do not fit the game specification.
     #[error("invalid row for chunk `{stem}`: {message}")]
     InvalidRow { stem: String, message: String },
     /// Chunks of one directory disagree on the game specification.
     #[error("{path}: game spec {found} differs from {expected} of earlier chunks")]
-    SpecMismatch {
-        path: PathBuf,
-        expected: String,
-        found: String,
-    },
+    SpecMismatch { path: PathBuf, expected: String, found: String },
     /// A game specification is out of range.
     #[error("invalid game spec: {0}")]
     InvalidSpec(String),

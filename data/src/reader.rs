@@ -5,9 +5,7 @@ use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{
-    DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
-};
+use arrow::datatypes::{DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
@@ -97,11 +95,7 @@ pub fn read_positions_window(dir: &Path, max_positions: usize) -> Result<Positio
         match &spec {
             None => spec = Some(s),
             Some(prev) if *prev != s => {
-                return Err(DataError::SpecMismatch {
-                    path: c.positions_path.clone(),
-                    expected: prev.to_string(),
-                    found: s.to_string(),
-                })
+                return Err(DataError::SpecMismatch { path: c.positions_path.clone(), expected: prev.to_string(), found: s.to_string() })
             }
             _ => {}
         }
@@ -115,11 +109,7 @@ pub fn read_positions_window(dir: &Path, max_positions: usize) -> Result<Positio
         None => {
             return Err(DataError::Metadata {
                 path: dir.to_path_buf(),
-                message: if max_positions == 0 {
-                    "window of 0 positions requested".into()
-                } else {
-                    "no complete chunk in directory".into()
-                },
+                message: if max_positions == 0 { "window of 0 positions requested".into() } else { "no complete chunk in directory".into() },
             })
         }
     };
@@ -165,9 +155,7 @@ fn read_batches(path: &Path, expected: SchemaRef) -> Result<(Vec<RecordBatch>, G
 fn same_type(a: &DataType, b: &DataType) -> bool {
     match (a, b) {
         (DataType::List(x), DataType::List(y)) => same_type(x.data_type(), y.data_type()),
-        (DataType::FixedSizeList(x, n), DataType::FixedSizeList(y, m)) => {
-            n == m && same_type(x.data_type(), y.data_type())
-        }
+        (DataType::FixedSizeList(x, n), DataType::FixedSizeList(y, m)) => n == m && same_type(x.data_type(), y.data_type()),
         _ => a == b,
     }
 }
@@ -176,9 +164,7 @@ fn same_type(a: &DataType, b: &DataType) -> bool {
 pub(crate) fn check_schema(path: &Path, found: &SchemaRef, expected: &SchemaRef) -> Result<()> {
     for f in expected.fields() {
         match found.field_with_name(f.name()) {
-            Err(_) => {
-                return Err(DataError::MissingColumn { path: path.into(), column: f.name().clone() })
-            }
+            Err(_) => return Err(DataError::MissingColumn { path: path.into(), column: f.name().clone() }),
             Ok(g) if !same_type(f.data_type(), g.data_type()) => {
                 return Err(DataError::WrongType {
                     path: path.into(),
@@ -200,18 +186,10 @@ struct Cols<'a> {
 
 impl<'a> Cols<'a> {
     fn get(&self, name: &str) -> Result<&'a ArrayRef> {
-        let col = self
-            .batch
-            .column_by_name(name)
-            .ok_or_else(|| DataError::MissingColumn { path: self.path.into(), column: name.into() })?;
+        let col = self.batch.column_by_name(name).ok_or_else(|| DataError::MissingColumn { path: self.path.into(), column: name.into() })?;
         if col.null_count() > 0 {
             let row = (0..col.len()).find(|&i| col.is_null(i)).unwrap_or(0);
-            return Err(DataError::BadValue {
-                path: self.path.into(),
-                column: name.into(),
-                row,
-                message: "null value".into(),
-            });
+            return Err(DataError::BadValue { path: self.path.into(), column: name.into(), row, message: "null value".into() });
         }
         Ok(col)
     }
@@ -231,11 +209,7 @@ impl<'a> Cols<'a> {
 }
 
 /// Values of a list column as (flat values, offsets); list items must be non-null.
-fn list_parts<'a, T: arrow::datatypes::ArrowPrimitiveType>(
-    path: &Path,
-    name: &str,
-    col: &'a ArrayRef,
-) -> Result<(&'a [T::Native], &'a [i32])> {
+fn list_parts<'a, T: arrow::datatypes::ArrowPrimitiveType>(path: &Path, name: &str, col: &'a ArrayRef) -> Result<(&'a [T::Native], &'a [i32])> {
     let list = col.as_list::<i32>();
     let values = list.values();
     if values.null_count() > 0 {
@@ -277,7 +251,7 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
         let weight = c.get("weight")?.as_primitive::<Float32Type>().values();
         let net = c.get("network_id")?.as_string::<i32>();
         for i in 0..batch.num_rows() {
-            let w0 = wdl.value_offset_at(i) as usize;
+            let w0 = wdl.value_offset_at(i);
             let row = PositionRow {
                 game_id: game_id[i],
                 ply: ply[i],
@@ -297,12 +271,7 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
                 weight: weight[i],
                 network_id: net.value(i).to_string(),
             };
-            row.check(&spec).map_err(|message| DataError::BadValue {
-                path: path.into(),
-                column: column_of(&message).into(),
-                row: base + i,
-                message,
-            })?;
+            row.check(&spec).map_err(|message| DataError::BadValue { path: path.into(), column: column_of(&message).into(), row: base + i, message })?;
             rows.push(row);
         }
     }
@@ -371,11 +340,7 @@ pub fn read_chunk(chunk: &ChunkInfo) -> Result<(GameSpec, Vec<PositionRow>, Vec<
     let (spec, positions) = read_positions_file(&chunk.positions_path)?;
     let (gspec, games) = read_games_file(&chunk.games_path)?;
     if gspec != spec {
-        return Err(DataError::SpecMismatch {
-            path: chunk.games_path.clone(),
-            expected: spec.to_string(),
-            found: gspec.to_string(),
-        });
+        return Err(DataError::SpecMismatch { path: chunk.games_path.clone(), expected: spec.to_string(), found: gspec.to_string() });
     }
     Ok((spec, positions, games))
 }

@@ -36,22 +36,8 @@ pub const MAX_BOARD_SIDE: u32 = 64;
 
 impl GameSpec {
     /// Build and validate a spec.
-    pub fn new(
-        game: impl Into<String>,
-        board_height: u32,
-        board_width: u32,
-        bit_planes: u32,
-        scalars: u32,
-        policy_size: u32,
-    ) -> Result<Self> {
-        let spec = GameSpec {
-            game: game.into(),
-            board_height,
-            board_width,
-            bit_planes,
-            scalars,
-            policy_size,
-        };
+    pub fn new(game: impl Into<String>, board_height: u32, board_width: u32, bit_planes: u32, scalars: u32, policy_size: u32) -> Result<Self> {
+        let spec = GameSpec { game: game.into(), board_height, board_width, bit_planes, scalars, policy_size };
         spec.validate()?;
         Ok(spec)
     }
@@ -119,26 +105,15 @@ impl GameSpec {
 
     /// Parse the key-value metadata of a file. `path` is only used in errors.
     pub fn from_metadata(path: &std::path::Path, m: &HashMap<String, String>) -> Result<Self> {
-        let get = |k: &str| -> Result<&String> {
-            m.get(k).ok_or_else(|| DataError::Metadata {
-                path: path.to_path_buf(),
-                message: format!("key `{k}` is missing"),
-            })
-        };
+        let get =
+            |k: &str| -> Result<&String> { m.get(k).ok_or_else(|| DataError::Metadata { path: path.to_path_buf(), message: format!("key `{k}` is missing") }) };
         let num = |k: &str| -> Result<u32> {
             let v = get(k)?;
-            v.parse::<u32>().map_err(|_| DataError::Metadata {
-                path: path.to_path_buf(),
-                message: format!("key `{k}` = {v:?} is not an unsigned integer"),
-            })
+            v.parse::<u32>().map_err(|_| DataError::Metadata { path: path.to_path_buf(), message: format!("key `{k}` = {v:?} is not an unsigned integer") })
         };
         let version = get("schema_version")?;
         if version.parse::<u16>().ok() != Some(SCHEMA_VERSION) {
-            return Err(DataError::SchemaVersion {
-                path: path.to_path_buf(),
-                found: version.clone(),
-                expected: SCHEMA_VERSION,
-            });
+            return Err(DataError::SchemaVersion { path: path.to_path_buf(), found: version.clone(), expected: SCHEMA_VERSION });
         }
         let spec = GameSpec {
             game: get("game")?.clone(),
@@ -148,10 +123,7 @@ impl GameSpec {
             scalars: num("scalars")?,
             policy_size: num("policy_size")?,
         };
-        spec.validate().map_err(|e| DataError::Metadata {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        spec.validate().map_err(|e| DataError::Metadata { path: path.to_path_buf(), message: e.to_string() })?;
         Ok(spec)
     }
 }
@@ -194,21 +166,13 @@ impl PositionRow {
     /// Check the row against the spec; the message names the offending field.
     pub fn check(&self, spec: &GameSpec) -> std::result::Result<(), String> {
         if self.planes.len() != spec.plane_words() {
-            return Err(format!(
-                "planes has {} words, expected bit_planes * words_per_plane = {}",
-                self.planes.len(),
-                spec.plane_words()
-            ));
+            return Err(format!("planes has {} words, expected bit_planes * words_per_plane = {}", self.planes.len(), spec.plane_words()));
         }
         if self.scalars.len() != spec.scalars as usize {
             return Err(format!("scalars has {} values, expected {}", self.scalars.len(), spec.scalars));
         }
         if self.policy.len() != self.legal_actions.len() {
-            return Err(format!(
-                "policy has {} values but legal_actions has {}",
-                self.policy.len(),
-                self.legal_actions.len()
-            ));
+            return Err(format!("policy has {} values but legal_actions has {}", self.policy.len(), self.legal_actions.len()));
         }
         if let Some(a) = self.legal_actions.iter().find(|&&a| a as u32 >= spec.policy_size) {
             return Err(format!("legal action {a} >= policy_size {}", spec.policy_size));
@@ -266,18 +230,8 @@ pub const POSITION_COLUMNS: [&str; 18] = [
 ];
 
 /// Column names of the games table, in file order.
-pub const GAME_COLUMNS: [&str; 10] = [
-    "game_id",
-    "schema_version",
-    "start_fen",
-    "actions",
-    "num_decisions",
-    "result",
-    "reason",
-    "network_id",
-    "config_hash",
-    "seed",
-];
+pub const GAME_COLUMNS: [&str; 10] =
+    ["game_id", "schema_version", "start_fen", "actions", "num_decisions", "result", "reason", "network_id", "config_hash", "seed"];
 
 pub(crate) fn item(dt: DataType) -> Arc<Field> {
     Arc::new(Field::new("item", dt, false))

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BooleanBuilder, FixedSizeListBuilder, Float32Builder, Int8Builder, ListBuilder,
-    StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
+    ArrayRef, BooleanBuilder, FixedSizeListBuilder, Float32Builder, Int8Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder,
+    UInt8Builder,
 };
 use arrow::datatypes::{DataType, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -62,11 +62,7 @@ impl ChunkWriter {
             for path in [&newest.positions_path, &newest.games_path] {
                 let found = crate::reader::read_file_spec(path)?;
                 if found != spec {
-                    return Err(DataError::SpecMismatch {
-                        path: path.clone(),
-                        expected: spec.to_string(),
-                        found: found.to_string(),
-                    });
+                    return Err(DataError::SpecMismatch { path: path.clone(), expected: spec.to_string(), found: found.to_string() });
                 }
             }
         }
@@ -91,10 +87,8 @@ impl ChunkWriter {
 
     /// Buffer one position (validated against the spec).
     pub fn push_position(&mut self, row: PositionRow) -> Result<()> {
-        row.check(&self.spec).map_err(|message| DataError::InvalidRow {
-            stem: "<buffer>".into(),
-            message: format!("game {} ply {}: {message}", row.game_id, row.ply),
-        })?;
+        row.check(&self.spec)
+            .map_err(|message| DataError::InvalidRow { stem: "<buffer>".into(), message: format!("game {} ply {}: {message}", row.game_id, row.ply) })?;
         self.positions.push(row);
         Ok(())
     }
@@ -138,45 +132,24 @@ impl ChunkWriter {
 /// Readers order chunks by stem, so writers should use this (or any name
 /// with the same property).
 pub fn chunk_stem(worker: u32, seq: u64) -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
+    let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
     format!("{ms:013}-w{worker:03}-{seq:06}")
 }
 
 /// Write one chunk pair atomically (zstd level 3).
-pub fn write_chunk(
-    dir: &Path,
-    stem: &str,
-    spec: &GameSpec,
-    positions: &[PositionRow],
-    games: &[GameRow],
-) -> Result<ChunkPaths> {
+pub fn write_chunk(dir: &Path, stem: &str, spec: &GameSpec, positions: &[PositionRow], games: &[GameRow]) -> Result<ChunkPaths> {
     write_chunk_with_level(dir, stem, spec, positions, games, 3)
 }
 
-fn write_chunk_with_level(
-    dir: &Path,
-    stem: &str,
-    spec: &GameSpec,
-    positions: &[PositionRow],
-    games: &[GameRow],
-    zstd_level: i32,
-) -> Result<ChunkPaths> {
+fn write_chunk_with_level(dir: &Path, stem: &str, spec: &GameSpec, positions: &[PositionRow], games: &[GameRow], zstd_level: i32) -> Result<ChunkPaths> {
     if stem.is_empty() || stem.contains('/') || stem.ends_with(TMP_SUFFIX) {
         return Err(DataError::InvalidRow { stem: stem.into(), message: "bad chunk stem".into() });
     }
     for (i, p) in positions.iter().enumerate() {
-        p.check(spec).map_err(|message| DataError::InvalidRow {
-            stem: stem.into(),
-            message: format!("position {i} (game {} ply {}): {message}", p.game_id, p.ply),
-        })?;
+        p.check(spec)
+            .map_err(|message| DataError::InvalidRow { stem: stem.into(), message: format!("position {i} (game {} ply {}): {message}", p.game_id, p.ply) })?;
     }
-    let paths = ChunkPaths {
-        positions: dir.join(format!("{stem}{POSITIONS_SUFFIX}")),
-        games: dir.join(format!("{stem}{GAMES_SUFFIX}")),
-    };
+    let paths = ChunkPaths { positions: dir.join(format!("{stem}{POSITIONS_SUFFIX}")), games: dir.join(format!("{stem}{GAMES_SUFFIX}")) };
     let pos_batch = positions_batch(spec, positions).map_err(arrow_err(&paths.positions))?;
     let games_batch = games_batch(spec, games).map_err(arrow_err(&paths.games))?;
     let pos_tmp = tmp_path(&paths.positions);
@@ -194,15 +167,8 @@ fn write_chunk_with_level(
 
 fn write_parquet(path: &Path, batch: &RecordBatch, spec: &GameSpec, zstd_level: i32) -> Result<()> {
     let level = ZstdLevel::try_new(zstd_level).map_err(pq_err(path))?;
-    let kv: Vec<KeyValue> = spec
-        .to_metadata()
-        .into_iter()
-        .map(|(k, v)| KeyValue::new(k, v))
-        .collect();
-    let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(level))
-        .set_key_value_metadata(Some(kv))
-        .build();
+    let kv: Vec<KeyValue> = spec.to_metadata().into_iter().map(|(k, v)| KeyValue::new(k, v)).collect();
+    let props = WriterProperties::builder().set_compression(Compression::ZSTD(level)).set_key_value_metadata(Some(kv)).build();
     let file = File::create(path).map_err(io_err(path))?;
     let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(pq_err(path))?;
     w.write(batch).map_err(pq_err(path))?;

@@ -13,10 +13,7 @@ fn ensure_pyarrow() {
         Ok(_) => {}
         Err(e) => panic!("python3 is needed for this test and could not be started: {e}"),
     }
-    let pip = Command::new("python3")
-        .args(["-m", "pip", "install", "--quiet", "pyarrow"])
-        .status()
-        .expect("could not run `python3 -m pip`");
+    let pip = Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyarrow"]).status().expect("could not run `python3 -m pip`");
     let ok = Command::new("python3").args(["-c", "import pyarrow"]).status().map(|s| s.success());
     assert!(
         pip.success() && matches!(ok, Ok(true)),

@@ -120,10 +120,7 @@ fn rewrite_version(path: &std::path::Path, meta_version: &str, column_version: u
     let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
     let mut meta = common::spec().to_metadata();
     meta.insert("schema_version".into(), meta_version.into());
-    let schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
-        batches[0].schema().fields().clone(),
-        meta.clone(),
-    ));
+    let schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(batches[0].schema().fields().clone(), meta.clone()));
     let kv = meta.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect();
     let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
     let out = fs::File::create(path).unwrap();

@@ -62,21 +62,9 @@ pub enum PieceKind {
 }
 
 impl PieceKind {
-    pub const ALL: [PieceKind; 6] = [
-        PieceKind::Pawn,
-        PieceKind::Rook,
-        PieceKind::Knight,
-        PieceKind::Bishop,
-        PieceKind::Queen,
-        PieceKind::King,
-    ];
+    pub const ALL: [PieceKind; 6] = [PieceKind::Pawn, PieceKind::Rook, PieceKind::Knight, PieceKind::Bishop, PieceKind::Queen, PieceKind::King];
     /// The kinds a pawn may promote to, in the order actions are listed.
-    pub const PROMOTIONS: [PieceKind; 4] = [
-        PieceKind::Rook,
-        PieceKind::Knight,
-        PieceKind::Bishop,
-        PieceKind::Queen,
-    ];
+    pub const PROMOTIONS: [PieceKind; 4] = [PieceKind::Rook, PieceKind::Knight, PieceKind::Bishop, PieceKind::Queen];
 
     #[inline(always)]
     pub fn index(self) -> usize {

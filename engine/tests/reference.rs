@@ -153,7 +153,9 @@ fn full_moves_results_and_traces() {
         let mut want: BTreeMap<(String, String, String), usize> = BTreeMap::new();
         for m in expected_moves {
             listed += 1;
-            *want.entry((m["result_fen"].as_str().unwrap().into(), m["state"].as_str().unwrap().into(), m["next_required"].as_str().unwrap().into())).or_default() += 1;
+            *want
+                .entry((m["result_fen"].as_str().unwrap().into(), m["state"].as_str().unwrap().into(), m["next_required"].as_str().unwrap().into()))
+                .or_default() += 1;
             // The reference's trace must be accepted and lead to its result.
             let mut r = g.clone();
             for a in parse_actions(m["trace"].as_str().unwrap()).unwrap() {

@@ -223,20 +223,21 @@ pub fn open_data(
     }
     cfg.validate().map_err(value_error)?;
     let dir = data_dir(path);
-    let (spec, rows, chunks) = py.detach(|| -> Result<_, String> {
-        let all = list_chunks(&dir).map_err(|e| e.to_string())?;
-        let mut total = 0u64;
-        for c in &all {
-            total += c.num_positions().map_err(|e| e.to_string())?;
-        }
-        if total == 0 {
-            return Err(format!("{}: no positions in complete chunks", dir.display()));
-        }
-        let size = window.unwrap_or_else(|| cfg.window_size(total)).max(1);
-        let w = read_positions_window(&dir, size).map_err(|e| e.to_string())?;
-        Ok((w.spec, w.rows, w.chunks))
-    })
-    .map_err(value_error)?;
+    let (spec, rows, chunks) = py
+        .detach(|| -> Result<_, String> {
+            let all = list_chunks(&dir).map_err(|e| e.to_string())?;
+            let mut total = 0u64;
+            for c in &all {
+                total += c.num_positions().map_err(|e| e.to_string())?;
+            }
+            if total == 0 {
+                return Err(format!("{}: no positions in complete chunks", dir.display()));
+            }
+            let size = window.unwrap_or_else(|| cfg.window_size(total)).max(1);
+            let w = read_positions_window(&dir, size).map_err(|e| e.to_string())?;
+            Ok((w.spec, w.rows, w.chunks))
+        })
+        .map_err(value_error)?;
     let mut it = DataIter {
         spec,
         rows,

@@ -51,8 +51,7 @@ pub trait PyGame: SelfplayGame {
 }
 
 fn paco_action(g: &paco::GameState, index: u16) -> Result<Action, String> {
-    paco::action_from_index(index as usize, g.position().side_to_move())
-        .ok_or_else(|| format!("action index {index} is out of range 0..{}", paco::NUM_ACTIONS))
+    paco::action_from_index(index as usize, g.position().side_to_move()).ok_or_else(|| format!("action index {index} is out of range 0..{}", paco::NUM_ACTIONS))
 }
 
 fn paco_indices(actions: &[Action], mover: Color) -> Vec<u16> {
@@ -474,4 +473,3 @@ game_class!(
     "A Paco Ŝako game state (position and repetition history). A decision is one atomic action: lift, place or promote."
 );
 game_class!(Shako, "Shako", shako::GameState, "A Shako (10x10) game state (position and repetition history). A decision is one move.");
-

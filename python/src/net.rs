@@ -271,7 +271,14 @@ fn turn_dict<'py>(py: Python<'py>, name: String, actions: Vec<u16>, visits: u32,
 /// `pacozero.analyze`.
 #[pyfunction]
 #[pyo3(signature = (state, model, visits=800, top=None, pv_turns=8))]
-pub fn analyze<'py>(py: Python<'py>, state: &Bound<'py, PyAny>, model: &Bound<'py, PyAny>, visits: u32, top: Option<usize>, pv_turns: usize) -> PyResult<Bound<'py, PyDict>> {
+pub fn analyze<'py>(
+    py: Python<'py>,
+    state: &Bound<'py, PyAny>,
+    model: &Bound<'py, PyAny>,
+    visits: u32,
+    top: Option<usize>,
+    pv_turns: usize,
+) -> PyResult<Bound<'py, PyDict>> {
     if visits == 0 {
         return Err(value_error("visits must be at least 1"));
     }

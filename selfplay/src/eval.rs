@@ -263,8 +263,7 @@ mod net {
         }
         fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
             out.reset(batch);
-            let inputs: Vec<pacozero_train::EvalInput<'_>> =
-                batch.iter().map(|r| pacozero_train::EvalInput { planes: r.planes, scalars: r.scalars }).collect();
+            let inputs: Vec<pacozero_train::EvalInput<'_>> = batch.iter().map(|r| pacozero_train::EvalInput { planes: r.planes, scalars: r.scalars }).collect();
             let evals = self.net.evaluate_batch(&inputs).map_err(|e| anyhow::anyhow!("network evaluation: {e}"))?;
             for (i, (r, e)) in batch.iter().zip(evals).enumerate() {
                 masked_softmax(&e.policy_logits, r.legal, out.priors_of_mut(i));

@@ -55,9 +55,9 @@ pub mod selfplay;
 pub mod turns;
 
 pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
-pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 #[cfg(feature = "net")]
 pub use eval::NetworkEvaluator;
+pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use mcts::{search, Search, SearchResult};
 pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, GameRecord, Summary};
 

@@ -357,7 +357,15 @@ impl<G: Game> Search<G> {
         let k = self.pending_legal.len();
         self.nodes.reserve(k);
         for (&a, &p) in self.pending_legal.iter().zip(priors) {
-            let p = if sum > 0.0 { if p.is_finite() && p > 0.0 { p / sum } else { 0.0 } } else { 1.0 / k as f32 };
+            let p = if sum > 0.0 {
+                if p.is_finite() && p > 0.0 {
+                    p / sum
+                } else {
+                    0.0
+                }
+            } else {
+                1.0 / k as f32
+            };
             self.nodes.push(Node::fresh(idx, a, p));
         }
         let wdl = sanitize_wdl(wdl);
@@ -640,7 +648,7 @@ impl<G: Game> Search<G> {
                 let policy: Vec<f32> = if total > 0 { visits.iter().map(|&n| n as f32 / total as f32).collect() } else { priors.clone() };
                 let mut best = 0;
                 for i in 1..legal.len() {
-                    let better = visits[i] > visits[best] || (visits[i] == visits[best] && nan_max(q[i]) > nan_max(q[best])) ;
+                    let better = visits[i] > visits[best] || (visits[i] == visits[best] && nan_max(q[i]) > nan_max(q[best]));
                     if better {
                         best = i;
                     }
@@ -702,8 +710,9 @@ impl<G: Game> Search<G> {
             None
         };
         match child {
-            Some(c) if self.nodes[c].n <= REUSE_MAX_VISITS * self.cfg.full_simulations.max(self.cfg.cheap_simulations)
-                && self.states[self.nodes[c].state as usize].as_ref().map(|s| s.hash()) == Some(new_state.hash()) =>
+            Some(c)
+                if self.nodes[c].n <= REUSE_MAX_VISITS * self.cfg.full_simulations.max(self.cfg.cheap_simulations)
+                    && self.states[self.nodes[c].state as usize].as_ref().map(|s| s.hash()) == Some(new_state.hash()) =>
             {
                 self.compact(c as u32)
             }

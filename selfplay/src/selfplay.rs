@@ -634,8 +634,7 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     let bar = if progress && games > 0 && games < u64::MAX {
         let b = indicatif::ProgressBar::new(games);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games [{elapsed_precise} < {eta_precise}] {msg}")
-                .expect("progress template"),
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games [{elapsed_precise} < {eta_precise}] {msg}").expect("progress template"),
         );
         b
     } else {

@@ -130,7 +130,13 @@ impl Evaluator<GameState> for HintEvaluator {
             for (k, &h) in hinted.iter().enumerate() {
                 p[k] = match (nh, h) {
                     (0, _) => 1.0 / r.legal.len() as f32,
-                    (_, true) => if rest == 0 { 1.0 / nh as f32 } else { self.boost / nh as f32 },
+                    (_, true) => {
+                        if rest == 0 {
+                            1.0 / nh as f32
+                        } else {
+                            self.boost / nh as f32
+                        }
+                    }
                     (_, false) => (1.0 - self.boost) / rest as f32,
                 };
             }

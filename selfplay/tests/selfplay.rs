@@ -3,7 +3,8 @@
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
 use pacozero_selfplay::{
-    bench_mcts, play_game, run_selfplay, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator,
+    bench_mcts, play_game, run_selfplay, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions,
+    UniformEvaluator,
 };
 
 fn small(alg: Algorithm) -> SelfplayConfig {
@@ -86,8 +87,20 @@ fn selfplay_chunks_read_back() {
                     assert!(p.root_q.abs() <= 1.0 + 1e-5);
                     let expected = match g.result.as_str() {
                         "1/2-1/2" => 0,
-                        "1-0" => if p.side_to_move == 0 { 1 } else { -1 },
-                        "0-1" => if p.side_to_move == 1 { 1 } else { -1 },
+                        "1-0" => {
+                            if p.side_to_move == 0 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
+                        "0-1" => {
+                            if p.side_to_move == 1 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
                         r => panic!("result {r}"),
                     };
                     assert_eq!(p.result, expected);

@@ -4,7 +4,9 @@
 
 use pacozero_engine::shako::{GameState, Status};
 use pacozero_engine::{Game, Outcome};
-use pacozero_selfplay::{game_spec, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, SelfplayGame, StartPositions, UniformEvaluator};
+use pacozero_selfplay::{
+    game_spec, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, SelfplayGame, StartPositions, UniformEvaluator,
+};
 
 fn small(alg: Algorithm, start: StartPositions) -> SelfplayConfig {
     SelfplayConfig {
@@ -66,8 +68,20 @@ fn shako_selfplay_chunks_read_back_and_replay() {
                     assert_eq!(moves[i], st.action_name(p.action));
                     let expected = match g.result.as_str() {
                         "1/2-1/2" => 0,
-                        "1-0" => if p.side_to_move == 0 { 1 } else { -1 },
-                        "0-1" => if p.side_to_move == 1 { 1 } else { -1 },
+                        "1-0" => {
+                            if p.side_to_move == 0 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
+                        "0-1" => {
+                            if p.side_to_move == 1 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
                         r => panic!("result {r}"),
                     };
                     assert_eq!(p.result, expected);
@@ -109,7 +123,9 @@ fn shako_games_are_reproducible_and_start_where_configured() {
     let a = play_game::<GameState, _>(&cfg, &UniformEvaluator, 2, None).unwrap();
     let b = play_game::<GameState, _>(&cfg, &UniformEvaluator, 2, None).unwrap();
     assert_eq!(a.game, b.game);
-    let starts: std::collections::HashSet<String> = (0..6).map(|i| play_game::<GameState, _>(&SelfplayConfig { max_decisions: 1, ..cfg.clone() }, &UniformEvaluator, i, None).unwrap().game.start_fen).collect();
+    let starts: std::collections::HashSet<String> = (0..6)
+        .map(|i| play_game::<GameState, _>(&SelfplayConfig { max_decisions: 1, ..cfg.clone() }, &UniformEvaluator, i, None).unwrap().game.start_fen)
+        .collect();
     assert!(starts.len() >= 4, "random starts: {starts:?}");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("starts.txt");

@@ -128,7 +128,12 @@ fn cut_games_are_scored_by_material_only_where_material_exists() {
 #[test]
 fn selfplay_adjudicates_cut_shako_games_by_material() {
     let white_up = shako::GameState::from_fen("c8c/e1nb1kbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQk - 0 1").unwrap();
-    let cfg = |m| SelfplayConfig { max_decisions: 2, adjudicate_material: m, search: SearchConfig { full_simulations: 4, cheap_simulations: 2, ..SearchConfig::default() }, ..SelfplayConfig::default() };
+    let cfg = |m| SelfplayConfig {
+        max_decisions: 2,
+        adjudicate_material: m,
+        search: SearchConfig { full_simulations: 4, cheap_simulations: 2, ..SearchConfig::default() },
+        ..SelfplayConfig::default()
+    };
     // Two plies cannot undo a 14-pawn lead by more than a queen's 9.
     let r = play_game(&cfg(3), &UniformEvaluator, 0, Some(white_up.clone())).unwrap();
     assert_eq!((r.winner, r.reason.as_str()), (Some(Color::White), "material"));

@@ -110,10 +110,7 @@ impl fmt::Debug for RunStore {
 /// Store options from the environment: every variable starting with one of
 /// [`ENV_PREFIXES`], key lower-cased (unknown keys are ignored by the store).
 pub fn env_options() -> Vec<(String, String)> {
-    std::env::vars()
-        .filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p)))
-        .map(|(k, v)| (k.to_ascii_lowercase(), v))
-        .collect()
+    std::env::vars().filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p))).map(|(k, v)| (k.to_ascii_lowercase(), v)).collect()
 }
 
 impl RunStore {
@@ -129,26 +126,20 @@ impl RunStore {
     /// `google_service_account`, `azure_storage_account_name`).
     pub fn open_with(url: &str, options: impl IntoIterator<Item = (String, String)>) -> Result<RunStore, StoreError> {
         let bad = |message: String| StoreError::Url { url: url.to_string(), message };
-        let parsed = Url::parse(url).map_err(|e| bad(format!("{e} (expected e.g. s3://bucket/run, gs://bucket/run, az://container/run, file:///abs/dir or memory://)")))?;
+        let parsed = Url::parse(url)
+            .map_err(|e| bad(format!("{e} (expected e.g. s3://bucket/run, gs://bucket/run, az://container/run, file:///abs/dir or memory://)")))?;
         let mut opts: Vec<(String, String)> = Vec::new();
         if matches!(parsed.scheme(), "s3" | "s3a") {
             // Write-once files and pointer swaps need S3's conditional puts.
             opts.push(("aws_conditional_put".into(), "etag".into()));
         }
         opts.extend(options);
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| bad(format!("cannot start the I/O runtime: {e}")))?;
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| bad(format!("cannot start the I/O runtime: {e}")))?;
         let (store, prefix) = {
             let _guard = rt.enter();
             object_store::parse_url_opts(&parsed, opts).map_err(|e| bad(e.to_string()))?
         };
-        let local_root = if parsed.scheme() == "file" {
-            Some(parsed.to_file_path().map_err(|_| bad("not an absolute local path".into()))?)
-        } else {
-            None
-        };
+        let local_root = if parsed.scheme() == "file" { Some(parsed.to_file_path().map_err(|_| bad("not an absolute local path".into()))?) } else { None };
         Ok(RunStore { url: url.to_string(), store, prefix, local_root, rt })
     }
 
@@ -361,10 +352,7 @@ mod store_tests {
     fn stores() -> Vec<(RunStore, Option<tempfile::TempDir>)> {
         let dir = tempfile::tempdir().unwrap();
         let url = Url::from_directory_path(dir.path().join("run")).unwrap();
-        vec![
-            (RunStore::open_with("memory:///run", Vec::new()).unwrap(), None),
-            (RunStore::open_with(url.as_str(), Vec::new()).unwrap(), Some(dir)),
-        ]
+        vec![(RunStore::open_with("memory:///run", Vec::new()).unwrap(), None), (RunStore::open_with(url.as_str(), Vec::new()).unwrap(), Some(dir))]
     }
 
     #[test]
@@ -463,7 +451,13 @@ mod store_tests {
 
     #[test]
     fn s3_urls_open_without_contacting_the_server() {
-        let opts = [("aws_endpoint", "http://127.0.0.1:1"), ("aws_allow_http", "true"), ("aws_access_key_id", "k"), ("aws_secret_access_key", "s"), ("aws_region", "us-east-1")];
+        let opts = [
+            ("aws_endpoint", "http://127.0.0.1:1"),
+            ("aws_allow_http", "true"),
+            ("aws_access_key_id", "k"),
+            ("aws_secret_access_key", "s"),
+            ("aws_region", "us-east-1"),
+        ];
         let s = RunStore::open_with("s3://bucket/some/run", opts.iter().map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
         assert_eq!(s.url(), "s3://bucket/some/run");
         assert_eq!(s.path("models/current").unwrap().as_ref(), "some/run/models/current");

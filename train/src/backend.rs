@@ -37,7 +37,8 @@ pub fn device_from_name(name: &str) -> TrainResult<Device> {
     match name {
         "flex" | "cpu" | "default" => Ok(Device::flex()),
         #[cfg(feature = "tch")]
-        "tch" | "tch-cpu" => {
+        "tch" | "tch-cpu" =>
+        {
             #[allow(deprecated)]
             Ok(Device::libtorch())
         }
@@ -47,9 +48,7 @@ pub fn device_from_name(name: &str) -> TrainResult<Device> {
             #[allow(deprecated)]
             Ok(Device::libtorch_cuda(idx))
         }
-        n if n.starts_with("tch") => Err(TrainError::Config(format!(
-            "backend `{n}` needs pacozero-train built with `--features tch` (and LIBTORCH set)"
-        ))),
+        n if n.starts_with("tch") => Err(TrainError::Config(format!("backend `{n}` needs pacozero-train built with `--features tch` (and LIBTORCH set)"))),
         n => Err(TrainError::Config(format!("unknown backend `{n}`; expected one of {BACKEND_NAMES:?}"))),
     }
 }

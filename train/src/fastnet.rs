@@ -258,22 +258,7 @@ fn dense(d: &Dense, m: usize, a: &[f32], out: &mut [f32], relu: bool) {
     // lie within `a`, `d.w` and `out` (lengths checked above); `out` does not alias.
     unsafe {
         if m >= MATRIXMULTIPLY_MIN_ROWS {
-            matrixmultiply::sgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a.as_ptr(),
-                k as isize,
-                1,
-                d.w.as_ptr(),
-                n as isize,
-                1,
-                1.0,
-                out.as_mut_ptr(),
-                n as isize,
-                1,
-            );
+            matrixmultiply::sgemm(m, k, n, 1.0, a.as_ptr(), k as isize, 1, d.w.as_ptr(), n as isize, 1, 1.0, out.as_mut_ptr(), n as isize, 1);
         } else {
             gemm::gemm(
                 m,
@@ -330,18 +315,11 @@ impl FastNet {
             .map(|i| -> TrainResult<Block> {
                 let se = if net.se_ratio > 0 {
                     let hidden = (c / net.se_ratio as usize).max(1);
-                    Some(Se {
-                        fc1: wt.linear(&format!("blocks.{i}.se.fc1"), c, hidden)?,
-                        fc2: wt.linear(&format!("blocks.{i}.se.fc2"), hidden, 2 * c)?,
-                    })
+                    Some(Se { fc1: wt.linear(&format!("blocks.{i}.se.fc1"), c, hidden)?, fc2: wt.linear(&format!("blocks.{i}.se.fc2"), hidden, 2 * c)? })
                 } else {
                     None
                 };
-                Ok(Block {
-                    a: wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?,
-                    b: wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?,
-                    se,
-                })
+                Ok(Block { a: wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?, b: wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?, se })
             })
             .collect::<TrainResult<Vec<_>>>()?;
         let mut taps = vec![-1i32; hw * 9];
@@ -385,15 +363,11 @@ impl FastNet {
     }
 
     /// Forward pass of `batch` positions; `x` is `[B, Ci, H, W]` flattened (as
-    /// [`PacoNet::forward`] takes it). Batches of at least [`PARALLEL_MIN_BATCH`]
+    /// [`PacoNet::forward`] takes it). Batches of at least `PARALLEL_MIN_BATCH`
     /// are split across the current rayon pool (run it inside `pool.install`
     /// to choose the pool); smaller ones run on the calling thread.
     pub fn forward(&self, x: &[f32], batch: usize) -> FastOutput {
-        let mut out = FastOutput {
-            policy: vec![0.0; batch * self.policy_size],
-            wdl: vec![0.0; batch * 3],
-            moves_left: vec![0.0; batch],
-        };
+        let mut out = FastOutput { policy: vec![0.0; batch * self.policy_size], wdl: vec![0.0; batch * 3], moves_left: vec![0.0; batch] };
         self.forward_into(x, batch, &mut out.policy, &mut out.wdl, &mut out.moves_left);
         out
     }
@@ -436,7 +410,7 @@ impl FastNet {
         let cmax = c.max(ci);
         let act = take(&mut s.x, m * c); // [B*HW, C]
         let tmp = take(&mut s.y, m * cmax); // [B*HW, max(C, Ci)]
-        // im2col buffer, reused for the heads' 1x1 convolution outputs.
+                                            // im2col buffer, reused for the heads' 1x1 convolution outputs.
         let cols_len = m * (9 * cmax).max(self.policy_conv.n).max(self.value_conv.n);
         let cols = take(&mut s.cols, cols_len); // [B*HW, 9*max(C, Ci)] or more
 

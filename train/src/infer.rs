@@ -133,11 +133,8 @@ impl Network {
         let p = self.policy_size();
         if self.use_fast {
             // Batch 1..PARALLEL_MIN_BATCH runs on this thread; larger batches split over the pool.
-            let out = if batch >= crate::fastnet::PARALLEL_MIN_BATCH {
-                in_pool(&self.pool, || self.fast.forward(&x, batch))
-            } else {
-                self.fast.forward(&x, batch)
-            };
+            let out =
+                if batch >= crate::fastnet::PARALLEL_MIN_BATCH { in_pool(&self.pool, || self.fast.forward(&x, batch)) } else { self.fast.forward(&x, batch) };
             return (0..batch)
                 .map(|i| Evaluation {
                     policy_logits: out.policy[i * p..(i + 1) * p].to_vec(),

@@ -87,15 +87,7 @@ impl NetConfig {
 
     /// A tiny network (1 block x 16 channels) for tests.
     pub fn tiny_for(spec: &pacozero_data::GameSpec) -> Self {
-        NetConfig {
-            blocks: 1,
-            channels: 16,
-            se_ratio: 4,
-            policy_channels: 8,
-            value_channels: 4,
-            value_hidden: 32,
-            ..Self::default_for(spec)
-        }
+        NetConfig { blocks: 1, channels: 16, se_ratio: 4, policy_channels: 8, value_channels: 4, value_hidden: 32, ..Self::default_for(spec) }
     }
 
     /// Check every field's range; the message names the field.
@@ -134,9 +126,7 @@ impl NetConfig {
         ];
         for (name, net, data) in pairs {
             if net != data {
-                return Err(TrainError::Config(format!(
-                    "net.{name} = {net} but the data has {name} = {data} ({spec})"
-                )));
+                return Err(TrainError::Config(format!("net.{name} = {net} but the data has {name} = {data} ({spec})")));
             }
         }
         Ok(())
@@ -221,10 +211,7 @@ impl ConvBn {
     fn new(cin: usize, cout: usize, kernel: usize, device: &Device) -> Self {
         let padding = if kernel == 1 { PaddingConfig2d::Valid } else { PaddingConfig2d::Same };
         ConvBn {
-            conv: Conv2dConfig::new([cin, cout], [kernel, kernel])
-                .with_padding(padding)
-                .with_bias(false)
-                .init(device),
+            conv: Conv2dConfig::new([cin, cout], [kernel, kernel]).with_padding(padding).with_bias(false).init(device),
             bn: BatchNormConfig::new(cout).init(device),
         }
     }
@@ -246,11 +233,7 @@ pub struct SqueezeExcite {
 impl SqueezeExcite {
     fn new(channels: usize, ratio: usize, device: &Device) -> Self {
         let hidden = (channels / ratio).max(1);
-        SqueezeExcite {
-            fc1: LinearConfig::new(channels, hidden).init(device),
-            fc2: LinearConfig::new(hidden, 2 * channels).init(device),
-            channels,
-        }
+        SqueezeExcite { fc1: LinearConfig::new(channels, hidden).init(device), fc2: LinearConfig::new(hidden, 2 * channels).init(device), channels }
     }
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {

@@ -70,10 +70,7 @@ pub(crate) fn fnv1a64(data: &[u8]) -> u64 {
 }
 
 pub(crate) fn sections_of(parts: &[(&str, &[u8])]) -> Vec<Section> {
-    parts
-        .iter()
-        .map(|(n, d)| Section { name: n.to_string(), len: d.len() as u64, fnv1a64: format!("{:016x}", fnv1a64(d)) })
-        .collect()
+    parts.iter().map(|(n, d)| Section { name: n.to_string(), len: d.len() as u64, fnv1a64: format!("{:016x}", fnv1a64(d)) }).collect()
 }
 
 /// Write `chunks` to `path` atomically (tmp + fsync + rename, see
@@ -92,8 +89,11 @@ pub(crate) fn write_container(path: &Path, magic: &[u8; 8], header: &serde_json:
     write_atomic(path, &chunks)
 }
 
+/// A container's named sections, in file order.
+pub(crate) type Sections = Vec<(String, Vec<u8>)>;
+
 /// Read a container; returns the JSON header and the sections (verified).
-pub(crate) fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> TrainResult<(serde_json::Value, Vec<(String, Vec<u8>)>)> {
+pub(crate) fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> TrainResult<(serde_json::Value, Sections)> {
     let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
     let data = fs::read(path).map_err(io_err(path))?;
     if data.len() < 20 {
@@ -111,18 +111,15 @@ pub(crate) fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> TrainR
     }
     let version = u32::from_le_bytes(data[8..12].try_into().unwrap());
     if version != MODEL_FORMAT_VERSION {
-        return Err(bad(format!(
-            "{what} format version {version} is not supported (this build reads version {MODEL_FORMAT_VERSION})"
-        )));
+        return Err(bad(format!("{what} format version {version} is not supported (this build reads version {MODEL_FORMAT_VERSION})")));
     }
     let hlen = u64::from_le_bytes(data[12..20].try_into().unwrap()) as usize;
     if hlen > data.len() - 20 {
         return Err(bad(format!("truncated {what} file: header of {hlen} bytes does not fit")));
     }
-    let header: serde_json::Value =
-        serde_json::from_slice(&data[20..20 + hlen]).map_err(|e| bad(format!("corrupt header: {e}")))?;
-    let sections: Vec<Section> = serde_json::from_value(header.get("sections").cloned().unwrap_or_default())
-        .map_err(|e| bad(format!("corrupt header (sections): {e}")))?;
+    let header: serde_json::Value = serde_json::from_slice(&data[20..20 + hlen]).map_err(|e| bad(format!("corrupt header: {e}")))?;
+    let sections: Vec<Section> =
+        serde_json::from_value(header.get("sections").cloned().unwrap_or_default()).map_err(|e| bad(format!("corrupt header (sections): {e}")))?;
     let mut pos = 20 + hlen;
     let mut out = Vec::new();
     for s in sections {
@@ -145,11 +142,7 @@ pub(crate) fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> TrainR
 }
 
 pub(crate) fn record_bytes(model: &PacoNet) -> TrainResult<Vec<u8>> {
-    let bytes = model
-        .clone()
-        .into_record()
-        .into_bytes()
-        .map_err(|e| TrainError::Other(format!("cannot serialise the model: {e}")))?;
+    let bytes = model.clone().into_record().into_bytes().map_err(|e| TrainError::Other(format!("cannot serialise the model: {e}")))?;
     Ok(bytes.to_vec())
 }
 
@@ -159,9 +152,7 @@ pub(crate) fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, by
     net.validate().map_err(|e| bad(format!("bad architecture in header: {e}")))?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| bad(format!("corrupt weights: {e}")))?;
     let model = net.init(device)?;
-    model
-        .try_load_record(record)
-        .map_err(|e| bad(format!("weights do not fit the architecture: {e}")))
+    model.try_load_record(record).map_err(|e| bad(format!("weights do not fit the architecture: {e}")))
 }
 
 /// Export `model` (architecture `net`) to `path` atomically.
@@ -183,10 +174,8 @@ pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &P
 /// Read only the architecture and info of a model file (verifies checksums).
 pub fn read_model_header(path: &Path) -> TrainResult<(NetConfig, ModelInfo)> {
     let (header, _) = read_container(path, MODEL_MAGIC, "model")?;
-    let h: ModelHeader = serde_json::from_value(header).map_err(|e| TrainError::ModelFile {
-        path: path.to_path_buf(),
-        message: format!("corrupt header: {e}"),
-    })?;
+    let h: ModelHeader =
+        serde_json::from_value(header).map_err(|e| TrainError::ModelFile { path: path.to_path_buf(), message: format!("corrupt header: {e}") })?;
     Ok((h.net, h.info))
 }
 

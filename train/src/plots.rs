@@ -15,15 +15,9 @@ use crate::error::{io_err, TrainError, TrainResult};
 
 /// (file name, [(csv column, colour name)]) of every plot written.
 pub const PLOTS: &[(&str, &[(&str, &str)])] = &[
-    (
-        "losses.png",
-        &[("loss", "black"), ("policy_loss", "blue"), ("value_loss", "red"), ("moves_left_loss", "green"), ("sako_loss", "magenta")],
-    ),
+    ("losses.png", &[("loss", "black"), ("policy_loss", "blue"), ("value_loss", "red"), ("moves_left_loss", "green"), ("sako_loss", "magenta")]),
     ("accuracy.png", &[("policy_top1", "blue")]),
-    (
-        "calibration.png",
-        &[("pred_win", "red"), ("actual_win", "orange"), ("pred_score", "blue"), ("actual_score", "cyan")],
-    ),
+    ("calibration.png", &[("pred_win", "red"), ("actual_win", "orange"), ("pred_score", "blue"), ("actual_score", "cyan")]),
     ("lr.png", &[("lr", "black")]),
     ("speed.png", &[("samples_per_sec", "black")]),
 ];
@@ -40,7 +34,10 @@ fn colour(name: &str) -> RGBColor {
     }
 }
 
-fn read_csv(path: &Path) -> TrainResult<(Vec<f64>, HashMap<String, Vec<f64>>)> {
+/// The step column and every other column of a metrics file, by name.
+type Columns = (Vec<f64>, HashMap<String, Vec<f64>>);
+
+fn read_csv(path: &Path) -> TrainResult<Columns> {
     let text = fs::read_to_string(path).map_err(io_err(path))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
@@ -82,10 +79,7 @@ pub fn write_plots(csv: &Path, out_dir: &Path) -> TrainResult<Vec<PathBuf>> {
     }
     for (file, series) in PLOTS {
         let path = out_dir.join(file);
-        let data: Vec<(Vec<f64>, RGBColor)> = series
-            .iter()
-            .filter_map(|(c, col)| cols.get(*c).map(|v| (ema(v), colour(col))))
-            .collect();
+        let data: Vec<(Vec<f64>, RGBColor)> = series.iter().filter_map(|(c, col)| cols.get(*c).map(|v| (ema(v), colour(col)))).collect();
         draw(&path, &steps, &data).map_err(|e| TrainError::Other(format!("{}: cannot draw plot: {e}", path.display())))?;
         written.push(path);
     }

@@ -32,9 +32,7 @@ use crate::backend::{cpu_pool, in_pool, training_device};
 use crate::config::{OptimizerKind, TrainConfig};
 use crate::error::{io_err, TrainError, TrainResult};
 use crate::model::{NetConfig, PacoNet};
-use crate::modelfile::{
-    export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, CKPT_MAGIC,
-};
+use crate::modelfile::{export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, CKPT_MAGIC};
 use crate::plots::write_plots;
 
 /// Where the trainer is in its data: the current window and the position in
@@ -197,21 +195,14 @@ pub fn checkpoint_path(run_dir: &Path) -> PathBuf {
 }
 
 fn build_optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
-    let clip = (cfg.grad_clip_norm > 0.0).then(|| GradientClippingConfig::Norm(cfg.grad_clip_norm as f32));
+    let clip = (cfg.grad_clip_norm > 0.0).then_some(GradientClippingConfig::Norm(cfg.grad_clip_norm as f32));
     match cfg.optimizer {
         OptimizerKind::Sgd => SgdConfig::new()
-            .with_momentum((cfg.momentum > 0.0).then(|| MomentumConfig {
-                momentum: cfg.momentum,
-                dampening: 0.0,
-                nesterov: false,
-            }))
-            .with_weight_decay((cfg.weight_decay > 0.0).then(|| WeightDecayConfig { penalty: cfg.weight_decay as f32 }))
+            .with_momentum((cfg.momentum > 0.0).then_some(MomentumConfig { momentum: cfg.momentum, dampening: 0.0, nesterov: false }))
+            .with_weight_decay((cfg.weight_decay > 0.0).then_some(WeightDecayConfig { penalty: cfg.weight_decay as f32 }))
             .with_gradient_clipping(clip)
             .init(),
-        OptimizerKind::Adamw => AdamWConfig::new()
-            .with_weight_decay(cfg.weight_decay as f32)
-            .with_grad_clipping(clip)
-            .init(),
+        OptimizerKind::Adamw => AdamWConfig::new().with_weight_decay(cfg.weight_decay as f32).with_grad_clipping(clip).init(),
     }
 }
 
@@ -223,10 +214,7 @@ impl Trainer {
         cfg.validate()?;
         let ckpt = checkpoint_path(run_dir);
         if ckpt.exists() {
-            return Err(TrainError::Config(format!(
-                "{} already exists: resume the run instead of starting a new one",
-                ckpt.display()
-            )));
+            return Err(TrainError::Config(format!("{} already exists: resume the run instead of starting a new one", ckpt.display())));
         }
         fs::create_dir_all(run_dir).map_err(io_err(run_dir))?;
         let device = training_device(device);
@@ -271,8 +259,7 @@ impl Trainer {
         let model = model_from_bytes(&path, &h.net, &device, model_bytes)?;
         let cfg = cfg.unwrap_or(h.train);
         cfg.validate()?;
-        let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes))
-            .map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
+        let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
         let optim = build_optimizer(&cfg).load_record(record);
         Ok(Trainer {
             run_dir: run_dir.to_path_buf(),
@@ -448,15 +435,15 @@ impl Trainer {
             if i == 0 {
                 summary.first = m.clone();
             }
-            if self.step % self.cfg.metrics_every == 0 || i + 1 == steps {
+            if self.step.is_multiple_of(self.cfg.metrics_every) || i + 1 == steps {
                 self.append_metrics(&m)?;
             }
             bar.set_message(format!("loss {:.4} pol {:.3} val {:.3} {:.0} samples/s", m.loss, m.policy_loss, m.value_loss, m.samples_per_sec));
             bar.inc(1);
-            if self.cfg.checkpoint_every > 0 && self.step % self.cfg.checkpoint_every == 0 && i + 1 < steps {
+            if self.cfg.checkpoint_every > 0 && self.step.is_multiple_of(self.cfg.checkpoint_every) && i + 1 < steps {
                 self.save_checkpoint()?;
             }
-            if self.cfg.plot_every > 0 && self.step % self.cfg.plot_every == 0 && i + 1 < steps {
+            if self.cfg.plot_every > 0 && self.step.is_multiple_of(self.cfg.plot_every) && i + 1 < steps {
                 self.plot()?;
             }
             summary.last = m;
@@ -590,11 +577,7 @@ impl Trainer {
     pub fn save_checkpoint(&self) -> TrainResult<PathBuf> {
         let path = checkpoint_path(&self.run_dir);
         let model = record_bytes(&self.model)?;
-        let optim = self
-            .optim
-            .into_bytes()
-            .map_err(|e| TrainError::Other(format!("cannot serialise the optimizer: {e}")))?
-            .to_vec();
+        let optim = self.optim.into_bytes().map_err(|e| TrainError::Other(format!("cannot serialise the optimizer: {e}")))?.to_vec();
         let parts: [(&str, &[u8]); 2] = [("model", &model), ("optimizer", &optim)];
         let header = CheckpointHeader {
             kind: "pacozero-checkpoint".into(),
@@ -710,8 +693,8 @@ impl Batch {
                 0 => [0.0, 1.0, 0.0],
                 _ => [0.0, 0.0, 1.0],
             };
-            for j in 0..3 {
-                b.wdl[k * 3 + j] = (1.0 - m) * onehot[j] + m * r.root_wdl[j];
+            for (j, (&o, &q)) in onehot.iter().zip(&r.root_wdl).enumerate() {
+                b.wdl[k * 3 + j] = (1.0 - m) * o + m * q;
             }
             b.moves_left[k] = (r.moves_left as f32).ln_1p();
             b.sako[k * 2] = r.mover_in_sako as u8 as f32;
@@ -765,7 +748,7 @@ pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Dev
 
     let z = out.sako; // [B, 2]
     let t = t2(&b.sako, [n, 2], device); // [B, 2]
-    // Stable BCE with logits: max(z,0) - z*t + ln(1 + e^-|z|).
+                                         // Stable BCE with logits: max(z,0) - z*t + ln(1 + e^-|z|).
     let bce = relu(z.clone()) - z.clone() * t + (z.abs().neg().exp() + 1.0).log(); // [B, 2]
     let sako = (bce.sum_dim(1) * row_w).sum().div_scalar(2.0 * sum_w); // [1]
 
@@ -816,11 +799,6 @@ fn train_step(model: PacoNet, optim: &mut ModuleOptimizer, b: &Batch, cfg: &Trai
     };
     let logits = l.masked_logits.detach().into_data();
     let wdl = l.wdl_prob.detach().into_data();
-    batch_stats(
-        b,
-        logits.as_slice::<f32>().unwrap_or(&[]),
-        wdl.as_slice::<f32>().unwrap_or(&[]),
-        &mut m,
-    );
+    batch_stats(b, logits.as_slice::<f32>().unwrap_or(&[]), wdl.as_slice::<f32>().unwrap_or(&[]), &mut m);
     (model, m)
 }

@@ -111,15 +111,7 @@ fn fastnet_matches_burn_on_random_nets() {
     ];
     for (i, (blocks, channels, se_ratio, pc, vc, vh, bp, sc, p)) in archs.into_iter().enumerate() {
         let s = spec(bp, sc, p);
-        let net = NetConfig {
-            blocks,
-            channels,
-            se_ratio,
-            policy_channels: pc,
-            value_channels: vc,
-            value_hidden: vh,
-            ..NetConfig::default_for(&s)
-        };
+        let net = NetConfig { blocks, channels, se_ratio, policy_channels: pc, value_channels: vc, value_hidden: vh, ..NetConfig::default_for(&s) };
         let model = net.init(&device).unwrap();
         check(&model, &net, 100 + i as u64);
         // Non-default batch-norm statistics and biases.

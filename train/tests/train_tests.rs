@@ -322,7 +322,17 @@ fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
         r.game_id += 1000;
         w.push_position(r).unwrap();
     }
-    w.push_game(GameRow { game_id: 1000, start_fen: "-".into(), actions: String::new(), num_decisions: 40, result: "1-0".into(), reason: "test".into(), network_id: "uniform".into(), config_hash: "-".into(), seed: 0 });
+    w.push_game(GameRow {
+        game_id: 1000,
+        start_fen: "-".into(),
+        actions: String::new(),
+        num_decisions: 40,
+        result: "1-0".into(),
+        reason: "test".into(),
+        network_id: "uniform".into(),
+        config_hash: "-".into(),
+        seed: 0,
+    });
     w.flush("chunk-100").unwrap();
     let fresh = t.fresh_data_loss(data.path(), 1000).unwrap().expect("a newer chunk");
     assert_eq!((fresh.rows, fresh.chunks), (40, 1));

@@ -1,9 +1,9 @@
 //! `pacozero bench`: throughput figures printed as a table.
 
 use crate::args::{BenchArgs, BenchWhat};
-use pacozero_selfplay::{SearchConfig, SelfplayConfig};
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{FullMoveGen, GameState, Position};
+use pacozero_selfplay::{SearchConfig, SelfplayConfig};
 use std::time::Instant;
 
 const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
@@ -191,7 +191,12 @@ fn perft(depth: u32, positions: Option<std::path::PathBuf>) -> Result<()> {
     let (n, s) = timed(|| mids.iter().map(|p| GameState::new(*p).perft_full(2)).sum());
     row(&format!("full-move perft, {} middlegames, depth 2", mids.len()), n, s);
     if reference_ms > 0.0 {
-        println!("{:<44} {n:>12} {:>9.3} {:>12.2}   (reference engine, from the vectors' perft2_ms)", "  reference engine, same positions", reference_ms / 1e3, n as f64 / (reference_ms / 1e3) / 1e6);
+        println!(
+            "{:<44} {n:>12} {:>9.3} {:>12.2}   (reference engine, from the vectors' perft2_ms)",
+            "  reference engine, same positions",
+            reference_ms / 1e3,
+            n as f64 / (reference_ms / 1e3) / 1e6
+        );
     }
     let (n, s) = timed(|| mids.iter().map(|p| GameState::new(*p).perft_atomic(4)).sum());
     row(&format!("atomic perft, {} middlegames, depth 4", mids.len()), n, s);

@@ -6,8 +6,8 @@ use crate::atomic::write_atomic;
 use crate::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
 use anyhow::{Context, Result};
 use pacozero_data::book::BookPosition;
-use serde_json::{json, Value};
 use pacozero_engine::{paco, shako};
+use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -107,7 +107,10 @@ fn probe_text<G: BookGame>(b: &Book<G>, p: &BookPosition) -> String {
     ));
     let total: u32 = p.moves.iter().map(|m| m.visits).sum();
     let width = p.moves.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
-    s.push_str(&format!("{:<width$}  {:>7}  {:>6}  {:>7}  {:>5}  {:>5}  {:>5}  {:>6}  in book\n", "move", "visits", "share", "value", "W%", "D%", "L%", "prior"));
+    s.push_str(&format!(
+        "{:<width$}  {:>7}  {:>6}  {:>7}  {:>5}  {:>5}  {:>5}  {:>6}  in book\n",
+        "move", "visits", "share", "value", "W%", "D%", "L%", "prior"
+    ));
     for m in &p.moves {
         s.push_str(&format!(
             "{:<width$}  {:>7}  {:>5.1}%  {:>+7.3}  {:>5}  {:>5}  {:>5}  {:>5.1}%  {}\n",
@@ -160,4 +163,3 @@ pub fn export_json<G: BookGame>(b: &Book<G>) -> Value {
     }
     Value::Object(map)
 }
-

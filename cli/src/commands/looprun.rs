@@ -156,14 +156,14 @@ impl LoopFile {
             check("generations", (1..=100_000).contains(&l.generations), "in 1..=100000")?;
             check("games_per_generation", (1..=10_000_000).contains(&l.games_per_generation), "in 1..=10000000")?;
             check("train_steps_per_generation", (1..=100_000_000).contains(&l.train_steps_per_generation), "in 1..=100000000")?;
-            check("gating_games", (2..=100_000).contains(&l.gating_games) && l.gating_games % 2 == 0, "even, in 2..=100000")?;
+            check("gating_games", (2..=100_000).contains(&l.gating_games) && l.gating_games.is_multiple_of(2), "even, in 2..=100000")?;
             check("eval_simulations", (1..=100_000).contains(&l.eval_simulations), "in 1..=100000")?;
             check("promotion_score", (0.0..=1.0).contains(&l.promotion_score), "in 0..=1")?;
             check("sprt_elo1", l.sprt_elo1 > l.sprt_elo0, "greater than sprt_elo0")?;
             check("sprt_alpha", l.sprt_alpha > 0.0 && l.sprt_alpha < 0.5, "in (0, 0.5)")?;
             check("sprt_beta", l.sprt_beta > 0.0 && l.sprt_beta < 0.5, "in (0, 0.5)")?;
-            check("anchor_games", l.anchor_games <= 100_000 && l.anchor_games % 2 == 0, "even, at most 100000")?;
-            check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games % 2 == 0, "even, at most 100000")?;
+            check("anchor_games", l.anchor_games <= 100_000 && l.anchor_games.is_multiple_of(2), "even, at most 100000")?;
+            check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games.is_multiple_of(2), "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
             check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
@@ -238,7 +238,8 @@ pub struct StageLine {
 }
 
 fn append_stage(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)]) -> Result<()> {
-    let line = StageLine { generation, stage: stage.into(), figures: figures.iter().filter(|(_, v)| v.is_finite()).map(|(k, v)| (k.to_string(), Some(*v))).collect() };
+    let line =
+        StageLine { generation, stage: stage.into(), figures: figures.iter().filter(|(_, v)| v.is_finite()).map(|(k, v)| (k.to_string(), Some(*v))).collect() };
     append_line(&run.join("generations.jsonl"), &serde_json::to_string(&line)?)
 }
 
@@ -450,7 +451,12 @@ fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     let fresh = if todo > 0 { trainer.fresh_data_loss(&run.join("data"), pacozero_train::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
     if let Some(f) = &fresh {
         eprintln!("{f}");
-        append_stage(run, g, "fresh", &[("rows", f.rows as f64), ("policy_loss", f.policy_loss), ("value_loss", f.value_loss), ("policy_top1", f.policy_top1)])?;
+        append_stage(
+            run,
+            g,
+            "fresh",
+            &[("rows", f.rows as f64), ("policy_loss", f.policy_loss), ("value_loss", f.value_loss), ("policy_top1", f.policy_top1)],
+        )?;
     }
     if todo > 0 {
         let summary = trainer.train_steps(&run.join("data"), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;

@@ -15,9 +15,22 @@ pub fn run(a: PerftArgs) -> Result<()> {
 fn run_paco(a: PerftArgs) -> Result<()> {
     let g = game_from(a.fen.as_deref(), None)?;
     let start = Instant::now();
-    let total = if a.divide { divide(&g, a.depth, a.atomic) } else if a.atomic { g.perft_atomic(a.depth) } else { g.perft_full(a.depth) };
+    let total = if a.divide {
+        divide(&g, a.depth, a.atomic)
+    } else if a.atomic {
+        g.perft_atomic(a.depth)
+    } else {
+        g.perft_full(a.depth)
+    };
     let secs = start.elapsed().as_secs_f64();
-    eprintln!("{} perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)", if a.atomic { "atomic" } else { "full-move" }, a.depth, total, secs, total as f64 / secs.max(1e-9) / 1e6);
+    eprintln!(
+        "{} perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)",
+        if a.atomic { "atomic" } else { "full-move" },
+        a.depth,
+        total,
+        secs,
+        total as f64 / secs.max(1e-9) / 1e6
+    );
     println!("{total}");
     Ok(())
 }

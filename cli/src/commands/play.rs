@@ -37,9 +37,23 @@ pub fn run(a: PlayArgs) -> Result<()> {
 }
 
 /// The session loop, on any input and output (the tests drive it with scripts).
-pub fn play<E: Evaluator<GameState> + ?Sized>(mut g: GameState, human: Color, sims: u32, evaluator: &E, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
+pub fn play<E: Evaluator<GameState> + ?Sized>(
+    mut g: GameState,
+    human: Color,
+    sims: u32,
+    evaluator: &E,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<()> {
     let bot = human.other();
-    writeln!(out, "You play {}, the bot ({}, {} simulations per decision) plays {}. Type 'help' for help.", color_name(human), evaluator.name(), sims, color_name(bot))?;
+    writeln!(
+        out,
+        "You play {}, the bot ({}, {} simulations per decision) plays {}. Type 'help' for help.",
+        color_name(human),
+        evaluator.name(),
+        sims,
+        color_name(bot)
+    )?;
     write!(out, "{}", render(g.position()))?;
     // Games at the start of each of the human's turns, for undo.
     let mut history: Vec<GameState> = Vec::new();

@@ -7,7 +7,9 @@ use crate::args::{GameKind, SelfplayArgs};
 use anyhow::{bail, Context, Result};
 use pacozero_data::GameSpec;
 use pacozero_engine::{paco, shako, Game};
-use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, MixedEvaluator, NetworkEvaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{
+    game_spec, run_selfplay, Evaluator, MixedEvaluator, NetworkEvaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator,
+};
 use std::path::{Path, PathBuf};
 
 pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
@@ -28,11 +30,7 @@ pub fn selfplay_network<G: Game>(path: &Path, cfg: &SelfplayConfig) -> Result<Bo
 /// mixed into its leaf values with that weight.
 pub fn network_with_playouts<G: Game>(path: &Path, threads: usize, weight: f32, playouts: u32, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
     let net = load_network::<G>(path, threads)?;
-    Ok(if weight > 0.0 {
-        Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight })
-    } else {
-        Box::new(net)
-    })
+    Ok(if weight > 0.0 { Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight }) } else { Box::new(net) })
 }
 
 /// The data spec of a game.
@@ -56,10 +54,7 @@ pub fn baseline_evaluator<G: Game>(name: &str, seed: u64) -> Result<Box<dyn Eval
 /// refused unless the model was made for game `G`.
 pub fn load_network<G: Game>(path: &Path, threads: usize) -> Result<NetworkEvaluator> {
     let ev = crate::net::load_evaluator(path, threads)?;
-    ev.net
-        .config()
-        .check_spec(&game_spec::<G>())
-        .map_err(|e| anyhow::anyhow!("model {} is not a {} network: {e}", path.display(), G::NAME))?;
+    ev.net.config().check_spec(&game_spec::<G>()).map_err(|e| anyhow::anyhow!("model {} is not a {} network: {e}", path.display(), G::NAME))?;
     Ok(ev)
 }
 

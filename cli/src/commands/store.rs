@@ -69,7 +69,10 @@ fn upload(store: &RunStore, key: &str, path: &Path) -> Result<bool> {
         Put::AlreadyExists => {
             let there = store.get(key)?.unwrap_or_default();
             if there.as_ref() != bytes.as_slice() {
-                bail!("{}: `{key}` already exists with other contents (files in the store are write-once): does another worker use the same --worker index?", store.url());
+                bail!(
+                    "{}: `{key}` already exists with other contents (files in the store are write-once): does another worker use the same --worker index?",
+                    store.url()
+                );
             }
             Ok(false)
         }
@@ -176,10 +179,7 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
     check_store_data::<G>(&store, &run_dir)?;
     // Chunks written before a crash but not uploaded.
     let leftover = upload_chunks(&store, &folder, &data)?;
-    eprintln!(
-        "worker {worker}: store {url}, cache {}; {restored} chunks restored from {folder}/, {leftover} left-over chunks uploaded",
-        run_dir.display()
-    );
+    eprintln!("worker {worker}: store {url}, cache {}; {restored} chunks restored from {folder}/, {leftover} left-over chunks uploaded", run_dir.display());
 
     let mut cfg = super::selfplay::load_config(a.config.as_deref())?;
     let round = (cfg.effective_threads() * cfg.games_per_thread).max(1) as u64;
@@ -220,10 +220,7 @@ fn check_store_data<G: SelfplayGame>(store: &RunStore, run_dir: &Path) -> Result
     let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
     let folders = worker_folders(&keys);
     // Stems start with a millisecond time stamp: the largest is the newest.
-    let newest = folders
-        .into_iter()
-        .flat_map(|w| store_chunks(&keys, &format!("data/{w}")).into_iter().map(move |stem| (stem, w)))
-        .max();
+    let newest = folders.into_iter().flat_map(|w| store_chunks(&keys, &format!("data/{w}")).into_iter().map(move |stem| (stem, w))).max();
     let Some((stem, w)) = newest else { return Ok(()) };
     let probe = run_dir.join("store-probe");
     if probe.exists() {
@@ -231,7 +228,8 @@ fn check_store_data<G: SelfplayGame>(store: &RunStore, run_dir: &Path) -> Result
     }
     std::fs::create_dir_all(&probe).with_context(|| format!("creating {}", probe.display()))?;
     download_chunk(store, &format!("data/{w}"), &stem, &probe, &stem)?;
-    super::selfplay::check_data_dir::<G>(&probe).with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
+    super::selfplay::check_data_dir::<G>(&probe)
+        .with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
 }
 
 /// `pacozero train --store URL --run CACHE`.

@@ -36,7 +36,14 @@ pub struct NetTable {
 impl Default for NetTable {
     fn default() -> Self {
         let d = NetConfig::default_for(&super::selfplay::spec_of(GameKind::Paco));
-        NetTable { blocks: d.blocks, channels: d.channels, se_ratio: d.se_ratio, policy_channels: d.policy_channels, value_channels: d.value_channels, value_hidden: d.value_hidden }
+        NetTable {
+            blocks: d.blocks,
+            channels: d.channels,
+            se_ratio: d.se_ratio,
+            policy_channels: d.policy_channels,
+            value_channels: d.value_channels,
+            value_hidden: d.value_hidden,
+        }
     }
 }
 

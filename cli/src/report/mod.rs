@@ -20,13 +20,13 @@ pub mod svg;
 
 use crate::atomic::write_atomic;
 use crate::commands::looprun::{read_generations, read_matches, Generations, MatchLine};
-use svg::escape as html_escape;
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{parse_actions, turn_to_string, Action, Position};
 use pacozero_engine::{shako, Color, Square};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use svg::escape as html_escape;
 use svg::{Chart, Series};
 
 /// One row of `ratings.csv`.
@@ -259,14 +259,22 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
 
     let mut draws = Chart::new("Draw rate by generation", "generation", "draw rate");
     draws.series.push(Series::markers("self-play", "#1f5fd1", gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get("selfplay.draw_rate")?))).collect()));
-    draws.series.push(Series::markers("vs baseline", "#d12f1f", matches.iter().filter(|m| is_baseline(m)).map(|m| (m.generation as f64, draw_rate(m))).collect()));
+    draws.series.push(Series::markers(
+        "vs baseline",
+        "#d12f1f",
+        matches.iter().filter(|m| is_baseline(m)).map(|m| (m.generation as f64, draw_rate(m))).collect(),
+    ));
     draws.series.push(Series::markers("gating", "#2a9d3a", matches.iter().filter(|m| !is_baseline(m)).map(|m| (m.generation as f64, draw_rate(m))).collect()));
     draws.y_include.extend([0.0, 1.0]);
     out.push(("draw_rate.svg", draws));
 
     let mut len = Chart::new("Game length by generation", "generation", "decisions per game");
     len.series.push(Series::markers("self-play", "#1f5fd1", gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get("selfplay.avg_length")?))).collect()));
-    len.series.push(Series::markers("vs baseline", "#d12f1f", matches.iter().filter(|m| is_baseline(m)).map(|m| (m.generation as f64, m.avg_decisions)).collect()));
+    len.series.push(Series::markers(
+        "vs baseline",
+        "#d12f1f",
+        matches.iter().filter(|m| is_baseline(m)).map(|m| (m.generation as f64, m.avg_decisions)).collect(),
+    ));
     len.series.push(Series::markers("gating", "#2a9d3a", matches.iter().filter(|m| !is_baseline(m)).map(|m| (m.generation as f64, m.avg_decisions)).collect()));
     len.y_include.push(0.0);
     out.push(("length.svg", len));

@@ -140,12 +140,7 @@ impl Chart {
         }
         let _ = write!(o, r#"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#);
         let _ = write!(o, r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#, LEFT + pw / 2.0, HEIGHT - 8.0, escape(&self.x_label));
-        let _ = write!(
-            o,
-            r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>"#,
-            TOP + ph / 2.0,
-            escape(&self.y_label)
-        );
+        let _ = write!(o, r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>"#, TOP + ph / 2.0, escape(&self.y_label));
         for (v, label) in &self.guides {
             let y = sy(*v);
             let _ = write!(o, r##"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#888" stroke-dasharray="5 4"/>"##, LEFT + pw);

@@ -48,14 +48,14 @@ pub fn require_cluster() {
 
 /// The S3 server `scripts/test.sh` started: its endpoint.
 pub fn s3_endpoint() -> String {
-    std::env::var("PACOZERO_TEST_S3_ENDPOINT").unwrap_or_else(|_| {
-        panic!("PACOZERO_TEST_S3_ENDPOINT is not set: run the tests with scripts/test.sh, which starts a local S3 server (moto) for them")
-    })
+    std::env::var("PACOZERO_TEST_S3_ENDPOINT")
+        .unwrap_or_else(|_| panic!("PACOZERO_TEST_S3_ENDPOINT is not set: run the tests with scripts/test.sh, which starts a local S3 server (moto) for them"))
 }
 
 /// `PUT /<bucket>` on the test server (unsigned requests are accepted there).
 pub fn create_bucket(endpoint: &str, bucket: &str) {
-    let host = endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
+    let host =
+        endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
     let mut tcp = std::net::TcpStream::connect(host).unwrap_or_else(|e| panic!("cannot reach the S3 server at {endpoint} ({e})"));
     tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     write!(tcp, "PUT /{bucket} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
@@ -102,15 +102,10 @@ impl Cluster {
         // The workers' default caches ($TMPDIR/pacozero-cache-...) live here.
         let tmp = dir.join("node-tmp");
         std::fs::create_dir_all(&tmp).unwrap();
-        let env = [
-            ("PACOZERO_STORE", url),
-            ("PACOZERO", s(&bin_path())),
-            ("PACOZERO_CREDENTIALS", s(&creds)),
-            ("TMPDIR", s(&tmp)),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+        let env = [("PACOZERO_STORE", url), ("PACOZERO", s(&bin_path())), ("PACOZERO_CREDENTIALS", s(&creds)), ("TMPDIR", s(&tmp))]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Cluster { dir: dir.to_path_buf(), env }
     }
 
@@ -198,10 +193,7 @@ pub struct Task {
 
 impl Task {
     pub fn ended(&self) -> bool {
-        matches!(
-            self.state.as_str(),
-            "COMPLETED" | "FAILED" | "CANCELLED" | "TIMEOUT" | "OUT_OF_MEMORY" | "NODE_FAIL" | "BOOT_FAIL" | "DEADLINE" | "PREEMPTED"
-        )
+        matches!(self.state.as_str(), "COMPLETED" | "FAILED" | "CANCELLED" | "TIMEOUT" | "OUT_OF_MEMORY" | "NODE_FAIL" | "BOOT_FAIL" | "DEADLINE" | "PREEMPTED")
     }
 }
 

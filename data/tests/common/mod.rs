@@ -8,9 +8,7 @@ pub fn spec() -> GameSpec {
 
 pub fn position(spec: &GameSpec, game: u64, ply: u32) -> PositionRow {
     let k = game * 1000 + ply as u64;
-    let planes: Vec<u64> = (0..spec.plane_words() as u64)
-        .map(|w| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (w << 7)).rotate_left(w as u32))
-        .collect();
+    let planes: Vec<u64> = (0..spec.plane_words() as u64).map(|w| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (w << 7)).rotate_left(w as u32)).collect();
     let legal: Vec<u16> = (0..(ply % 5 + 1) as u16).map(|a| (a * 7 + ply as u16) % spec.policy_size as u16).collect();
     let mut legal = legal;
     legal.sort();
@@ -25,13 +23,13 @@ pub fn position(spec: &GameSpec, game: u64, ply: u32) -> PositionRow {
         policy: vec![1.0 / n as f32; n],
         action: legal[0],
         legal_actions: legal,
-        full_search: ply % 3 != 0,
+        full_search: !ply.is_multiple_of(3),
         root_q: (ply as f32 / 40.0).min(1.0) - 0.5,
         root_wdl: [0.5, 0.25, 0.25],
         result: [(1i8), 0, -1][(ply % 3) as usize],
         moves_left: 40 - ply,
-        mover_in_sako: ply % 4 == 0,
-        mover_can_paco: ply % 7 == 0,
+        mover_in_sako: ply.is_multiple_of(4),
+        mover_can_paco: ply.is_multiple_of(7),
         weight: 1.0,
         network_id: format!("gen-{:04}", game % 3),
     }

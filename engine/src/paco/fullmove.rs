@@ -77,7 +77,14 @@ impl FullMoveGen {
 
     /// Iterative depth-first walk (chains can be thousands of steps deep, too
     /// deep for the call stack); `path` holds the actions leading to the top frame.
-    fn dfs<F: FnMut(&Position, &[Action])>(&mut self, root: &Position, mover: Color, f: &mut F, count: &mut usize, count_only: bool) -> Result<(), LimitExceeded> {
+    fn dfs<F: FnMut(&Position, &[Action])>(
+        &mut self,
+        root: &Position,
+        mover: Color,
+        f: &mut F,
+        count: &mut usize,
+        count_only: bool,
+    ) -> Result<(), LimitExceeded> {
         let mut stack = std::mem::take(&mut self.frames);
         stack.clear();
         stack.push((*root, root.actions().iter()));
@@ -88,7 +95,14 @@ impl FullMoveGen {
 
     /// With `count_only`, results that a simple place produces are counted from
     /// their hash alone (`f` is not called for them).
-    fn walk<F: FnMut(&Position, &[Action])>(&mut self, stack: &mut Vec<(Position, ActionIter)>, mover: Color, f: &mut F, count: &mut usize, count_only: bool) -> Result<(), LimitExceeded> {
+    fn walk<F: FnMut(&Position, &[Action])>(
+        &mut self,
+        stack: &mut Vec<(Position, ActionIter)>,
+        mover: Color,
+        f: &mut F,
+        count: &mut usize,
+        count_only: bool,
+    ) -> Result<(), LimitExceeded> {
         while let Some((pos, iter)) = stack.last_mut() {
             let Some(a) = iter.next() else {
                 stack.pop();

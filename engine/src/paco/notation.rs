@@ -92,9 +92,11 @@ fn lands_on_piece(p: &Position, t: Square) -> bool {
 
 fn castle_side(p: &Position, from: Square, t: Square) -> Option<usize> {
     let c = p.castling();
-    (0..2).find(|&side| c.has(p.side_to_move(), side) && {
-        let g = c.geometry(p.side_to_move(), side);
-        g.king_from == from && g.target == t
+    (0..2).find(|&side| {
+        c.has(p.side_to_move(), side) && {
+            let g = c.geometry(p.side_to_move(), side);
+            g.king_from == from && g.target == t
+        }
     })
 }
 

@@ -32,13 +32,7 @@ pub enum Required {
 }
 
 impl Required {
-    pub const ALL: [Required; 5] = [
-        Required::Lift,
-        Required::Place,
-        Required::PromoteThenLift,
-        Required::PromoteThenPlace,
-        Required::PromoteThenFinish,
-    ];
+    pub const ALL: [Required; 5] = [Required::Lift, Required::Place, Required::PromoteThenLift, Required::PromoteThenPlace, Required::PromoteThenFinish];
 
     pub fn is_promote(self) -> bool {
         matches!(self, Required::PromoteThenLift | Required::PromoteThenPlace | Required::PromoteThenFinish)
@@ -99,9 +93,16 @@ impl fmt::Display for Status {
 pub enum Hand {
     Empty,
     /// One of the mover's pieces, lifted from (or released on) `from`.
-    Single { kind: PieceKind, from: Square },
+    Single {
+        kind: PieceKind,
+        from: Square,
+    },
     /// A whole union: the mover's piece and the opponent's partner.
-    Pair { kind: PieceKind, partner: PieceKind, from: Square },
+    Pair {
+        kind: PieceKind,
+        partner: PieceKind,
+        from: Square,
+    },
 }
 
 impl Hand {
@@ -312,7 +313,7 @@ impl ActionSet {
     pub fn len(&self) -> usize {
         match self {
             ActionSet::None => 0,
-            ActionSet::Lifts(b) | ActionSet::Places(b) => b.len() as usize,
+            ActionSet::Lifts(b) | ActionSet::Places(b) => b.len(),
             ActionSet::Promotions => 4,
         }
     }
@@ -486,13 +487,7 @@ impl Position {
         if self.occ[c] & b == 0 {
             return None;
         }
-        let p = &self.pieces[c];
-        for k in 0..6 {
-            if p[k] & b != 0 {
-                return Some(PieceKind::from_index(k));
-            }
-        }
-        None
+        self.pieces[c].iter().position(|&bb| bb & b != 0).map(PieceKind::from_index)
     }
 
     /// Number of pieces on the board plus those in hand (always 32 from real games).
