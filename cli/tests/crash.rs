@@ -27,23 +27,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 mod common;
-use common::{bin, s, tiny_selfplay, write_config, TINY_NET};
+use common::{bin, s, tiny_selfplay, tiny_train, write_config, TINY_NET};
 
 /// The training configuration: a checkpoint every three steps.
 fn train_config() -> String {
-    format!(
-        r#"{TINY_NET}
-[train]
-batch_size = 16
-warmup_steps = 1
-min_positions = 1
-metrics_every = 1
-checkpoint_every = 3
-plot_every = 0
-threads = 1
-progress = false
-"#
-    )
+    tiny_train("metrics_every = 1\ncheckpoint_every = 3\n")
 }
 
 /// A loop of three generations of six games and eight training steps.

@@ -16,7 +16,6 @@
 //! plays with the new model; every game id is in the store exactly once.
 
 use std::collections::HashSet;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,22 +23,7 @@ use std::time::{Duration, Instant};
 use pacozero_store::{Put, RunStore, SwapError};
 
 mod common;
-use common::{bin, output_text, s, tiny_selfplay, write_config, TINY_NET};
-
-/// The trainers' configuration.
-fn train_config() -> String {
-    format!(
-        r#"{TINY_NET}
-[train]
-batch_size = 16
-warmup_steps = 1
-min_positions = 1
-plot_every = 0
-threads = 1
-progress = false
-"#
-    )
-}
+use common::{bin, fresh_s3_store, output_text, s, tiny_selfplay, tiny_train, write_config};
 
 /// A store to run against: its URL and the environment its clients need.
 struct Target {
@@ -95,44 +79,10 @@ fn wait_ok(mut child: Child, what: &str, log: &Path) -> String {
     text
 }
 
-/// A local S3-compatible server: the endpoint `scripts/test.sh` exported, and
-/// a fresh bucket on it.
+/// A fresh bucket on the local S3-compatible server.
 fn s3_target() -> Target {
-    let endpoint = std::env::var("PACOZERO_TEST_S3_ENDPOINT").unwrap_or_else(|_| {
-        panic!(
-            "PACOZERO_TEST_S3_ENDPOINT is not set: run the tests with scripts/test.sh, which starts a local S3 server \
-             (moto, from PyPI) for this test and exports its address (e.g. http://127.0.0.1:PORT)"
-        )
-    });
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    let bucket = format!("pacozero-{}-{}", std::process::id(), nanos % 1_000_000_000_000);
-    create_bucket(&endpoint, &bucket);
-    Target {
-        url: format!("s3://{bucket}/runs/one"),
-        vars: [
-            ("AWS_ENDPOINT", endpoint.as_str()),
-            ("AWS_ALLOW_HTTP", "true"),
-            ("AWS_ACCESS_KEY_ID", "testing"),
-            ("AWS_SECRET_ACCESS_KEY", "testing"),
-            ("AWS_REGION", "us-east-1"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect(),
-    }
-}
-
-/// `PUT /<bucket>` (the S3 CreateBucket call; object stores cannot create
-/// buckets, and the test server takes unsigned requests).
-fn create_bucket(endpoint: &str, bucket: &str) {
-    let host =
-        endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
-    let mut tcp = std::net::TcpStream::connect(host).unwrap_or_else(|e| panic!("cannot reach the S3 server at {endpoint} ({e}); scripts/test.sh starts it"));
-    tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(tcp, "PUT /{bucket} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
-    let mut answer = String::new();
-    tcp.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200"), "creating bucket {bucket} at {endpoint}:\n{answer}");
+    let (url, vars) = fresh_s3_store("pacozero", "runs/one");
+    Target { url, vars }
 }
 
 fn file_target(dir: &Path) -> Target {
@@ -176,7 +126,7 @@ fn flow(t: &Target) {
     let t0 = Instant::now();
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path();
-    let (sp, tr) = (write_config(tmp, "selfplay.toml", &tiny_selfplay(11)), write_config(tmp, "train.toml", &train_config()));
+    let (sp, tr) = (write_config(tmp, "selfplay.toml", &tiny_selfplay(11)), write_config(tmp, "train.toml", &tiny_train("")));
     let (sp, tr) = (s(&sp), s(&tr));
     let cache = |name: &str| tmp.join(name).to_str().unwrap().to_string();
     let url = t.url.as_str();

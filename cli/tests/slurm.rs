@@ -26,7 +26,7 @@ use pacozero_store::RunStore;
 
 mod common;
 mod slurm_support;
-use common::{bin, output_text, s, tiny_selfplay, write_config};
+use common::{bin, output_text, s, tiny_selfplay, tiny_train, write_config};
 use slurm_support::*;
 
 /// The documented job array and trainer, end to end.
@@ -39,7 +39,7 @@ fn slurm_job_array_of_workers_and_a_trainer() {
     let (url, vars) = fresh_store("flow");
     let store = RunStore::open_with(&url, vars.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))).unwrap();
     let sp = write_config(tmp, "selfplay.toml", &tiny_selfplay(21));
-    let tr = write_config(tmp, "train.toml", &train_config());
+    let tr = write_config(tmp, "train.toml", &tiny_train(""));
     let cluster = Cluster::new(&tmp.join("submit"), &url, &vars);
     let config = [("PACOZERO_SELFPLAY_CONFIG", s(&sp))];
     // A test node is small: one CPU per task (the scripts ask for a real node's share).

@@ -63,6 +63,13 @@ value_channels = 2
 value_hidden = 16
 "#;
 
+/// A training configuration for the tiny network: batches of 16 positions,
+/// one thread, no plots or progress bar; `extra` adds lines to `[train]`.
+#[allow(dead_code)]
+pub fn tiny_train(extra: &str) -> String {
+    format!("{TINY_NET}\n[train]\nbatch_size = 16\nwarmup_steps = 1\nmin_positions = 1\nplot_every = 0\nthreads = 1\nprogress = false\n{extra}")
+}
+
 /// A tiny self-play configuration: one thread of two games at a time, one
 /// game per chunk, at most 40 decisions from Fischer-random starts, 8 full
 /// and 4 cheap simulations.
@@ -143,4 +150,46 @@ fn embedded_games(source: &str) -> Vec<serde_json::Value> {
 #[allow(dead_code)]
 fn dom_text(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('\u{a0}', "&nbsp;")
+}
+
+/// A fresh bucket on the local S3 server that `scripts/with-s3.sh` started
+/// (`PACOZERO_TEST_S3_ENDPOINT`; without it, a panic saying how to get one):
+/// the store URL of a run `run` in it, and the client options (test
+/// credentials, plain HTTP) as environment variables.
+#[allow(dead_code)]
+pub fn fresh_s3_store(bucket_prefix: &str, run: &str) -> (String, Vec<(String, String)>) {
+    let endpoint = std::env::var("PACOZERO_TEST_S3_ENDPOINT").unwrap_or_else(|_| {
+        panic!(
+            "PACOZERO_TEST_S3_ENDPOINT is not set: run the tests with scripts/test.sh, which starts a local S3 server \
+             (moto, from PyPI, by scripts/with-s3.sh) and exports its address (e.g. http://127.0.0.1:PORT)"
+        )
+    });
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let bucket = format!("{bucket_prefix}-{}-{}", std::process::id(), nanos % 1_000_000_000_000);
+    create_bucket(&endpoint, &bucket);
+    let vars = [
+        ("AWS_ENDPOINT", endpoint.as_str()),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_REGION", "us-east-1"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    (format!("s3://{bucket}/{run}"), vars)
+}
+
+/// `PUT /<bucket>` (the S3 CreateBucket call; object stores cannot create
+/// buckets, and the test server takes unsigned requests).
+fn create_bucket(endpoint: &str, bucket: &str) {
+    use std::io::{Read, Write};
+    let host =
+        endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
+    let mut tcp = std::net::TcpStream::connect(host).unwrap_or_else(|e| panic!("cannot reach the S3 server at {endpoint} ({e}); scripts/test.sh starts it"));
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    write!(tcp, "PUT /{bucket} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200"), "creating bucket {bucket} at {endpoint}:\n{answer}");
 }

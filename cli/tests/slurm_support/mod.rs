@@ -6,34 +6,19 @@
 #![allow(dead_code)]
 
 use std::collections::{HashMap, HashSet};
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use pacozero_store::RunStore;
 
-use crate::common::{bin_path, output_text, s, TINY_NET};
+use crate::common::{bin_path, fresh_s3_store, output_text, s};
 
 pub const SELFPLAY_SBATCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/slurm/selfplay.sbatch");
 pub const TRAIN_SBATCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/slurm/train.sbatch");
 
 /// How long one wait for jobs may take before the test gives up.
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(600);
-
-pub fn train_config() -> String {
-    format!(
-        r#"{TINY_NET}
-[train]
-batch_size = 16
-warmup_steps = 1
-min_positions = 1
-plot_every = 0
-threads = 1
-progress = false
-"#
-    )
-}
 
 /// The cluster `scripts/test-scaleout.sh` started, or a panic saying how to get one.
 pub fn require_cluster() {
@@ -46,41 +31,9 @@ pub fn require_cluster() {
     }
 }
 
-/// The S3 server `scripts/test.sh` started: its endpoint.
-pub fn s3_endpoint() -> String {
-    std::env::var("PACOZERO_TEST_S3_ENDPOINT")
-        .unwrap_or_else(|_| panic!("PACOZERO_TEST_S3_ENDPOINT is not set: run the tests with scripts/test.sh, which starts a local S3 server (moto) for them"))
-}
-
-/// `PUT /<bucket>` on the test server (unsigned requests are accepted there).
-pub fn create_bucket(endpoint: &str, bucket: &str) {
-    let host =
-        endpoint.strip_prefix("http://").unwrap_or_else(|| panic!("PACOZERO_TEST_S3_ENDPOINT must be http://HOST:PORT, not {endpoint}")).trim_end_matches('/');
-    let mut tcp = std::net::TcpStream::connect(host).unwrap_or_else(|e| panic!("cannot reach the S3 server at {endpoint} ({e})"));
-    tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(tcp, "PUT /{bucket} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
-    let mut answer = String::new();
-    tcp.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200"), "creating bucket {bucket} at {endpoint}:\n{answer}");
-}
-
 /// A fresh bucket and the store URL of a run in it; the options a client needs.
 pub fn fresh_store(name: &str) -> (String, Vec<(String, String)>) {
-    let endpoint = s3_endpoint();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    let bucket = format!("pacozero-slurm-{name}-{}-{}", std::process::id(), nanos % 1_000_000_000_000);
-    create_bucket(&endpoint, &bucket);
-    let vars = [
-        ("AWS_ENDPOINT", endpoint.as_str()),
-        ("AWS_ALLOW_HTTP", "true"),
-        ("AWS_ACCESS_KEY_ID", "testing"),
-        ("AWS_SECRET_ACCESS_KEY", "testing"),
-        ("AWS_REGION", "us-east-1"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    (format!("s3://{bucket}/runs/paco-1"), vars)
+    fresh_s3_store(&format!("pacozero-slurm-{name}"), "runs/paco-1")
 }
 
 /// Where the jobs of one run are submitted from: the directory (with the
