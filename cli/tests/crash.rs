@@ -218,22 +218,21 @@ fn crash_at(args: &[&str], point: &str, log: &Path, watch: &mut Watch) {
     );
 }
 
-/// Files in `dir` whose names end with `suffix`.
-fn count_files(dir: &Path, suffix: &str) -> usize {
-    std::fs::read_dir(dir).map_or(0, |d| d.filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(suffix)).count())
+/// The names of the files in `dir` (a run's folder, or a `file://` store's)
+/// that end with `suffix`, sorted; none for a missing folder.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().to_string()).filter(|n| n.ends_with(suffix)).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
 }
 
 /// Positions files of `dir` without their games file: chunks whose writer
 /// died between its two renames.
 fn orphan_positions(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map_or(0, |d| {
-        d.map(|e| e.unwrap().path())
-            .filter(|p| {
-                let name = p.file_name().unwrap().to_string_lossy().to_string();
-                name.strip_suffix(".positions.parquet").is_some_and(|stem| !dir.join(format!("{stem}.games.parquet")).exists())
-            })
-            .count()
-    })
+    let positions = files_ending(dir, ".positions.parquet");
+    positions.iter().filter_map(|n| n.strip_suffix(".positions.parquet")).filter(|stem| !dir.join(format!("{stem}.games.parquet")).exists()).count()
 }
 
 /// Kills per kind of process inside a write window (crash points).
@@ -295,9 +294,9 @@ fn selfplay_killed_at_random_writes_every_game_exactly_once() {
     // dies writing its second, after the temporary files or between the
     // renames. The leftovers prove where each kill landed.
     for (i, point) in ["chunk-renames:2", "chunk-between-renames:2"].iter().cycle().take(WINDOW_KILLS).enumerate() {
-        let (tmps, orphans) = (count_files(&data, ".games.parquet.tmp"), orphan_positions(&data));
+        let (tmps, orphans) = (files_ending(&data, ".games.parquet.tmp").len(), orphan_positions(&data));
         crash_at(&args, point, &log, &mut watch);
-        assert_eq!(count_files(&data, ".games.parquet.tmp"), tmps + 1, "kill {i} at {point}: a games file left unrenamed");
+        assert_eq!(files_ending(&data, ".games.parquet.tmp").len(), tmps + 1, "kill {i} at {point}: a games file left unrenamed");
         let orphans_now = orphan_positions(&data);
         assert_eq!(orphans_now, orphans + usize::from(point.starts_with("chunk-between")), "kill {i} at {point}: positions renamed only between the renames");
     }
@@ -433,15 +432,6 @@ fn loop_killed_at_random_keeps_its_run_consistent() {
     assert!(pacozero_train::current_model(&run).unwrap().ends_with("gen-0003.pzmodel"));
 }
 
-/// The files of a `file://` store's folder whose names end with `suffix`.
-fn store_files(dir: &Path, suffix: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().to_string()).filter(|n| n.ends_with(suffix)).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 #[test]
 fn store_worker_and_trainer_killed_between_uploads_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -479,7 +469,7 @@ fn store_worker_and_trainer_killed_between_uploads_lose_nothing() {
     let mut twatch = Watch::new(&trainer);
     crash_at(&train, "store-pointer-swap", &log, &mut twatch);
     let models = store.join("models");
-    let orphan = store_files(&models, ".pzmodel");
+    let orphan = files_ending(&models, ".pzmodel");
     assert_eq!(orphan.len(), 1, "the model was uploaded: {orphan:?}");
     pacozero_train::read_model_header(&models.join(&orphan[0])).expect("the uploaded model is whole");
     assert!(!models.join("current").exists(), "the pointer was not moved");

@@ -57,7 +57,7 @@ pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
         }
         f.sync_all()?;
     }
-    if let Some(name) = path.file_name() {
+    if let (Some(name), Some(_)) = (path.file_name(), armed()) {
         crash_point(&format!("rename:{}", name.to_string_lossy()));
     }
     std::fs::rename(&tmp, path)?;
@@ -77,14 +77,18 @@ pub fn sync_dir(dir: &Path) {
 /// `n`-th call with the point armed by `PACOZERO_CRASH_AT` sends SIGKILL to
 /// the process itself. Does nothing when the variable is not set.
 pub fn crash_point(point: &str) {
-    static ARMED: OnceLock<Option<(String, u64)>> = OnceLock::new();
     static HITS: AtomicU64 = AtomicU64::new(0);
-    let armed = ARMED.get_or_init(|| parse_crash_spec(&std::env::var(CRASH_ENV).ok()?));
-    let Some((name, nth)) = armed else { return };
+    let Some((name, nth)) = armed() else { return };
     if name == point && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *nth {
         eprintln!("{CRASH_ENV}: killing this process at {point} (hit {nth})");
         kill_self();
     }
+}
+
+/// The crash point `PACOZERO_CRASH_AT` arms and its hit count, read once.
+fn armed() -> Option<&'static (String, u64)> {
+    static ARMED: OnceLock<Option<(String, u64)>> = OnceLock::new();
+    ARMED.get_or_init(|| parse_crash_spec(&std::env::var(CRASH_ENV).ok()?)).as_ref()
 }
 
 /// `point[:n]` with `n >= 1`; `None` (no crash point armed) for anything else.

@@ -64,8 +64,8 @@ pub use fastnet::{FastNet, FastOutput};
 pub use infer::{EvalInput, Evaluation, Network};
 pub use model::{NetConfig, NetOutput, PacoNet};
 pub use modelfile::{
-    current_model, export_model, export_to_run, load_model, model_path, models_dir, read_model_header, set_current_model, ModelInfo, MODEL_EXT,
-    MODEL_FORMAT_VERSION,
+    current_model, export_model, export_to_run, load_model, model_header_of, model_path, models_dir, read_model_header, set_current_model, ModelInfo,
+    MODEL_EXT, MODEL_FORMAT_VERSION,
 };
 pub use train::{checkpoint_path, permutation, Batch, DataPosition, FreshLoss, StepMetrics, TrainSummary, Trainer, FRESH_LOSS_ROWS};
 

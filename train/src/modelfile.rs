@@ -94,8 +94,13 @@ pub(crate) type Sections = Vec<(String, Vec<u8>)>;
 
 /// Read a container; returns the JSON header and the sections (verified).
 pub(crate) fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> TrainResult<(serde_json::Value, Sections)> {
-    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
     let data = fs::read(path).map_err(io_err(path))?;
+    parse_container(path, &data, magic, what)
+}
+
+/// Parse and verify the bytes of a container; errors name `path`.
+fn parse_container(path: &Path, data: &[u8], magic: &[u8; 8], what: &str) -> TrainResult<(serde_json::Value, Sections)> {
+    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
     if data.len() < 20 {
         return Err(bad(format!("not a PacoZero {what} file (only {} bytes)", data.len())));
     }
@@ -173,7 +178,14 @@ pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &P
 
 /// Read only the architecture and info of a model file (verifies checksums).
 pub fn read_model_header(path: &Path) -> TrainResult<(NetConfig, ModelInfo)> {
-    let (header, _) = read_container(path, MODEL_MAGIC, "model")?;
+    let data = fs::read(path).map_err(io_err(path))?;
+    model_header_of(path, &data)
+}
+
+/// The architecture and info of a model held in memory (checksums verified),
+/// e.g. one downloaded before it is written to `path`, which errors name.
+pub fn model_header_of(path: &Path, data: &[u8]) -> TrainResult<(NetConfig, ModelInfo)> {
+    let (header, _) = parse_container(path, data, MODEL_MAGIC, "model")?;
     let h: ModelHeader =
         serde_json::from_value(header).map_err(|e| TrainError::ModelFile { path: path.to_path_buf(), message: format!("corrupt header: {e}") })?;
     Ok((h.net, h.info))

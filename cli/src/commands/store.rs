@@ -142,10 +142,8 @@ fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
         let bytes = store.get(&key)?.with_context(|| format!("{}: `{POINTER}` names `{key}`, which is not in the store", store.url()))?;
         // Checked before it is written under its name: a model file in the
         // cache is always whole.
-        let probe = pacozero_data::durable::tmp_path(&local);
-        crate::atomic::write_atomic(&probe, &bytes)?;
-        pacozero_train::read_model_header(&probe).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
-        std::fs::rename(&probe, &local).with_context(|| format!("renaming {} to {}", probe.display(), local.display()))?;
+        pacozero_train::model_header_of(&local, &bytes).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
+        crate::atomic::write_atomic(&local, &bytes)?;
         eprintln!("downloaded {key} from {}", store.url());
     }
     pacozero_train::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
