@@ -9,9 +9,19 @@
 //! `sq'` is the square index (a1 = 0 … h8 = 63) with ranks mirrored when
 //! Black is to move, so the network always sees the board from the mover's side.
 
-use super::position::Action;
 use crate::types::{Color, PieceKind, Square};
 use std::fmt;
+
+/// An atomic action.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    /// Pick up the piece (or the union) on a square.
+    Lift(Square),
+    /// Put the piece in hand down on a square.
+    Place(Square),
+    /// Promote the pawn that must promote.
+    Promote(PieceKind),
+}
 
 /// Number of policy slots: 64 lifts + 64 places + 4 promotions.
 pub const NUM_ACTIONS: usize = 132;

@@ -37,7 +37,7 @@
 //! | 8 | 1 when Black is to move (the setup is not symmetric under rank mirroring) |
 //! | 9 | constant 1 (lets convolutions see the board edge) |
 
-use super::position::{Hand, Position};
+use super::{Hand, Position};
 use crate::types::{Color, Square};
 
 pub const NUM_BIT_PLANES: usize = 31;

@@ -21,9 +21,9 @@
 //! [`position_from_union_fen`] also validate it, refusing positions no game
 //! reaches (see [`super::Setup`] for what is refused).
 
-use super::position::{Castling, Hand, Position, Required, Rules};
 use super::position_error::PositionError;
 use super::setup::Setup;
+use super::{Castling, Hand, Position, Required, Rules};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 use std::fmt;
 use std::str::FromStr;

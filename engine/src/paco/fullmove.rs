@@ -6,7 +6,7 @@
 //! positions) and walks depth-first: memory grows with the number of distinct
 //! chain states, which can be bounded with [`FullMoveLimits::max_states`].
 
-use super::position::{Action, ActionIter, ActionSet, Hand, Position, Required};
+use super::{Action, ActionIter, ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 use crate::util::U64Set;
 use std::fmt;

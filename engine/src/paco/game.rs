@@ -2,7 +2,7 @@
 //! threefold-repetition draws. Also perft at both levels.
 
 use super::fullmove::FullMoveGen;
-use super::position::{Action, IllegalAction, Position, Required, Status, Transition};
+use super::{Action, IllegalAction, Position, Required, Status, Transition};
 
 /// Number of occurrences of a settled position that draws the game (the platform's default).
 pub const DEFAULT_DRAW_AFTER_REPETITIONS: u8 = 3;

@@ -14,7 +14,7 @@
 //! piece letter and the `-`/`x` separator are checked against the position,
 //! and `O-O` is accepted for castling.
 
-use super::position::{Action, Hand, Position};
+use super::{Action, Hand, Position};
 use crate::types::{PieceKind, Square};
 use std::fmt;
 

@@ -46,8 +46,8 @@
 //! Pawns inside unions may stand on any rank (the opponent carries them), and
 //! a pawn carried to its last rank waits there for its owner's promotion.
 
-use super::position::{Castling, Hand, Position, Required, Rules, Status};
 use super::position_error::{color_name, kind_name, PositionError};
+use super::{Castling, Hand, Position, Required, Rules, Status};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 
 /// Pieces per side in every game (nothing is ever captured).

@@ -1,7 +1,7 @@
 //! Start positions: the standard setup and the 960 Fischer-random setups.
 
-use super::position::{Castling, Position, Rules};
 use super::setup::Setup;
+use super::{Castling, Position, Rules};
 use crate::types::{Color, PieceKind, Square};
 
 /// The back rank of Fischer-random setup `n` (0..960, Scharnagl numbering;

@@ -8,8 +8,8 @@
 //! are followed by placing into unions (and through promotions, and through
 //! en-passant steps), and each released piece threatens from its union square.
 
-use super::position::{Action, ActionSet, Hand, Position, Required};
 use super::tables::{bishop_attacks, queen_attacks, rook_attacks, KNIGHT, PAWN_DIAG_BLACK, PAWN_DIAG_WHITE};
+use super::{Action, ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind};
 use crate::util::U64Set;
 

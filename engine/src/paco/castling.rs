@@ -1,0 +1,116 @@
+//! Castling rights and the squares each castling option uses (standard and Fischer-random).
+
+use crate::types::{Color, Square};
+
+/// Castling rights. Rights are stored per colour and side (queen side = rook
+/// on a lower file than the king) with the rook's file, so Fischer-random
+/// setups work; the standard setup has rooks on files a and h, king on e.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Castling {
+    /// bit `color * 2 + side` (side 0 = queen side, 1 = king side).
+    pub(crate) mask: u8,
+    pub(crate) rook_file: [[u8; 2]; 2],
+    pub(crate) king_file: [u8; 2],
+}
+
+impl Castling {
+    pub const STANDARD: Castling = Castling { mask: 0b1111, rook_file: [[0, 7], [0, 7]], king_file: [4, 4] };
+    pub const NONE: Castling = Castling { mask: 0, rook_file: [[0, 7], [0, 7]], king_file: [4, 4] };
+
+    /// Rights for a [`super::Setup`]: each colour's king file, and the rook
+    /// file of each right held, `rook_files[color][side]` (side 0 = queen
+    /// side, the rook on a lower file than the king). Validation checks them.
+    pub fn new(king_file: [u8; 2], rook_files: [[Option<u8>; 2]; 2]) -> Castling {
+        let mut c = Castling { mask: 0, rook_file: [[0, 7], [0, 7]], king_file };
+        for (color, files) in rook_files.iter().enumerate() {
+            for (side, file) in files.iter().enumerate() {
+                if let Some(f) = *file {
+                    c.rook_file[color][side] = f;
+                    c.mask |= 1 << (color * 2 + side);
+                }
+            }
+        }
+        c
+    }
+    /// The king's file of `color` (meaningful while it has a right).
+    pub fn king_file(&self, color: Color) -> u8 {
+        self.king_file[color.index()]
+    }
+    /// The rook file of a right, if `color` holds it.
+    pub fn rook_file(&self, color: Color, side: usize) -> Option<u8> {
+        self.has(color, side).then_some(self.rook_file[color.index()][side])
+    }
+
+    #[inline(always)]
+    pub fn has(&self, color: Color, side: usize) -> bool {
+        self.mask & (1 << (color.index() * 2 + side)) != 0
+    }
+    pub fn is_empty(&self) -> bool {
+        self.mask == 0
+    }
+    /// X-FEN style: rook files, uppercase for White.
+    pub fn fen(&self) -> String {
+        let mut s = String::new();
+        for color in Color::BOTH {
+            for side in 0..2 {
+                if self.has(color, side) {
+                    let c = (b'a' + self.rook_file[color.index()][side]) as char;
+                    s.push(if color == Color::White { c.to_ascii_uppercase() } else { c });
+                }
+            }
+        }
+        if s.is_empty() {
+            s.push('-');
+        }
+        s
+    }
+}
+
+/// Squares and conditions of one castling option.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct CastleGeometry {
+    pub king_from: Square,
+    pub king_to: Square,
+    pub rook_from: Square,
+    pub rook_to: Square,
+    /// The square the king is placed on to castle.
+    pub target: Square,
+    pub must_be_empty: u64,
+    pub must_be_safe: u64,
+}
+
+fn file_span(a: u8, b: u8, rank: u8) -> u64 {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    (lo..=hi).fold(0, |acc, f| acc | Square::from_file_rank(f, rank).bb())
+}
+
+impl Castling {
+    /// The square of the rook of a castling option.
+    #[inline(always)]
+    pub(crate) fn rook_square(&self, color: Color, side: usize) -> Square {
+        Square::from_file_rank(self.rook_file[color.index()][side], color.home_rank())
+    }
+
+    pub(crate) fn geometry(&self, color: Color, side: usize) -> CastleGeometry {
+        let rank = color.home_rank();
+        let kf = self.king_file[color.index()];
+        let rf = self.rook_file[color.index()][side];
+        let (kt, rt) = if side == 0 { (2u8, 3u8) } else { (6u8, 5u8) };
+        let king_from = Square::from_file_rank(kf, rank);
+        let rook_from = Square::from_file_rank(rf, rank);
+        let must_be_safe = file_span(kf, kt, rank);
+        let must_be_empty = (file_span(rf, rt, rank) | must_be_safe) & !king_from.bb() & !rook_from.bb();
+        let king_to = Square::from_file_rank(kt, rank);
+        // The standard setup castles by placing the king on its destination, as
+        // the platform does. Where the destination is next to (or is) the king's
+        // square, a king step could go there too, so the king is placed on its
+        // own rook instead (never a legal square for a king otherwise).
+        let target = if kf.abs_diff(kt) >= 2 { king_to } else { rook_from };
+        CastleGeometry { king_from, king_to, rook_from, rook_to: Square::from_file_rank(rt, rank), target, must_be_empty, must_be_safe }
+    }
+
+    /// Standard geometry (king on e, rooks on a/h): castling exactly as the reference engine.
+    pub(crate) fn is_standard(&self, color: Color) -> bool {
+        self.king_file[color.index()] == 4 && self.rook_file[color.index()] == [0, 7]
+    }
+}
