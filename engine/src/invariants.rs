@@ -74,12 +74,16 @@ fn action_of(b: u8) -> Action {
 /// Bytes choose actions from the start position (or a Fischer-random setup):
 /// every listed action is accepted, unlisted ones are rejected without
 /// changing the position, the incremental hash always equals the recomputed
-/// one, and no piece is ever lost.
+/// one, no piece is ever lost, and the whole-board liftable set equals its
+/// piece-by-piece definition.
 pub fn play(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else { return };
     let start = if first < 200 { Position::startpos() } else { fischer_random(first as u16 * 17 % 960, Rules::OFFICIAL) };
     let mut g = GameState::new(start);
     for &b in rest {
+        if g.position().is_settled() {
+            assert_eq!(g.position().liftable(), g.position().liftable_by_piece(), "liftable in {}", g.position().fen());
+        }
         let legal = g.position().actions();
         if legal.is_empty() {
             break;

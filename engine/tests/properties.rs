@@ -47,6 +47,10 @@ proptest! {
                 let mut p = pos;
                 prop_assert_eq!(p.play(a).is_ok(), legal.contains(a), "action {} in {}", a, pos.fen());
             }
+            // The whole-board liftable set equals its piece-by-piece definition.
+            if pos.required() == pacozero_engine::paco::Required::Lift {
+                prop_assert_eq!(pos.liftable(), pos.liftable_by_piece(), "liftable in {}", pos.fen());
+            }
             // Hash, piece count, FEN round trip (for FEN-expressible states).
             prop_assert_eq!(pos.hash(), pos.compute_hash());
             prop_assert_eq!(pos.piece_count(), 32);

@@ -1,7 +1,10 @@
 //! Move generation: which squares each piece may go to, which pieces may be
 //! lifted, and castling.
 
-use super::tables::{bishop_attacks, queen_attacks, rook_attacks, KING, KNIGHT, PAWN_DIAG_BLACK, PAWN_DIAG_WHITE};
+use super::tables::{
+    bishop_attacks, knight_jump_from, next_to_diagonally, next_to_orthogonally, queen_attacks, rook_attacks, FILE_A, FILE_H, KING, KNIGHT, PAWN_DIAG_BLACK,
+    PAWN_DIAG_WHITE,
+};
 use super::{ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 
@@ -119,28 +122,87 @@ impl Position {
     /// Squares the mover may lift from: own pieces (alone or in a union) with
     /// at least one square to go to. Chains into dead ends are still allowed,
     /// as on the platform.
+    ///
+    /// Computed for each kind at once with whole-board shifts, never with an
+    /// attack lookup: a lone slider can move exactly when a square next to it
+    /// in one of its directions is not the mover's own lone piece (that square
+    /// is either empty or holds an opponent's piece, and both are targets), a
+    /// union only when such a square is empty. [`Position::liftable_by_piece`]
+    /// is the same set computed from each piece's targets; the fuzz checks
+    /// compare the two.
     pub fn liftable(&self) -> u64 {
+        let me = self.side;
+        let mine = &self.pieces[me.index()];
+        let them = self.occ[me.other().index()];
+        let empty = self.empty_squares();
+        let (lone, pair) = (!them, them);
+        // Where a lone piece may be placed: anywhere but on the mover's own lone pieces.
+        let lone_to = !self.lone(me);
+        let (ortho_lone, diag_lone) = (next_to_orthogonally(lone_to), next_to_diagonally(lone_to));
+        let (ortho_pair, diag_pair) = (next_to_orthogonally(empty), next_to_diagonally(empty));
+        let ep = self.ep.map_or(0, |s| s.bb());
+        let unite = them | ep;
+        let (push, diagonal) = match me {
+            Color::White => (empty >> 8, ((unite >> 7) & !FILE_A) | ((unite >> 9) & !FILE_H)),
+            Color::Black => (empty << 8, ((unite << 9) & !FILE_A) | ((unite << 7) & !FILE_H)),
+        };
+        let king_to = if self.rules.king_chain_draw { empty | (self.occ[0] & self.occ[1]) } else { empty };
+        let mut out = (mine[PieceKind::Pawn.index()] & ((lone & (push | diagonal)) | (pair & push)))
+            | (mine[PieceKind::Knight.index()] & ((lone & knight_jump_from(lone_to)) | (pair & knight_jump_from(empty))))
+            | (mine[PieceKind::Bishop.index()] & ((lone & diag_lone) | (pair & diag_pair)))
+            | (mine[PieceKind::Rook.index()] & ((lone & ortho_lone) | (pair & ortho_pair)))
+            | (mine[PieceKind::Queen.index()] & ((lone & (ortho_lone | diag_lone)) | (pair & (ortho_pair | diag_pair))))
+            | (mine[PieceKind::King.index()] & ((lone & (next_to_orthogonally(king_to) | next_to_diagonally(king_to))) | (pair & (ortho_pair | diag_pair))));
+        if self.rules.no_union_undo {
+            // The union that just moved may not go straight back: its square needs its exact targets.
+            if let Some((_, b)) = self.last_pair_move {
+                if let (Some(k), true) = (self.kind_at(me, b), them & b.bb() != 0) {
+                    out &= !b.bb();
+                    if self.pair_targets(k, b) != 0 {
+                        out |= b.bb();
+                    }
+                }
+            }
+        }
+        let boxed_kings = mine[PieceKind::King.index()] & lone & !out;
+        if self.castling.mask != 0 && boxed_kings != 0 {
+            for sq in BitBoard(boxed_kings) {
+                if self.king_can_castle_boxed_in(sq) {
+                    out |= sq.bb();
+                }
+            }
+        }
+        out
+    }
+
+    /// [`Position::liftable`] by its definition: each piece's targets, one
+    /// piece at a time.
+    pub fn liftable_by_piece(&self) -> u64 {
         let me = self.side;
         let them = self.occ[me.other().index()];
         let mut out = 0;
         for k in PieceKind::ALL {
             for sq in BitBoard(self.pieces[me.index()][k.index()]) {
                 let t = if them & sq.bb() != 0 { self.pair_targets(k, sq) } else { self.single_targets(k, sq) };
-                if t != 0 {
+                if t != 0 || (k == PieceKind::King && them & sq.bb() == 0 && self.king_can_castle_boxed_in(sq)) {
                     out |= sq.bb();
-                } else if k == PieceKind::King && self.castling.mask != 0 && them & sq.bb() == 0 && self.castling_paths_clear(sq) {
-                    // In the standard setup castling implies a king step (the platform
-                    // relies on that); in Fischer-random setups a boxed-in king may
-                    // still castle, so look at its castling places.
-                    let mut lifted = *self;
-                    lifted.lift(sq);
-                    if lifted.place_targets() != 0 {
-                        out |= sq.bb();
-                    }
                 }
             }
         }
         out
+    }
+
+    /// Can the lone king on `sq`, with no step to make, still castle? In the
+    /// standard setup castling implies a king step (the platform relies on
+    /// that); in Fischer-random setups a boxed-in king may still castle, so
+    /// this looks at its castling places.
+    fn king_can_castle_boxed_in(&self, sq: Square) -> bool {
+        if self.castling.mask == 0 || !self.castling_paths_clear(sq) {
+            return false;
+        }
+        let mut lifted = *self;
+        lifted.lift(sq);
+        lifted.place_targets() != 0
     }
 
     /// Is some castling option of the king on `from` free of blocking pieces

@@ -79,6 +79,37 @@ fn ray_neg(dir: usize, sq: usize, occ: u64) -> u64 {
     }
 }
 
+pub const FILE_A: u64 = 0x0101_0101_0101_0101;
+pub const FILE_B: u64 = FILE_A << 1;
+pub const FILE_G: u64 = FILE_A << 6;
+pub const FILE_H: u64 = FILE_A << 7;
+
+// Whole-board neighbour sets: which squares have a neighbour (in the given
+// directions) inside `m`. They answer "does any piece of this set have a
+// square to go to" for all pieces of a kind at once, without a per-piece
+// attack lookup; the file masks drop the squares a shift wrapped around the
+// board's edge.
+
+/// Squares with an orthogonally adjacent square in `m`.
+#[inline(always)]
+pub fn next_to_orthogonally(m: u64) -> u64 {
+    (m >> 8) | (m << 8) | ((m >> 1) & !FILE_H) | ((m << 1) & !FILE_A)
+}
+
+/// Squares with a diagonally adjacent square in `m`.
+#[inline(always)]
+pub fn next_to_diagonally(m: u64) -> u64 {
+    ((m >> 9) & !FILE_H) | ((m >> 7) & !FILE_A) | ((m << 7) & !FILE_H) | ((m << 9) & !FILE_A)
+}
+
+/// Squares a knight jump away from some square of `m` (the relation is symmetric).
+#[inline(always)]
+pub fn knight_jump_from(m: u64) -> u64 {
+    let one = ((m >> 1) & !FILE_H) | ((m << 1) & !FILE_A);
+    let two = ((m >> 2) & !(FILE_G | FILE_H)) | ((m << 2) & !(FILE_A | FILE_B));
+    (one << 16) | (one >> 16) | (two << 8) | (two >> 8)
+}
+
 /// Rook moves from `sq` with `occ` blocking: every empty square up to and
 /// including the first occupied square in each direction.
 #[inline(always)]
@@ -117,5 +148,22 @@ mod tests {
         // Empty board: a bishop on d4 sees 13 squares, a queen 27.
         assert_eq!(bishop_attacks(27, 0).count_ones(), 13);
         assert_eq!(queen_attacks(27, 0).count_ones(), 27);
+    }
+
+    #[test]
+    fn neighbour_sets_agree_with_the_step_tables() {
+        // For every square and every one-square set: s is next to m exactly when
+        // m holds a square the step table reaches from s.
+        let ortho = step_table(&[(1, 0), (-1, 0), (0, 1), (0, -1)]);
+        let diag = step_table(&[(1, 1), (-1, 1), (1, -1), (-1, -1)]);
+        for s in 0..64 {
+            for t in 0..64 {
+                let m = 1u64 << t;
+                let bit = |set: u64| set & (1u64 << s) != 0;
+                assert_eq!(bit(next_to_orthogonally(m)), ortho[s] & m != 0, "orthogonal {s} {t}");
+                assert_eq!(bit(next_to_diagonally(m)), diag[s] & m != 0, "diagonal {s} {t}");
+                assert_eq!(bit(knight_jump_from(m)), KNIGHT[s] & m != 0, "knight {s} {t}");
+            }
+        }
     }
 }
