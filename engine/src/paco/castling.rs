@@ -79,10 +79,67 @@ pub(crate) struct CastleGeometry {
     pub must_be_safe: u64,
 }
 
-fn file_span(a: u8, b: u8, rank: u8) -> u64 {
+const fn file_span(a: u8, b: u8, rank: u8) -> u64 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    (lo..=hi).fold(0, |acc, f| acc | Square::from_file_rank(f, rank).bb())
+    let mut out = 0;
+    let mut f = lo;
+    while f <= hi {
+        out |= Square::from_file_rank(f, rank).bb();
+        f += 1;
+    }
+    out
 }
+
+/// The geometry of one castling option, from the king's and the rook's files.
+const fn compute_geometry(color: usize, side: usize, kf: u8, rf: u8) -> CastleGeometry {
+    let rank = if color == 0 { 0 } else { 7 };
+    let (kt, rt) = if side == 0 { (2u8, 3u8) } else { (6u8, 5u8) };
+    let king_from = Square::from_file_rank(kf, rank);
+    let rook_from = Square::from_file_rank(rf, rank);
+    let must_be_safe = file_span(kf, kt, rank);
+    let must_be_empty = (file_span(rf, rt, rank) | must_be_safe) & !king_from.bb() & !rook_from.bb();
+    let king_to = Square::from_file_rank(kt, rank);
+    // The standard setup castles by placing the king on its destination, as
+    // the platform does. Where the destination is next to (or is) the king's
+    // square, a king step could go there too, so the king is placed on its
+    // own rook instead (never a legal square for a king otherwise).
+    let target = if kf.abs_diff(kt) >= 2 { king_to } else { rook_from };
+    CastleGeometry { king_from, king_to, rook_from, rook_to: Square::from_file_rank(rt, rank), target, must_be_empty, must_be_safe }
+}
+
+/// Every castling geometry, `[color][side][king file][rook file]`, built at
+/// compile time: move generation asks for it at every lift of a king that
+/// still has a right.
+const GEOMETRY: [[[[CastleGeometry; 8]; 8]; 2]; 2] = {
+    let empty = CastleGeometry {
+        king_from: Square::new(0),
+        king_to: Square::new(0),
+        rook_from: Square::new(0),
+        rook_to: Square::new(0),
+        target: Square::new(0),
+        must_be_empty: 0,
+        must_be_safe: 0,
+    };
+    let mut t = [[[[empty; 8]; 8]; 2]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut side = 0;
+        while side < 2 {
+            let mut kf = 0;
+            while kf < 8 {
+                let mut rf = 0;
+                while rf < 8 {
+                    t[c][side][kf as usize][rf as usize] = compute_geometry(c, side, kf, rf);
+                    rf += 1;
+                }
+                kf += 1;
+            }
+            side += 1;
+        }
+        c += 1;
+    }
+    t
+};
 
 impl Castling {
     /// The square of the rook of a castling option.
@@ -91,22 +148,10 @@ impl Castling {
         Square::from_file_rank(self.rook_file[color.index()][side], color.home_rank())
     }
 
+    #[inline(always)]
     pub(crate) fn geometry(&self, color: Color, side: usize) -> CastleGeometry {
-        let rank = color.home_rank();
-        let kf = self.king_file[color.index()];
-        let rf = self.rook_file[color.index()][side];
-        let (kt, rt) = if side == 0 { (2u8, 3u8) } else { (6u8, 5u8) };
-        let king_from = Square::from_file_rank(kf, rank);
-        let rook_from = Square::from_file_rank(rf, rank);
-        let must_be_safe = file_span(kf, kt, rank);
-        let must_be_empty = (file_span(rf, rt, rank) | must_be_safe) & !king_from.bb() & !rook_from.bb();
-        let king_to = Square::from_file_rank(kt, rank);
-        // The standard setup castles by placing the king on its destination, as
-        // the platform does. Where the destination is next to (or is) the king's
-        // square, a king step could go there too, so the king is placed on its
-        // own rook instead (never a legal square for a king otherwise).
-        let target = if kf.abs_diff(kt) >= 2 { king_to } else { rook_from };
-        CastleGeometry { king_from, king_to, rook_from, rook_to: Square::from_file_rank(rt, rank), target, must_be_empty, must_be_safe }
+        let c = color.index();
+        GEOMETRY[c][side][self.king_file[c] as usize][self.rook_file[c][side] as usize]
     }
 
     /// Standard geometry (king on e, rooks on a/h): castling exactly as the reference engine.

@@ -38,7 +38,7 @@
 //! | 9 | constant 1 (lets convolutions see the board edge) |
 
 use super::{Hand, Position};
-use crate::types::{Color, Square};
+use crate::types::{Color, PieceKind, Square};
 
 pub const NUM_BIT_PLANES: usize = 31;
 pub const NUM_SCALARS: usize = 10;
@@ -61,8 +61,8 @@ impl Position {
         let me = self.side;
         let them = me.other();
         for k in 0..6 {
-            planes[k] = orient(self.pieces[me.index()][k], me);
-            planes[6 + k] = orient(self.pieces[them.index()][k], me);
+            planes[k] = orient(self.bb(me.index(), PieceKind::from_index(k)), me);
+            planes[6 + k] = orient(self.bb(them.index(), PieceKind::from_index(k)), me);
         }
         planes[12] = orient(self.occ[0] & self.occ[1], me);
         planes[13..25].fill(0);

@@ -160,7 +160,7 @@ impl FullMoveGen {
         let unions = pos.occ[0] & pos.occ[1];
         let ep_union = pos.ep.filter(|&e| ep_pawn_in_union(pos, e));
         for k in PieceKind::ALL {
-            for sq in BitBoard(pos.pieces[me.index()][k.index()]) {
+            for sq in BitBoard(pos.bb(me.index(), k)) {
                 if unions & sq.bb() == 0 {
                     let t = pos.single_targets(k, sq);
                     let ep_chain = k == PieceKind::Pawn && ep_union.is_some_and(|e| t & e.bb() != 0);
@@ -330,7 +330,7 @@ fn direct_count(pos: &Position, k: PieceKind, sq: Square, in_union: bool) -> u64
         }
         PieceKind::Pawn => {
             let t = pos.single_targets(k, sq);
-            let their_king = pos.pieces[me.other().index()][PieceKind::King.index()];
+            let their_king = pos.king_bb(me.other().index());
             t.count_ones() as u64 + 3 * (t & last_rank & !their_king).count_ones() as u64
         }
         _ => pos.single_targets(k, sq).count_ones() as u64,

@@ -76,7 +76,7 @@ impl Position {
         };
         let partner = self.kind_at(them, sq);
         let mut mask = self.castling.mask;
-        if mask != 0 {
+        if mask != 0 && (kind == PieceKind::Rook || partner == Some(PieceKind::Rook)) {
             // Lifting a rook from its castling square forfeits that right; lifting a
             // union with the opponent's rook on its castling square takes theirs.
             for side in 0..2 {

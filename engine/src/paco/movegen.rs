@@ -132,7 +132,8 @@ impl Position {
     /// compare the two.
     pub fn liftable(&self) -> u64 {
         let me = self.side;
-        let mine = &self.pieces[me.index()];
+        let c = me.index();
+        let mine = |k| self.bb(c, k);
         let them = self.occ[me.other().index()];
         let empty = self.empty_squares();
         let (lone, pair) = (!them, them);
@@ -147,12 +148,12 @@ impl Position {
             Color::Black => (empty << 8, ((unite << 9) & !FILE_A) | ((unite << 7) & !FILE_H)),
         };
         let king_to = if self.rules.king_chain_draw { empty | (self.occ[0] & self.occ[1]) } else { empty };
-        let mut out = (mine[PieceKind::Pawn.index()] & ((lone & (push | diagonal)) | (pair & push)))
-            | (mine[PieceKind::Knight.index()] & ((lone & knight_jump_from(lone_to)) | (pair & knight_jump_from(empty))))
-            | (mine[PieceKind::Bishop.index()] & ((lone & diag_lone) | (pair & diag_pair)))
-            | (mine[PieceKind::Rook.index()] & ((lone & ortho_lone) | (pair & ortho_pair)))
-            | (mine[PieceKind::Queen.index()] & ((lone & (ortho_lone | diag_lone)) | (pair & (ortho_pair | diag_pair))))
-            | (mine[PieceKind::King.index()] & ((lone & (next_to_orthogonally(king_to) | next_to_diagonally(king_to))) | (pair & (ortho_pair | diag_pair))));
+        let mut out = (mine(PieceKind::Pawn) & ((lone & (push | diagonal)) | (pair & push)))
+            | (mine(PieceKind::Knight) & ((lone & knight_jump_from(lone_to)) | (pair & knight_jump_from(empty))))
+            | (mine(PieceKind::Bishop) & ((lone & diag_lone) | (pair & diag_pair)))
+            | (mine(PieceKind::Rook) & ((lone & ortho_lone) | (pair & ortho_pair)))
+            | (mine(PieceKind::Queen) & ((lone & (ortho_lone | diag_lone)) | (pair & (ortho_pair | diag_pair))))
+            | (mine(PieceKind::King) & ((lone & (next_to_orthogonally(king_to) | next_to_diagonally(king_to))) | (pair & (ortho_pair | diag_pair))));
         if self.rules.no_union_undo {
             // The union that just moved may not go straight back: its square needs its exact targets.
             if let Some((_, b)) = self.last_pair_move {
@@ -164,7 +165,7 @@ impl Position {
                 }
             }
         }
-        let boxed_kings = mine[PieceKind::King.index()] & lone & !out;
+        let boxed_kings = mine(PieceKind::King) & lone & !out;
         if self.castling.mask != 0 && boxed_kings != 0 {
             for sq in BitBoard(boxed_kings) {
                 if self.king_can_castle_boxed_in(sq) {
@@ -182,7 +183,7 @@ impl Position {
         let them = self.occ[me.other().index()];
         let mut out = 0;
         for k in PieceKind::ALL {
-            for sq in BitBoard(self.pieces[me.index()][k.index()]) {
+            for sq in BitBoard(self.bb(me.index(), k)) {
                 let t = if them & sq.bb() != 0 { self.pair_targets(k, sq) } else { self.single_targets(k, sq) };
                 if t != 0 || (k == PieceKind::King && them & sq.bb() == 0 && self.king_can_castle_boxed_in(sq)) {
                     out |= sq.bb();

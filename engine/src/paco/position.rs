@@ -25,14 +25,23 @@ use super::zobrist;
 use super::{Castling, Hand, Required, Rules, Status};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 
+/// The value of [`Position::king`] while the king is in hand.
+pub(crate) const NO_KING: u8 = 64;
+
 /// A Paco Ŝako position, including mid-turn state (piece in hand, pending promotion).
 ///
 /// The repetition history is not part of the position; [`super::GameState`]
 /// keeps it and sets [`Status::RepetitionDraw`].
 #[derive(Copy, Clone, Debug)]
 pub struct Position {
-    /// `pieces[color][kind]`: squares holding that colour's piece of that kind (unions included).
-    pub(crate) pieces: [[u64; 6]; 2],
+    /// `officers[color][kind - 1]`: squares holding that colour's rook, knight,
+    /// bishop or queen (unions included). Pawns are the rest of `occ` and the
+    /// king is one square: keeping the position within 128 bytes lets the
+    /// compiler copy it inline (copy-make is how every search applies an
+    /// action), which made atomic perft about a quarter faster.
+    pub(crate) officers: [[u64; 4]; 2],
+    /// `king[color]`: the king's square index, or [`NO_KING`] while it is in hand.
+    pub(crate) king: [u8; 2],
     /// `occ[color]`: every square with a piece of that colour; a union is a square in both.
     pub(crate) occ: [u64; 2],
     pub(crate) side: Color,
@@ -55,7 +64,9 @@ pub struct Position {
 
 impl PartialEq for Position {
     fn eq(&self, o: &Self) -> bool {
-        self.pieces == o.pieces
+        self.officers == o.officers
+            && self.king == o.king
+            && self.occ == o.occ
             && self.side == o.side
             && self.required == o.required
             && self.hand == o.hand
@@ -80,7 +91,8 @@ impl Position {
 
     pub(crate) fn empty(rules: Rules) -> Position {
         Position {
-            pieces: [[0; 6]; 2],
+            officers: [[0; 4]; 2],
+            king: [NO_KING; 2],
             occ: [0; 2],
             side: Color::White,
             required: Required::Lift,
@@ -145,7 +157,24 @@ impl Position {
         BitBoard(self.occ[0] & self.occ[1])
     }
     pub fn pieces(&self, color: Color, kind: PieceKind) -> BitBoard {
-        BitBoard(self.pieces[color.index()][kind.index()])
+        BitBoard(self.bb(color.index(), kind))
+    }
+
+    /// Squares holding colour `c`'s pieces of `kind` (unions included).
+    #[inline(always)]
+    pub(crate) fn bb(&self, c: usize, kind: PieceKind) -> u64 {
+        match kind {
+            PieceKind::Pawn => self.occ[c] & !(self.officers[c][0] | self.officers[c][1] | self.officers[c][2] | self.officers[c][3] | self.king_bb(c)),
+            PieceKind::King => self.king_bb(c),
+            k => self.officers[c][k.index() - 1],
+        }
+    }
+
+    /// The king of colour `c` as a bitboard (empty while it is in hand).
+    #[inline(always)]
+    pub(crate) fn king_bb(&self, c: usize) -> u64 {
+        // A shift by 64 would overflow: the u128 shift gives 0 for NO_KING.
+        (1u128 << self.king[c]) as u64
     }
     /// `(white, black)` pieces on a square.
     pub fn at(&self, sq: Square) -> (Option<PieceKind>, Option<PieceKind>) {
@@ -162,7 +191,12 @@ impl Position {
         if self.occ[c] & b == 0 {
             return None;
         }
-        self.pieces[c].iter().position(|&bb| bb & b != 0).map(PieceKind::from_index)
+        // Exactly one kind holds the square: OR-ing each kind's index times its
+        // bit gives that index without a data-dependent branch (pawn = 0).
+        let s = sq.index();
+        let o = &self.officers[c];
+        let i = ((o[0] >> s) & 1) | (((o[1] >> s) & 1) * 2) | (((o[2] >> s) & 1) * 3) | (((o[3] >> s) & 1) * 4) | ((self.king[c] as usize == s) as u64 * 5);
+        Some(PieceKind::from_index(i as usize))
     }
 
     /// Number of pieces on the board plus those in hand (always 32 from real games).
@@ -180,7 +214,7 @@ impl Position {
         let mut h = 0;
         for c in 0..2 {
             for k in 0..6 {
-                for sq in BitBoard(self.pieces[c][k]) {
+                for sq in BitBoard(self.bb(c, PieceKind::from_index(k))) {
                     h ^= zobrist::piece(c, k, sq.index());
                 }
             }
@@ -230,18 +264,26 @@ impl Position {
 
     #[inline(always)]
     pub(crate) fn put(&mut self, color: Color, kind: PieceKind, sq: Square) {
-        let (c, k) = (color.index(), kind.index());
-        self.pieces[c][k] |= sq.bb();
+        let c = color.index();
+        match kind {
+            PieceKind::Pawn => {}
+            PieceKind::King => self.king[c] = sq.index() as u8,
+            k => self.officers[c][k.index() - 1] |= sq.bb(),
+        }
         self.occ[c] |= sq.bb();
-        self.hash ^= zobrist::piece(c, k, sq.index());
+        self.hash ^= zobrist::piece(c, kind.index(), sq.index());
     }
 
     #[inline(always)]
     pub(crate) fn take(&mut self, color: Color, kind: PieceKind, sq: Square) {
-        let (c, k) = (color.index(), kind.index());
-        self.pieces[c][k] &= !sq.bb();
+        let c = color.index();
+        match kind {
+            PieceKind::Pawn => {}
+            PieceKind::King => self.king[c] = NO_KING,
+            k => self.officers[c][k.index() - 1] &= !sq.bb(),
+        }
         self.occ[c] &= !sq.bb();
-        self.hash ^= zobrist::piece(c, k, sq.index());
+        self.hash ^= zobrist::piece(c, kind.index(), sq.index());
     }
 
     #[inline(always)]

@@ -154,8 +154,13 @@ impl Position {
     pub fn from_setup(s: &Setup, rules: Rules) -> Result<Position, PositionError> {
         let status = check(s, rules)?;
         let mut pos = Position::empty(rules);
-        pos.pieces = s.pieces;
-        pos.occ = [s.occupied(Color::White), s.occupied(Color::Black)];
+        for color in Color::BOTH {
+            for kind in PieceKind::ALL {
+                for sq in BitBoard(s.pieces[color.index()][kind.index()]) {
+                    pos.put(color, kind, sq);
+                }
+            }
+        }
         pos.side = s.side;
         pos.required = s.required;
         pos.hand = s.hand;
@@ -175,7 +180,7 @@ impl Position {
     /// the status a setup can show: wins and no-progress draws, not repetitions).
     pub fn to_setup(&self) -> Setup {
         Setup {
-            pieces: self.pieces,
+            pieces: [0, 1].map(|c| PieceKind::ALL.map(|k| self.bb(c, k))),
             side: self.side,
             hand: self.hand,
             required: self.required,

@@ -18,7 +18,7 @@ use crate::util::U64Set;
 pub fn threatened_squares(pos: &Position) -> u64 {
     let me = pos.side;
     let mut stack: Vec<Position> = Vec::new();
-    let lone_own = pos.occ[me.index()] & !pos.occ[me.other().index()] & !pos.pieces[me.index()][PieceKind::King.index()];
+    let lone_own = pos.occ[me.index()] & !pos.occ[me.other().index()] & !pos.king_bb(me.index());
     // Unions lifted as pairs never threaten (they only go to empty squares), so
     // only lone pieces start a threat search.
     for sq in BitBoard(lone_own) {
@@ -34,7 +34,7 @@ pub fn threatened_squares(pos: &Position) -> u64 {
 /// only the piece in hand (and the chains it starts) can still reach the king.
 /// A win found here is exact, so search can treat the position as won.
 pub fn can_unite_with_king(pos: &Position) -> bool {
-    let king = pos.pieces[pos.side.other().index()][PieceKind::King.index()];
+    let king = pos.king_bb(pos.side.other().index());
     // A chain the king started ends in a draw on the other king (vchess rule).
     if king == 0 || pos.king_chain {
         return false;
@@ -135,7 +135,7 @@ pub(crate) fn opponent_threats(pos: &Position) -> u64 {
 /// Is `color`'s king threatened (Ŝako) in this settled position, i.e. could the
 /// other side unite with it if it were their turn?
 pub fn in_sako(pos: &Position, color: Color) -> bool {
-    let king = pos.pieces[color.index()][PieceKind::King.index()];
+    let king = pos.king_bb(color.index());
     if king == 0 {
         return false;
     }
