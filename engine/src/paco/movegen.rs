@@ -2,8 +2,8 @@
 //! lifted, and castling.
 
 use super::tables::{
-    bishop_attacks, knight_jump_from, next_to_diagonally, next_to_orthogonally, queen_attacks, rook_attacks, FILE_A, FILE_H, KING, KNIGHT, PAWN_DIAG_BLACK,
-    PAWN_DIAG_WHITE,
+    bishop_attacks, next_to_diagonally, next_to_orthogonally, queen_attacks, rook_attacks, DIAGONAL_STEP, FILE_A, FILE_H, KING, KNIGHT, ORTHOGONAL_STEP,
+    PAWN_DIAG_BLACK, PAWN_DIAG_WHITE,
 };
 use super::{ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind, Square};
@@ -136,24 +136,35 @@ impl Position {
         let mine = |k| self.bb(c, k);
         let them = self.occ[me.other().index()];
         let empty = self.empty_squares();
-        let (lone, pair) = (!them, them);
         // Where a lone piece may be placed: anywhere but on the mover's own lone pieces.
         let lone_to = !self.lone(me);
-        let (ortho_lone, diag_lone) = (next_to_orthogonally(lone_to), next_to_diagonally(lone_to));
-        let (ortho_pair, diag_pair) = (next_to_orthogonally(empty), next_to_diagonally(empty));
         let ep = self.ep.map_or(0, |s| s.bb());
         let unite = them | ep;
         let (push, diagonal) = match me {
             Color::White => (empty >> 8, ((unite >> 7) & !FILE_A) | ((unite >> 9) & !FILE_H)),
             Color::Black => (empty << 8, ((unite << 9) & !FILE_A) | ((unite << 7) & !FILE_H)),
         };
-        let king_to = if self.rules.king_chain_draw { empty | (self.occ[0] & self.occ[1]) } else { empty };
-        let mut out = (mine(PieceKind::Pawn) & ((lone & (push | diagonal)) | (pair & push)))
-            | (mine(PieceKind::Knight) & ((lone & knight_jump_from(lone_to)) | (pair & knight_jump_from(empty))))
-            | (mine(PieceKind::Bishop) & ((lone & diag_lone) | (pair & diag_pair)))
-            | (mine(PieceKind::Rook) & ((lone & ortho_lone) | (pair & ortho_pair)))
-            | (mine(PieceKind::Queen) & ((lone & (ortho_lone | diag_lone)) | (pair & (ortho_pair | diag_pair))))
-            | (mine(PieceKind::King) & ((lone & (next_to_orthogonally(king_to) | next_to_diagonally(king_to))) | (pair & (ortho_pair | diag_pair))));
+        let pawns = mine(PieceKind::Pawn);
+        let (rooks, bishops, queens) = (mine(PieceKind::Rook), mine(PieceKind::Bishop), mine(PieceKind::Queen));
+        // Lone pawns and sliders, the bulk of the pieces, as whole sets.
+        let mut out = (pawns & ((!them & (push | diagonal)) | (them & push)))
+            | (!them & (((rooks | queens) & next_to_orthogonally(lone_to)) | ((bishops | queens) & next_to_diagonally(lone_to))));
+        // Knights, the king and the mover's unions led by a slider are few: one
+        // table lookup each.
+        for sq in BitBoard(mine(PieceKind::Knight)) {
+            let to = if them & sq.bb() != 0 { empty } else { lone_to };
+            out |= sq.bb() & ((KNIGHT[sq.index()] & to != 0) as u64).wrapping_neg();
+        }
+        for sq in BitBoard(mine(PieceKind::King)) {
+            let to = if them & sq.bb() == 0 && self.rules.king_chain_draw { empty | (self.occ[0] & self.occ[1]) } else { empty };
+            out |= sq.bb() & ((KING[sq.index()] & to != 0) as u64).wrapping_neg();
+        }
+        for sq in BitBoard((rooks | bishops | queens) & them) {
+            let i = sq.index();
+            let steps =
+                (if (rooks | queens) & sq.bb() != 0 { ORTHOGONAL_STEP[i] } else { 0 }) | (if (bishops | queens) & sq.bb() != 0 { DIAGONAL_STEP[i] } else { 0 });
+            out |= sq.bb() & ((steps & empty != 0) as u64).wrapping_neg();
+        }
         if self.rules.no_union_undo {
             // The union that just moved may not go straight back: its square needs its exact targets.
             if let Some((_, b)) = self.last_pair_move {
@@ -165,7 +176,7 @@ impl Position {
                 }
             }
         }
-        let boxed_kings = mine(PieceKind::King) & lone & !out;
+        let boxed_kings = mine(PieceKind::King) & !them & !out;
         if self.castling.mask != 0 && boxed_kings != 0 {
             for sq in BitBoard(boxed_kings) {
                 if self.king_can_castle_boxed_in(sq) {

@@ -23,6 +23,10 @@ const fn step_table(steps: &[(i8, i8)]) -> [u64; 64] {
 
 pub const KNIGHT: [u64; 64] = step_table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
 pub const KING: [u64; 64] = step_table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]);
+/// The squares next to a square along a rank or a file (a rook's first steps).
+pub const ORTHOGONAL_STEP: [u64; 64] = step_table(&[(1, 0), (-1, 0), (0, 1), (0, -1)]);
+/// The squares diagonally next to a square (a bishop's first steps).
+pub const DIAGONAL_STEP: [u64; 64] = step_table(&[(1, 1), (-1, 1), (1, -1), (-1, -1)]);
 /// Squares a white pawn on a square could unite with diagonally.
 pub const PAWN_DIAG_WHITE: [u64; 64] = step_table(&[(-1, 1), (1, 1)]);
 pub const PAWN_DIAG_BLACK: [u64; 64] = step_table(&[(-1, -1), (1, -1)]);
@@ -80,13 +84,11 @@ fn ray_neg(dir: usize, sq: usize, occ: u64) -> u64 {
 }
 
 pub const FILE_A: u64 = 0x0101_0101_0101_0101;
-pub const FILE_B: u64 = FILE_A << 1;
-pub const FILE_G: u64 = FILE_A << 6;
 pub const FILE_H: u64 = FILE_A << 7;
 
 // Whole-board neighbour sets: which squares have a neighbour (in the given
-// directions) inside `m`. They answer "does any piece of this set have a
-// square to go to" for all pieces of a kind at once, without a per-piece
+// directions) inside `m`. They answer "does any slider of this set have a
+// square to go to" for all sliders at once, without a per-piece
 // attack lookup; the file masks drop the squares a shift wrapped around the
 // board's edge.
 
@@ -100,14 +102,6 @@ pub fn next_to_orthogonally(m: u64) -> u64 {
 #[inline(always)]
 pub fn next_to_diagonally(m: u64) -> u64 {
     ((m >> 9) & !FILE_H) | ((m >> 7) & !FILE_A) | ((m << 7) & !FILE_H) | ((m << 9) & !FILE_A)
-}
-
-/// Squares a knight jump away from some square of `m` (the relation is symmetric).
-#[inline(always)]
-pub fn knight_jump_from(m: u64) -> u64 {
-    let one = ((m >> 1) & !FILE_H) | ((m << 1) & !FILE_A);
-    let two = ((m >> 2) & !(FILE_G | FILE_H)) | ((m << 2) & !(FILE_A | FILE_B));
-    (one << 16) | (one >> 16) | (two << 8) | (two >> 8)
 }
 
 /// Rook moves from `sq` with `occ` blocking: every empty square up to and
@@ -154,15 +148,13 @@ mod tests {
     fn neighbour_sets_agree_with_the_step_tables() {
         // For every square and every one-square set: s is next to m exactly when
         // m holds a square the step table reaches from s.
-        let ortho = step_table(&[(1, 0), (-1, 0), (0, 1), (0, -1)]);
-        let diag = step_table(&[(1, 1), (-1, 1), (1, -1), (-1, -1)]);
+        let (ortho, diag) = (ORTHOGONAL_STEP, DIAGONAL_STEP);
         for s in 0..64 {
             for t in 0..64 {
                 let m = 1u64 << t;
                 let bit = |set: u64| set & (1u64 << s) != 0;
                 assert_eq!(bit(next_to_orthogonally(m)), ortho[s] & m != 0, "orthogonal {s} {t}");
                 assert_eq!(bit(next_to_diagonally(m)), diag[s] & m != 0, "diagonal {s} {t}");
-                assert_eq!(bit(knight_jump_from(m)), KNIGHT[s] & m != 0, "knight {s} {t}");
             }
         }
     }
