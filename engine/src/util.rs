@@ -14,7 +14,9 @@ pub struct U64Set {
 
 impl Default for U64Set {
     fn default() -> Self {
-        Self::with_capacity_pow2(1 << 10)
+        // Small: most searches visit few states, and a fresh generator should cost
+        // next to nothing (perft makes one per depth for every call).
+        Self::with_capacity_pow2(1 << 6)
     }
 }
 

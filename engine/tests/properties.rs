@@ -2,7 +2,9 @@
 //! `play` accepts, notation round-trips, hashes stay consistent, no piece is
 //! ever lost, and the action ⇄ index mapping is a bijection.
 
-use pacozero_engine::paco::{action_from_index, action_index, Action, FullMoveGen, GameState, Position, Rules, NUM_ACTIONS};
+use pacozero_engine::paco::{
+    action_from_index, action_index, in_sako, threatened_squares, threatened_squares_exhaustive, Action, FullMoveGen, GameState, Position, Rules, NUM_ACTIONS,
+};
 use pacozero_engine::{PieceKind, Square};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -47,9 +49,15 @@ proptest! {
                 let mut p = pos;
                 prop_assert_eq!(p.play(a).is_ok(), legal.contains(a), "action {} in {}", a, pos.fen());
             }
-            // The whole-board liftable set equals its piece-by-piece definition.
+            // The whole-board liftable set equals its piece-by-piece definition, and
+            // the threat search's shortcuts change nothing: the full set, and both
+            // kings' Ŝako (which stops at the first threat on the king).
             if pos.required() == pacozero_engine::paco::Required::Lift {
                 prop_assert_eq!(pos.liftable(), pos.liftable_by_piece(), "liftable in {}", pos.fen());
+                let threats = threatened_squares_exhaustive(&pos);
+                prop_assert_eq!(threatened_squares(&pos), threats, "threats in {}", pos.fen());
+                let their_king = pos.pieces(pos.side_to_move().other(), PieceKind::King).0;
+                prop_assert_eq!(in_sako(&pos, pos.side_to_move().other()), threats & their_king != 0, "Ŝako in {}", pos.fen());
             }
             // Hash, piece count, FEN round trip (for FEN-expressible states).
             prop_assert_eq!(pos.hash(), pos.compute_hash());

@@ -5,6 +5,7 @@ use super::tables::{
     bishop_attacks, next_to_diagonally, next_to_orthogonally, queen_attacks, rook_attacks, DIAGONAL_STEP, FILE_A, FILE_H, KING, KNIGHT, ORTHOGONAL_STEP,
     PAWN_DIAG_BLACK, PAWN_DIAG_WHITE,
 };
+use super::threats::Goals;
 use super::{ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 
@@ -233,9 +234,9 @@ impl Position {
     /// Castling places available to the king in hand.
     pub(super) fn castling_targets(&self, from: Square) -> u64 {
         let me = self.side;
-        let mut out = 0;
-        let mut threats: Option<u64> = None;
-        for side in 0..2 {
+        // The options whose squares are free, with what must not be threatened.
+        let mut options = [(0u64, 0u64); 2];
+        for (side, option) in options.iter_mut().enumerate() {
             if !self.castling.has(me, side) {
                 continue;
             }
@@ -249,12 +250,15 @@ impl Position {
                     continue;
                 }
             }
-            let t = *threats.get_or_insert_with(|| super::threats::opponent_threats(self));
-            if t & g.must_be_safe == 0 {
-                out |= g.target.bb();
-            }
+            *option = (g.target.bb(), g.must_be_safe);
         }
-        out
+        if options == [(0, 0); 2] {
+            return 0;
+        }
+        // One threat search for both options; it may stop once it has found a
+        // threat on each option's squares.
+        let threats = super::threats::opponent_threats_toward(self, Goals::each_of(options[0].1, options[1].1));
+        options.iter().filter(|(target, safe)| *target != 0 && threats & safe == 0).fold(0, |out, (target, _)| out | target)
     }
 
     /// The legal actions, as the platform lists them (chains into dead ends included).

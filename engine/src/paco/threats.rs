@@ -7,8 +7,18 @@
 //! and the slider rays up to and including the first occupied square; chains
 //! are followed by placing into unions (and through promotions, and through
 //! en-passant steps), and each released piece threatens from its union square.
+//!
+//! The search walks every chain state, and in union-heavy positions there can
+//! be millions (pieces trade places among the unions in every order). Two
+//! exact shortcuts keep it short:
+//! * **goals**: a yes/no question (is the king threatened, is a castling path
+//!   safe) stops at the first chain that reaches one of its squares;
+//! * **ceiling**: once a search grows, it computes every square any piece of
+//!   the mover could threaten from any square a chain can put it on (with the
+//!   fewest blockers a chain can leave), and stops when it has found all of
+//!   them, as nothing more can be added.
 
-use super::tables::{bishop_attacks, queen_attacks, rook_attacks, KNIGHT, PAWN_DIAG_BLACK, PAWN_DIAG_WHITE};
+use super::tables::{bishop_attacks, queen_attacks, rook_attacks, KING, KNIGHT, PAWN_DIAG_BLACK, PAWN_DIAG_WHITE};
 use super::{Action, ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind};
 use crate::util::U64Set;
@@ -16,17 +26,58 @@ use crate::util::U64Set;
 /// Squares the side to move of `pos` (a settled position) could dance onto,
 /// directly or at the end of any chain.
 pub fn threatened_squares(pos: &Position) -> u64 {
-    let me = pos.side;
-    let mut stack: Vec<Position> = Vec::new();
-    let lone_own = pos.occ[me.index()] & !pos.occ[me.other().index()] & !pos.king_bb(me.index());
-    // Unions lifted as pairs never threaten (they only go to empty squares), so
-    // only lone pieces start a threat search.
-    for sq in BitBoard(lone_own) {
-        let mut s = *pos;
-        s.lift(sq);
-        stack.push(s);
+    threatened_squares_toward(pos, Goals::NONE)
+}
+
+/// When a threat search may stop early: when every non-empty mask of the
+/// list has a threatened square. `NONE` asks for the whole set.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct Goals([u64; 2]);
+
+impl Goals {
+    pub(crate) const NONE: Goals = Goals([0, 0]);
+
+    /// Stop once one square of `mask` is threatened.
+    pub(crate) fn any_of(mask: u64) -> Goals {
+        Goals([mask, 0])
     }
-    chain_threats(stack, false)
+
+    /// Stop once each of the two masks has a threatened square (both castling
+    /// options; an empty mask counts as met).
+    pub(crate) fn each_of(a: u64, b: u64) -> Goals {
+        Goals([a, b])
+    }
+
+    #[inline]
+    fn met(&self, threats: u64) -> bool {
+        self.0 != [0, 0] && self.0.iter().all(|&g| g == 0 || g & threats != 0)
+    }
+}
+
+/// Squares the side to move of `pos` (settled) could dance onto, stopping as
+/// soon as `goals` are met (the answer is then exact for the goal squares only).
+pub(crate) fn threatened_squares_toward(pos: &Position, goals: Goals) -> u64 {
+    chain_threats(lifted_lone_pieces(pos), false, goals)
+}
+
+/// [`threatened_squares`] by its definition: every chain state walked, no
+/// shortcut taken. The property tests and the fuzz checks compare the two.
+pub fn threatened_squares_exhaustive(pos: &Position) -> u64 {
+    chain_threats_with(lifted_lone_pieces(pos), false, Goals::NONE, usize::MAX)
+}
+
+/// One starting state per lone piece of the mover (the king aside): that
+/// piece lifted.
+fn lifted_lone_pieces(pos: &Position) -> Vec<Position> {
+    let me = pos.side;
+    let lone_own = pos.occ[me.index()] & !pos.occ[me.other().index()] & !pos.king_bb(me.index());
+    BitBoard(lone_own)
+        .map(|sq| {
+            let mut s = *pos;
+            s.lift(sq);
+            s
+        })
+        .collect()
 }
 
 /// Can the side to move of `pos` unite with the opponent's king before its
@@ -51,21 +102,50 @@ pub fn can_unite_with_king(pos: &Position) -> bool {
             n.side == pos.side && n.is_settled() && in_sako(&n, pos.side.other())
         });
     }
-    chain_threats(vec![*pos], true) & king != 0
+    chain_threats(vec![*pos], true, Goals::any_of(king)) & king != 0
 }
 
 /// Squares reached by the pieces in hand of `stack`'s positions, directly or
-/// at the end of any chain they start. `skip_king_chains`: ignore chains the
-/// king started (under the vchess rule they end in a draw, not a win).
-fn chain_threats(mut stack: Vec<Position>, skip_king_chains: bool) -> u64 {
+/// at the end of any chain they start, or fewer once `goals` are met.
+/// `skip_king_chains`: ignore chains the king started (under the vchess rule
+/// they end in a draw, not a win).
+fn chain_threats(stack: Vec<Position>, skip_king_chains: bool, goals: Goals) -> u64 {
+    // Most searches end within a few dozen states, before the ceiling is worth computing.
+    chain_threats_with(stack, skip_king_chains, goals, 64)
+}
+
+/// [`chain_threats`], computing the ceiling after `ceiling_after` states
+/// (`usize::MAX`: never).
+fn chain_threats_with(mut stack: Vec<Position>, skip_king_chains: bool, goals: Goals, ceiling_after: usize) -> u64 {
     let mut threats = 0u64;
+    let mut ceiling = u64::MAX;
+    let mut walked = 0;
     let mut seen = U64Set::default();
+    // Every state descends from one of the starting states, so their squares
+    // and kinds in hand bound what the chains can do (see `threat_ceiling`).
+    let first = stack.first().copied();
+    let (mut starts, mut start_kinds) = (0u64, [false; 6]);
+    for s in &stack {
+        if let Hand::Single { kind, from } = s.hand {
+            starts |= from.bb();
+            start_kinds[kind.index()] = true;
+        }
+    }
     while let Some(s) = stack.pop() {
         if s.promotion.is_none() {
             if let Hand::Single { kind, from } = s.hand {
                 threats |= threat_targets(&s, kind, from);
+                if goals.met(threats) || threats & ceiling == ceiling {
+                    break;
+                }
             }
         }
+        if walked == ceiling_after {
+            if let Some(first) = &first {
+                ceiling = threat_ceiling(first, starts, start_kinds);
+            }
+        }
+        walked += 1;
         match s.actions() {
             ActionSet::Places(targets) => {
                 let unions = s.occ[0] & s.occ[1];
@@ -96,6 +176,99 @@ fn chain_threats(mut stack: Vec<Position>, skip_king_chains: bool) -> u64 {
     threats
 }
 
+/// Every square a threat search could still report, from a relaxation of
+/// the chains that forgets which piece stands in which union: a piece of kind
+/// `k` can be in hand on square `u` if a starting state holds it there, or if
+/// `u` is a union some piece in hand can enter and `k` could stand in `u` (it
+/// stood there at the start, or some piece of kind `k` could have entered it,
+/// or a pawn entering it on its last rank promotes to `k`). Every real chain
+/// state is one of these, so the squares they threaten, with only the
+/// blockers no chain can move (`starts`, the starting states' squares of
+/// pieces in hand, are lifted), are a superset of the real answer. `first` is
+/// a starting state; `start_kinds` the kinds in hand at the start. `u64::MAX`
+/// (never reached) where an en-passant step could move pieces outside this
+/// picture.
+fn threat_ceiling(first: &Position, starts: u64, start_kinds: [bool; 6]) -> u64 {
+    if first.ep.is_some() {
+        return u64::MAX;
+    }
+    let me = first.side;
+    let unions = first.occ[0] & first.occ[1];
+    let occ = (first.occ[0] | first.occ[1]) & !starts;
+    let last_rank = 0xFFu64 << (8 * if me == Color::White { 7 } else { 0 });
+    // reach[k]: squares a piece of kind k can be in hand on;
+    // could_stand[k]: unions a piece of kind k can stand in.
+    let mut reach = [0u64; 6];
+    let mut could_stand = [0u64; 6];
+    for k in PieceKind::ALL {
+        if start_kinds[k.index()] {
+            reach[k.index()] |= starts;
+        }
+        could_stand[k.index()] = first.bb(me.index(), k) & unions;
+    }
+    if let Some(sq) = first.promotion {
+        for k in PieceKind::PROMOTIONS {
+            could_stand[k.index()] |= sq.bb();
+        }
+    }
+    let places = |k: PieceKind, i: usize| -> u64 {
+        unions
+            & match k {
+                PieceKind::Pawn => pawn_diagonals(me, i),
+                PieceKind::Knight => KNIGHT[i],
+                PieceKind::Bishop => bishop_attacks(i, occ),
+                PieceKind::Rook => rook_attacks(i, occ),
+                PieceKind::Queen => queen_attacks(i, occ),
+                PieceKind::King if first.rules.king_chain_draw => KING[i],
+                PieceKind::King => 0,
+            }
+    };
+    loop {
+        let before = (reach, could_stand);
+        let mut entered = 0;
+        for k in PieceKind::ALL {
+            for sq in BitBoard(reach[k.index()]) {
+                let t = places(k, sq.index());
+                entered |= t;
+                could_stand[k.index()] |= t;
+                if k == PieceKind::Pawn {
+                    for p in PieceKind::PROMOTIONS {
+                        could_stand[p.index()] |= t & last_rank;
+                    }
+                }
+            }
+        }
+        for k in PieceKind::ALL {
+            reach[k.index()] |= could_stand[k.index()] & entered;
+        }
+        if (reach, could_stand) == before {
+            break;
+        }
+    }
+    let mut ceiling = 0;
+    for k in PieceKind::ALL {
+        for sq in BitBoard(reach[k.index()]) {
+            let i = sq.index();
+            ceiling |= match k {
+                PieceKind::Pawn => pawn_diagonals(me, i),
+                PieceKind::Knight => KNIGHT[i],
+                PieceKind::Bishop => bishop_attacks(i, occ),
+                PieceKind::Rook => rook_attacks(i, occ),
+                PieceKind::Queen => queen_attacks(i, occ),
+                PieceKind::King => 0,
+            };
+        }
+    }
+    ceiling
+}
+
+fn pawn_diagonals(side: Color, i: usize) -> u64 {
+    match side {
+        Color::White => PAWN_DIAG_WHITE[i],
+        Color::Black => PAWN_DIAG_BLACK[i],
+    }
+}
+
 /// The two threat planes of the network input: the squares the side to move
 /// could still dance onto this turn, and the squares the opponent could dance
 /// onto in its next turn if the board stayed as it is.
@@ -114,7 +287,7 @@ pub fn reach_for_both_sides(pos: &Position) -> (u64, u64) {
         b.set_required(Required::Lift);
         threatened_squares(&b)
     } else {
-        chain_threats(vec![*pos], false)
+        chain_threats(vec![*pos], false, Goals::NONE)
     };
     (mover & !lone(me), opponent_threats(pos) & !lone(1 - me))
 }
@@ -125,11 +298,16 @@ pub fn reach_for_both_sides(pos: &Position) -> (u64, u64) {
 /// destination must not be threatened); the network's threat plane asks it
 /// for every position.
 pub(crate) fn opponent_threats(pos: &Position) -> u64 {
+    opponent_threats_toward(pos, Goals::NONE)
+}
+
+/// [`opponent_threats`], stopping once `goals` are met.
+pub(crate) fn opponent_threats_toward(pos: &Position, goals: Goals) -> u64 {
     let mut b = *pos;
     b.set_hand(Hand::Empty);
     b.switch_side();
     b.set_required(Required::Lift);
-    threatened_squares(&b)
+    threatened_squares_toward(&b, goals)
 }
 
 /// Is `color`'s king threatened (Ŝako) in this settled position, i.e. could the
@@ -145,7 +323,7 @@ pub fn in_sako(pos: &Position, color: Color) -> bool {
     if b.side != color.other() {
         b.switch_side();
     }
-    threatened_squares(&b) & king != 0
+    threatened_squares_toward(&b, Goals::any_of(king)) & king != 0
 }
 
 fn threat_targets(s: &Position, kind: PieceKind, from: crate::types::Square) -> u64 {
@@ -171,5 +349,33 @@ fn en_passant_capture_possible(s: &Position) -> bool {
             from.offset(-1, f) == Some(ep) || from.offset(1, f) == Some(ep)
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ceiling bounds everything the exhaustive search finds, on every
+    /// position of the reference data with either side to move (computed
+    /// before the first state, so that every search uses it).
+    #[test]
+    fn the_ceiling_is_never_below_the_exhaustive_answer() {
+        let mut checked = 0;
+        for line in include_str!("../../tests/data/vectors.jsonl").lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if v["fen_exact"] != true || v["required_action"] != "Lift" {
+                continue;
+            }
+            let fen = v["fen"].as_str().unwrap();
+            for side in [" w ", " b "] {
+                let Ok(pos) = fen.replacen(" w ", side, 1).replacen(" b ", side, 1).parse::<Position>() else { continue };
+                let exhaustive = threatened_squares_exhaustive(&pos);
+                let eager = chain_threats_with(lifted_lone_pieces(&pos), false, Goals::NONE, 0);
+                assert_eq!(eager, exhaustive, "{}", pos.fen());
+                checked += 1;
+            }
+        }
+        assert!(checked > 150, "{checked}");
     }
 }
