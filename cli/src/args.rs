@@ -201,12 +201,20 @@ pub struct BenchArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum BenchWhat {
-    /// Full-move and atomic perft throughput (start position and busy middlegames).
+    /// Perft throughput: the start position (full-move and atomic), then the
+    /// reference vectors' rule-heavy positions by tag, next to the platform's
+    /// own timing of the same counts (their perft2_ms).
     Perft {
         /// Full-move depth from the start position.
         #[arg(long, default_value_t = 5)]
         depth: u32,
-        /// Middlegame positions file (vectors JSON lines); default: the bundled test vectors.
+        /// Atomic depth from the start position.
+        #[arg(long, default_value_t = 11)]
+        atomic_depth: u32,
+        /// Each rule-heavy position is timed this many times; the fastest counts.
+        #[arg(long, default_value_t = 5)]
+        repeat: u32,
+        /// Positions file (the vectors' JSON lines, with perft2_full and perft2_ms); default: the bundled test vectors.
         #[arg(long)]
         positions: Option<PathBuf>,
     },

@@ -19,6 +19,38 @@ fn middlegames() -> Vec<(Position, u64)> {
         .collect()
 }
 
+/// Settled positions of the reference vectors with one rule-heavy tag, with their depth-2 counts.
+fn tagged(tag: &str) -> Vec<(Position, u64)> {
+    include_str!("../tests/data/vectors.jsonl")
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            let ok = v["fen_exact"].as_bool()? && v["tags"].as_array()?.iter().any(|t| t == tag);
+            let n = v["perft2_full"].as_u64()?;
+            ok.then(|| (v["fen"].as_str().unwrap().parse().unwrap(), n))
+        })
+        .collect()
+}
+
+/// Full-move perft where chains explode: the tags the platform's engine is
+/// slowest on (`pacozero bench perft` sets them beside its timings).
+fn rule_heavy(c: &mut Criterion) {
+    let mut g = c.benchmark_group("perft rule-heavy depth 2");
+    g.sample_size(10);
+    for tag in ["mover_in_sako", "castling_blocked_by_threat", "gifts_opponent_promotion"] {
+        let cases = tagged(tag);
+        let total: u64 = cases.iter().map(|(_, n)| n).sum();
+        g.throughput(Throughput::Elements(total));
+        g.bench_function(format!("{tag} ({} positions)", cases.len()), |b| {
+            b.iter(|| {
+                let n: u64 = cases.iter().map(|(p, _)| GameState::new(*p).perft_full(2)).sum();
+                assert_eq!(n, total);
+            })
+        });
+    }
+    g.finish();
+}
+
 fn perft(c: &mut Criterion) {
     let start = GameState::new(Position::startpos());
     let mut g = c.benchmark_group("perft");
@@ -27,6 +59,8 @@ fn perft(c: &mut Criterion) {
     g.bench_function("full-move start depth 4", |b| b.iter(|| assert_eq!(start.perft_full(4), 197_792)));
     g.throughput(Throughput::Elements(2_379_064));
     g.bench_function("atomic start depth 9", |b| b.iter(|| assert_eq!(start.perft_atomic(9), 2_379_064)));
+    g.throughput(Throughput::Elements(58_741_075));
+    g.bench_function("atomic start depth 11", |b| b.iter(|| assert_eq!(start.perft_atomic(11), 58_741_075)));
     let mids = middlegames();
     let total: u64 = mids.iter().map(|(_, n)| n).sum();
     g.throughput(Throughput::Elements(total));
@@ -69,5 +103,5 @@ fn shako_perft(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, perft, shako_perft);
+criterion_group!(benches, perft, rule_heavy, shako_perft);
 criterion_main!(benches);

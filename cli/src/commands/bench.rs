@@ -1,8 +1,8 @@
 //! `pacozero bench`: throughput figures printed as a table.
 
 use crate::args::{BenchArgs, BenchWhat};
-use anyhow::{Context, Result};
-use pacozero_engine::paco::{FullMoveGen, GameState, Position};
+use anyhow::{bail, Context, Result};
+use pacozero_engine::paco::{GameState, Position};
 use pacozero_selfplay::{SearchConfig, SelfplayConfig};
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.j
 
 pub fn run(a: BenchArgs) -> Result<()> {
     match a.what {
-        BenchWhat::Perft { depth, positions } => perft(depth, positions),
+        BenchWhat::Perft { depth, atomic_depth, repeat, positions } => perft(depth, atomic_depth, repeat, positions),
         BenchWhat::Mcts { seconds, model, threads, games_per_thread } => mcts(seconds, model, threads, games_per_thread),
         BenchWhat::Net { blocks, channels, seconds } => net(blocks, channels, seconds),
         BenchWhat::Memory { games_per_thread, threads, games, max_decisions, sims, evaluator, games_per_chunk, tree_reuse } => {
@@ -164,44 +164,92 @@ fn timed<F: FnOnce() -> u64>(f: F) -> (u64, f64) {
     (n, t.elapsed().as_secs_f64())
 }
 
-fn perft(depth: u32, positions: Option<std::path::PathBuf>) -> Result<()> {
-    let start = GameState::new(Position::startpos());
-    println!("{:<44} {:>12} {:>9} {:>12}", "workload", "leaves", "seconds", "M leaves/s");
-    let row = |name: &str, n: u64, s: f64| println!("{name:<44} {n:>12} {s:>9.3} {:>12.2}", n as f64 / s / 1e6);
-    let (n, s) = timed(|| start.perft_full(depth));
-    row(&format!("full-move perft, start, depth {depth}"), n, s);
-    let (n, s) = timed(|| start.perft_atomic(2 * depth));
-    row(&format!("atomic perft, start, depth {}", 2 * depth), n, s);
+/// The rule-heavy tags of the reference vectors that `bench perft` reports,
+/// each a rule the platform's engine is slowest on.
+const PERFT_TAGS: [&str; 8] =
+    ["mover_in_sako", "castling_blocked_by_threat", "gifts_opponent_promotion", "promotion_in_chain", "ep_capture", "unions_ge6", "chain", "mid_turn"];
 
-    // Busy middlegames: settled test-vector positions with at least 6 unions
-    // whose depth-2 count the reference engine measured (perft2_ms).
-    let text = match positions {
-        Some(p) => std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?,
-        None => BUNDLED_VECTORS.to_string(),
+/// One position of the vectors with the platform's depth-2 count and time.
+struct PerftCase {
+    fen: String,
+    tags: Vec<String>,
+    leaves: u64,
+    platform_ms: f64,
+    ours_ms: f64,
+}
+
+fn perft(depth: u32, atomic_depth: u32, repeat: u32, positions: Option<std::path::PathBuf>) -> Result<()> {
+    let start = GameState::new(Position::startpos());
+    println!("{:<52} {:>12} {:>9} {:>12}", "workload (start position)", "leaves", "seconds", "M leaves/s");
+    let row = |name: &str, n: u64, s: f64| println!("{name:<52} {n:>12} {s:>9.3} {:>12.2}", n as f64 / s / 1e6);
+    let (n, s) = timed(|| start.perft_full(depth));
+    row(&format!("full-move perft, depth {depth}"), n, s);
+    let (n, s) = timed(|| start.perft_atomic(atomic_depth));
+    row(&format!("atomic perft, depth {atomic_depth}"), n, s);
+
+    // Every exact-FEN vector with the platform's depth-2 full-move count and time.
+    let (text, source) = match positions {
+        Some(p) => (std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
+        None => (BUNDLED_VECTORS.to_string(), "the bundled test vectors".to_string()),
     };
-    let mut mids = Vec::new();
-    let mut reference_ms = 0.0;
+    let mut cases = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let v: serde_json::Value = serde_json::from_str(line).with_context(|| format!("line {}", i + 1))?;
-        if v["fen_exact"].as_bool() == Some(true) && v["unions"].as_u64().unwrap_or(0) >= 6 && v["required_action"] == "Lift" && v["perft2_full"].is_u64() {
-            reference_ms += v["perft2_ms"].as_f64().unwrap_or(0.0);
-            mids.push(v["fen"].as_str().unwrap_or_default().parse::<Position>().map_err(|e| anyhow::anyhow!("line {}: {e}", i + 1))?);
+        let v: serde_json::Value = serde_json::from_str(line).with_context(|| format!("{source}, line {}", i + 1))?;
+        let (Some(leaves), Some(platform_ms), Some(fen)) = (v["perft2_full"].as_u64(), v["perft2_ms"].as_f64(), v["fen"].as_str()) else { continue };
+        if v["fen_exact"] != true {
+            continue;
+        }
+        fen.parse::<Position>().map_err(|e| anyhow::anyhow!("{source}, line {}: {e}", i + 1))?;
+        let tags = v["tags"].as_array().map(|t| t.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default();
+        cases.push(PerftCase { fen: fen.to_string(), tags, leaves, platform_ms, ours_ms: f64::INFINITY });
+    }
+    // Interleaved repeats: each position's fastest time counts.
+    for _ in 0..repeat.max(1) {
+        for c in &mut cases {
+            let pos: Position = c.fen.parse().expect("checked above");
+            let (n, s) = timed(|| GameState::new(pos).perft_full(2));
+            if n != c.leaves {
+                bail!("full-move perft 2 of {} is {n}, the vectors say {}", c.fen, c.leaves);
+            }
+            c.ours_ms = c.ours_ms.min(s * 1e3);
         }
     }
-    let (n, s) = timed(|| mids.iter().map(|p| GameState::new(*p).perft_full(2)).sum());
-    row(&format!("full-move perft, {} middlegames, depth 2", mids.len()), n, s);
-    if reference_ms > 0.0 {
+    println!();
+    println!("full-move perft, depth 2, on the rule-heavy positions of {source} (fastest of {repeat}),");
+    println!("against the platform's engine timing the same counts (the vectors' perft2_ms):");
+    println!("{:<28} {:>9} {:>10} {:>11} {:>13} {:>7} {:>13}", "tag", "positions", "leaves", "ours M/s", "platform M/s", "ratio", "lowest ratio");
+    let mut lowest: Option<&PerftCase> = None;
+    for tag in PERFT_TAGS.iter().copied().chain(["all"]) {
+        let picked: Vec<&PerftCase> = cases.iter().filter(|c| tag == "all" || c.tags.iter().any(|t| t == tag)).collect();
+        if picked.is_empty() {
+            continue;
+        }
+        let leaves: u64 = picked.iter().map(|c| c.leaves).sum();
+        let ours: f64 = picked.iter().map(|c| c.ours_ms).sum();
+        let platform: f64 = picked.iter().map(|c| c.platform_ms).sum();
+        let ratio = |c: &PerftCase| c.platform_ms / c.ours_ms;
+        let worst = picked.iter().copied().min_by(|a, b| ratio(a).total_cmp(&ratio(b))).expect("not empty");
         println!(
-            "{:<44} {n:>12} {:>9.3} {:>12.2}   (reference engine, from the vectors' perft2_ms)",
-            "  reference engine, same positions",
-            reference_ms / 1e3,
-            n as f64 / (reference_ms / 1e3) / 1e6
+            "{tag:<28} {:>9} {leaves:>10} {:>11.2} {:>13.2} {:>6.1}x {:>12.1}x",
+            picked.len(),
+            leaves as f64 / ours / 1e3,
+            leaves as f64 / platform / 1e3,
+            platform / ours,
+            ratio(worst)
+        );
+        if tag == "chain" {
+            lowest = Some(worst);
+        }
+    }
+    if let Some(c) = lowest {
+        println!(
+            "lowest ratio among chain positions: {:.1}x, {} leaves in {:.3} ms (platform {:.3} ms): {}",
+            c.platform_ms / c.ours_ms,
+            c.leaves,
+            c.ours_ms,
+            c.platform_ms,
+            c.fen
         );
     }
-    let (n, s) = timed(|| mids.iter().map(|p| GameState::new(*p).perft_atomic(4)).sum());
-    row(&format!("atomic perft, {} middlegames, depth 4", mids.len()), n, s);
-    let mut gen = FullMoveGen::new();
-    let (n, s) = timed(|| mids.iter().map(|p| gen.count(p)).sum());
-    row(&format!("full-move count, {} middlegames", mids.len()), n, s);
     Ok(())
 }
