@@ -1,28 +1,37 @@
-//! A set of Zobrist keys for the chain searches: open addressing with linear
-//! probing on the key's own bits (the keys are uniformly random already), and
-//! O(1) clearing through an epoch stamp, so a set that once grew large costs
-//! nothing to reuse for a small search.
+//! Tables keyed by Zobrist keys for the chain searches: open addressing with
+//! linear probing on the key's own bits (the keys are uniformly random
+//! already), and O(1) clearing through an epoch stamp, so a table that once
+//! grew large costs nothing to reuse for a small search.
+//!
+//! [`U64Set`] is the set of keys; [`U64MaskMap`] gives each key a 64-bit mask.
 
+/// A table from keys to values of `V` (`()` for a set).
 #[derive(Clone)]
-pub struct U64Set {
+pub struct KeyTable<V> {
     keys: Vec<u64>,
+    values: Vec<V>,
     stamps: Vec<u32>,
     epoch: u32,
     len: usize,
     mask: usize,
 }
 
-impl Default for U64Set {
+/// A set of keys.
+pub type U64Set = KeyTable<()>;
+/// A map from keys to bit masks (absent keys read as 0).
+pub type U64MaskMap = KeyTable<u64>;
+
+impl<V: Copy + Default> Default for KeyTable<V> {
     fn default() -> Self {
-        // Small: most searches visit few states, and a fresh generator should cost
-        // next to nothing (perft makes one per depth for every call).
-        Self::with_capacity_pow2(1 << 6)
+        // Nothing until the first insert: a fresh generator should cost next to
+        // nothing (perft makes one per depth for every call).
+        KeyTable { keys: Vec::new(), values: Vec::new(), stamps: Vec::new(), epoch: 1, len: 0, mask: 0 }
     }
 }
 
-impl U64Set {
+impl<V: Copy + Default> KeyTable<V> {
     fn with_capacity_pow2(cap: usize) -> Self {
-        U64Set { keys: vec![0; cap], stamps: vec![0; cap], epoch: 1, len: 0, mask: cap - 1 }
+        KeyTable { keys: vec![0; cap], values: vec![V::default(); cap], stamps: vec![0; cap], epoch: 1, len: 0, mask: cap - 1 }
     }
 
     /// Removes every key in O(1).
@@ -47,9 +56,9 @@ impl U64Set {
         self.len == 0
     }
 
-    /// Inserts `key`; returns false if it was already present.
+    /// The slot of `key`, and whether it was just inserted (with `V::default()`).
     #[inline]
-    pub fn insert(&mut self, key: u64) -> bool {
+    fn slot(&mut self, key: u64) -> (usize, bool) {
         if (self.len + 1) * 2 > self.keys.len() {
             self.grow();
         }
@@ -58,48 +67,92 @@ impl U64Set {
             if self.stamps[i] != self.epoch {
                 self.stamps[i] = self.epoch;
                 self.keys[i] = key;
+                self.values[i] = V::default();
                 self.len += 1;
-                return true;
+                return (i, true);
             }
             if self.keys[i] == key {
-                return false;
+                return (i, false);
             }
             i = (i + 1) & self.mask;
         }
     }
 
-    #[allow(dead_code)]
-    pub fn contains(&self, key: u64) -> bool {
+    fn find(&self, key: u64) -> Option<usize> {
+        if self.keys.is_empty() {
+            return None;
+        }
         let mut i = (key as usize) & self.mask;
         while self.stamps[i] == self.epoch {
             if self.keys[i] == key {
-                return true;
+                return Some(i);
             }
             i = (i + 1) & self.mask;
         }
-        false
+        None
     }
 
     fn grow(&mut self) {
-        let old_keys = std::mem::take(&mut self.keys);
-        let old_stamps = std::mem::take(&mut self.stamps);
-        let epoch = self.epoch;
-        *self = Self::with_capacity_pow2(old_keys.len() * 2);
-        for (k, s) in old_keys.into_iter().zip(old_stamps) {
-            if s == epoch {
-                self.insert(k);
+        let old = std::mem::take(self);
+        *self = Self::with_capacity_pow2((old.keys.len() * 2).max(1 << 10));
+        for i in 0..old.keys.len() {
+            if old.stamps[i] == old.epoch {
+                let (j, _) = self.slot(old.keys[i]);
+                self.values[j] = old.values[i];
             }
         }
     }
 }
 
+impl KeyTable<()> {
+    /// Inserts `key`; returns false if it was already present.
+    #[inline]
+    pub fn insert(&mut self, key: u64) -> bool {
+        self.slot(key).1
+    }
+
+    #[allow(dead_code)]
+    pub fn contains(&self, key: u64) -> bool {
+        self.find(key).is_some()
+    }
+}
+
+impl KeyTable<u64> {
+    /// The mask of `key` (inserted as 0 if absent), to read and update.
+    #[inline]
+    pub fn mask_mut(&mut self, key: u64) -> &mut u64 {
+        let (i, _) = self.slot(key);
+        &mut self.values[i]
+    }
+
+    /// The mask of `key`, 0 if absent.
+    pub fn mask_of(&self, key: u64) -> u64 {
+        self.find(key).map_or(0, |i| self.values[i])
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::U64Set;
+    use super::{U64MaskMap, U64Set};
+
+    #[test]
+    fn masks_accumulate_per_key_and_clear() {
+        let mut m = U64MaskMap::default();
+        assert_eq!(m.mask_of(5), 0);
+        for i in 0..3000u64 {
+            *m.mask_mut(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) |= 1 << (i % 64);
+            *m.mask_mut(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) |= 2;
+        }
+        assert_eq!(m.len(), 3000);
+        assert_eq!(m.mask_of(7u64.wrapping_mul(0x9E37_79B9_7F4A_7C15)), (1 << 7) | 2);
+        m.clear();
+        assert_eq!(m.mask_of(7u64.wrapping_mul(0x9E37_79B9_7F4A_7C15)), 0);
+    }
 
     #[test]
     fn insert_contains_clear_and_grow() {
         let mut s = U64Set::default();
+        assert!(!s.contains(7) && s.is_empty());
         for round in 0..3u64 {
             for i in 0..5000u64 {
                 let k = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ round;

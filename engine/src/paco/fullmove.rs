@@ -6,9 +6,10 @@
 //! positions) and walks depth-first: memory grows with the number of distinct
 //! chain states, which can be bounded with [`FullMoveLimits::max_states`].
 
+use super::zobrist;
 use super::{Action, ActionIter, ActionSet, Hand, Position, Required};
 use crate::types::{BitBoard, Color, PieceKind, Square};
-use crate::util::U64Set;
+use crate::util::{U64MaskMap, U64Set};
 use std::fmt;
 
 /// Bounds on one enumeration.
@@ -47,6 +48,17 @@ pub struct FullMoveGen {
     pending: Vec<Position>,
     /// Chain states visited by the last enumeration.
     pub states_visited: usize,
+    /// Scratch space for perft's children of one node.
+    pub(crate) children: Vec<Position>,
+    /// Counting (see [`FullMoveGen::count`]): the chain's lifted square and
+    /// the mover's squares after that lift.
+    chain_start: Option<(Square, u64)>,
+    /// Counting: for each group of results (a result hash without its last
+    /// placed piece, salted by that piece's kind), the squares already counted.
+    groups: U64MaskMap,
+    /// Counting: results not counted through a group that may equal one, as
+    /// (group key, square).
+    maybe_in_group: Vec<(u64, u64)>,
     limits: FullMoveLimits,
 }
 
@@ -87,14 +99,15 @@ impl FullMoveGen {
     ) -> Result<(), LimitExceeded> {
         let mut stack = std::mem::take(&mut self.frames);
         stack.clear();
-        stack.push((*root, root.actions().iter()));
+        let actions = self.remaining_actions(root, count, count_only);
+        stack.push((*root, actions));
         let result = self.walk(&mut stack, mover, f, count, count_only);
         self.frames = stack;
         result
     }
 
-    /// With `count_only`, results that a simple place produces are counted from
-    /// their hash alone (`f` is not called for them).
+    /// With `count_only`, results that a simple place produces are counted in
+    /// groups (`f` is not called for them; see `remaining_actions`).
     fn walk<F: FnMut(&Position, &[Action])>(
         &mut self,
         stack: &mut Vec<(Position, ActionIter)>,
@@ -109,17 +122,6 @@ impl FullMoveGen {
                 self.path.pop();
                 continue;
             };
-            if count_only {
-                if let Action::Place(t) = a {
-                    if let Some(h) = pos.simple_place_hash(t) {
-                        if self.visited.insert(h) {
-                            self.states_visited += 1;
-                            *count += 1;
-                        }
-                        continue;
-                    }
-                }
-            }
             let mut n = *pos;
             n.play_unchecked(a);
             if !self.visited.insert(n.hash()) {
@@ -132,14 +134,60 @@ impl FullMoveGen {
             self.path.push(a);
             if n.side_to_move() != mover || n.status().is_over() {
                 *count += 1;
+                if let (true, Some((_, lifted))) = (count_only, self.chain_start) {
+                    self.note_maybe_in_group(&n, mover, lifted);
+                }
                 f(&n, &self.path);
                 self.path.pop();
             } else {
-                let actions = n.actions().iter();
+                let actions = self.remaining_actions(&n, count, count_only);
                 stack.push((n, actions));
             }
         }
         Ok(())
+    }
+
+    /// The actions of `pos` the walk must play. When counting a chain, the
+    /// places that simply end the turn are counted here instead, as a group:
+    /// their results are one hash without the placed piece (`base`) plus that
+    /// piece on each square, so a group needs one table entry with the
+    /// squares already counted, not one entry per result (most results of a
+    /// chain are these).
+    ///
+    /// Results of different groups differ: within one chain lift from square
+    /// `s`, the mover's squares at the end are the start's minus `s` plus the
+    /// placed square `t`, so equal results have equal `t`, then equal kinds
+    /// and bases. Places back onto `s` itself break this (the squares are
+    /// the start's again, whatever the lift), so they are played as usual.
+    #[inline]
+    fn remaining_actions(&mut self, pos: &Position, count: &mut usize, count_only: bool) -> ActionIter {
+        let actions = pos.actions();
+        let (true, Some((start, _)), ActionSet::Places(targets)) = (count_only, self.chain_start, actions) else { return actions.iter() };
+        let (simple, base, kind) = pos.simple_places(targets.0 & !start.bb());
+        if simple != 0 {
+            let counted = self.groups.mask_mut(base ^ zobrist::GROUP_SALT[kind.index()]);
+            let new = simple & !*counted;
+            *counted |= simple;
+            *count += new.count_ones() as usize;
+            self.states_visited += new.count_ones() as usize;
+        }
+        ActionSet::Places(BitBoard(targets.0 & !simple)).iter()
+    }
+
+    /// A result the walk played (a promotion, en passant, a place back onto
+    /// the lifted square...) may still equal a grouped one; it is checked
+    /// once all groups are known. Only a result whose mover has exactly one
+    /// square not held after the lift (`lifted`) can.
+    fn note_maybe_in_group(&mut self, n: &Position, mover: Color, lifted: u64) {
+        let added = n.occ[mover.index()] & !lifted;
+        if added.count_ones() != 1 {
+            return;
+        }
+        let t = BitBoard(added).first().expect("one square");
+        if let Some(kind) = n.kind_at(mover, t) {
+            let base = n.hash() ^ zobrist::piece(mover.index(), kind.index(), t.index());
+            self.maybe_in_group.push((base ^ zobrist::GROUP_SALT[kind.index()], added));
+        }
     }
 
     /// Number of distinct full moves, with bulk counting: a lift whose piece
@@ -174,6 +222,8 @@ impl FullMoveGen {
         }
         if !chain_lifts.is_empty() {
             self.visited.clear();
+            self.groups.clear();
+            self.maybe_in_group.clear();
             self.path.clear();
             self.states_visited = 0;
             let mut n = 0usize;
@@ -181,9 +231,12 @@ impl FullMoveGen {
                 let mut lifted = *pos;
                 lifted.play_unchecked(Action::Lift(sq));
                 self.visited.insert(lifted.hash());
+                self.chain_start = Some((sq, lifted.occ[me.index()]));
                 self.dfs(&lifted, me, &mut |_, _| {}, &mut n, true).expect("full-move enumeration within limits");
             }
-            total += n as u64;
+            self.chain_start = None;
+            let duplicates = self.maybe_in_group.iter().filter(|&&(key, t)| self.groups.mask_of(key) & t != 0).count();
+            total += (n - duplicates) as u64;
         }
         total
     }

@@ -128,10 +128,14 @@ fn perft_full_rec(pos: &Position, hist: &mut Vec<u64>, since: usize, draw_after:
     if depth == 1 {
         return gen.count(pos);
     }
-    let mut children = Vec::new();
+    // The generator keeps its children buffer between calls: perft visits
+    // millions of nodes, most with a few dozen children.
+    let mut children = std::mem::take(&mut gen.children);
+    children.clear();
     gen.for_each(pos, |p, _| children.push(*p)).expect("full-move enumeration within limits");
     let mut total = 0;
-    for mut child in children {
+    for &child in &children {
+        let mut child = child;
         let mark = hist.len();
         let mut since2 = since;
         if pos.required() == Required::PromoteThenLift || child.no_progress_half_moves() == 0 {
@@ -150,6 +154,7 @@ fn perft_full_rec(pos: &Position, hist: &mut Vec<u64>, since: usize, draw_after:
         }
         hist.truncate(mark);
     }
+    gen.children = children;
     total
 }
 

@@ -202,32 +202,38 @@ impl Position {
         }
     }
 
-    /// The hash after placing the piece in hand on `t`, without playing it,
-    /// when that place simply ends the turn (no chain, no promotion, no en
-    /// passant, no double step, no castling); `None` otherwise. Lets full-move
-    /// counting deduplicate results without building them.
+    /// The places among `targets` that simply end the turn (no chain, no
+    /// promotion, no en passant, no double step, no castling), with what their
+    /// results hash to: placing on `t` gives `base ^ zobrist::piece(side,
+    /// kind, t)`. Returns `(places, base, kind)`; no places when the piece in
+    /// hand is a king or a pair. Lets full-move counting count results without
+    /// building them.
     #[inline]
-    pub(crate) fn simple_place_hash(&self, t: Square) -> Option<u64> {
-        let Hand::Single { kind, from } = self.hand else { return None };
-        if self.required != Required::Place || kind == PieceKind::King || self.occ[0] & self.occ[1] & t.bb() != 0 {
-            return None;
+    pub(crate) fn simple_places(&self, targets: u64) -> (u64, u64, PieceKind) {
+        let Hand::Single { kind, from } = self.hand else { return (0, 0, PieceKind::King) };
+        if self.required != Required::Place || kind == PieceKind::King {
+            return (0, 0, kind);
         }
-        if kind == PieceKind::Pawn && (t.rank() == promotion_rank(self.side) || self.ep == Some(t) || from.rank().abs_diff(t.rank()) != 1) {
-            return None;
+        let mut places = targets & !(self.occ[0] & self.occ[1]);
+        if kind == PieceKind::Pawn {
+            // Only single steps and diagonals that neither promote nor take en passant.
+            let next = from.rank() as i8 + forward(self.side);
+            let ok = (0..8).contains(&next) && next as u8 != promotion_rank(self.side);
+            places &= if ok { 0xFFu64 << (8 * next as u32) } else { 0 };
+            places &= !self.ep.map_or(0, |e| e.bb());
         }
-        let mut h = self.hash
-            ^ zobrist::piece(self.side.index(), kind.index(), t.index())
+        let mut base = self.hash
             ^ zobrist::HAND_OWN[kind.index() * 64 + from.index()]
             ^ zobrist::REQUIRED[Required::Place as usize]
             ^ zobrist::BLACK_TO_MOVE
             ^ square_key(&zobrist::EP, self.ep);
         if let Some((a, b)) = self.last_pair_move {
-            h ^= zobrist::LAST_PAIR_FROM[a.index()] ^ zobrist::LAST_PAIR_TO[b.index()];
+            base ^= zobrist::LAST_PAIR_FROM[a.index()] ^ zobrist::LAST_PAIR_TO[b.index()];
         }
         if self.king_chain {
-            h ^= zobrist::KING_CHAIN;
+            base ^= zobrist::KING_CHAIN;
         }
-        Some(h)
+        (places, base, kind)
     }
 
     fn mark_double_step(&mut self, kind: PieceKind, from: Square, t: Square) {

@@ -46,6 +46,9 @@ pub const LAST_PAIR_FROM: [u64; 64] = keys(0x5041_434F_0009);
 pub const LAST_PAIR_TO: [u64; 64] = keys(0x5041_434F_000A);
 pub const BLACK_TO_MOVE: u64 = keys::<1>(0x5041_434F_000B)[0];
 pub const KING_CHAIN: u64 = keys::<1>(0x5041_434F_000C)[0];
+/// Full-move counting's group keys: a result hash without its last placed
+/// piece, salted with that piece's kind (not part of any position's hash).
+pub const GROUP_SALT: [u64; 6] = keys(0x5041_434F_000D);
 
 #[inline(always)]
 pub fn piece(color: usize, kind: usize, sq: usize) -> u64 {
