@@ -3,8 +3,16 @@
 //!
 //! Actions are policy indices in the mover's frame (`0..NUM_ACTIONS`), so
 //! search never sees a game's own action type.
+//!
+//! [`GameKind`] is the registry of the engine's games and its one dispatch
+//! point: generic code runs for a game chosen at run time through
+//! [`GameKind::visit`]. Adding a game means one directory under `engine/src/`
+//! with an `impl Game`, one variant here and one arm in `visit`;
+//! `engine/tests/conformance.rs` then runs it through the checks every game
+//! passes.
 
 use crate::types::Color;
+use std::fmt;
 
 /// How a finished game ended.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -47,6 +55,87 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// treats such a position as won. `false` means "not known", never "no".
     fn can_win_this_turn(&self) -> bool {
         false
+    }
+
+    /// The standard start of a game.
+    fn start() -> Self;
+    /// A game from a state in the game's notation ([`Game::notation`] reads
+    /// back), checked; the error says what is wrong.
+    fn from_notation(s: &str) -> Result<Self, String>;
+    /// `true` when [`Game::notation`] captures everything the hash covers,
+    /// so reading it back gives the same hash (a Paco Ŝako FEN cannot hold a
+    /// pending promotion's turn or the optional rules' history).
+    fn notation_is_complete(&self) -> bool {
+        true
+    }
+    /// The decision named `name` ([`Game::action_name`]) in this state, if legal.
+    fn parse_action(&self, name: &str) -> Option<u16>;
+    /// [`Game::hash`] recomputed from scratch (the incremental one must equal it).
+    fn recomputed_hash(&self) -> u64;
+}
+
+/// The games of the engine.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum GameKind {
+    /// Paco Ŝako.
+    #[default]
+    Paco,
+    /// Shako: 10x10 chess with cannons and elephants.
+    Shako,
+}
+
+/// Generic code to run for the game a [`GameKind`] names.
+pub trait GameVisitor {
+    type Output;
+    fn visit<G: Game>(self) -> Self::Output;
+}
+
+impl GameKind {
+    pub const ALL: [GameKind; 2] = [GameKind::Paco, GameKind::Shako];
+
+    /// Runs `v` with the game's type: the one place that maps kinds to types.
+    pub fn visit<V: GameVisitor>(self, v: V) -> V::Output {
+        match self {
+            GameKind::Paco => v.visit::<crate::paco::GameState>(),
+            GameKind::Shako => v.visit::<crate::shako::GameState>(),
+        }
+    }
+
+    /// The game's [`Game::NAME`].
+    pub fn name(self) -> &'static str {
+        struct Name;
+        impl GameVisitor for Name {
+            type Output = &'static str;
+            fn visit<G: Game>(self) -> &'static str {
+                G::NAME
+            }
+        }
+        self.visit(Name)
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A game name that no registered game has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownGame(pub String);
+
+impl fmt::Display for UnknownGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
+        write!(f, "unknown game {:?} (the games are: {})", self.0, names.join(", "))
+    }
+}
+impl std::error::Error for UnknownGame {}
+
+impl std::str::FromStr for GameKind {
+    type Err = UnknownGame;
+    fn from_str(s: &str) -> Result<GameKind, UnknownGame> {
+        GameKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownGame(s.to_string()))
     }
 }
 
@@ -109,6 +198,29 @@ impl Game for crate::paco::GameState {
     fn can_win_this_turn(&self) -> bool {
         let pos = self.position();
         self.status() == crate::paco::Status::Running && !pos.rules().king_chain_draw && crate::paco::can_unite_with_king(pos)
+    }
+
+    fn start() -> Self {
+        crate::paco::GameState::new(crate::paco::Position::startpos())
+    }
+
+    fn from_notation(s: &str) -> Result<Self, String> {
+        s.parse::<crate::paco::Position>().map(crate::paco::GameState::new).map_err(|e| e.to_string())
+    }
+
+    fn notation_is_complete(&self) -> bool {
+        let pos = self.position();
+        !pos.required().is_promote() && pos.rules() == crate::paco::Rules::OFFICIAL
+    }
+
+    fn parse_action(&self, name: &str) -> Option<u16> {
+        let a: crate::paco::Action = name.parse().ok()?;
+        let pos = self.position();
+        pos.actions().contains(a).then(|| crate::paco::action_index(a, pos.side_to_move()) as u16)
+    }
+
+    fn recomputed_hash(&self) -> u64 {
+        self.position().compute_hash()
     }
 }
 

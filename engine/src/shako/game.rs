@@ -188,4 +188,21 @@ impl Game for GameState {
     fn notation(&self) -> String {
         self.pos.fen()
     }
+
+    fn start() -> Self {
+        GameState::startpos()
+    }
+
+    fn from_notation(s: &str) -> Result<Self, String> {
+        GameState::from_fen(s).map_err(|e| e.to_string())
+    }
+
+    fn parse_action(&self, name: &str) -> Option<u16> {
+        let m = self.pos.parse_uci(name).ok()?;
+        self.legal_moves().contains(&m).then(|| action_index(m, self.pos.side_to_move()) as u16)
+    }
+
+    fn recomputed_hash(&self) -> u64 {
+        self.pos.compute_hash()
+    }
 }

@@ -1,0 +1,131 @@
+//! One conformance test for every registered game (as OpenSpiel's
+//! RandomSimTest): seeded random playouts, and at every state
+//! * the state clones equal (same hash, notation, legal decisions);
+//! * the incremental hash equals the recomputed one;
+//! * the encoding fills exactly the declared planes and scalars;
+//! * every legal decision's name parses back to the same decision, and
+//!   applying it on a clone works;
+//! * the notation reads back to itself (and to the same hash where it is complete);
+//! * a finished game has no decisions and a running one does (or is stuck).
+//!
+//! A new game passes this by being added to `GameKind`; nothing here names a game.
+
+use pacozero_engine::{Game, GameKind, GameVisitor};
+
+/// A small deterministic generator (SplitMix64): the playouts are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+struct Conformance {
+    playouts: usize,
+    max_decisions: usize,
+    seed: u64,
+}
+
+/// What one game's run checked, for the test's own sanity assertions.
+#[derive(Debug, Default)]
+struct Checked {
+    states: usize,
+    decisions: usize,
+    finished: usize,
+}
+
+impl GameVisitor for Conformance {
+    type Output = Checked;
+
+    fn visit<G: Game>(self) -> Checked {
+        let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
+        let mut rng = Rng(self.seed);
+        let mut checked = Checked::default();
+        let mut legal = Vec::new();
+        for _ in 0..self.playouts {
+            let mut g = G::start();
+            for _ in 0..self.max_decisions {
+                check_state(&g, words, &mut legal);
+                checked.states += 1;
+                checked.decisions += legal.len();
+                if g.outcome().is_some() {
+                    checked.finished += 1;
+                    break;
+                }
+                if legal.is_empty() {
+                    break; // stuck: callers adjudicate
+                }
+                let a = legal[(rng.next() % legal.len() as u64) as usize];
+                g.apply(a);
+            }
+        }
+        checked
+    }
+}
+
+fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
+    let at = g.notation();
+    // Clones are equal.
+    let c = g.clone();
+    assert_eq!(c.hash(), g.hash(), "{}: clone hash in {at}", G::NAME);
+    assert_eq!(c.notation(), at, "{}: clone notation", G::NAME);
+    // Incremental hash = recomputed hash.
+    assert_eq!(g.hash(), g.recomputed_hash(), "{}: incremental hash in {at}", G::NAME);
+    // Encoding sizes: exactly the declared buffers, and the planes stay on the board.
+    let mut planes = vec![0u64; G::NUM_BIT_PLANES * words];
+    let mut scalars = vec![0f32; G::NUM_SCALARS];
+    g.encode(&mut planes, &mut scalars);
+    assert!(scalars.iter().all(|x| x.is_finite()), "{}: scalars in {at}", G::NAME);
+    let cells = G::BOARD_HEIGHT * G::BOARD_WIDTH;
+    if cells % 64 != 0 {
+        let last_word_bits = cells % 64;
+        for p in 0..G::NUM_BIT_PLANES {
+            let last = planes[p * words + words - 1];
+            assert_eq!(last >> last_word_bits, 0, "{}: plane {p} spills off the board in {at}", G::NAME);
+        }
+    }
+    // Notation round trip.
+    let back = G::from_notation(&at).unwrap_or_else(|e| panic!("{}: notation {at:?} does not read back: {e}", G::NAME));
+    assert_eq!(back.notation(), at, "{}: notation round trip", G::NAME);
+    if g.notation_is_complete() {
+        assert_eq!(back.hash(), g.hash(), "{}: hash after the notation round trip of {at}", G::NAME);
+    }
+    // Decisions: valid indices, ascending, names that parse back, apply on a clone.
+    g.legal_actions(legal);
+    if g.outcome().is_some() {
+        assert!(legal.is_empty(), "{}: a finished game has decisions in {at}", G::NAME);
+        return;
+    }
+    assert!(legal.windows(2).all(|w| w[0] < w[1]), "{}: decisions not ascending in {at}", G::NAME);
+    for &a in legal.iter() {
+        assert!((a as usize) < G::NUM_ACTIONS, "{}: decision {a} out of range in {at}", G::NAME);
+        let name = g.action_name(a);
+        assert_eq!(g.parse_action(&name), Some(a), "{}: decision {a} named {name:?} in {at}", G::NAME);
+        let mut next = g.clone();
+        next.apply(a);
+        assert_eq!(next.hash(), next.recomputed_hash(), "{}: hash after {name} in {at}", G::NAME);
+    }
+}
+
+#[test]
+fn every_registered_game_passes_the_conformance_checks() {
+    for kind in GameKind::ALL {
+        let checked = kind.visit(Conformance { playouts: 40, max_decisions: 300, seed: 0x5041_434F_0015 });
+        eprintln!("{kind}: {checked:?}");
+        assert!(checked.states > 2_000 && checked.decisions > checked.states, "{kind}: too little was checked: {checked:?}");
+    }
+}
+
+#[test]
+fn the_registry_names_every_game_once() {
+    for kind in GameKind::ALL {
+        assert_eq!(kind.name().parse::<GameKind>(), Ok(kind));
+    }
+    let err = "chess".parse::<GameKind>().unwrap_err().to_string();
+    assert!(err.contains("\"chess\"") && err.contains("paco") && err.contains("shako"), "{err}");
+}
