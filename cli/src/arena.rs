@@ -335,7 +335,7 @@ pub fn play<G: ArenaGame>(start: G, white: &Player<G>, black: &Player<G>, limits
 /// Start position of opening `i` (each is played twice, colours swapped).
 pub fn opening<G: SelfplayGame>(kind: Openings, seed: u64, i: u64) -> G {
     match kind {
-        Openings::Standard => G::standard_start(),
+        Openings::Standard => G::start(),
         Openings::FischerRandom => {
             let mut r = ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             G::random_start(r.gen_range(0..960))

@@ -246,7 +246,7 @@ impl BookGame for shako::GameState {
         shako::GameState::from_fen(fen.trim()).map_err(|e| anyhow::anyhow!("reading FEN \"{}\": {e}", fen.trim()))
     }
     fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self> {
-        let mut seen = HashSet::from([shako::GameState::standard_start().hash()]);
+        let mut seen = HashSet::from([shako::GameState::start().hash()]);
         let mut out = Vec::new();
         // Short random lines repeat: give up after many draws rather than loop.
         for _ in 0..count * 50 + 100 {
@@ -483,7 +483,7 @@ pub fn build<G: BookGame, E: Evaluator<G> + ?Sized>(cfg: &BookConfig, evaluator:
     };
     book.info = BookInfo { game: G::NAME.into(), network: evaluator.name(), config: toml::to_string(cfg).context("serialising the book config")? };
     // Start positions: the standard one and `fischer_random` distinct others drawn from the seed.
-    let standard = G::standard_start();
+    let standard = G::start();
     book.roots.entry(standard.hash()).or_insert(standard);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     for g in G::other_starts(cfg.fischer_random as usize, &mut rng) {

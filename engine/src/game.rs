@@ -60,8 +60,9 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// The standard start of a game.
     fn start() -> Self;
     /// A game from a state in the game's notation ([`Game::notation`] reads
-    /// back), checked; the error says what is wrong.
-    fn from_notation(s: &str) -> Result<Self, String>;
+    /// back; surrounding white space is ignored), checked; the error says
+    /// what is wrong.
+    fn from_notation(s: &str) -> Result<Self, BadNotation>;
     /// `true` when [`Game::notation`] captures everything the hash covers,
     /// so reading it back gives the same hash (a Paco Ŝako FEN cannot hold a
     /// pending promotion's turn or the optional rules' history).
@@ -73,6 +74,28 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// [`Game::hash`] recomputed from scratch (the incremental one must equal it).
     fn recomputed_hash(&self) -> u64;
 }
+
+/// A state notation that does not read as a valid state of the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadNotation {
+    /// The text as given.
+    pub notation: String,
+    /// What is wrong with it (for positions: the field and the square).
+    pub message: String,
+}
+
+impl BadNotation {
+    pub fn new(notation: &str, message: impl fmt::Display) -> BadNotation {
+        BadNotation { notation: notation.to_string(), message: message.to_string() }
+    }
+}
+
+impl fmt::Display for BadNotation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {:?}", self.message, self.notation)
+    }
+}
+impl std::error::Error for BadNotation {}
 
 /// The games of the engine.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -204,8 +227,8 @@ impl Game for crate::paco::GameState {
         crate::paco::GameState::new(crate::paco::Position::startpos())
     }
 
-    fn from_notation(s: &str) -> Result<Self, String> {
-        s.parse::<crate::paco::Position>().map(crate::paco::GameState::new).map_err(|e| e.to_string())
+    fn from_notation(s: &str) -> Result<Self, BadNotation> {
+        s.trim().parse::<crate::paco::Position>().map(crate::paco::GameState::new).map_err(|e| BadNotation::new(s, e))
     }
 
     fn notation_is_complete(&self) -> bool {

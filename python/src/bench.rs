@@ -23,7 +23,7 @@ fn pick(k: u64, n: usize) -> usize {
 /// `decisions` decisions of playouts from the standard start (a finished or
 /// stuck game starts again): legal actions, then apply.
 fn playout<G: SelfplayGame>(decisions: u64) -> f64 {
-    let start = G::standard_start();
+    let start = G::start();
     let mut g = start.clone();
     let mut legal = Vec::new();
     let t = Instant::now();
@@ -43,7 +43,7 @@ fn playout<G: SelfplayGame>(decisions: u64) -> f64 {
 /// Encodes the first `n` states of the same playouts into fresh dense arrays
 /// (what `state.encode()` returns); the states are collected untimed.
 fn encode<G: SelfplayGame>(n: u64) -> f64 {
-    let start = G::standard_start();
+    let start = G::start();
     let mut g = start.clone();
     let mut legal = Vec::new();
     let mut states = Vec::with_capacity(n as usize);

@@ -37,7 +37,7 @@ pub trait PyGame: SelfplayGame {
     /// which includes actions leading into dead-end chains; Shako: the legal moves).
     fn accepted_actions(&self) -> Vec<u16>;
     /// One decision from its name (Paco `Le2`, `=Q`; Shako a UCI move).
-    fn parse_action(&self, name: &str) -> Result<u16, String>;
+    fn action_from_name(&self, name: &str) -> Result<u16, String>;
     /// A whole turn (Paco chain notation, e.g. `Bf3xe4>c3>c6`; Shako a UCI move).
     fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String>;
     /// The name of a turn given as decisions from this state.
@@ -85,7 +85,7 @@ impl PyGame for paco::GameState {
         v
     }
 
-    fn parse_action(&self, name: &str) -> Result<u16, String> {
+    fn action_from_name(&self, name: &str) -> Result<u16, String> {
         let a: Action = name.trim().parse().map_err(|e: paco::ActionParseError| e.to_string())?;
         Ok(paco::action_index(a, self.position().side_to_move()) as u16)
     }
@@ -152,13 +152,13 @@ impl PyGame for shako::GameState {
         v
     }
 
-    fn parse_action(&self, name: &str) -> Result<u16, String> {
+    fn action_from_name(&self, name: &str) -> Result<u16, String> {
         let m = self.position().parse_uci(name.trim()).map_err(|e| e.to_string())?;
         Ok(shako::action_index(m, self.position().side_to_move()) as u16)
     }
 
     fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String> {
-        Ok(vec![self.parse_action(text)?])
+        Ok(vec![self.action_from_name(text)?])
     }
 
     fn turn_name(&self, actions: &[u16]) -> Result<String, String> {
@@ -228,7 +228,7 @@ macro_rules! game_class {
             /// The standard start position.
             #[new]
             fn new() -> Self {
-                Self::wrap(<$state as SelfplayGame>::standard_start())
+                Self::wrap(<$state as pacozero_engine::Game>::start())
             }
 
             /// The standard start position.
@@ -322,7 +322,7 @@ macro_rules! game_class {
 
             /// The policy index of a decision given by its name (`Le2`; Shako: a UCI move).
             fn parse_action(&self, name: &str) -> PyResult<u16> {
-                self.g.parse_action(name).map_err(value_error)
+                PyGame::action_from_name(&self.g, name).map_err(value_error)
             }
 
             /// The decisions (policy indices) of a whole turn in chain

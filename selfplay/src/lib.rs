@@ -61,20 +61,17 @@ pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluato
 pub use mcts::{search, Search, SearchResult};
 pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, GameRecord, Summary};
 
-use pacozero_engine::paco::{self, GameState, Position, Rules, Status};
+use pacozero_engine::paco::{self, GameState, Rules, Status};
 use pacozero_engine::{shako, Game};
 use rand::{Rng, SeedableRng};
 
-/// What self-play needs from a game beyond [`Game`].
+/// What self-play needs from a game beyond [`Game`] (its start and its
+/// notation are there).
 pub trait SelfplayGame: Game {
-    /// The standard start position.
-    fn standard_start() -> Self;
     /// Randomised start number `n`, deterministic from `n` (Paco: the
     /// Fischer-random setup `n % 960`; Shako: a few random plies from the
     /// standard start). `start_positions = "fischer_random"` uses it.
     fn random_start(n: u64) -> Self;
-    /// Reads a position in the game's notation.
-    fn from_notation(s: &str) -> anyhow::Result<Self>;
     /// The two auxiliary targets of a settled position (start of a turn),
     /// written to the data columns `mover_in_sako` and `mover_can_paco`;
     /// `None` in the middle of a turn. Paco: (the opponent threatens to unite
@@ -117,15 +114,8 @@ impl GameLimits {
 }
 
 impl SelfplayGame for GameState {
-    fn standard_start() -> Self {
-        GameState::new(Position::startpos())
-    }
     fn random_start(n: u64) -> Self {
         GameState::new(paco::fischer_random((n % 960) as u16, Rules::OFFICIAL))
-    }
-    fn from_notation(s: &str) -> anyhow::Result<Self> {
-        let pos: Position = s.trim().parse().map_err(|e| anyhow::anyhow!("{e}: {s:?}"))?;
-        Ok(GameState::new(pos))
     }
     fn aux_targets(&self) -> Option<(bool, bool)> {
         let pos = self.position();
@@ -154,10 +144,6 @@ fn shako_random_plies(n: u64) -> u64 {
 }
 
 impl SelfplayGame for shako::GameState {
-    fn standard_start() -> Self {
-        shako::GameState::startpos()
-    }
-
     /// The standard start after 2, 4 or 6 (`2 * (1 + n % 3)`) uniformly random
     /// legal plies drawn from a generator seeded with `n`. A line that ends
     /// the game (none is known this short) is redrawn; after 16 such lines the
@@ -178,10 +164,6 @@ impl SelfplayGame for shako::GameState {
             }
         }
         shako::GameState::startpos()
-    }
-
-    fn from_notation(s: &str) -> anyhow::Result<Self> {
-        shako::GameState::from_fen(s.trim()).map_err(|e| anyhow::anyhow!("{e}: {s:?}"))
     }
 
     /// Every Shako position is settled (a turn is one decision).

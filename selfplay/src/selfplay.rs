@@ -128,7 +128,7 @@ impl<G: SelfplayGame> Runner<G> {
         let state = match start {
             Some(s) => s,
             None => match sh.cfg.start_positions {
-                StartPositions::Standard => G::standard_start(),
+                StartPositions::Standard => G::start(),
                 StartPositions::FischerRandom => G::random_start(rng.gen()),
                 StartPositions::FenFile => G::from_notation(&sh.fens[rng.gen_range(0..sh.fens.len())])?,
                 StartPositions::Book => G::from_notation(sh.book.pick(rng.gen::<f64>()))?,

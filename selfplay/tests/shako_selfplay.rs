@@ -137,7 +137,7 @@ fn shako_games_are_reproducible_and_start_where_configured() {
 
 #[test]
 fn shako_random_starts_are_deterministic_running_and_white_to_move() {
-    let start = GameState::standard_start();
+    let start = GameState::start();
     assert_eq!(start.position().fen(), pacozero_engine::shako::STARTPOS_FEN);
     let mut seen = std::collections::HashSet::new();
     for n in 0..60u64 {
@@ -162,12 +162,12 @@ fn shako_aux_targets_and_end_reasons() {
     assert_eq!(g.end_reason(), "checkmate");
     assert_eq!(g.aux_targets(), Some((true, false)));
     // The start: nobody is in check, no move gives check.
-    assert_eq!(GameState::standard_start().aux_targets(), Some((false, false)));
+    assert_eq!(GameState::start().aux_targets(), Some((false, false)));
 
     let g = GameState::from_notation("9k/7Q2/10/10/10/10/10/10/10/K9 b - - 0 1").unwrap();
     assert_eq!((g.status(), g.end_reason()), (Status::Stalemate, "stalemate"));
 
-    let mut g = GameState::standard_start();
+    let mut g = GameState::start();
     for _ in 0..2 {
         for m in ["h2g4", "h9g7", "g4h2", "g7h9"] {
             g.play_uci(m).unwrap();
@@ -197,7 +197,7 @@ fn shako_network_evaluator_and_fastnet_agree_with_burn() {
         Network::from_model(model, net.clone(), ModelInfo { name: "shako-test".into(), step: 0, samples_seen: 0 }, &device, 1).unwrap()
     };
     let mut net_a = make();
-    let mut states = vec![GameState::standard_start()];
+    let mut states = vec![GameState::start()];
     states.extend((0..5).map(GameState::random_start));
     let encoded: Vec<(Vec<u64>, Vec<f32>)> = states
         .iter()
@@ -224,7 +224,7 @@ fn shako_network_evaluator_and_fastnet_agree_with_burn() {
 
     let ev = NetworkEvaluator { net: make(), id: "shako-test".into() };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    let r = search(&SearchConfig::default(), &GameState::standard_start(), &ev, 16, true, &mut rng).unwrap();
+    let r = search(&SearchConfig::default(), &GameState::start(), &ev, 16, true, &mut rng).unwrap();
     assert_eq!(r.simulations, 16);
     assert_eq!(r.legal.len(), 58);
     let dir = tempfile::tempdir().unwrap();

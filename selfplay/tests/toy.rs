@@ -4,7 +4,7 @@
 //! that search handles multi-decision turns (value signs) and that self-play
 //! is generic over the game.
 
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::{BadNotation, Color, Game, Outcome};
 use pacozero_selfplay::{play_game, search, Algorithm, Search, SearchConfig, SelfplayConfig, SelfplayGame, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -78,17 +78,24 @@ impl Game for Nim {
     fn notation(&self) -> String {
         format!("{} {} {}", self.stones, self.mover, self.second as u8)
     }
+    fn start() -> Self {
+        Nim { stones: 10, mover: Color::White, second: false, winner: None }
+    }
+    fn from_notation(s: &str) -> Result<Self, BadNotation> {
+        let stones = s.split(' ').next().unwrap_or("").parse().map_err(|e| BadNotation::new(s, e))?;
+        Ok(Nim { stones, mover: Color::White, second: false, winner: None })
+    }
+    fn parse_action(&self, name: &str) -> Option<u16> {
+        ["t1", "t2", "stop", "t1more"].iter().position(|n| *n == name).map(|i| i as u16)
+    }
+    fn recomputed_hash(&self) -> u64 {
+        self.hash()
+    }
 }
 
 impl SelfplayGame for Nim {
-    fn standard_start() -> Self {
-        Nim { stones: 10, mover: Color::White, second: false, winner: None }
-    }
     fn random_start(n: u64) -> Self {
         Nim { stones: 5 + (n % 8) as u8, mover: Color::White, second: false, winner: None }
-    }
-    fn from_notation(s: &str) -> anyhow::Result<Self> {
-        Ok(Nim { stones: s.split(' ').next().unwrap_or("").parse()?, mover: Color::White, second: false, winner: None })
     }
     fn aux_targets(&self) -> Option<(bool, bool)> {
         (!self.second).then_some((false, (1..=3).contains(&self.stones)))

@@ -121,8 +121,8 @@ fn cut_games_are_scored_by_material_only_where_material_exists() {
     assert_eq!(black_up.material_balance(), Some(-10));
     assert_eq!(limits(3).cut_winner(&black_up), Some(Color::Black));
     // Paco Ŝako has no material to count: cut games stay draws.
-    assert_eq!(GameState::standard_start().material_balance(), None);
-    assert_eq!(limits(1).cut_winner(&GameState::standard_start()), None);
+    assert_eq!(GameState::start().material_balance(), None);
+    assert_eq!(limits(1).cut_winner(&GameState::start()), None);
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn selfplay_adjudicates_cut_shako_games_by_material() {
 #[test]
 fn a_mixed_evaluator_keeps_the_priors_and_blends_the_values() {
     use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator};
-    let g = GameState::standard_start();
+    let g = GameState::start();
     let mut legal = Vec::new();
     g.legal_actions(&mut legal);
     let req = EvalRequest { state: &g, legal: &legal, planes: &[], scalars: &[] };

@@ -193,8 +193,8 @@ impl Game for GameState {
         GameState::startpos()
     }
 
-    fn from_notation(s: &str) -> Result<Self, String> {
-        GameState::from_fen(s).map_err(|e| e.to_string())
+    fn from_notation(s: &str) -> Result<Self, crate::game::BadNotation> {
+        GameState::from_fen(s.trim()).map_err(|e| crate::game::BadNotation::new(s, e))
     }
 
     fn parse_action(&self, name: &str) -> Option<u16> {
