@@ -1,0 +1,112 @@
+//! Random noise for exploration (Dirichlet at PUCT roots, Gumbel for Gumbel
+//! search) and small numeric helpers.
+
+use rand::Rng;
+
+pub(super) fn nan_max(x: f32) -> f32 {
+    if x.is_nan() {
+        f32::NEG_INFINITY
+    } else {
+        x
+    }
+}
+
+pub(super) fn sanitize_wdl(w: [f32; 3]) -> [f32; 3] {
+    let w = w.map(|x| if x.is_finite() && x > 0.0 { x } else { 0.0 });
+    let s = w[0] + w[1] + w[2];
+    if s > 0.0 {
+        w.map(|x| x / s)
+    } else {
+        [0.0, 1.0, 0.0]
+    }
+}
+
+pub(super) fn softmax_in_place(v: &mut [f32]) {
+    let max = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for x in v.iter_mut() {
+        *x = (*x - max).exp();
+        sum += *x;
+    }
+    for x in v.iter_mut() {
+        *x /= sum;
+    }
+}
+
+pub(super) fn sample_gumbel<R: Rng>(rng: &mut R) -> f32 {
+    let u: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
+    (-(-u.ln()).ln()) as f32
+}
+
+pub(super) fn sample_normal<R: Rng>(rng: &mut R) -> f64 {
+    let u1: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
+    let u2: f64 = rng.gen();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Gamma(alpha, 1) by Marsaglia-Tsang.
+pub(super) fn sample_gamma<R: Rng>(rng: &mut R, alpha: f64) -> f64 {
+    if alpha < 1.0 {
+        let u: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
+        return sample_gamma(rng, alpha + 1.0) * u.powf(1.0 / alpha);
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = sample_normal(rng);
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
+
+/// A Dirichlet(alpha, ..., alpha) sample of `k` components.
+pub fn dirichlet<R: Rng>(rng: &mut R, alpha: f32, k: usize) -> Vec<f32> {
+    let g: Vec<f64> = (0..k).map(|_| sample_gamma(rng, alpha as f64)).collect();
+    let s: f64 = g.iter().sum();
+    if s > 0.0 {
+        g.iter().map(|x| (x / s) as f32).collect()
+    } else {
+        vec![1.0 / k as f32; k]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn dirichlet_is_a_distribution_with_the_right_mean() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        let mut mean = [0f64; 4];
+        for _ in 0..4000 {
+            let d = dirichlet(&mut rng, 0.3, 4);
+            assert!((d.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            assert!(d.iter().all(|x| *x >= 0.0));
+            for (m, x) in mean.iter_mut().zip(&d) {
+                *m += *x as f64 / 4000.0;
+            }
+        }
+        assert!(mean.iter().all(|m| (m - 0.25).abs() < 0.03), "{mean:?}");
+    }
+
+    #[test]
+    fn gumbel_samples_have_the_right_mean() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let m: f64 = (0..20000).map(|_| sample_gumbel(&mut rng) as f64).sum::<f64>() / 20000.0;
+        assert!((m - 0.5772).abs() < 0.05, "{m}");
+    }
+
+    #[test]
+    fn sanitize_wdl_gives_a_distribution() {
+        assert_eq!(sanitize_wdl([f32::NAN, -1.0, 0.0]), [0.0, 1.0, 0.0]);
+        assert_eq!(sanitize_wdl([2.0, 0.0, 2.0]), [0.5, 0.0, 0.5]);
+    }
+}

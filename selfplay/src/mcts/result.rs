@@ -1,0 +1,211 @@
+//! What a finished search says about its root: the action to play, the
+//! policy target, values, and the children's statistics.
+
+use super::*;
+
+/// What a finished search says about its root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The root's legal actions (ascending policy indices).
+    pub legal: Vec<u16>,
+    /// Search policy target aligned with `legal` (PUCT: visit distribution;
+    /// Gumbel: completed-Q improved policy), sums to 1.
+    pub policy: Vec<f32>,
+    /// Prior of each action (after root noise), aligned with `legal`.
+    pub priors: Vec<f32>,
+    /// Visits of each root child (including visits kept from tree reuse).
+    pub visits: Vec<u32>,
+    /// Mean value of each child from the mover's perspective (NaN if unvisited).
+    pub q: Vec<f32>,
+    /// The search's choice: PUCT most visited, Gumbel sequential-halving winner.
+    pub action: u16,
+    /// Root value in [-1, 1], mover's perspective (PUCT: mean over all
+    /// visits; Gumbel: improved-policy-weighted mean of the visited children).
+    pub root_q: f32,
+    /// Root (win, draw, loss), mover's perspective (same averaging as `root_q`).
+    pub root_wdl: [f32; 3],
+    /// Simulations run by this search (not counting the root's own evaluation).
+    pub simulations: u32,
+}
+
+impl SearchResult {
+    /// Index in `legal` of an action.
+    pub fn index_of(&self, action: u16) -> Option<usize> {
+        self.legal.iter().position(|&a| a == action)
+    }
+
+    /// Samples an action with probability proportional to `visits^(1/t)`
+    /// (`t <= 0`: the search's choice). Gumbel results with `t > 0` sample from
+    /// the improved policy raised to `1/t`.
+    pub fn choose<R: Rng>(&self, algorithm: Algorithm, temperature: f32, rng: &mut R) -> u16 {
+        if temperature <= 1e-6 || self.legal.len() == 1 {
+            return self.action;
+        }
+        let weights: Vec<f64> = match algorithm {
+            Algorithm::Puct => self.visits.iter().map(|&n| (n as f64).powf(1.0 / temperature as f64)).collect(),
+            Algorithm::Gumbel => self.policy.iter().map(|&p| (p as f64).powf(1.0 / temperature as f64)).collect(),
+        };
+        let total: f64 = weights.iter().sum();
+        if !(total > 0.0 && total.is_finite()) {
+            return self.action;
+        }
+        let mut x = rng.gen::<f64>() * total;
+        for (i, w) in weights.iter().enumerate() {
+            x -= w;
+            if x < 0.0 {
+                return self.legal[i];
+            }
+        }
+        self.action
+    }
+}
+
+impl<G: Game> Search<G> {
+    /// The outcome of the finished search.
+    pub fn result(&mut self) -> SearchResult {
+        if let Some((legal, wins)) = &self.forced_wins {
+            return forced_win_result(legal, wins);
+        }
+        let root = self.nodes[0].clone();
+        let range = self.children(0);
+        let s = sign(root.to_move);
+        let legal: Vec<u16> = range.clone().map(|i| self.nodes[i].action).collect();
+        let visits: Vec<u32> = range.clone().map(|i| self.nodes[i].n).collect();
+        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
+        let q: Vec<f32> = range.clone().map(|i| if self.nodes[i].n > 0 { s * self.nodes[i].white_value() } else { f32::NAN }).collect();
+        let wdl = if root.n > 0 { flip_for(root.to_move, root.wdl.map(|x| x / root.n as f32)) } else { [0.0, 1.0, 0.0] };
+        let mut wdl = wdl;
+        let (policy, action) = match self.cfg.algorithm {
+            Algorithm::Puct => {
+                let total: u32 = visits.iter().sum();
+                let policy: Vec<f32> = if total > 0 { visits.iter().map(|&n| n as f32 / total as f32).collect() } else { priors.clone() };
+                let mut best = 0;
+                for i in 1..legal.len() {
+                    let better = visits[i] > visits[best] || (visits[i] == visits[best] && nan_max(q[i]) > nan_max(q[best]));
+                    if better {
+                        best = i;
+                    }
+                }
+                (policy, legal.get(best).copied().unwrap_or(0))
+            }
+            Algorithm::Gumbel => {
+                let mut t = Vec::new();
+                self.transformed_logits(0, &mut t);
+                let mut policy = t.clone();
+                softmax_in_place(&mut policy);
+                let gumbel_ready = self.gumbel.len() == legal.len() && !self.considered.is_empty();
+                let best = if gumbel_ready {
+                    *self
+                        .considered
+                        .iter()
+                        .max_by(|&&a, &&b| (t[a as usize] + self.gumbel[a as usize]).total_cmp(&(t[b as usize] + self.gumbel[b as usize])).then(b.cmp(&a)))
+                        .expect("considered")
+                } else {
+                    (0..t.len()).max_by(|&a, &b| t[a].total_cmp(&t[b])).unwrap_or(0) as u32
+                };
+                // Sequential halving spreads visits evenly over the considered
+                // actions, so the visit average undervalues the root: report the
+                // value of the improved policy over the visited children instead.
+                let mut acc = [0f32; 3];
+                let mut mass = 0f32;
+                for (k, i) in range.clone().enumerate() {
+                    let ch = &self.nodes[i];
+                    if ch.n > 0 {
+                        let w = flip_for(root.to_move, ch.wdl.map(|x| x / ch.n as f32));
+                        for j in 0..3 {
+                            acc[j] += policy[k] * w[j];
+                        }
+                        mass += policy[k];
+                    }
+                }
+                if mass > 0.0 {
+                    wdl = acc.map(|x| x / mass);
+                }
+                (policy, legal.get(best as usize).copied().unwrap_or(0))
+            }
+        };
+        SearchResult { legal, policy, priors, visits, q, action, root_q: wdl[0] - wdl[2], root_wdl: wdl, simulations: self.sims }
+    }
+}
+
+/// The actions of `state` (its legal `legal`) after which its mover has won
+/// or still surely wins this turn; the mover can win this turn, so there is
+/// at least one.
+pub(super) fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
+    let mover = state.to_move();
+    let wins: Vec<u16> = legal
+        .iter()
+        .copied()
+        .filter(|&a| {
+            let mut next = state.clone();
+            next.apply(a);
+            match next.outcome() {
+                Some(o) => o == Outcome::Win(mover),
+                None => next.to_move() == mover && next.can_win_this_turn(),
+            }
+        })
+        .collect();
+    debug_assert!(!wins.is_empty(), "a detected win has a winning action");
+    wins
+}
+
+/// The result of a search stopped at a root that is a detected win: the
+/// policy target spreads over the winning actions, the first is played.
+pub(super) fn forced_win_result(legal: &[u16], wins: &[u16]) -> SearchResult {
+    let share = 1.0 / wins.len().max(1) as f32;
+    let policy: Vec<f32> = legal.iter().map(|a| if wins.contains(a) { share } else { 0.0 }).collect();
+    SearchResult {
+        legal: legal.to_vec(),
+        priors: policy.clone(),
+        policy,
+        visits: vec![0; legal.len()],
+        q: legal.iter().map(|a| if wins.contains(a) { 1.0 } else { f32::NAN }).collect(),
+        action: wins.first().copied().unwrap_or(legal[0]),
+        root_q: 1.0,
+        root_wdl: [1.0, 0.0, 0.0],
+        simulations: 0,
+    }
+}
+
+/// Statistics of one child in a search tree, for analysis tools and opening
+/// books (see [`Search::children_at`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildStats {
+    pub action: u16,
+    /// Prior (after root noise at the root).
+    pub prior: f32,
+    pub visits: u32,
+    /// Mean (win, draw, loss) for the player choosing `action` (zeros if unvisited).
+    pub wdl: [f32; 3],
+    /// The child was evaluated and has children of its own.
+    pub expanded: bool,
+}
+
+impl<G: Game> Search<G> {
+    /// The children of the node reached from the root by the actions `path`;
+    /// `None` if that node is not in the tree or has not been expanded.
+    /// Read-only: the tree is left as it is.
+    pub fn children_at(&self, path: &[u16]) -> Option<Vec<ChildStats>> {
+        let mut node = 0u32;
+        for &a in path {
+            if self.nodes[node as usize].kind != Kind::Expanded {
+                return None;
+            }
+            node = self.children(node).find(|&i| self.nodes[i].action == a)? as u32;
+        }
+        let p = &self.nodes[node as usize];
+        if p.kind != Kind::Expanded {
+            return None;
+        }
+        let mover = p.to_move;
+        Some(
+            self.children(node)
+                .map(|i| {
+                    let c = &self.nodes[i];
+                    let wdl = if c.n > 0 { flip_for(mover, c.wdl.map(|x| x / c.n as f32)) } else { [0.0; 3] };
+                    ChildStats { action: c.action, prior: c.prior, visits: c.n, wdl, expanded: c.kind == Kind::Expanded }
+                })
+                .collect(),
+        )
+    }
+}
