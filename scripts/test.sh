@@ -16,6 +16,15 @@ cargo fmt --check --manifest-path python/Cargo.toml
 cargo fmt --check --manifest-path engine/fuzz/Cargo.toml
 cargo clippy --release --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --no-deps
+# One build for the test and the run command: no crate of the normal build
+# may get other features when the test command adds the dev-dependencies
+# (cli/Cargo.toml asks for those features; see the comment there).
+features() { cargo tree --workspace --offline -e "$1" -f "{p} {f}" --prefix none | sort -u; }
+if split=$(diff <(features normal,build) <(features normal,build,dev) | grep '^<'); then
+    echo "the test command would build these crates with other features than cargo build (add them to cli/Cargo.toml):" >&2
+    echo "$split" >&2
+    exit 1
+fi
 
 # The report test opens report.html in headless Chromium.
 if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
