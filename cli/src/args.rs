@@ -186,9 +186,12 @@ pub struct LegalArgs {
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
+    /// Position in the game's FEN (default: the start position).
     #[arg(long)]
     pub fen: Option<String>,
-    /// Actions to play first (e.g. "Le2 Pe4").
+    /// Decisions to play first: atomic actions ("Le2 Pe4"), Shako UCI moves ("e3e5 f8f6").
     #[arg(long)]
     pub actions: Option<String>,
 }

@@ -1,5 +1,6 @@
 //! The CLI's Shako paths: `perft --game shako` prints the leaf count last,
-//! `legal --game shako` answers JSON lines with sorted UCI moves and a status.
+//! `legal --game shako` answers JSON lines with sorted UCI moves and a status,
+//! `show --game shako` draws the 10x10 board after the given moves.
 
 use std::io::Write;
 use std::process::Stdio;
@@ -22,6 +23,25 @@ fn perft_counts_from_the_start_and_from_a_fen() {
     let fen = "9k/4c5/10/10/10/RB8/2N7/10/4K5/10 w - - 0 1";
     let out = bin().args(["perft", "--game", "shako", "--fen", fen, "--depth", "3"]).output().unwrap();
     assert_eq!(last_line(&out), "17585");
+}
+
+#[test]
+fn show_draws_the_board_after_the_moves_and_refuses_an_illegal_one() {
+    let out = bin().args(["show", "--game", "shako", "--actions", "e3e5 e8e6"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Ranks 10..1, then the files, the FEN and the status.
+    assert!(lines[0].starts_with("10 ") && lines[9].starts_with(" 1 "), "{text}");
+    assert_eq!(lines[10].trim(), "a b c d e f g h i j");
+    assert!(lines[11].contains(" w ") && lines[11].ends_with(" 0 2"), "{text}");
+    assert_eq!(lines[5].split_whitespace().nth(5), Some("P"), "the pawn stands on e5: {text}");
+    assert_eq!(lines[4].split_whitespace().nth(5), Some("p"), "the pawn stands on e6: {text}");
+    assert!(text.contains("White to move; status: Running"), "{text}");
+    let out = bin().args(["show", "--game", "shako", "--actions", "e3e5 e3e4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("playing move 2 (e3e4)"), "{err}");
 }
 
 #[test]
