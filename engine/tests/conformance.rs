@@ -12,18 +12,8 @@
 
 use pacozero_engine::{Game, GameKind, GameVisitor};
 
-/// A small deterministic generator (SplitMix64): the playouts are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+mod common;
+use common::Rng;
 
 struct Conformance {
     playouts: usize,
@@ -60,7 +50,7 @@ impl GameVisitor for Conformance {
                 if legal.is_empty() {
                     break; // stuck: callers adjudicate
                 }
-                let a = legal[(rng.next() % legal.len() as u64) as usize];
+                let a = legal[rng.below(legal.len())];
                 g.apply(a);
             }
         }
