@@ -101,13 +101,29 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert_eq!(fresh.len(), 1, "{gens}");
     assert_eq!(fresh[0]["generation"], 2);
     assert!(fresh[0]["value_loss"].as_f64().unwrap() > 0.0 && fresh[0]["rows"].as_f64().unwrap() >= 1.0, "{}", fresh[0]);
-    for plot in ["elo", "baseline", "draw_rate", "length", "losses"] {
+    // Each generation's wall time by stage, and the stacked bars of it.
+    let lines: Vec<serde_json::Value> = gens.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for g in [1, 2] {
+        let time: Vec<&serde_json::Value> = lines.iter().filter(|l| l["stage"] == "time" && l["generation"] == g).collect();
+        for stage in ["selfplay", "train", "eval", "other"] {
+            let key = format!("{stage}_seconds");
+            let secs: Vec<f64> = time.iter().filter_map(|l| l[&key].as_f64()).collect();
+            assert_eq!(secs.len(), 1, "generation {g}: one {key} in:\n{gens}");
+            assert!(secs[0] >= 0.0 && secs[0] < 3600.0, "generation {g}: {key} = {}", secs[0]);
+        }
+        let selfplay = time.iter().find_map(|l| l["selfplay_seconds"].as_f64()).unwrap();
+        assert!(selfplay > 0.0, "self-play takes time");
+    }
+    for plot in ["elo", "baseline", "draw_rate", "length", "time", "losses"] {
         let svg = std::fs::read_to_string(run.join(format!("plots/{plot}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<text"), "plots/{plot}.svg");
     }
+    let time_svg = std::fs::read_to_string(run.join("plots/time.svg")).unwrap();
+    assert!(time_svg.matches(r#"class="bar""#).count() >= 6, "two generations of at least three stages:\n{time_svg}");
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(page.contains("gen-0002") && page.contains("const GAMES = [{"), "report lacks generations or sample games");
-    assert_eq!(page.matches("<svg").count(), 5, "five inline plots");
+    assert_eq!(page.matches("<svg").count(), 6, "six inline plots");
+    assert!(page.contains("id=\"time-share\">Self-play and training took ") && page.contains("over 2 generations"), "no time share in the report");
     check_report_in_browser(&run.join("report.html"), 8, "report.png");
 
     // Running again resumes a finished run: nothing is redone.

@@ -12,7 +12,7 @@
 //! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
 //! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
 //! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
-//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion) |
+//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion, and the wall time of each stage (stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds`, `other_seconds`)) |
 //! | `report.html`, `plots/*.svg` | evaluation | the run report (see [`crate::report`]) |
 //!
 //! A stage is recorded in `state.json` only once its files are complete, so a
@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// The embedded default loop configuration (`configs/quick.toml`).
 pub const QUICK_TOML: &str = include_str!("../../../configs/quick.toml");
@@ -380,24 +381,29 @@ fn run_loop<G: ArenaGame>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()
     while state.generation <= generations {
         let g = state.generation;
         eprintln!("== generation {g}/{generations} (best: {})", if state.best.is_empty() { "none, rollout self-play" } else { &state.best });
+        let mut clock = StageClock::start();
         if state.done.is_empty() {
             selfplay_stage::<G>(run, cfg, &state)?;
+            clock.lap(run, g, "selfplay")?;
             state.done = "selfplay".into();
             save_state(run, &state)?;
         }
         if state.done == "selfplay" {
             train_stage::<G>(run, cfg, g)?;
+            clock.lap(run, g, "train")?;
             state.done = "train".into();
             save_state(run, &state)?;
         }
         if state.done == "train" {
             let promote = eval_stage::<G>(run, cfg, &state, g)?;
+            clock.lap(run, g, "eval")?;
             if promote {
                 state.best = model_name(g);
                 pacozero_train::set_current_model(run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             println!("{}", write_ratings(run)?);
             append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
+            clock.finish(run, g)?;
             let page = crate::report::write_report(run)?;
             eprintln!("report: {}", page.display());
             state.done = "eval".into();
@@ -409,6 +415,37 @@ fn run_loop<G: ArenaGame>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()
     }
     eprintln!("done: {} generations in {}", generations, run.display());
     Ok(())
+}
+
+/// Wall time of a generation by stage, written to `generations.jsonl` as
+/// stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds` as each
+/// stage ends, and `other_seconds` (the rest of the generation in this
+/// process: state files, ratings, the report) when it ends. A generation
+/// resumed after a crash keeps the times of the stages that finished before;
+/// the bookkeeping of the crashed process is not counted.
+struct StageClock {
+    generation: Instant,
+    lap: Instant,
+    staged: f64,
+}
+
+impl StageClock {
+    fn start() -> StageClock {
+        StageClock { generation: Instant::now(), lap: Instant::now(), staged: 0.0 }
+    }
+
+    fn lap(&mut self, run: &Path, g: u32, stage: &str) -> Result<()> {
+        let secs = self.lap.elapsed().as_secs_f64();
+        self.staged += secs;
+        append_stage(run, g, "time", &[(&format!("{stage}_seconds"), secs)])?;
+        self.lap = Instant::now();
+        Ok(())
+    }
+
+    fn finish(&self, run: &Path, g: u32) -> Result<()> {
+        let other = (self.generation.elapsed().as_secs_f64() - self.staged).max(0.0);
+        append_stage(run, g, "time", &[("other_seconds", other)])
+    }
 }
 
 fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {

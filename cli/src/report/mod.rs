@@ -279,6 +279,15 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     len.y_include.push(0.0);
     out.push(("length.svg", len));
 
+    let mut time = Chart::new("Wall time by generation and stage", "generation", "minutes");
+    for (stage, name, color) in
+        [("selfplay", "self-play", "#1f5fd1"), ("train", "training", "#2a9d3a"), ("eval", "evaluation", "#d12f1f"), ("other", "other", "#999999")]
+    {
+        let key = format!("time.{stage}_seconds");
+        time.stacked.push(Series::markers(name, color, gens.iter().filter_map(|(g, v)| Some((*g as f64, v.get(&key)? / 60.0))).collect()));
+    }
+    out.push(("time.svg", time));
+
     let losses = read_losses(run)?;
     let mut lc = Chart::new("Training losses (smoothed)", "step", "loss");
     // The moves-left loss (a regression in decisions) starts an order of
@@ -290,6 +299,30 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     }
     out.push(("losses.svg", lc));
     Ok(out)
+}
+
+/// The wall time of the generations with a full time record, in seconds.
+struct TimeShare {
+    productive: f64,
+    eval: f64,
+    total: f64,
+    generations: usize,
+}
+
+/// Self-play plus training against the whole, over the generations whose
+/// four stage times are all recorded (`None` before the first).
+fn time_share(gens: &Generations) -> Option<TimeShare> {
+    let mut share = TimeShare { productive: 0.0, eval: 0.0, total: 0.0, generations: 0 };
+    for v in gens.values() {
+        let get = |k: &str| v.get(&format!("time.{k}_seconds")).copied();
+        if let (Some(sp), Some(tr), Some(ev), Some(ot)) = (get("selfplay"), get("train"), get("eval"), get("other")) {
+            share.productive += sp + tr;
+            share.eval += ev;
+            share.total += sp + tr + ev + ot;
+            share.generations += 1;
+        }
+    }
+    (share.generations > 0 && share.total > 0.0).then_some(share)
 }
 
 /// Writes the plots and `report.html` of a run directory; returns the page's path.
@@ -314,8 +347,20 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     h.push_str("</style></head><body>\n");
     let _ = writeln!(h, "<h1>PacoZero run report</h1><p class=\"dim\">{}</p>", html_escape(&run.display().to_string()));
 
-    // Generation table.
-    h.push_str("<h2>Generations</h2>\n<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>value loss on new games</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
+    // Generation table, after the share of the wall time that produced games and training.
+    h.push_str("<h2>Generations</h2>\n");
+    if let Some(share) = time_share(&gens) {
+        let _ = writeln!(
+            h,
+            "<p id=\"time-share\">Self-play and training took {:.0}% of the loop's measured wall time ({:.1} of {:.1} minutes over {} generations; evaluation {:.0}%).</p>",
+            100.0 * share.productive / share.total,
+            share.productive / 60.0,
+            share.total / 60.0,
+            share.generations,
+            100.0 * share.eval / share.total
+        );
+    }
+    h.push_str("<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>value loss on new games</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
     let max_gen = gens.keys().copied().chain(matches.iter().map(|m| m.generation)).max().unwrap_or(0);
     for g in 1..=max_gen {
         let v = gens.get(&g);

@@ -1,4 +1,4 @@
-//! Line charts as standalone SVG. Text is left to the viewer (a browser
+//! Line charts (and stacked bars) as standalone SVG. Text is left to the viewer (a browser
 //! renders it), so no font is needed at build or run time, unlike bitmap
 //! plots.
 
@@ -34,6 +34,9 @@ pub struct Chart {
     pub guides: Vec<(f64, String)>,
     /// Force the y range to include these values.
     pub y_include: Vec<f64>,
+    /// Stacked bars: one layer per series, bottom first; a point `(x, y)`
+    /// adds a segment of height `y` to the bar at `x`.
+    pub stacked: Vec<Series>,
 }
 
 const WIDTH: f64 = 640.0;
@@ -76,7 +79,15 @@ pub fn escape(s: &str) -> String {
 
 impl Chart {
     pub fn new(title: &str, x_label: &str, y_label: &str) -> Chart {
-        Chart { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), series: Vec::new(), guides: Vec::new(), y_include: Vec::new() }
+        Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series: Vec::new(),
+            guides: Vec::new(),
+            y_include: Vec::new(),
+            stacked: Vec::new(),
+        }
     }
 
     fn ranges(&self) -> ((f64, f64), (f64, f64)) {
@@ -92,6 +103,12 @@ impl Chart {
                 y0 = y0.min(y - e);
                 y1 = y1.max(y + e);
             }
+        }
+        for (x, top) in self.bar_tops() {
+            x0 = x0.min(x - 0.5);
+            x1 = x1.max(x + 0.5);
+            y0 = y0.min(0.0);
+            y1 = y1.max(top);
         }
         for &v in self.y_include.iter().chain(self.guides.iter().map(|(v, _)| v)) {
             y0 = y0.min(v);
@@ -111,6 +128,21 @@ impl Chart {
         }
         let pad = (y1 - y0) * 0.06;
         ((x0, x1), (y0 - pad, y1 + pad))
+    }
+
+    /// Each bar's x and total height.
+    fn bar_tops(&self) -> Vec<(f64, f64)> {
+        let mut tops: Vec<(f64, f64)> = Vec::new();
+        for &(x, y) in self.stacked.iter().flat_map(|s| &s.points) {
+            if !(x.is_finite() && y.is_finite()) {
+                continue;
+            }
+            match tops.iter_mut().find(|(bx, _)| *bx == x) {
+                Some((_, top)) => *top += y.max(0.0),
+                None => tops.push((x, y.max(0.0))),
+            }
+        }
+        tops
     }
 
     /// The chart as an `<svg>` document.
@@ -146,6 +178,33 @@ impl Chart {
             let _ = write!(o, r##"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#888" stroke-dasharray="5 4"/>"##, LEFT + pw);
             let _ = write!(o, r##"<text x="{}" y="{:.1}" text-anchor="end" fill="#666">{}</text>"##, LEFT + pw - 4.0, y - 4.0, escape(label));
         }
+        // Stacked bars, bottom layer first.
+        let mut base: Vec<(f64, f64)> = Vec::new();
+        for s in &self.stacked {
+            for &(x, y) in &s.points {
+                if !(x.is_finite() && y.is_finite()) || y <= 0.0 {
+                    continue;
+                }
+                let b = match base.iter_mut().find(|(bx, _)| *bx == x) {
+                    Some(e) => e,
+                    None => {
+                        base.push((x, 0.0));
+                        base.last_mut().expect("just pushed")
+                    }
+                };
+                let (lo, hi) = (b.1, b.1 + y);
+                b.1 = hi;
+                let w = (sx(x + 0.35) - sx(x - 0.35)).max(1.0);
+                let _ = write!(
+                    o,
+                    r#"<rect class="bar" x="{:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="{}"/>"#,
+                    sx(x - 0.35),
+                    sy(hi),
+                    (sy(lo) - sy(hi)).max(0.0),
+                    s.color
+                );
+            }
+        }
         // Curves.
         for s in &self.series {
             let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
@@ -168,7 +227,7 @@ impl Chart {
             }
         }
         // Legend.
-        for (i, s) in self.series.iter().enumerate() {
+        for (i, s) in self.series.iter().chain(&self.stacked).enumerate() {
             let y = TOP + 14.0 + 16.0 * i as f64;
             let _ = write!(o, r#"<line x1="{}" x2="{}" y1="{y}" y2="{y}" stroke="{}" stroke-width="3"/>"#, LEFT + 10.0, LEFT + 30.0, s.color);
             let _ = write!(o, r#"<text x="{}" y="{}">{}</text>"#, LEFT + 36.0, y + 4.0, escape(&s.name));
@@ -202,5 +261,19 @@ mod tests {
         assert!(svg.contains("Elo &lt;by&gt; generation") && svg.contains("net &amp; co"));
         assert_eq!(svg.matches("<polyline").count(), 1, "a one-point series has no line");
         assert_eq!(svg.matches("<circle").count(), 3);
+    }
+
+    #[test]
+    fn stacked_bars_pile_up_their_layers() {
+        let mut c = Chart::new("Time", "generation", "seconds");
+        c.stacked.push(Series::markers("self-play", "blue", vec![(1.0, 30.0), (2.0, 40.0)]));
+        c.stacked.push(Series::markers("training", "red", vec![(1.0, 20.0), (2.0, 0.0)]));
+        assert_eq!(c.bar_tops(), vec![(1.0, 50.0), (2.0, 40.0)]);
+        let svg = c.to_svg();
+        assert_eq!(svg.matches(r#"class="bar""#).count(), 3, "a zero segment draws nothing");
+        assert!(svg.contains("self-play") && svg.contains("training"));
+        // The y axis reaches the tallest bar.
+        let ((_, _), (_, y1)) = c.ranges();
+        assert!(y1 >= 50.0);
     }
 }
