@@ -88,6 +88,11 @@ pub struct LoopConfig {
     /// material (pawns; Shako only) instead of drawn; 0 = drawn (0..=100).
     /// Self-play has its own key, `[selfplay] adjudicate_material`.
     pub adjudicate_material: u32,
+    /// Evaluation matches (baseline, anchor, gating) every this many
+    /// generations and at the last one (1..=1000); the generations between
+    /// play none, so more of the wall time goes to self-play and training.
+    /// Needs `promotion = "always"` above 1 (nothing else could promote).
+    pub eval_every: u32,
     /// Seed of the run (self-play seeds and openings derive from it and the generation).
     pub seed: u64,
 }
@@ -122,6 +127,7 @@ impl Default for LoopConfig {
             openings: Openings::FischerRandom,
             max_decisions: 600,
             adjudicate_material: 0,
+            eval_every: 1,
             seed: 1,
         }
     }
@@ -169,6 +175,8 @@ impl LoopFile {
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
             check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
             check("adjudicate_material", l.adjudicate_material <= 100, "in 0..=100")?;
+            check("eval_every", (1..=1000).contains(&l.eval_every), "in 1..=1000")?;
+            check("eval_every", l.eval_every == 1 || l.promotion == Promotion::Always, "1 unless promotion = \"always\" (a skipped evaluation cannot gate)")?;
             f.selfplay.validate()?;
             f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
             f.net.to_config(&spec_of(l.game))?;
@@ -395,7 +403,7 @@ fn run_loop<G: ArenaGame>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()
             save_state(run, &state)?;
         }
         if state.done == "train" {
-            let promote = eval_stage::<G>(run, cfg, &state, g)?;
+            let promote = eval_stage::<G>(run, cfg, &state, g, generations)?;
             clock.lap(run, g, "eval")?;
             if promote {
                 state.best = model_name(g);
@@ -538,8 +546,17 @@ fn player_with_budget<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, budg
 }
 
 /// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
-fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32) -> Result<bool> {
+/// Does generation `g` of `last` play its evaluation matches?
+fn evaluates(l: &LoopConfig, g: u32, last: u32) -> bool {
+    g % l.eval_every == 0 || g >= last || g == 1
+}
+
+fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, last: u32) -> Result<bool> {
     let l = &cfg.looping;
+    if !evaluates(l, g, last) {
+        eprintln!("evaluation: skipped in generation {g} (eval_every = {}); gen-{g:04} becomes the best", l.eval_every);
+        return Ok(true);
+    }
     let seed = super::derive_seed(l.seed ^ 0x5EED, g as u64);
     let cand = player_for::<G>(run, cfg, &model_name(g), l.eval_simulations, seed)?;
     let record = |a: &Player<G>, b: &Player<G>, m: &crate::arena::MatchResult| -> Result<()> {
@@ -627,6 +644,19 @@ mod tests {
         assert_eq!((net.height, net.width, net.policy_size), (10, 10, 3656));
         // Without the key a run plays Paco.
         assert_eq!(LoopFile::parse("", "empty").unwrap().looping.game, GameKind::Paco);
+    }
+
+    #[test]
+    fn eval_every_skips_the_generations_between_and_needs_always_promotion() {
+        let f = LoopFile::parse("[loop]\npromotion = \"always\"\neval_every = 3\n", "t").unwrap();
+        let played: Vec<u32> = (1..=10).filter(|&g| evaluates(&f.looping, g, 10)).collect();
+        assert_eq!(played, vec![1, 3, 6, 9, 10], "the first, every third and the last");
+        let one = LoopFile::parse("", "t").unwrap();
+        assert!((1..=5).all(|g| evaluates(&one.looping, g, 5)));
+        let e = format!("{:#}", LoopFile::parse("[loop]\npromotion = \"score\"\neval_every = 2\n", "t").unwrap_err());
+        assert!(e.contains("eval_every") && e.contains("always"), "{e}");
+        let e = format!("{:#}", LoopFile::parse("[loop]\npromotion = \"always\"\neval_every = 0\n", "t").unwrap_err());
+        assert!(e.contains("eval_every must be in 1..=1000"), "{e}");
     }
 
     #[test]
