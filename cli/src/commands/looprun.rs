@@ -548,7 +548,7 @@ fn player_with_budget<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, budg
 /// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
 /// Does generation `g` of `last` play its evaluation matches?
 fn evaluates(l: &LoopConfig, g: u32, last: u32) -> bool {
-    g % l.eval_every == 0 || g >= last || g == 1
+    g.is_multiple_of(l.eval_every) || g >= last || g == 1
 }
 
 fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, last: u32) -> Result<bool> {
