@@ -152,3 +152,27 @@ fn assert_no_tmp(dir: &Path) {
         }
     }
 }
+
+/// With `eval_every = 3`, generation 2 of 3 plays no match: the first and the
+/// last are measured, and every generation still trains, promotes and reports
+/// its time.
+#[test]
+fn eval_every_skips_the_matches_of_the_generations_between() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let text = tiny_loop().replace("generations = 2\n", "generations = 3\neval_every = 3\n").replace("baseline_games = 2", "baseline_games = 0");
+    let cfg = write_config(dir.path(), "every3.toml", &text);
+    let out = run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("evaluation: skipped in generation 2 (eval_every = 3)"), "{log}");
+    assert_eq!(log.matches("evaluation: skipped").count(), 1, "{log}");
+    let matches: Vec<serde_json::Value> =
+        std::fs::read_to_string(run.join("matches.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let generations: Vec<u64> = matches.iter().map(|m| m["generation"].as_u64().unwrap()).collect();
+    assert_eq!(generations, vec![3], "only the last generation plays (gating; the first has no best to play)");
+    assert!(run.join("models/gen-0003.pzmodel").exists());
+    let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["best"], "gen-0003");
+    let gens = std::fs::read_to_string(run.join("generations.jsonl")).unwrap();
+    assert_eq!(gens.matches("\"eval_seconds\"").count(), 3, "{gens}");
+}
