@@ -10,6 +10,7 @@
 //! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
 //! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
 //! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default) |
+//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
 //!
 //! A budget is a number of simulations per decision (`rollout:64`, the
 //! default is 64) or a time per decision in milliseconds (`rollout:50ms`):
@@ -33,7 +34,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -120,6 +121,26 @@ impl PlayoutMix {
     }
 }
 
+/// Where the reference networks are: `$PACOZERO_REFERENCE_DIR`, or
+/// `models/reference/` of the checkout the binary was built from.
+pub fn reference_dir() -> PathBuf {
+    std::env::var_os("PACOZERO_REFERENCE_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/reference"))
+}
+
+/// The model file of the reference network `name`; the error lists the names there are.
+pub fn reference_model(name: &str) -> Result<PathBuf> {
+    let dir = reference_dir();
+    let path = dir.join(format!("{name}.pzmodel"));
+    if path.is_file() {
+        return Ok(path);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".pzmodel").map(String::from)).collect())
+        .unwrap_or_default();
+    names.sort();
+    bail!("no reference network '{name}' in {} (there are: {})", dir.display(), if names.is_empty() { "none".to_string() } else { names.join(", ") })
+}
+
 impl PlayerSpec {
     pub fn parse(s: &str) -> Result<PlayerSpec> {
         let parts: Vec<&str> = s.split(':').collect();
@@ -129,15 +150,15 @@ impl PlayerSpec {
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
             "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))? },
             "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))? },
-            "net" if (2..=5).contains(&parts.len()) => {
-                let path = PathBuf::from(parts[1]);
+            "net" | "ref" if (2..=5).contains(&parts.len()) => {
+                let path = if parts[0] == "ref" { reference_model(parts[1]).with_context(|| format!("player '{s}'"))? } else { PathBuf::from(parts[1]) };
                 if !path.exists() {
                     bail!("player '{s}': model file {} does not exist", path.display());
                 }
                 let mix = PlayoutMix::parse(s, parts.get(3..).unwrap_or(&[]))?;
                 PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))? }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget> or net:<model>[:<budget>[:mix=<w>][:playouts=<k>]], a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>]] or ref:<reference name>[...], a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
         })
     }
 }

@@ -60,3 +60,16 @@ fn show_draws_unions() {
     assert!(s.contains(" Qb "), "{s}");
     assert!(s.contains("White to act: Lift"));
 }
+
+/// The reference network plays by its name, and an unknown name lists the names there are.
+#[test]
+fn arena_plays_the_reference_network_by_name() {
+    let out = bin().args(["arena", "--players", "ref:quick-199eb03-gen28:4", "random", "--games", "2", "--max-decisions", "40"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ref:quick-199eb03-gen28:4") && text.contains("W/D/L"), "{text}");
+    let out = bin().args(["arena", "--players", "ref:no-such-net:4", "random", "--games", "2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-199eb03-gen28"), "{err}");
+}
