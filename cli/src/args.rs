@@ -40,6 +40,39 @@ pub enum Command {
     Bench(BenchArgs),
     /// Write a run directory's plots and HTML report (report.html).
     Report(ReportArgs),
+    /// Paco-in-1 and Paco-in-2 positions proved by exhaustive search: build the suite, or measure a network on it.
+    Tactics(TacticsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TacticsArgs {
+    #[command(subcommand)]
+    pub what: TacticsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TacticsCommand {
+    /// Prove every turn start of the bundled reference games and positions, and write those with a forced Paco in 1 or 2 turns.
+    Generate {
+        /// Output file (JSON lines: fen, depth, winning turns, source).
+        #[arg(long)]
+        out: PathBuf,
+        /// Deepest Paco proved: 1 or 2 turns of the mover.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2))]
+        max_depth: u8,
+    },
+    /// Solve the suite with a network: the turn its search plays must be one of the winning turns.
+    Solve {
+        /// Network model file (or a run directory: its current model).
+        #[arg(long)]
+        model: PathBuf,
+        /// Simulations per decision (0: the network's policy alone, the most likely decision each time).
+        #[arg(long, default_value_t = 0)]
+        sims: u32,
+        /// The suite (default: the bundled engine/tests/data/tactics.jsonl).
+        #[arg(long)]
+        suite: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Debug)]

@@ -73,3 +73,28 @@ fn arena_plays_the_reference_network_by_name() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-199eb03-gen28"), "{err}");
 }
+
+/// `tactics solve` reports the solve rate by depth, and a bad suite line is named.
+#[test]
+fn tactics_solve_reports_by_depth_and_names_a_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite.jsonl");
+    let lines: Vec<&str> = include_str!("../../engine/tests/data/tactics.jsonl").lines().collect();
+    let one = lines.iter().find(|l| l.contains("\"depth\":1")).unwrap();
+    let two = lines.iter().find(|l| l.contains("\"depth\":2")).unwrap();
+    std::fs::write(&suite, format!("{one}\n{two}\n")).unwrap();
+    let args = ["tactics", "solve", "--model", "../models/reference/quick-199eb03-gen28.pzmodel", "--sims", "0", "--suite", suite.to_str().unwrap()];
+    let out = bin().args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("on 2 positions") && text.contains("Paco in 1: ") && text.contains("/1 solved") && text.contains("Paco in 2: "), "{text}");
+    std::fs::write(
+        &suite,
+        format!("{one}\n{{\"fen\": \"8/8/8/8/8/8/8/8 w 0 - - -\", \"depth\": 1, \"winning_turns\": [], \"winning_actions\": [], \"source\": \"x\"}}\n"),
+    )
+    .unwrap();
+    let out = bin().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("suite.jsonl, line 2"), "{err}");
+}

@@ -10,6 +10,7 @@ mod report;
 pub mod selfplay;
 mod show;
 mod store;
+mod tactics;
 pub mod train;
 
 use crate::args::Command;
@@ -30,6 +31,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),
+        Command::Tactics(a) => tactics::run(a),
     }
 }
 

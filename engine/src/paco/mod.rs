@@ -18,6 +18,7 @@ mod setup;
 mod start;
 mod status;
 mod tables;
+mod tactics;
 mod threats;
 mod zobrist;
 
@@ -37,4 +38,5 @@ pub use rules::Rules;
 pub use setup::{Setup, PIECES_PER_SIDE};
 pub use start::{fischer_random, fischer_random_back_rank, position_with_back_rank, setup_with_back_rank};
 pub use status::{Required, Status};
+pub use tactics::{Prover, Tactic};
 pub use threats::{can_unite_with_king, in_sako, reach_for_both_sides, threatened_squares, threatened_squares_exhaustive};
