@@ -24,7 +24,7 @@ pub struct Tactic {
     pub winning_turns: Vec<Vec<Action>>,
 }
 
-/// Scratch space for [`prove`] (two full-move generators, kept between calls).
+/// Scratch space for [`Prover::prove`] (two full-move generators, kept between calls).
 pub struct Prover {
     mover: FullMoveGen,
     opponent: FullMoveGen,
