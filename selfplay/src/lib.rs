@@ -9,6 +9,8 @@
 //!   cores and writes `pacozero_data` chunks; [`bench_mcts`].
 //! * [`turns`]: a search tree's decisions grouped into Paco Ŝako turns
 //!   (analysis, opening books, the Python package).
+//! * [`platform_book`]: the platform's opening books imported (every move
+//!   replayed by the engine) and exported.
 //!
 //! Everything is generic over [`SelfplayGame`], a [`Game`] that also knows
 //! its start positions and auxiliary targets. Two games implement it: Paco
@@ -51,6 +53,7 @@
 pub mod config;
 pub mod eval;
 pub mod mcts;
+pub mod platform_book;
 pub mod selfplay;
 pub mod turns;
 
@@ -59,7 +62,7 @@ pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
 pub use eval::NetworkEvaluator;
 pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use mcts::{search, Search, SearchResult};
-pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, GameRecord, Summary};
+pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, BookStarts, GameRecord, Summary};
 
 use pacozero_engine::paco::{self, GameState, Position, Rules, Status};
 use pacozero_engine::{shako, Game};

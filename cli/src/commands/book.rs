@@ -1,12 +1,15 @@
-//! `pacozero book build | probe | export`: opening books (see `crate::book`
-//! for how a book grows and `pacozero_data::book` for the file format).
+//! `pacozero book build | probe | export | import`: opening books (see
+//! `crate::book` for how a book grows, `pacozero_data::book` for the file
+//! format and `pacozero_selfplay::platform_book` for the platform's format).
 
-use crate::args::{BookArgs, BookCommand, BookFormat, GameKind};
+use crate::args::{BookArgs, BookCommand, BookFormat, GameKind, ImportFormat};
 use crate::atomic::write_atomic;
 use crate::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
 use anyhow::{Context, Result};
-use pacozero_data::book::BookPosition;
+use pacozero_data::book::{write_book, BookPosition};
+use pacozero_data::platform_book::{platform_book_json, read_platform_book};
 use pacozero_engine::{paco, shako};
+use pacozero_selfplay::platform_book::{export_platform_book, import_platform_book, platform_info};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -32,7 +35,17 @@ pub fn run(a: BookArgs) -> Result<()> {
         }
         BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
         BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),
+        BookCommand::Import { format: ImportFormat::Platform, input, out } => import_platform(&input, &out),
     }
+}
+
+fn import_platform(input: &Path, out: &Path) -> Result<()> {
+    let rows = import_platform_book(input, &read_platform_book(input)?)?;
+    write_book(out, &platform_info(input), &rows).with_context(|| format!("writing book {}", out.display()))?;
+    let moves: usize = rows.iter().map(|p| p.moves.len()).sum();
+    let starts = rows.iter().filter(|p| p.depth == 0).count();
+    println!("{}: {} positions, {} moves, {} start positions, imported from {}", out.display(), rows.len(), moves, starts, input.display());
+    Ok(())
 }
 
 fn build_book<G: BookGame>(cfg: &BookConfig, model: &Path, out: &Path, quiet: bool) -> Result<()> {
@@ -72,6 +85,10 @@ fn on_book_of<G: BookGame>(b: Book<G>, what: ProbeOrExport) -> Result<()> {
         ProbeOrExport::Export(format, out) => {
             let text = match format {
                 BookFormat::Json => serde_json::to_string_pretty(&export_json(&b))? + "\n",
+                BookFormat::Platform => {
+                    let book = export_platform_book(&b.info, &b.rows())?;
+                    platform_book_json(out.as_deref().unwrap_or(Path::new("<standard output>")), &book)?
+                }
             };
             match out {
                 Some(path) => write_atomic(&path, text.as_bytes()),
