@@ -30,7 +30,7 @@ pub enum Command {
     Arena(ArenaArgs),
     /// The closed loop: self-play, training, evaluation and promotion, generation after generation.
     Loop(LoopArgs),
-    /// Opening books: build one by search, probe a position, export (JSON, the platform's format), import the platform's.
+    /// Opening books: build one by search, probe a position, export (JSON, the platform's format), import the platform's, compare with a network.
     Book(BookArgs),
     /// Search a position with a network and print the top turns and their lines.
     Analyze(AnalyzeArgs),
@@ -319,6 +319,34 @@ pub enum BookCommand {
         /// Output file (written atomically); default: standard output.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Measure a network's turns and values (or another book's) against a
+    /// reference book, overall, by ply bucket and by union count.
+    Compare {
+        /// Reference book: the platform's JSON or one of ours (Parquet), told apart by content.
+        #[arg(long)]
+        reference: PathBuf,
+        /// Network model file (or a run directory: its current model); it plays
+        /// each reference position's whole turn by search.
+        #[arg(long, required_unless_present = "book", conflicts_with = "book")]
+        model: Option<PathBuf>,
+        /// Simulations per decision of the network's search (the tree is kept through the turn).
+        #[arg(long, default_value_t = 100)]
+        sims: u32,
+        /// A book to compare instead of a network (either format): its preferred move at each position.
+        #[arg(long)]
+        book: Option<PathBuf>,
+        /// Positions searched together (their leaves form one network batch).
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print the report as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// No progress lines.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Import a book of the platform's format as a book file: every position
     /// is checked and every move replayed by the engine.

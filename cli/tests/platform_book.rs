@@ -227,3 +227,43 @@ fn tiny_model(dir: &Path) -> PathBuf {
     pacozero_train::export_model(&model, &net, &info, &path).unwrap();
     path
 }
+
+#[test]
+fn book_compare_against_the_platform_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = test_book();
+    let book = dir.path().join("imported.parquet");
+    run_ok(&["book", "import", s(&reference), "--out", s(&book)]);
+
+    // The imported book against its own source: full agreement, no value difference.
+    let out = run_ok(&["book", "compare", "--reference", s(&reference), "--book", s(&book), "--json"]);
+    let v: Value = serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    let all = &v["overall"];
+    assert_eq!(all["positions"], 6, "{v}");
+    for key in ["top1", "any_listed", "first_action", "value_sign"] {
+        assert_eq!(all[key], 1.0, "{key}: {v}");
+    }
+    assert!(all["mean_abs_value_diff"].as_f64().unwrap() < 1e-6, "{v}");
+    assert_eq!(all["value_sign_positions"], 2, "|value| > 0.2: the two promotion positions (the Black chain's is 0.2)");
+    let groups: Vec<&str> = v["by_unions"].as_array().unwrap().iter().map(|g| g["group"].as_str().unwrap()).collect();
+    assert_eq!(groups, ["unions 0", "unions 1"]);
+    let plies: u64 = v["by_ply"].as_array().unwrap().iter().map(|g| g["positions"].as_u64().unwrap()).sum();
+    assert_eq!(plies, 6);
+
+    // A network plays every position's whole turn; the table has a row per group.
+    let model = tiny_model(dir.path());
+    let out = run_ok(&["book", "compare", "--reference", s(&reference), "--model", s(&model), "--sims", "8", "--batch", "4", "--quiet"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("tiny at 8 simulations per decision"), "{table}");
+    let row = table.lines().find(|l| l.starts_with("all ")).unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(row.split_whitespace().nth(1), Some("6"), "{table}");
+    assert!(table.lines().any(|l| l.starts_with("unions 1 ")), "{table}");
+    let json = run_ok(&["book", "compare", "--reference", s(&book), "--model", s(&model), "--sims", "8", "--json", "--quiet"]);
+    let v: Value = serde_json::from_str(&String::from_utf8_lossy(&json.stdout)).unwrap();
+    assert_eq!(v["overall"]["positions"], 6);
+    let any = v["overall"]["any_listed"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&any), "{v}");
+
+    let e = fails(&["book", "compare", "--reference", s(&dir.path().join("none.json")), "--book", s(&book)]);
+    assert!(e.contains("none.json"), "{e}");
+}

@@ -11,6 +11,8 @@
 //!   (analysis, opening books, the Python package).
 //! * [`platform_book`]: the platform's opening books imported (every move
 //!   replayed by the engine) and exported.
+//! * [`book_compare`]: a network's (or a book's) turns and values at a
+//!   reference book's positions, agreement by game phase.
 //!
 //! Everything is generic over [`SelfplayGame`], a [`Game`] that also knows
 //! its start positions and auxiliary targets. Two games implement it: Paco
@@ -50,6 +52,7 @@
 //!   with the temperature schedule. Gumbel: Gumbel noise in every search (it
 //!   is the move sampler), move = sequential-halving winner.
 
+pub mod book_compare;
 pub mod config;
 pub mod eval;
 pub mod mcts;

@@ -9,7 +9,8 @@ use anyhow::{Context, Result};
 use pacozero_data::book::{write_book, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
 use pacozero_engine::{paco, shako};
-use pacozero_selfplay::platform_book::{export_platform_book, import_platform_book, platform_info};
+use pacozero_selfplay::book_compare::{compare_books, compare_search};
+use pacozero_selfplay::platform_book::{export_platform_book, import_platform_book, platform_info, read_any_book};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,35 @@ pub fn run(a: BookArgs) -> Result<()> {
         BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
         BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),
         BookCommand::Import { format: ImportFormat::Platform, input, out } => import_platform(&input, &out),
+        BookCommand::Compare { reference, model, sims, book, batch, seed, json, quiet } => {
+            let (info, rows) = read_any_book(&reference).with_context(|| format!("reading reference book {}", reference.display()))?;
+            if book_game(&info) != "paco" {
+                anyhow::bail!("book compare is for Paco Ŝako books; {} is a '{}' book", reference.display(), book_game(&info));
+            }
+            let name = reference.display().to_string();
+            let report = match (model, book) {
+                (Some(m), _) => {
+                    let ev = super::selfplay::load_network::<paco::GameState>(&m, 0)?;
+                    let start = std::time::Instant::now();
+                    compare_search(&name, &rows, &ev, sims, batch, seed, |done, total| {
+                        if !quiet {
+                            eprintln!("compare: {done}/{total} positions, {:.0} s", start.elapsed().as_secs_f64());
+                        }
+                    })?
+                }
+                (None, Some(b)) => {
+                    let (binfo, brows) = read_any_book(&b).with_context(|| format!("reading book {}", b.display()))?;
+                    compare_books(&name, &rows, &format!("book {} (network {})", b.display(), binfo.network), &brows)?
+                }
+                (None, None) => unreachable!("clap requires --model or --book"),
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            Ok(())
+        }
     }
 }
 
