@@ -23,13 +23,14 @@
 //! Everything is generic over [`ArenaGame`] (Paco Ŝako and Shako): openings
 //! are the game's standard start or its [`SelfplayGame::random_start`]
 //! (`fischer_random`: Fischer-random setups for Paco, a few random plies
-//! from the standard start for Shako).
+//! from the standard start for Shako), or positions of an opening book
+//! ([`book_opening`]; a built book or one imported from the platform).
 
 use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{self, in_sako, FullMoveGen};
 use pacozero_engine::{shako, Game, Outcome};
-use pacozero_selfplay::{Algorithm, Evaluator, GameLimits, RolloutEvaluator, Search, SearchConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{Algorithm, BookStarts, Evaluator, GameLimits, RolloutEvaluator, Search, SearchConfig, SelfplayGame, UniformEvaluator};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -417,6 +418,26 @@ pub fn run_match<G: ArenaGame>(
     seed: u64,
     progress: bool,
 ) -> Result<MatchResult> {
+    run_match_from(a, b, pairs, &|i| opening(openings, seed, i), limits, seed, progress)
+}
+
+/// Opening `i` drawn from a book's positions (weights `visits^(1/T)`), the
+/// same for both colours of a pair.
+pub fn book_opening<G: SelfplayGame>(book: &BookStarts, seed: u64, i: u64) -> G {
+    let mut r = ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    G::from_notation(book.pick(r.gen::<f64>())).expect("BookStarts checked every position when it read the book")
+}
+
+/// [`run_match`] with opening `i` (`0..pairs`) given by `start`.
+pub fn run_match_from<G: ArenaGame>(
+    a: &Player<G>,
+    b: &Player<G>,
+    pairs: u32,
+    start: &(dyn Fn(u64) -> G + Sync),
+    limits: GameLimits,
+    seed: u64,
+    progress: bool,
+) -> Result<MatchResult> {
     use rayon::prelude::*;
     let bar = if progress {
         let pb = indicatif::ProgressBar::new(pairs as u64 * 2);
@@ -428,7 +449,7 @@ pub fn run_match<G: ArenaGame>(
     let results: Vec<Result<(GameResult, GameResult)>> = (0..pairs as u64)
         .into_par_iter()
         .map(|i| {
-            let start: G = opening(openings, seed, i);
+            let start: G = start(i);
             let g1 = play(start.clone(), a, b, limits, seed ^ (2 * i + 1))?;
             bar.inc(1);
             let g2 = play(start, b, a, limits, seed ^ (2 * i + 2))?;

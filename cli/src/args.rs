@@ -30,7 +30,7 @@ pub enum Command {
     Arena(ArenaArgs),
     /// The closed loop: self-play, training, evaluation and promotion, generation after generation.
     Loop(LoopArgs),
-    /// Opening books: build one by search, probe a position, export to JSON.
+    /// Opening books: build one by search, probe a position, export (JSON, the platform's format), import the platform's, compare with a network.
     Book(BookArgs),
     /// Search a position with a network and print the top turns and their lines.
     Analyze(AnalyzeArgs),
@@ -167,6 +167,12 @@ pub struct ArenaArgs {
     pub games: u32,
     #[arg(long, value_enum, default_value = "fischer-random")]
     pub openings: crate::arena::Openings,
+    /// Openings drawn from this opening book instead (Parquet, built or
+    /// imported), with probability proportional to visits^(1/book-temperature).
+    #[arg(long, conflicts_with = "openings")]
+    pub book: Option<PathBuf>,
+    #[arg(long, default_value_t = 1.0, requires = "book")]
+    pub book_temperature: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Decisions after which a game is cut (a draw, unless adjudicated by material).
@@ -347,7 +353,8 @@ pub enum BookCommand {
         #[arg(long)]
         fen: String,
     },
-    /// Export a book: FEN -> {value, wdl, visits, depth, moves: [{move, actions, visits, value, wdl, prior}]}.
+    /// Export a book: `json`: FEN -> {value, wdl, visits, depth, moves: [{move, actions, visits, value, wdl, prior}]};
+    /// `platform`: the platform's book format, FEN -> [position_value, [[move_value, [action, ...]], ...]].
     Export {
         #[arg(long)]
         book: PathBuf,
@@ -357,11 +364,59 @@ pub enum BookCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Measure a network's turns and values (or another book's) against a
+    /// reference book, overall, by ply bucket and by union count.
+    Compare {
+        /// Reference book: the platform's JSON or one of ours (Parquet), told apart by content.
+        #[arg(long)]
+        reference: PathBuf,
+        /// Network model file (or a run directory: its current model); it plays
+        /// each reference position's whole turn by search.
+        #[arg(long, required_unless_present = "book", conflicts_with = "book")]
+        model: Option<PathBuf>,
+        /// Simulations per decision of the network's search (the tree is kept through the turn).
+        #[arg(long, default_value_t = 100)]
+        sims: u32,
+        /// A book to compare instead of a network (either format): its preferred move at each position.
+        #[arg(long)]
+        book: Option<PathBuf>,
+        /// Positions searched together (their leaves form one network batch).
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print the report as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// No progress lines.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Import a book of the platform's format as a book file: every position
+    /// is checked and every move replayed by the engine.
+    Import {
+        #[arg(long, value_enum, default_value = "platform")]
+        format: ImportFormat,
+        /// The book to read (JSON).
+        input: PathBuf,
+        /// Book file to write (Parquet, written atomically).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BookFormat {
+    /// Our JSON: every statistic of the book.
     Json,
+    /// The platform's opening-book JSON (Paco Ŝako).
+    Platform,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    /// The platform's opening-book JSON (Paco Ŝako).
+    Platform,
 }
 
 #[derive(Args, Debug)]

@@ -49,7 +49,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use pacozero_data::book::{read_book, write_book, BookInfo, BookMove, BookPosition};
+use pacozero_data::book::{read_book, visit_logit, write_book, BookInfo, BookMove, BookPosition};
 use pacozero_engine::paco::{self, fischer_random, parse_actions, Position, Rules};
 use pacozero_engine::{shako, Game};
 use pacozero_selfplay::{Algorithm, EvalOutput, EvalRequest, Evaluator, Search, SearchConfig, SelfplayGame};
@@ -622,9 +622,19 @@ fn search_batch<G: BookGame, E: Evaluator<G> + ?Sized>(cfg: &SearchConfig, seed:
 fn book_position<G: BookGame>(search: &mut Search<G>) -> BookPosition {
     let res = search.result();
     let root = search.root_state();
-    let moves = G::root_moves(search)
+    let turns = G::root_moves(search);
+    let total: u64 = turns.iter().map(|t| t.visits as u64).sum();
+    let moves = turns
         .into_iter()
-        .map(|t| BookMove { name: t.name, actions: t.actions, child: t.state.hash(), visits: t.visits, prior: t.prior, wdl: t.wdl })
+        .map(|t| BookMove {
+            name: t.name,
+            actions: t.actions,
+            child: t.state.hash(),
+            visits: t.visits,
+            prior: t.prior,
+            wdl: t.wdl,
+            logit: visit_logit(t.visits, total),
+        })
         .collect();
     BookPosition { hash: root.hash(), fen: root.notation(), depth: 0, visits: 0, simulations: search.root_visits(), wdl: res.root_wdl, moves }
 }

@@ -24,8 +24,11 @@
 //! | `move_priors` | List\<Float32\> | network prior of each move (product over its atomic decisions) |
 //! | `move_values` | List\<Float32\> | value of each move, mover's perspective (`win - loss`) |
 //! | `move_win`, `move_draw`, `move_loss` | List\<Float32\> | (win, draw, loss) of each move, mover's perspective |
+//! | `move_logits` | List\<Float32\> | optional: each move's logit, softmax over a position's logits is the probability the book plays it (a built book: ln of the move's share of the visits; a book imported from the platform: its `move_value`) |
 //!
 //! All columns are non-null and the `move_*` lists of a row have one length.
+//! `move_logits` came after version 1 without a version change: older readers
+//! ignore it, and for a file without it the logits are the visit shares' logs.
 //! The key-value metadata holds `book_version`, `game`, `network` (the model
 //! that searched) and `config` (the build configuration as TOML).
 //!
@@ -66,6 +69,9 @@ pub struct BookMove {
     pub prior: f32,
     /// (win, draw, loss) for the player making the move.
     pub wdl: [f32; 3],
+    /// Softmax over a position's logits gives the probability the book plays
+    /// each move (see `move_logits` in the module documentation).
+    pub logit: f32,
 }
 
 impl BookMove {
@@ -73,6 +79,12 @@ impl BookMove {
     pub fn value(&self) -> f32 {
         self.wdl[0] - self.wdl[2]
     }
+}
+
+/// The logit of a move with `visits` of a position's `total` move visits:
+/// softmax over these reproduces the visit distribution.
+pub fn visit_logit(visits: u32, total: u64) -> f32 {
+    (visits as f64 / total.max(1) as f64).ln() as f32
 }
 
 /// One book position.
@@ -137,7 +149,17 @@ pub fn book_schema() -> SchemaRef {
         list_field("move_win", DataType::Float32),
         list_field("move_draw", DataType::Float32),
         list_field("move_loss", DataType::Float32),
+        list_field(MOVE_LOGITS, DataType::Float32),
     ]))
+}
+
+/// The optional column (see the module documentation).
+const MOVE_LOGITS: &str = "move_logits";
+
+/// The columns a book file must have (all but the optional `move_logits`).
+fn required_schema() -> SchemaRef {
+    let full = book_schema();
+    Arc::new(Schema::new(full.fields().iter().filter(|f| f.name() != MOVE_LOGITS).cloned().collect::<Vec<_>>()))
 }
 
 fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
@@ -155,7 +177,8 @@ fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
     let mut children = ListBuilder::new(UInt64Builder::new()).with_field(item(DataType::UInt64));
     let mut mvisits = ListBuilder::new(UInt32Builder::new()).with_field(item(DataType::UInt32));
     let float_list = || ListBuilder::new(Float32Builder::new()).with_field(item(DataType::Float32));
-    let (mut priors, mut values, mut win, mut draw, mut loss) = (float_list(), float_list(), float_list(), float_list(), float_list());
+    let (mut priors, mut values, mut win, mut draw, mut loss, mut logits) =
+        (float_list(), float_list(), float_list(), float_list(), float_list(), float_list());
     for p in positions {
         version.append_value(BOOK_VERSION);
         hash.append_value(p.hash);
@@ -176,6 +199,7 @@ fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
             win.values().append_value(m.wdl[0]);
             draw.values().append_value(m.wdl[1]);
             loss.values().append_value(m.wdl[2]);
+            logits.values().append_value(m.logit);
         }
         names.append(true);
         actions.append(true);
@@ -186,6 +210,7 @@ fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
         win.append(true);
         draw.append(true);
         loss.append(true);
+        logits.append(true);
     }
     let cols: Vec<ArrayRef> = vec![
         Arc::new(version.finish()),
@@ -205,6 +230,7 @@ fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
         Arc::new(win.finish()),
         Arc::new(draw.finish()),
         Arc::new(loss.finish()),
+        Arc::new(logits.finish()),
     ];
     RecordBatch::try_new(book_schema(), cols)
 }
@@ -257,7 +283,10 @@ pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
         network: meta.get("network").cloned().unwrap_or_default(),
         config: meta.get("config").cloned().unwrap_or_default(),
     };
-    crate::reader::check_schema(path, builder.schema(), &book_schema())?;
+    crate::reader::check_schema(path, builder.schema(), &required_schema())?;
+    if builder.schema().field_with_name(MOVE_LOGITS).is_ok() {
+        crate::reader::check_schema(path, builder.schema(), &book_schema())?;
+    }
     let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
     let mut out = Vec::new();
     for batch in reader {
@@ -309,6 +338,17 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
     let children = items[2].as_primitive::<UInt64Type>().values();
     let mvisits = items[3].as_primitive::<UInt32Type>().values();
     let floats: Vec<&[f32]> = items[4..].iter().map(|a| a.as_primitive::<Float32Type>().values().as_ref()).collect();
+    let logits = match batch.column_by_name(MOVE_LOGITS) {
+        Some(_) => {
+            let (v, o) = list_column(path, batch, MOVE_LOGITS, base)?;
+            if o != offsets[0] {
+                let i = (0..batch.num_rows()).find(|&i| o[i + 1] - o[i] != offsets[0][i + 1] - offsets[0][i]).unwrap_or(0);
+                return Err(bad(path, MOVE_LOGITS, base + i, format!("{} items, but move_names has {}", o[i + 1] - o[i], offsets[0][i + 1] - offsets[0][i])));
+            }
+            Some(v.as_primitive::<Float32Type>().values().as_ref())
+        }
+        None => None,
+    };
     for i in 0..batch.num_rows() {
         let row = base + i;
         let (start, end) = (offsets[0][i] as usize, offsets[0][i + 1] as usize);
@@ -327,6 +367,7 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
             return Err(bad(path, "fen", row, "empty FEN"));
         }
         let mut moves = Vec::with_capacity(end - start);
+        let total: u64 = mvisits[start..end].iter().map(|&v| v as u64).sum();
         for j in start..end {
             let m = BookMove {
                 name: names.value(j).to_string(),
@@ -335,9 +376,15 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
                 visits: mvisits[j],
                 prior: floats[0][j],
                 wdl: [floats[2][j], floats[3][j], floats[4][j]],
+                logit: logits.map_or_else(|| visit_logit(mvisits[j], total), |l| l[j]),
             };
             if !(m.prior.is_finite() && m.wdl.iter().all(|x| x.is_finite())) {
                 return Err(bad(path, "move_priors", row, format!("move {} has a non-finite statistic", m.name)));
+            }
+            // A logit of -inf (a move without visits in an older file) is a
+            // move the book never plays, not a broken file.
+            if m.logit.is_nan() || m.logit == f32::INFINITY {
+                return Err(bad(path, MOVE_LOGITS, row, format!("move {} has logit {}", m.name, m.logit)));
             }
             moves.push(m);
         }
@@ -361,8 +408,8 @@ mod tests {
                 simulations: 64,
                 wdl: [0.4, 0.3, 0.3],
                 moves: vec![
-                    BookMove { name: "e2-e4".into(), actions: "Le2 Pe4".into(), child: 2, visits: 40, prior: 0.2, wdl: [0.5, 0.2, 0.3] },
-                    BookMove { name: "d2-d4".into(), actions: "Ld2 Pd4".into(), child: 3, visits: 20, prior: 0.1, wdl: [0.3, 0.3, 0.4] },
+                    BookMove { name: "e2-e4".into(), actions: "Le2 Pe4".into(), child: 2, visits: 40, prior: 0.2, wdl: [0.5, 0.2, 0.3], logit: -0.25 },
+                    BookMove { name: "d2-d4".into(), actions: "Ld2 Pd4".into(), child: 3, visits: 20, prior: 0.1, wdl: [0.3, 0.3, 0.4], logit: -1.5 },
                 ],
             },
             BookPosition { hash: u64::MAX, fen: "leaf b".into(), depth: 1, visits: 40, simulations: 64, wdl: [0.0, 1.0, 0.0], moves: vec![] },
@@ -380,6 +427,28 @@ mod tests {
         assert_eq!(p2, sample());
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_file_without_logits_reads_the_visit_shares_as_logits() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.parquet");
+        let mut batch = book_batch(&sample()).unwrap();
+        let k = batch.schema().index_of(MOVE_LOGITS).unwrap();
+        batch.remove_column(k);
+        let kv = vec![KeyValue::new("book_version".to_string(), "1".to_string())];
+        let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
+        let mut w = ArrowWriter::try_new(fs::File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let (_, rows) = read_book(&path).unwrap();
+        let logits: Vec<f32> = rows[0].moves.iter().map(|m| m.logit).collect();
+        assert_eq!(logits, [(40f64 / 60.0).ln() as f32, (20f64 / 60.0).ln() as f32]);
+        let mut expected = sample();
+        for (m, l) in expected[0].moves.iter_mut().zip(logits) {
+            m.logit = l;
+        }
+        assert_eq!(rows, expected);
     }
 
     #[test]

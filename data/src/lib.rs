@@ -85,6 +85,7 @@ pub mod book;
 mod decode;
 pub mod durable;
 mod error;
+pub mod platform_book;
 mod reader;
 mod schema;
 mod writer;

@@ -33,7 +33,7 @@ pub enum StartPositions {
     /// A FEN drawn (from the game's seed) from the lines of `fen_file`.
     FenFile,
     /// A position of the opening book `book_file` (written by `pacozero book
-    /// build`), drawn from the game's seed with probability proportional to
+    /// build` or `book import`), drawn from the game's seed with probability proportional to
     /// `visits^(1 / book_temperature)`.
     Book,
 }
@@ -122,7 +122,7 @@ pub struct SelfplayConfig {
     /// File with one FEN per line (blank lines and `#` comments skipped), for
     /// `start_positions = "fen_file"`.
     pub fen_file: Option<PathBuf>,
-    /// Opening book (Parquet, from `pacozero book build`), for
+    /// Opening book (Parquet, from `pacozero book build` or `book import`), for
     /// `start_positions = "book"`.
     pub book_file: Option<PathBuf>,
     /// Book position weights are `visits^(1 / book_temperature)`: 1 follows

@@ -9,6 +9,10 @@
 //!   cores and writes `pacozero_data` chunks; [`bench_mcts`].
 //! * [`turns`]: a search tree's decisions grouped into Paco Ŝako turns
 //!   (analysis, opening books, the Python package).
+//! * [`platform_book`]: the platform's opening books imported (every move
+//!   replayed by the engine) and exported.
+//! * [`book_compare`]: a network's (or a book's) turns and values at a
+//!   reference book's positions, agreement by game phase.
 //!
 //! Everything is generic over [`SelfplayGame`], a [`Game`] that also knows
 //! its start positions and auxiliary targets. Two games implement it: Paco
@@ -48,9 +52,11 @@
 //!   with the temperature schedule. Gumbel: Gumbel noise in every search (it
 //!   is the move sampler), move = sequential-halving winner.
 
+pub mod book_compare;
 pub mod config;
 pub mod eval;
 pub mod mcts;
+pub mod platform_book;
 pub mod selfplay;
 pub mod turns;
 
@@ -59,7 +65,7 @@ pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
 pub use eval::NetworkEvaluator;
 pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use mcts::{search, Search, SearchResult};
-pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, GameRecord, Summary};
+pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, BookStarts, GameRecord, Summary};
 
 use pacozero_engine::paco::{self, GameState, Rules, Status};
 use pacozero_engine::{shako, Game};

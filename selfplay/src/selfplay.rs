@@ -575,9 +575,10 @@ fn load_fens<G: SelfplayGame>(cfg: &SelfplayConfig) -> Result<Vec<String>> {
     Ok(fens)
 }
 
-/// Book start positions with cumulative weights `visits^(1/T)`.
+/// Book start positions with cumulative weights `visits^(1/T)` (self-play's
+/// `start_positions = "book"`, arena openings from a book).
 #[derive(Default)]
-struct BookStarts {
+pub struct BookStarts {
     fens: Vec<String>,
     cumulative: Vec<f64>,
 }
@@ -588,12 +589,18 @@ impl BookStarts {
             return Ok(BookStarts::default());
         }
         let path = cfg.book_file.as_ref().expect("validated");
-        let (_, positions) = pacozero_data::book::read_book(path).with_context(|| format!("reading book_file {}", path.display()))?;
+        Self::from_file::<G>(path, cfg.book_temperature).context("config key `book_file`")
+    }
+
+    /// The positions of the book at `path` (every one checked as a position
+    /// of `G`), weighted `visits^(1/temperature)`.
+    pub fn from_file<G: SelfplayGame>(path: &Path, temperature: f64) -> Result<Self> {
+        let (_, positions) = pacozero_data::book::read_book(path).with_context(|| format!("reading book {}", path.display()))?;
         let mut starts = BookStarts::default();
         let mut total = 0.0;
         for p in positions {
-            G::from_notation(&p.fen).with_context(|| format!("book_file {}: bad position {:?}", path.display(), p.fen))?;
-            let w = (p.visits as f64).powf(1.0 / cfg.book_temperature);
+            G::from_notation(&p.fen).with_context(|| format!("book {}: bad position {:?}", path.display(), p.fen))?;
+            let w = (p.visits as f64).powf(1.0 / temperature);
             if w > 0.0 && w.is_finite() {
                 total += w;
                 starts.fens.push(p.fen);
@@ -601,13 +608,13 @@ impl BookStarts {
             }
         }
         if starts.fens.is_empty() {
-            bail!("book_file {} has no position with visits", path.display());
+            bail!("book {} has no position with visits", path.display());
         }
         Ok(starts)
     }
 
     /// The position at `u` (uniform in [0, 1)) of the weight distribution.
-    fn pick(&self, u: f64) -> &str {
+    pub fn pick(&self, u: f64) -> &str {
         let total = self.cumulative.last().copied().unwrap_or(0.0);
         let i = self.cumulative.partition_point(|&c| c <= u * total).min(self.fens.len() - 1);
         &self.fens[i]

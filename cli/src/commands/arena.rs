@@ -1,10 +1,11 @@
 //! `pacozero arena`: a match between two players, paired openings, Elo;
 //! `--game` picks Paco Ŝako or Shako.
 
-use crate::arena::{run_match, ArenaGame, Player};
+use crate::arena::{book_opening, run_match, run_match_from, ArenaGame, Player};
 use crate::args::{ArenaArgs, GameKind};
 use anyhow::{Context, Result};
 use pacozero_engine::{paco, shako};
+use pacozero_selfplay::BookStarts;
 
 pub fn run(a: ArenaArgs) -> Result<()> {
     match a.game {
@@ -18,7 +19,13 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
     let pb = Player::<G>::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
     let pairs = a.games.div_ceil(2).max(1);
     let limits = pacozero_selfplay::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
-    let m = run_match(&pa, &pb, pairs, a.openings, limits, a.seed, true)?;
+    let m = match &a.book {
+        Some(path) => {
+            let book = BookStarts::from_file::<G>(path, a.book_temperature)?;
+            run_match_from(&pa, &pb, pairs, &|i| book_opening(&book, a.seed, i), limits, a.seed, true)?
+        }
+        None => run_match(&pa, &pb, pairs, a.openings, limits, a.seed, true)?,
+    };
     let (elo, ci) = m.elo();
     println!("{} vs {}: {} games", pa.name, pb.name, m.games);
     let n = m.wdl.games().max(1) as f64;

@@ -1,12 +1,16 @@
-//! `pacozero book build | probe | export`: opening books (see `crate::book`
-//! for how a book grows and `pacozero_data::book` for the file format).
+//! `pacozero book build | probe | export | import`: opening books (see
+//! `crate::book` for how a book grows, `pacozero_data::book` for the file
+//! format and `pacozero_selfplay::platform_book` for the platform's format).
 
-use crate::args::{BookArgs, BookCommand, BookFormat, GameKind};
+use crate::args::{BookArgs, BookCommand, BookFormat, GameKind, ImportFormat};
 use crate::atomic::write_atomic;
 use crate::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
 use anyhow::{Context, Result};
-use pacozero_data::book::BookPosition;
+use pacozero_data::book::{write_book, BookPosition};
+use pacozero_data::platform_book::{platform_book_json, read_platform_book};
 use pacozero_engine::{paco, shako};
+use pacozero_selfplay::book_compare::{compare_books, compare_search};
+use pacozero_selfplay::platform_book::{export_platform_book, import_platform_book, platform_info, read_any_book};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -32,7 +36,46 @@ pub fn run(a: BookArgs) -> Result<()> {
         }
         BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
         BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),
+        BookCommand::Import { format: ImportFormat::Platform, input, out } => import_platform(&input, &out),
+        BookCommand::Compare { reference, model, sims, book, batch, seed, json, quiet } => {
+            let (info, rows) = read_any_book(&reference).with_context(|| format!("reading reference book {}", reference.display()))?;
+            if book_game(&info) != "paco" {
+                anyhow::bail!("book compare is for Paco Ŝako books; {} is a '{}' book", reference.display(), book_game(&info));
+            }
+            let name = reference.display().to_string();
+            let report = match (model, book) {
+                (Some(m), _) => {
+                    let ev = super::selfplay::load_network::<paco::GameState>(&m, 0)?;
+                    let start = std::time::Instant::now();
+                    compare_search(&name, &rows, &ev, sims, batch, seed, |done, total| {
+                        if !quiet {
+                            eprintln!("compare: {done}/{total} positions, {:.0} s", start.elapsed().as_secs_f64());
+                        }
+                    })?
+                }
+                (None, Some(b)) => {
+                    let (binfo, brows) = read_any_book(&b).with_context(|| format!("reading book {}", b.display()))?;
+                    compare_books(&name, &rows, &format!("book {} (network {})", b.display(), binfo.network), &brows)?
+                }
+                (None, None) => unreachable!("clap requires --model or --book"),
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            Ok(())
+        }
     }
+}
+
+fn import_platform(input: &Path, out: &Path) -> Result<()> {
+    let rows = import_platform_book(input, &read_platform_book(input)?)?;
+    write_book(out, &platform_info(input), &rows).with_context(|| format!("writing book {}", out.display()))?;
+    let moves: usize = rows.iter().map(|p| p.moves.len()).sum();
+    let starts = rows.iter().filter(|p| p.depth == 0).count();
+    println!("{}: {} positions, {} moves, {} start positions, imported from {}", out.display(), rows.len(), moves, starts, input.display());
+    Ok(())
 }
 
 fn build_book<G: BookGame>(cfg: &BookConfig, model: &Path, out: &Path, quiet: bool) -> Result<()> {
@@ -72,6 +115,10 @@ fn on_book_of<G: BookGame>(b: Book<G>, what: ProbeOrExport) -> Result<()> {
         ProbeOrExport::Export(format, out) => {
             let text = match format {
                 BookFormat::Json => serde_json::to_string_pretty(&export_json(&b))? + "\n",
+                BookFormat::Platform => {
+                    let book = export_platform_book(&b.info, &b.rows())?;
+                    platform_book_json(out.as_deref().unwrap_or(Path::new("<standard output>")), &book)?
+                }
             };
             match out {
                 Some(path) => write_atomic(&path, text.as_bytes()),
