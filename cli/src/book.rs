@@ -52,7 +52,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_data::book::{read_book, visit_logit, write_book, BookInfo, BookMove, BookPosition};
 use pacozero_engine::paco::{self, fischer_random, parse_actions, Position, Rules};
 use pacozero_engine::{shako, Game};
-use pacozero_selfplay::{Algorithm, EvalOutput, EvalRequest, Evaluator, Search, SearchConfig, SelfplayGame};
+use pacozero_selfplay::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig, SelfplayGame};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -597,22 +597,9 @@ fn search_batch<G: BookGame, E: Evaluator<G> + ?Sized>(cfg: &SearchConfig, seed:
                 j.done = true;
             }
         }
-        let reqs: Vec<EvalRequest<'_, G>> = jobs.iter().filter(|j| !j.done).filter_map(|j| j.search.request()).collect();
-        if reqs.is_empty() {
+        let mut live: Vec<&mut Search<G>> = jobs.iter_mut().filter(|j| !j.done).map(|j| &mut j.search).collect();
+        if !evaluate_pending(&mut live, evaluator, &mut out)? {
             break;
-        }
-        let n = reqs.len();
-        evaluator.evaluate(&reqs, &mut out)?;
-        drop(reqs);
-        if out.wdl.len() != n {
-            bail!("evaluator returned {} results for {} requests", out.wdl.len(), n);
-        }
-        let mut k = 0;
-        for j in jobs.iter_mut().filter(|j| !j.done) {
-            if j.search.request().is_some() {
-                j.search.supply(out.priors_of(k), out.wdl[k]);
-                k += 1;
-            }
         }
     }
     Ok(jobs.into_iter().map(|mut j| book_position(&mut j.search)).collect())

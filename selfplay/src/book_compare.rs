@@ -34,7 +34,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::{Algorithm, EvalOutput, EvalRequest, Evaluator, Search, SearchConfig};
+use crate::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
 
 /// Reference |value| above which value signs are compared.
 pub const SIGN_THRESHOLD: f32 = 0.2;
@@ -311,22 +311,9 @@ pub fn compare_search<E: Evaluator<GameState> + ?Sized>(
                     decide(j, simulations);
                 }
             }
-            let reqs: Vec<EvalRequest<'_, GameState>> = jobs.iter().filter(|j| !j.done).filter_map(|j| j.search.request()).collect();
-            if reqs.is_empty() {
+            let mut live: Vec<&mut Search<GameState>> = jobs.iter_mut().filter(|j| !j.done).map(|j| &mut j.search).collect();
+            if !evaluate_pending(&mut live, evaluator, &mut out)? {
                 break;
-            }
-            let n = reqs.len();
-            evaluator.evaluate(&reqs, &mut out)?;
-            drop(reqs);
-            if out.wdl.len() != n {
-                bail!("evaluator returned {} results for {} requests", out.wdl.len(), n);
-            }
-            let mut k = 0;
-            for j in jobs.iter_mut().filter(|j| !j.done) {
-                if j.search.request().is_some() {
-                    j.search.supply(out.priors_of(k), out.wdl[k]);
-                    k += 1;
-                }
             }
         }
         for (j, r) in jobs.into_iter().zip(group) {

@@ -64,7 +64,7 @@ pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
 #[cfg(feature = "net")]
 pub use eval::NetworkEvaluator;
 pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
-pub use mcts::{search, Search, SearchResult};
+pub use mcts::{evaluate_pending, search, Search, SearchResult};
 pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, BookStarts, GameRecord, Summary};
 
 use pacozero_engine::paco::{self, GameState, Rules, Status};

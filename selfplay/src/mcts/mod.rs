@@ -341,6 +341,30 @@ impl<G: Game> Search<G> {
     }
 }
 
+/// Evaluates the pending requests of `searches` in one batch and supplies
+/// each search its result; `false` when none of them is waiting (nothing was
+/// evaluated). Many searches (games, book positions) share a network call so.
+pub fn evaluate_pending<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [&mut Search<G>], evaluator: &E, out: &mut EvalOutput) -> Result<bool> {
+    let reqs: Vec<EvalRequest<'_, G>> = searches.iter().filter_map(|s| s.request()).collect();
+    if reqs.is_empty() {
+        return Ok(false);
+    }
+    let n = reqs.len();
+    evaluator.evaluate(&reqs, out)?;
+    drop(reqs);
+    if out.wdl.len() != n {
+        anyhow::bail!("evaluator returned {} results for {} requests", out.wdl.len(), n);
+    }
+    let mut k = 0;
+    for s in searches.iter_mut() {
+        if s.request().is_some() {
+            s.supply(out.priors_of(k), out.wdl[k]);
+            k += 1;
+        }
+    }
+    Ok(true)
+}
+
 /// Runs one complete search of `simulations` from `state` (batch size 1).
 pub fn search<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
     cfg: &SearchConfig,
