@@ -22,6 +22,8 @@ use std::path::Path;
 
 const BUNDLED_GAMES: &str = include_str!("../../../engine/tests/data/games.jsonl");
 const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
+/// Decisions after which `solve` cuts a turn that has not ended.
+const MAX_TURN_DECISIONS: usize = 256;
 /// Unions above which `generate` leaves a position out.
 const MAX_UNIONS: u32 = 10;
 /// Chain states one full-move enumeration of `generate` may visit.
@@ -161,7 +163,8 @@ fn network_turn<E: Evaluator<GameState>>(evaluator: &E, g: &GameState, sims: u32
     let (mut planes, mut scalars) = (vec![0u64; GameState::NUM_BIT_PLANES * words], vec![0f32; GameState::NUM_SCALARS]);
     let mut legal = Vec::new();
     let mut out = EvalOutput::default();
-    while state.to_move() == mover && state.outcome().is_none() {
+    // A chain may re-enter a union it left: a turn that loops is cut (and unsolved).
+    while state.to_move() == mover && state.outcome().is_none() && played.len() < MAX_TURN_DECISIONS {
         state.legal_actions(&mut legal);
         if legal.is_empty() {
             break;
