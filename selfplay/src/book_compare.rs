@@ -343,7 +343,7 @@ fn decide(j: &mut Job, simulations: u32) {
     let mover = j.state.to_move();
     j.state.apply(res.action);
     j.actions.push(res.action);
-    if j.state.to_move() != mover || j.state.outcome().is_some() {
+    if j.state.to_move() != mover || j.state.outcome().is_some() || j.actions.len() >= crate::turns::MAX_TURN_DECISIONS {
         j.done = true;
         return;
     }

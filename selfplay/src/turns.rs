@@ -19,6 +19,11 @@ use crate::Search;
 use pacozero_engine::paco::{action_from_index, turn_to_string, Action, GameState, Required};
 use pacozero_engine::{Color, Game};
 
+/// Decisions after which a whole turn played by search is cut: a chain may
+/// re-enter a union it left, and a search can keep choosing to (tactics
+/// solving and book comparison count such a turn as not found).
+pub const MAX_TURN_DECISIONS: usize = 256;
+
 /// Is the game at the start of a turn (nothing in hand; at most a promotion
 /// of a pawn the opponent carried home pending)?
 pub fn is_turn_start(g: &GameState) -> bool {

@@ -16,14 +16,13 @@ use crate::atomic::write_atomic;
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{parse_actions, turn_to_string, Action, FullMoveLimits, GameState, Position, Prover, Required};
 use pacozero_engine::Game;
+use pacozero_selfplay::turns::MAX_TURN_DECISIONS;
 use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator, Search};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 const BUNDLED_GAMES: &str = include_str!("../../../engine/tests/data/games.jsonl");
 const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
-/// Decisions after which `solve` cuts a turn that has not ended.
-const MAX_TURN_DECISIONS: usize = 256;
 /// Unions above which `generate` leaves a position out.
 const MAX_UNIONS: u32 = 10;
 /// Chain states one full-move enumeration of `generate` may visit.
