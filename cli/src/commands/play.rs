@@ -213,6 +213,10 @@ fn bot_turn<E: Evaluator<GameState> + ?Sized>(g: &mut GameState, sims: u32, eval
         g.apply(res.action);
         played.push(res.action);
         search.advance(res.action, g);
+        if played.len() >= pacozero_selfplay::turns::MAX_TURN_DECISIONS && g.to_move() == mover {
+            // A chain that keeps re-entering unions: stop rather than loop forever.
+            anyhow::bail!("the bot's turn did not end after {} decisions (a chain re-entering unions); position: {}", played.len(), g.position().fen());
+        }
     }
     Ok((turn_name(&start, &engine_actions(&played, mover)), wdl))
 }
