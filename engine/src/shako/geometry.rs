@@ -85,8 +85,13 @@ impl Square10 {
     pub fn parse(s: &str) -> Option<Square10> {
         let b = s.as_bytes();
         let file = b.first()?.wrapping_sub(b'a');
+        // The file letter first: only then is byte 1 a character boundary
+        // (the fuzzer found a field starting with a two-byte character).
+        if file >= SIZE {
+            return None;
+        }
         let digits = &s[1..];
-        if file >= SIZE || digits.is_empty() || digits.len() > 2 || digits.starts_with('0') || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        if digits.is_empty() || digits.len() > 2 || digits.starts_with('0') || !digits.bytes().all(|c| c.is_ascii_digit()) {
             return None;
         }
         let rank: u8 = digits.parse().ok()?;
@@ -371,6 +376,16 @@ mod tests {
 
     fn sq(s: &str) -> Square10 {
         Square10::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_square_starting_with_a_multibyte_character_is_refused() {
+        // The shako fuzz target's crash: an en passant field "ͱ5n/…" panicked on a byte slice.
+        assert_eq!(Square10::parse("ͱ5n"), None);
+        assert_eq!(Square10::parse("é1"), None);
+        assert_eq!(Square10::parse("a"), None);
+        let fen = "1C2n5/5k4/P8p/5p4/6Pp2/10/10/5B4/E2B3K2/6N2N w - ͱ5n/6ϯͱ5/ccck2nh;7 0 45";
+        assert!(fen.parse::<crate::shako::Position>().is_err());
     }
 
     #[test]
