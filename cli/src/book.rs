@@ -598,7 +598,7 @@ fn search_batch<G: BookGame, E: Evaluator<G> + ?Sized>(cfg: &SearchConfig, seed:
             }
         }
         let mut live: Vec<&mut Search<G>> = jobs.iter_mut().filter(|j| !j.done).map(|j| &mut j.search).collect();
-        if !evaluate_pending(&mut live, evaluator, &mut out)? {
+        if evaluate_pending(&mut live, evaluator, &mut out)? == 0 {
             break;
         }
     }

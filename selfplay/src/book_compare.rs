@@ -312,7 +312,7 @@ pub fn compare_search<E: Evaluator<GameState> + ?Sized>(
                 }
             }
             let mut live: Vec<&mut Search<GameState>> = jobs.iter_mut().filter(|j| !j.done).map(|j| &mut j.search).collect();
-            if !evaluate_pending(&mut live, evaluator, &mut out)? {
+            if evaluate_pending(&mut live, evaluator, &mut out)? == 0 {
                 break;
             }
         }

@@ -14,8 +14,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
-use crate::eval::{EvalOutput, EvalRequest, Evaluator};
-use crate::mcts::Search;
+use crate::eval::{EvalOutput, Evaluator};
+use crate::mcts::{evaluate_pending, Search};
 use crate::SelfplayGame;
 
 fn splitmix64(mut x: u64) -> u64 {
@@ -512,31 +512,23 @@ fn worker<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
                 }
             }
         }
-        // Gather and evaluate the pending leaves.
-        let reqs: Vec<EvalRequest<'_, G>> = slots.iter().filter_map(|s| s.as_ref().and_then(|r| r.search.request())).collect();
-        if reqs.is_empty() {
+        // Evaluate the pending leaves in one batch (the time includes handing
+        // the requests and the results over, a small part of it).
+        let t0 = Instant::now();
+        let mut searches: Vec<&mut Search<G>> = slots.iter_mut().filter_map(|s| s.as_mut().map(|r| &mut r.search)).collect();
+        let n = evaluate_pending(&mut searches, evaluator, &mut out)?;
+        drop(searches);
+        if n == 0 {
             if slots.iter().all(|s| s.is_none()) {
                 break;
             }
             continue;
         }
-        let t0 = Instant::now();
-        evaluator.evaluate(&reqs, &mut out)?;
         stats.eval_secs += t0.elapsed().as_secs_f64();
         stats.batches += 1;
-        stats.requests += reqs.len() as u64;
-        let n = reqs.len();
-        drop(reqs);
-        if out.wdl.len() != n || out.offsets.len() != n + 1 {
-            bail!("evaluator returned {} results for {} requests", out.wdl.len(), n);
-        }
-        let mut k = 0;
+        stats.requests += n as u64;
         for (si, slot) in slots.iter_mut().enumerate() {
             if let Some(r) = slot.as_mut() {
-                if r.search.request().is_some() {
-                    r.search.supply(out.priors_of(k), out.wdl[k]);
-                    k += 1;
-                }
                 let (s, v) = (r.search.total_simulations, r.search.node_visits);
                 live.simulations.fetch_add(s - counted[si].0, Ordering::Relaxed);
                 live.node_visits.fetch_add(v - counted[si].1, Ordering::Relaxed);

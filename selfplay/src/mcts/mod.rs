@@ -342,17 +342,18 @@ impl<G: Game> Search<G> {
 }
 
 /// Evaluates the pending requests of `searches` in one batch and supplies
-/// each search its result; `false` when none of them is waiting (nothing was
-/// evaluated). Many searches (games, book positions) share a network call so.
-pub fn evaluate_pending<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [&mut Search<G>], evaluator: &E, out: &mut EvalOutput) -> Result<bool> {
+/// each search its result; returns how many were evaluated (0: none was
+/// waiting, nothing was called). Many searches (self-play games, book
+/// positions) share a network call so.
+pub fn evaluate_pending<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [&mut Search<G>], evaluator: &E, out: &mut EvalOutput) -> Result<usize> {
     let reqs: Vec<EvalRequest<'_, G>> = searches.iter().filter_map(|s| s.request()).collect();
     if reqs.is_empty() {
-        return Ok(false);
+        return Ok(0);
     }
     let n = reqs.len();
     evaluator.evaluate(&reqs, out)?;
     drop(reqs);
-    if out.wdl.len() != n {
+    if out.wdl.len() != n || out.offsets.len() != n + 1 {
         anyhow::bail!("evaluator returned {} results for {} requests", out.wdl.len(), n);
     }
     let mut k = 0;
@@ -362,7 +363,7 @@ pub fn evaluate_pending<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [&mut 
             k += 1;
         }
     }
-    Ok(true)
+    Ok(n)
 }
 
 /// Runs one complete search of `simulations` from `state` (batch size 1).
