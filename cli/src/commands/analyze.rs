@@ -7,7 +7,8 @@ use crate::turns::{principal_variation, root_turns};
 use anyhow::{bail, Result};
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
-use pacozero_selfplay::{Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
+use pacozero_selfplay::turns::MAX_TURN_DECISIONS;
+use pacozero_selfplay::{Algorithm, Evaluator, Search, SearchConfig, SearchResult};
 use rand::SeedableRng;
 
 /// Search settings of analysis and play: PUCT without noise, tree reuse.
@@ -22,18 +23,46 @@ pub fn analysis_config(simulations: u32) -> SearchConfig {
     }
 }
 
-/// Runs `simulations` more simulations on `search` (batch size 1).
-pub fn run_search<E: Evaluator<GameState> + ?Sized>(search: &mut Search<GameState>, evaluator: &E, simulations: u32) -> Result<()> {
+/// One decision search of `simulations` more simulations on `search` (batch
+/// size 1, no noise, seed 0: analysis is deterministic).
+pub fn search_decision<E: Evaluator<GameState> + ?Sized>(search: &mut Search<GameState>, evaluator: &E, simulations: u32) -> Result<SearchResult> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    let mut out = EvalOutput::default();
-    search.begin(simulations, false);
-    while search.run(&mut rng) {
-        let req = search.request().expect("pending request");
-        evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
-        let (p, w) = (out.priors_of(0).to_vec(), out.wdl[0]);
-        search.supply(&p, w);
+    search.search_until(evaluator, simulations, None, false, &mut rng)
+}
+
+/// The decisions of a whole turn played by search, and what the search
+/// said at its first decision.
+pub struct SearchedTurn {
+    pub decisions: Vec<u16>,
+    /// The mover's (win, draw, loss) at the first decision.
+    pub first_wdl: [f32; 3],
+    /// The turn was cut after [`MAX_TURN_DECISIONS`]: a chain kept re-entering unions.
+    pub cut: bool,
+}
+
+/// Plays the whole turn of `g`'s mover by search, `simulations` per decision
+/// with the tree kept through the turn; `g` is left after the decisions.
+pub fn search_turn<E: Evaluator<GameState> + ?Sized>(g: &mut GameState, cfg: SearchConfig, evaluator: &E, simulations: u32) -> Result<SearchedTurn> {
+    let mover = g.to_move();
+    let mut search = Search::new(cfg, g.clone(), evaluator.needs_encoding());
+    let mut turn = SearchedTurn { decisions: Vec::new(), first_wdl: [0.0, 1.0, 0.0], cut: false };
+    while g.to_move() == mover && g.outcome().is_none() {
+        if turn.decisions.len() >= MAX_TURN_DECISIONS {
+            turn.cut = true;
+            break;
+        }
+        let res = search_decision(&mut search, evaluator, simulations)?;
+        if res.legal.is_empty() {
+            break;
+        }
+        if turn.decisions.is_empty() {
+            turn.first_wdl = res.root_wdl;
+        }
+        g.apply(res.action);
+        turn.decisions.push(res.action);
+        search.advance(res.action, g);
     }
-    Ok(())
+    Ok(turn)
 }
 
 pub fn color_name(c: Color) -> &'static str {
@@ -59,8 +88,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     }
     let evaluator = crate::net::load_evaluator(&a.model, 0)?;
     let mut search = Search::new(analysis_config(a.sims), g.clone(), Evaluator::<GameState>::needs_encoding(&evaluator));
-    run_search(&mut search, &evaluator, a.sims)?;
-    let res = search.result();
+    let res = search_decision(&mut search, &evaluator, a.sims)?;
     let turns = root_turns(&search);
     println!("position: {}", g.position().fen());
     println!(

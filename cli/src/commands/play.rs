@@ -5,14 +5,14 @@
 //! line work too). Bad input gets a message and a new prompt; end of input
 //! ends the session. Commands: `help`, `board`, `moves`, `undo`, `quit`.
 
-use super::analyze::{analysis_config, color_name, run_search};
+use super::analyze::{analysis_config, color_name, search_turn};
 use super::show::render;
 use crate::args::{PlayArgs, Side};
 use crate::turns::{engine_actions, is_turn_start, turn_name};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{action_index, parse_actions, parse_turn, turn_to_string, Action, FullMoveGen, GameState, Status};
 use pacozero_engine::{Color, Game};
-use pacozero_selfplay::{Evaluator, Search};
+use pacozero_selfplay::Evaluator;
 use std::io::{BufRead, Write};
 
 const HELP: &str = "\
@@ -198,25 +198,10 @@ fn legal_list(g: &GameState) -> String {
 fn bot_turn<E: Evaluator<GameState> + ?Sized>(g: &mut GameState, sims: u32, evaluator: &E) -> Result<(String, [f32; 3])> {
     let mover = g.to_move();
     let start = g.clone();
-    let mut search = Search::new(analysis_config(sims), g.clone(), evaluator.needs_encoding());
-    let mut played: Vec<u16> = Vec::new();
-    let mut wdl = [0.0, 1.0, 0.0];
-    while g.to_move() == mover && g.outcome().is_none() {
-        run_search(&mut search, evaluator, sims)?;
-        let res = search.result();
-        if res.legal.is_empty() {
-            break;
-        }
-        if played.is_empty() {
-            wdl = res.root_wdl;
-        }
-        g.apply(res.action);
-        played.push(res.action);
-        search.advance(res.action, g);
-        if played.len() >= pacozero_selfplay::turns::MAX_TURN_DECISIONS && g.to_move() == mover {
-            // A chain that keeps re-entering unions: stop rather than loop forever.
-            anyhow::bail!("the bot's turn did not end after {} decisions (a chain re-entering unions); position: {}", played.len(), g.position().fen());
-        }
+    let turn = search_turn(g, analysis_config(sims), evaluator, sims)?;
+    if turn.cut {
+        // A chain that keeps re-entering unions: stop rather than loop forever.
+        anyhow::bail!("the bot's turn did not end after {} decisions (a chain re-entering unions); position: {}", turn.decisions.len(), g.position().fen());
     }
-    Ok((turn_name(&start, &engine_actions(&played, mover)), wdl))
+    Ok((turn_name(&start, &engine_actions(&turn.decisions, mover)), turn.first_wdl))
 }

@@ -17,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{parse_actions, turn_to_string, Action, FullMoveLimits, GameState, Position, Prover, Required};
 use pacozero_engine::Game;
 use pacozero_selfplay::turns::MAX_TURN_DECISIONS;
-use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator, Search};
+use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -154,33 +154,35 @@ pub fn read_suite(path: Option<&Path>) -> Result<Vec<TacticLine>> {
 fn network_turn<E: Evaluator<GameState>>(evaluator: &E, g: &GameState, sims: u32) -> Result<Vec<Action>> {
     let mover = g.to_move();
     let mut state = g.clone();
-    let mut played = Vec::new();
-    let mut cfg = super::analyze::analysis_config(sims.max(1));
-    cfg.win_detection = false;
-    let mut search = Search::new(cfg, state.clone(), evaluator.needs_encoding());
+    let decisions = if sims > 0 {
+        let mut cfg = super::analyze::analysis_config(sims);
+        cfg.win_detection = false;
+        // A cut turn (a chain re-entering unions) is no winning turn: unsolved.
+        super::analyze::search_turn(&mut state, cfg, evaluator, sims)?.decisions
+    } else {
+        policy_turn(evaluator, &mut state)?
+    };
+    Ok(decisions.iter().map(|&d| pacozero_engine::paco::action_from_index(d as usize, mover).expect("legal index")).collect())
+}
+
+/// The turn of the policy alone: the most likely decision each time.
+fn policy_turn<E: Evaluator<GameState>>(evaluator: &E, state: &mut GameState) -> Result<Vec<u16>> {
+    let mover = state.to_move();
     let words = (GameState::BOARD_HEIGHT * GameState::BOARD_WIDTH).div_ceil(64);
     let (mut planes, mut scalars) = (vec![0u64; GameState::NUM_BIT_PLANES * words], vec![0f32; GameState::NUM_SCALARS]);
-    let mut legal = Vec::new();
-    let mut out = EvalOutput::default();
-    // A chain may re-enter a union it left: a turn that loops is cut (and unsolved).
+    let (mut legal, mut out, mut played) = (Vec::new(), EvalOutput::default(), Vec::new());
     while state.to_move() == mover && state.outcome().is_none() && played.len() < MAX_TURN_DECISIONS {
         state.legal_actions(&mut legal);
         if legal.is_empty() {
             break;
         }
-        let action = if sims == 0 {
-            state.encode(&mut planes, &mut scalars);
-            let req = EvalRequest { state: &state, legal: &legal, planes: &planes, scalars: &scalars };
-            evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
-            let priors = out.priors_of(0);
-            legal[(0..legal.len()).max_by(|&a, &b| priors[a].total_cmp(&priors[b])).expect("legal actions")]
-        } else {
-            super::analyze::run_search(&mut search, evaluator, sims)?;
-            search.result().action
-        };
+        state.encode(&mut planes, &mut scalars);
+        let req = EvalRequest { state: &*state, legal: &legal, planes: &planes, scalars: &scalars };
+        evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
+        let priors = out.priors_of(0);
+        let action = legal[(0..legal.len()).max_by(|&a, &b| priors[a].total_cmp(&priors[b])).expect("legal actions")];
         state.apply(action);
-        search.advance(action, &state);
-        played.push(pacozero_engine::paco::action_from_index(action as usize, mover).expect("legal index"));
+        played.push(action);
     }
     Ok(played)
 }
