@@ -6,8 +6,6 @@ use pacozero_engine::paco::{GameState, Position};
 use pacozero_selfplay::{SearchConfig, SelfplayConfig};
 use std::time::Instant;
 
-const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
-
 pub fn run(a: BenchArgs) -> Result<()> {
     match a.what {
         BenchWhat::Perft { depth, atomic_depth, repeat, positions } => perft(depth, atomic_depth, repeat, positions),
@@ -190,7 +188,7 @@ fn perft(depth: u32, atomic_depth: u32, repeat: u32, positions: Option<std::path
     // Every exact-FEN vector with the platform's depth-2 full-move count and time.
     let (text, source) = match positions {
         Some(p) => (std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
-        None => (BUNDLED_VECTORS.to_string(), "the bundled test vectors".to_string()),
+        None => (super::REFERENCE_VECTORS.to_string(), "the bundled test vectors".to_string()),
     };
     let mut cases = Vec::new();
     for (i, line) in text.lines().enumerate() {

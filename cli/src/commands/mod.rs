@@ -14,6 +14,9 @@ mod tactics;
 pub mod train;
 
 use crate::args::Command;
+
+/// The engine's reference vectors (JSON lines), for `bench perft` and `tactics generate`.
+const REFERENCE_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{parse_actions, GameState, Position};
 

@@ -22,7 +22,6 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 const BUNDLED_GAMES: &str = include_str!("../../../engine/tests/data/games.jsonl");
-const BUNDLED_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
 /// Unions above which `generate` leaves a position out.
 const MAX_UNIONS: u32 = 10;
 /// Chain states one full-move enumeration of `generate` may visit.
@@ -62,7 +61,7 @@ fn candidate_positions() -> Result<Vec<(Position, String)>> {
             g.play(a).with_context(|| format!("game {i}: action {a}"))?;
         }
     }
-    for line in BUNDLED_VECTORS.lines() {
+    for line in super::REFERENCE_VECTORS.lines() {
         let v: serde_json::Value = serde_json::from_str(line)?;
         if v["fen_exact"] == true && v["required_action"] == "Lift" {
             let pos: Position = v["fen"].as_str().unwrap_or_default().parse().map_err(|e| anyhow::anyhow!("vector {}: {e}", v["id"]))?;
