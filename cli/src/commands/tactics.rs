@@ -81,6 +81,9 @@ fn generate(out: &Path, max_depth: u8) -> Result<()> {
     let mut text = String::new();
     let (mut in1, mut in2, mut too_big) = (0, 0, 0);
     for (n, (pos, source)) in candidates.iter().enumerate() {
+        if n % 500 == 0 {
+            eprintln!("{n}/{} positions: {in1} Paco in 1, {in2} Paco in 2 so far", candidates.len());
+        }
         if !seen.insert(pos.hash()) {
             continue;
         }
@@ -109,9 +112,6 @@ fn generate(out: &Path, max_depth: u8) -> Result<()> {
             in1 += 1;
         } else {
             in2 += 1;
-        }
-        if (n + 1) % 200 == 0 {
-            eprintln!("{}/{} positions proved: {in1} Paco in 1, {in2} Paco in 2", n + 1, candidates.len());
         }
     }
     write_atomic(out, text.as_bytes())?;
