@@ -1,5 +1,6 @@
 //! Self-play end to end: config, chunks written and read back with pacozero-data.
 
+mod common;
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
 use pacozero_selfplay::{
@@ -85,25 +86,7 @@ fn selfplay_chunks_read_back() {
                     let sum: f32 = p.policy.iter().sum();
                     assert!((sum - 1.0).abs() < 1e-3);
                     assert!(p.root_q.abs() <= 1.0 + 1e-5);
-                    let expected = match g.result.as_str() {
-                        "1/2-1/2" => 0,
-                        "1-0" => {
-                            if p.side_to_move == 0 {
-                                1
-                            } else {
-                                -1
-                            }
-                        }
-                        "0-1" => {
-                            if p.side_to_move == 1 {
-                                1
-                            } else {
-                                -1
-                            }
-                        }
-                        r => panic!("result {r}"),
-                    };
-                    assert_eq!(p.result, expected);
+                    assert_eq!(p.result, common::result_for_mover(&g.result, p.side_to_move));
                     let mut planes = vec![0u64; p.planes.len()];
                     let mut scalars = vec![0f32; p.scalars.len()];
                     st.encode(&mut planes, &mut scalars);

@@ -2,6 +2,7 @@
 //! replaying the recorded actions gives the recorded result; random starts,
 //! auxiliary targets and end reasons.
 
+mod common;
 use pacozero_engine::shako::{GameState, Status};
 use pacozero_engine::{Game, Outcome};
 use pacozero_selfplay::{
@@ -66,25 +67,7 @@ fn shako_selfplay_chunks_read_back_and_replay() {
                     assert_eq!(planes, p.planes);
                     assert_eq!(scalars, p.scalars);
                     assert_eq!(moves[i], st.action_name(p.action));
-                    let expected = match g.result.as_str() {
-                        "1/2-1/2" => 0,
-                        "1-0" => {
-                            if p.side_to_move == 0 {
-                                1
-                            } else {
-                                -1
-                            }
-                        }
-                        "0-1" => {
-                            if p.side_to_move == 1 {
-                                1
-                            } else {
-                                -1
-                            }
-                        }
-                        r => panic!("result {r}"),
-                    };
-                    assert_eq!(p.result, expected);
+                    assert_eq!(p.result, common::result_for_mover(&g.result, p.side_to_move));
                     st.apply(p.action);
                     by_uci.play_uci(moves[i]).unwrap();
                 }
