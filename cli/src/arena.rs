@@ -26,8 +26,8 @@
 //! from the standard start for Shako), or positions of an opening book
 //! ([`book_opening`]; a built book or one imported from the platform).
 
-use crate::ratings::{elo_from_score, Pentanomial, Wdl};
 use anyhow::{bail, Context, Result};
+use pacozero_arena::ratings::{elo_from_score, Pentanomial, Wdl};
 use pacozero_engine::paco::{self, in_sako, FullMoveGen};
 use pacozero_engine::{shako, Game, Outcome};
 use pacozero_selfplay::{Algorithm, BookStarts, Evaluator, GameLimits, RolloutEvaluator, Search, SearchConfig, SelfplayGame, UniformEvaluator};

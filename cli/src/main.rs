@@ -6,8 +6,6 @@ mod atomic;
 mod book;
 mod commands;
 mod net;
-// Until arena.rs and book.rs join it, `crate::ratings` names the library's module.
-use pacozero_arena::ratings;
 mod report;
 mod turns;
 

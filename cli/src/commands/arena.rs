@@ -31,9 +31,9 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
     let n = m.wdl.games().max(1) as f64;
     let elo_text = if m.wdl.wins == m.wdl.games() {
         // A perfect score bounds the Elo only from one side: P(all wins) = s^n >= 5%.
-        format!("Elo >= {:+.0} (95% one-sided, perfect score)", crate::ratings::elo_from_score(0.05f64.powf(1.0 / n)))
+        format!("Elo >= {:+.0} (95% one-sided, perfect score)", pacozero_arena::ratings::elo_from_score(0.05f64.powf(1.0 / n)))
     } else if m.wdl.losses == m.wdl.games() {
-        format!("Elo <= {:+.0} (95% one-sided, every game lost)", -crate::ratings::elo_from_score(0.05f64.powf(1.0 / n)))
+        format!("Elo <= {:+.0} (95% one-sided, every game lost)", -pacozero_arena::ratings::elo_from_score(0.05f64.powf(1.0 / n)))
     } else {
         format!("Elo {elo:+.0} ± {ci:.0} (95%)")
     };
