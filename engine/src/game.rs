@@ -73,6 +73,64 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn parse_action(&self, name: &str) -> Option<u16>;
     /// [`Game::hash`] recomputed from scratch (the incremental one must equal it).
     fn recomputed_hash(&self) -> u64;
+
+    /// Names of the game's optional rules, all off by default (Paco Ŝako:
+    /// the vchess variants), for tools that take rules as data.
+    const RULE_OPTIONS: &'static [&'static str] = &[];
+    /// [`Game::from_notation`] with the optional rules named in `rules` (each
+    /// one of [`Game::RULE_OPTIONS`]) turned on.
+    fn from_notation_with_rules(s: &str, rules: &[&str]) -> Result<Self, BadNotation> {
+        match rules.first() {
+            Some(r) => Err(BadNotation::new(s, format!("{} has no optional rule `{r}`", Self::NAME))),
+            None => Self::from_notation(s),
+        }
+    }
+
+    /// The notation of `decisions` played from this state: a whole turn in
+    /// the game's move notation (Paco Ŝako: chain notation such as
+    /// `Bf3xe4>c3` when this state starts a turn). The default, right for
+    /// games whose turn is one decision, names the decisions one after the
+    /// other, space-separated.
+    fn turn_notation(&self, decisions: &[u16]) -> String {
+        let mut g = self.clone();
+        let mut names = Vec::with_capacity(decisions.len());
+        for &d in decisions {
+            names.push(g.action_name(d));
+            g.apply(d);
+        }
+        names.join(" ")
+    }
+    /// The decisions of one whole turn read from `text` ([`Game::turn_notation`]),
+    /// checked against this state: each is legal, and after the last the
+    /// other side moves or the game is over. The error names the part of
+    /// `text` that is wrong.
+    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
+        parse_decision_names(self, text)
+    }
+}
+
+/// One whole turn given as its decisions' names ([`Game::action_name`]),
+/// space-separated, checked against `g`: each is legal, and after the last
+/// the other side moves or the game is over.
+pub fn parse_decision_names<G: Game>(g: &G, text: &str) -> Result<Vec<u16>, BadNotation> {
+    let mover = g.to_move();
+    let mut g = g.clone();
+    let mut out = Vec::new();
+    for name in text.split_whitespace() {
+        if g.outcome().is_some() || g.to_move() != mover {
+            return Err(BadNotation::new(text, format!("`{name}` comes after the turn has ended")));
+        }
+        let d = g.parse_action(name).ok_or_else(|| BadNotation::new(text, format!("`{name}` is not a legal decision here")))?;
+        g.apply(d);
+        out.push(d);
+    }
+    if out.is_empty() {
+        return Err(BadNotation::new(text, "empty move"));
+    }
+    if g.outcome().is_none() && g.to_move() == mover {
+        return Err(BadNotation::new(text, "the turn is not complete (the same side still has to move)"));
+    }
+    Ok(out)
 }
 
 /// A state notation that does not read as a valid state of the game.
@@ -244,6 +302,47 @@ impl Game for crate::paco::GameState {
 
     fn recomputed_hash(&self) -> u64 {
         self.position().compute_hash()
+    }
+
+    const RULE_OPTIONS: &'static [&'static str] = &["no_union_undo", "one_double_step_per_file", "king_chain_draw"];
+
+    fn from_notation_with_rules(s: &str, rules: &[&str]) -> Result<Self, BadNotation> {
+        let mut r = crate::paco::Rules::OFFICIAL;
+        for &name in rules {
+            let flag = match name {
+                "no_union_undo" => &mut r.no_union_undo,
+                "one_double_step_per_file" => &mut r.one_double_step_per_file,
+                "king_chain_draw" => &mut r.king_chain_draw,
+                _ => return Err(BadNotation::new(s, format!("paco has no optional rule `{name}` (it has {})", Self::RULE_OPTIONS.join(", ")))),
+            };
+            *flag = true;
+        }
+        crate::paco::Position::from_fen(s.trim(), r).map(crate::paco::GameState::new).map_err(|e| BadNotation::new(s, e))
+    }
+
+    /// Chain notation from the start of a turn (nothing in hand); the rest of
+    /// a turn, begun elsewhere, as its atomic actions.
+    fn turn_notation(&self, decisions: &[u16]) -> String {
+        let pos = self.position();
+        let mover = pos.side_to_move();
+        let actions: Vec<crate::paco::Action> = decisions.iter().map(|&d| crate::paco::action_from_index(d as usize, mover).expect("policy index in range")).collect();
+        if matches!(pos.required(), crate::paco::Required::Lift | crate::paco::Required::PromoteThenLift) {
+            crate::paco::turn_to_string(pos, &actions)
+        } else {
+            actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
+        }
+    }
+
+    /// Chain notation (`Bf3xe4>c3`, `0-0`, `=Q Nb1-c3`) from the start of a
+    /// turn; elsewhere (in the middle of a turn) atomic actions (`Pe4`).
+    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
+        let pos = self.position();
+        let mover = pos.side_to_move();
+        if !matches!(pos.required(), crate::paco::Required::Lift | crate::paco::Required::PromoteThenLift) {
+            return parse_decision_names(self, text);
+        }
+        let actions = crate::paco::parse_turn(pos, text).map_err(|e| BadNotation::new(text, e))?;
+        Ok(actions.iter().map(|&a| crate::paco::action_index(a, mover) as u16).collect())
     }
 }
 

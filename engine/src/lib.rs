@@ -12,5 +12,5 @@ pub mod shako;
 pub mod types;
 mod util;
 
-pub use game::{BadNotation, Game, GameKind, GameVisitor, Outcome, UnknownGame};
+pub use game::{parse_decision_names, BadNotation, Game, GameKind, GameVisitor, Outcome, UnknownGame};
 pub use types::{BitBoard, Color, PieceKind, Square};

@@ -6,7 +6,9 @@
 //! * every legal decision's name parses back to the same decision, and
 //!   applying it on a clone works;
 //! * the notation reads back to itself (and to the same hash where it is complete);
-//! * a finished game has no decisions and a running one does (or is stuck).
+//! * a finished game has no decisions and a running one does (or is stuck);
+//! * every whole turn played reads back from its turn notation to the same
+//!   decisions.
 //!
 //! A new game passes this by being added to `GameKind`; nothing here names a game.
 
@@ -27,6 +29,7 @@ struct Checked {
     states: usize,
     decisions: usize,
     finished: usize,
+    turns: usize,
 }
 
 impl GameVisitor for Conformance {
@@ -39,7 +42,15 @@ impl GameVisitor for Conformance {
         let mut legal = Vec::new();
         for _ in 0..self.playouts {
             let mut g = G::start();
+            let mut turn_start = g.clone();
+            let mut turn = Vec::new();
             for _ in 0..self.max_decisions {
+                if !turn.is_empty() && (g.outcome().is_some() || g.to_move() != turn_start.to_move()) {
+                    check_turn(&turn_start, &turn);
+                    checked.turns += 1;
+                    turn_start = g.clone();
+                    turn.clear();
+                }
                 check_state(&g, words, &mut legal);
                 checked.states += 1;
                 checked.decisions += legal.len();
@@ -52,10 +63,18 @@ impl GameVisitor for Conformance {
                 }
                 let a = legal[rng.below(legal.len())];
                 g.apply(a);
+                turn.push(a);
             }
         }
         checked
     }
+}
+
+/// A whole turn's notation reads back to its decisions.
+fn check_turn<G: Game>(from: &G, decisions: &[u16]) {
+    let text = from.turn_notation(decisions);
+    let back = from.parse_turn(&text).unwrap_or_else(|e| panic!("{}: turn {text:?} from {} does not read back: {e}", G::NAME, from.notation()));
+    assert_eq!(back, decisions, "{}: turn {text:?} from {}", G::NAME, from.notation());
 }
 
 fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
@@ -107,7 +126,7 @@ fn every_registered_game_passes_the_conformance_checks() {
     for kind in GameKind::ALL {
         let checked = kind.visit(Conformance { playouts: 40, max_decisions: 300, seed: 0x5041_434F_0015 });
         eprintln!("{kind}: {checked:?}");
-        assert!(checked.states > 2_000 && checked.decisions > checked.states, "{kind}: too little was checked: {checked:?}");
+        assert!(checked.states > 2_000 && checked.decisions > checked.states && checked.turns > 1_000, "{kind}: too little was checked: {checked:?}");
     }
 }
 
@@ -118,4 +137,46 @@ fn the_registry_names_every_game_once() {
     }
     let err = "chess".parse::<GameKind>().unwrap_err().to_string();
     assert!(err.contains("\"chess\"") && err.contains("paco") && err.contains("shako"), "{err}");
+}
+
+struct RuleOptions;
+
+impl GameVisitor for RuleOptions {
+    type Output = ();
+    fn visit<G: Game>(self) {
+        let start = G::start().notation();
+        let plain = G::from_notation_with_rules(&start, &[]).unwrap_or_else(|e| panic!("{}: no rules: {e}", G::NAME));
+        assert_eq!(plain.hash(), G::start().hash(), "{}: no rules is the standard game", G::NAME);
+        for &name in G::RULE_OPTIONS {
+            G::from_notation_with_rules(&start, &[name]).unwrap_or_else(|e| panic!("{}: rule {name}: {e}", G::NAME));
+        }
+        let err = G::from_notation_with_rules(&start, &["no_such_rule"]).err().expect("an unknown rule is refused");
+        assert!(err.message.contains("no_such_rule"), "{}: {err}", G::NAME);
+    }
+}
+
+#[test]
+fn every_game_reads_its_rule_options_and_refuses_others() {
+    for kind in GameKind::ALL {
+        kind.visit(RuleOptions);
+    }
+}
+
+struct BadTurns;
+
+impl GameVisitor for BadTurns {
+    type Output = ();
+    fn visit<G: Game>(self) {
+        let g = G::start();
+        for text in ["", "zz9", "a1-a1"] {
+            assert!(g.parse_turn(text).is_err(), "{}: {text:?} read as a turn", G::NAME);
+        }
+    }
+}
+
+#[test]
+fn every_game_refuses_turns_that_are_not_legal() {
+    for kind in GameKind::ALL {
+        kind.visit(BadTurns);
+    }
 }
