@@ -34,6 +34,8 @@ pub enum Command {
     Book(BookArgs),
     /// Search a position with a network and print the top turns and their lines.
     Analyze(AnalyzeArgs),
+    /// A JSON-lines analysis engine: queries on stdin, answers on stdout (see the README).
+    Analysis(AnalysisArgs),
     /// Play against the bot in the terminal.
     Play(PlayArgs),
     /// Measure throughput.
@@ -299,6 +301,25 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         tree_reuse: bool,
     },
+    /// The analysis engine: queries per second and the network's batch fill
+    /// with 1, 8 and 64 queries searched at once.
+    Analysis {
+        /// Network model file (default: the reference network `ref:quick-199eb03-gen28`).
+        #[arg(long, default_value = "ref:quick-199eb03-gen28")]
+        model: String,
+        /// Queries per measurement (positions from seeded random games).
+        #[arg(long, default_value_t = 128)]
+        queries: usize,
+        /// Simulations per query.
+        #[arg(long, default_value_t = 200)]
+        visits: u32,
+        /// Concurrent queries measured (comma-separated).
+        #[arg(long, default_value = "1,8,64", value_delimiter = ',')]
+        concurrency: Vec<usize>,
+        /// Threads of the network (0: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
     /// Network inference (batch 1, 32, 256) and training speed, against plain matrix multiplications.
     Net {
         #[arg(long, default_value_t = 6)]
@@ -436,6 +457,28 @@ pub struct AnalyzeArgs {
     /// Longest principal variation, in turns after the first.
     #[arg(long, default_value_t = 10)]
     pub pv_turns: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalysisArgs {
+    /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network). Its game (Paco Ŝako or Shako) is the engine's.
+    #[arg(long)]
+    pub model: String,
+    /// Simulations of a query that gives neither `max_visits` nor `max_time_ms`.
+    #[arg(long, default_value_t = 800)]
+    pub visits: u32,
+    /// The most simulations a query may ask for (and the budget of a query limited by time only).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub visit_cap: u32,
+    /// Turns reported when a query does not say (`top_moves`).
+    #[arg(long, default_value_t = 5)]
+    pub top_moves: usize,
+    /// Queries searched at once; their leaves share each network call.
+    #[arg(long, default_value_t = 64)]
+    pub max_concurrent: usize,
+    /// Threads of the network (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -57,7 +57,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::turns::{actions_text, is_turn_start, root_turns};
+use crate::turns::{is_turn_start, root_turns};
 
 /// Book building settings (`configs/book.toml`). Every key is optional;
 /// unknown keys are errors; [`BookConfig::validate`] names the key at fault.
@@ -224,7 +224,7 @@ impl BookGame for paco::GameState {
             .into_iter()
             .map(|t| RootMove {
                 name: t.name,
-                actions: actions_text(&t.actions),
+                actions: t.actions.join(" "),
                 state: paco::GameState::new(*t.state.position()),
                 visits: t.visits,
                 wdl: t.wdl,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 mod common;
-use common::bin;
+use common::{bin, tiny_model_of};
 
 fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
@@ -28,17 +28,6 @@ fn fails(args: &[&str]) -> String {
     assert!(!o.status.success(), "pacozero {args:?} should fail:\n{out}");
     assert!(!err.contains("panicked"), "{err}");
     err
-}
-
-/// An untrained tiny network of game `G` exported as the model file `<name>.pzmodel`.
-fn tiny_model_of<G: pacozero_engine::Game>(dir: &Path, name: &str) -> PathBuf {
-    let spec = pacozero_selfplay::game_spec::<G>();
-    let net = pacozero_train::NetConfig::tiny_for(&spec);
-    let model = net.init(&pacozero_train::default_device()).unwrap();
-    let path = dir.join(format!("{name}.pzmodel"));
-    let info = pacozero_train::ModelInfo { name: name.into(), step: 0, samples_seen: 0 };
-    pacozero_train::export_model(&model, &net, &info, &path).unwrap();
-    path
 }
 
 /// An untrained tiny Paco Ŝako network.

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{bin, output_text, run_ok, s};
+use common::{bin, output_text, run_ok, s, tiny_model_of};
 
 fn test_book() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/platform_book.json")
@@ -219,13 +219,7 @@ fn a_built_book_exports_logits_that_reproduce_its_visits() {
 
 /// An untrained tiny Paco Ŝako network as a model file.
 fn tiny_model(dir: &Path) -> PathBuf {
-    let spec = pacozero_selfplay::game_spec::<GameState>();
-    let net = pacozero_train::NetConfig::tiny_for(&spec);
-    let model = net.init(&pacozero_train::default_device()).unwrap();
-    let path = dir.join("tiny.pzmodel");
-    let info = pacozero_train::ModelInfo { name: "tiny".into(), step: 0, samples_seen: 0 };
-    pacozero_train::export_model(&model, &net, &info, &path).unwrap();
-    path
+    tiny_model_of::<GameState>(dir, "tiny")
 }
 
 #[test]

@@ -11,7 +11,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray3};
 use pacozero_data::{decode_into, GameSpec};
 use pacozero_engine::paco::{self, Action, FullMoveGen, Position, Rules};
 use pacozero_engine::{shako, Color, Game, Outcome};
-use pacozero_selfplay::{game_spec, turns, SelfplayGame};
+use pacozero_selfplay::{game_spec, SelfplayGame};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -96,8 +96,10 @@ impl PyGame for paco::GameState {
     }
 
     fn turn_name(&self, actions: &[u16]) -> Result<String, String> {
-        let acts = actions.iter().map(|&i| paco_action(self, i)).collect::<Result<Vec<_>, _>>()?;
-        Ok(turns::turn_name(self, &acts))
+        for &i in actions {
+            paco_action(self, i)?;
+        }
+        Ok(self.turn_notation(actions))
     }
 
     fn legal_turns(&self) -> Vec<(String, Vec<u16>)> {
@@ -106,7 +108,13 @@ impl PyGame for paco::GameState {
         }
         let mover = self.position().side_to_move();
         let mut gen = FullMoveGen::new();
-        self.full_moves(&mut gen).into_iter().map(|(_, trace)| (turns::turn_name(self, &trace), paco_indices(&trace, mover))).collect()
+        self.full_moves(&mut gen)
+            .into_iter()
+            .map(|(_, trace)| {
+                let decisions = paco_indices(&trace, mover);
+                (self.turn_notation(&decisions), decisions)
+            })
+            .collect()
     }
 
     fn perft(&self, depth: u32, atomic: bool) -> u64 {
@@ -329,7 +337,7 @@ macro_rules! game_class {
             /// notation (`e2-e4`, `Bf3xe4>c3>c6`, `0-0`, `=Q Nb1-c3`; Shako: a
             /// UCI move). Raises ValueError if it is not a legal turn here.
             fn parse_turn(&self, text: &str) -> PyResult<Vec<u16>> {
-                self.g.parse_turn(text).map_err(value_error)
+                PyGame::parse_turn(&self.g, text).map_err(value_error)
             }
 
             /// The chain notation of a turn given as decisions from this state.
@@ -362,7 +370,7 @@ macro_rules! game_class {
             /// A new state after a whole turn in chain notation.
             fn apply_turn(&self, text: &str) -> PyResult<Self> {
                 let mut g = self.g.clone();
-                for a in self.g.parse_turn(text).map_err(value_error)? {
+                for a in PyGame::parse_turn(&self.g, text).map_err(value_error)? {
                     g.play_checked(a).map_err(value_error)?;
                 }
                 Ok(Self::wrap(g))
@@ -371,7 +379,7 @@ macro_rules! game_class {
             /// Plays a whole turn in chain notation on this state (in place).
             fn push_turn(&mut self, text: &str) -> PyResult<()> {
                 let mut g = self.g.clone();
-                for a in self.g.parse_turn(text).map_err(value_error)? {
+                for a in PyGame::parse_turn(&self.g, text).map_err(value_error)? {
                     g.play_checked(a).map_err(value_error)?;
                 }
                 self.g = g;

@@ -9,7 +9,7 @@ use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pacozero_engine::paco;
 use pacozero_engine::{shako, Game};
-use pacozero_selfplay::{game_spec, masked_softmax, turns, Algorithm, Evaluator, NetworkEvaluator, Search, SearchConfig, SearchResult};
+use pacozero_selfplay::{game_spec, masked_softmax, turns, Evaluator, NetworkEvaluator, Search, SearchResult};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rand::SeedableRng;
@@ -223,19 +223,6 @@ impl Network {
     }
 }
 
-/// The search settings of `pacozero analyze` (cli/src/commands/analyze.rs):
-/// PUCT, no noise, `visits` simulations.
-fn analysis_config(visits: u32) -> SearchConfig {
-    SearchConfig {
-        algorithm: Algorithm::Puct,
-        full_simulations: visits,
-        cheap_simulations: visits,
-        dirichlet_epsilon: 0.0,
-        tree_reuse: true,
-        ..SearchConfig::default()
-    }
-}
-
 fn search_state<G: Game>(py: Python<'_>, g: &G, ev: &NetworkEvaluator, visits: u32) -> PyResult<(Search<G>, SearchResult)> {
     if let Some(o) = g.outcome() {
         return Err(value_error(format!("the game is already over ({o:?}): nothing to analyse")));
@@ -246,7 +233,7 @@ fn search_state<G: Game>(py: Python<'_>, g: &G, ev: &NetworkEvaluator, visits: u
         return Err(value_error("the side to move has no legal action"));
     }
     py.detach(|| {
-        let mut search = Search::new(analysis_config(visits), g.clone(), Evaluator::<G>::needs_encoding(ev));
+        let mut search = Search::new(pacozero_selfplay::analysis::analysis_search_config(visits), g.clone(), Evaluator::<G>::needs_encoding(ev));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
         let res = search.search_until(ev, visits, None, false, &mut rng)?;
         anyhow::Ok((search, res))
@@ -292,31 +279,14 @@ pub fn analyze<'py>(
         }
     };
     let out = PyDict::new(py);
-    let mut turns_out = Vec::new();
+    let turns_out;
     let take = top.unwrap_or(usize::MAX);
     if let Ok(p) = state.cast::<Paco>() {
-        net.check_game::<paco::GameState>()?;
         let g = p.borrow().g.clone();
-        let (search, res) = search_state(py, &g, &net.ev, visits)?;
-        for t in turns::root_turns(&search).into_iter().take(take) {
-            let mut pv = vec![t.name.clone()];
-            pv.extend(turns::principal_variation(&search, &t.path, &t.state, pv_turns));
-            turns_out.push(turn_dict(py, t.name, t.path, t.visits, t.wdl, t.prior, pv)?);
-        }
-        fill_root(&out, &g, &res)?;
+        turns_out = analyze_turns(py, &out, &g, &net, visits, take, pv_turns)?;
     } else if let Ok(s) = state.cast::<Shako>() {
-        net.check_game::<shako::GameState>()?;
         let g = s.borrow().g.clone();
-        let (search, res) = search_state(py, &g, &net.ev, visits)?;
-        let mut children = search.children_at(&[]).unwrap_or_default();
-        children.retain(|c| c.visits > 0);
-        children.sort_by_key(|c| std::cmp::Reverse(c.visits));
-        for c in children.into_iter().take(take) {
-            let name = g.action_name(c.action);
-            let pv = shako_pv(&search, &g, c.action, pv_turns);
-            turns_out.push(turn_dict(py, name, vec![c.action], c.visits, c.wdl, c.prior, pv)?);
-        }
-        fill_root(&out, &g, &res)?;
+        turns_out = analyze_turns(py, &out, &g, &net, visits, take, pv_turns)?;
     } else {
         return Err(value_error("state must be a pacozero.Paco or pacozero.Shako"));
     }
@@ -334,23 +304,25 @@ fn fill_root<G: Game>(out: &Bound<'_, PyDict>, g: &G, res: &SearchResult) -> PyR
     Ok(())
 }
 
-/// Most visited line from a Shako root move, as UCI moves (the move first).
-fn shako_pv(search: &Search<shako::GameState>, root: &shako::GameState, first: u16, max: usize) -> Vec<String> {
-    let mut state = root.clone();
-    let mut path = vec![first];
-    let mut out = vec![state.action_name(first)];
-    state.apply(first);
-    while out.len() <= max && state.outcome().is_none() {
-        let Some(children) = search.children_at(&path) else { break };
-        let Some(best) = children.iter().filter(|c| c.visits > 0).fold(None::<&pacozero_selfplay::mcts::ChildStats>, |b, c| match b {
-            Some(b) if b.visits >= c.visits => Some(b),
-            _ => Some(c),
-        }) else {
-            break;
-        };
-        out.push(state.action_name(best.action));
-        state.apply(best.action);
-        path.push(best.action);
+/// Searches `g` and returns its most visited turns (at most `take`) as
+/// dictionaries, filling the root's figures into `out`.
+fn analyze_turns<'py, G: Game>(
+    py: Python<'py>,
+    out: &Bound<'py, PyDict>,
+    g: &G,
+    net: &Network,
+    visits: u32,
+    take: usize,
+    pv_turns: usize,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    net.check_game::<G>()?;
+    let (search, res) = search_state(py, g, &net.ev, visits)?;
+    let mut turns_out = Vec::new();
+    for t in turns::root_turns(&search).into_iter().take(take) {
+        let mut pv = vec![t.name.clone()];
+        pv.extend(turns::principal_variation(&search, &t.path, &t.state, pv_turns));
+        turns_out.push(turn_dict(py, t.name, t.path, t.visits, t.wdl, t.prior, pv)?);
     }
-    out
+    fill_root(out, g, &res)?;
+    Ok(turns_out)
 }

@@ -11,6 +11,8 @@
 //!   (analysis, opening books, the Python package).
 //! * [`platform_book`]: the platform's opening books imported (every move
 //!   replayed by the engine) and exported.
+//! * [`analysis`]: the JSON-lines analysis engine (`pacozero analysis`):
+//!   concurrent queries whose leaves share network calls.
 //! * [`book_compare`]: a network's (or a book's) turns and values at a
 //!   reference book's positions, agreement by game phase.
 //!
@@ -52,6 +54,7 @@
 //!   with the temperature schedule. Gumbel: Gumbel noise in every search (it
 //!   is the move sampler), move = sequential-halving winner.
 
+pub mod analysis;
 pub mod book_compare;
 pub mod config;
 pub mod eval;

@@ -1,10 +1,11 @@
-//! Whole Paco Ŝako turns seen through a search tree of atomic decisions
-//! (`pacozero analyze`, opening books, `play` and the Python package's
-//! `analyze`).
+//! Whole turns seen through a search tree of atomic decisions (`pacozero
+//! analyze`, the analysis engine, opening books, `play` and the Python
+//! package's `analyze`), for every game.
 //!
-//! Search decides one atomic action at a time (lift, place, promotion); a
-//! player's turn is the sequence of its decisions until the other side is to
-//! move (or the game ends). This module groups a tree's decisions into turns:
+//! Search decides one atomic decision at a time (Paco Ŝako: lift, place,
+//! promotion); a player's turn is the sequence of its decisions until the
+//! other side is to move (or the game ends). Turns are named by the game's
+//! [`Game::turn_notation`] (Paco Ŝako: chain notation). This module groups a tree's decisions into turns:
 //! the turns completed below the root with their statistics ([`root_turns`]),
 //! and principal variations in turn notation ([`principal_variation`]).
 //!
@@ -16,7 +17,7 @@
 //! of the most visited sequence.
 
 use crate::Search;
-use pacozero_engine::paco::{action_from_index, turn_to_string, Action, GameState, Required};
+use pacozero_engine::paco::{action_from_index, Action, GameState, Required};
 use pacozero_engine::{Color, Game};
 
 /// Decisions after which a whole turn played by search is cut: a chain may
@@ -40,25 +41,30 @@ pub fn actions_text(actions: &[Action]) -> String {
     actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
 }
 
-/// Name of `actions` played from `from`: turn notation when `from` is the
-/// start of a turn, otherwise (the rest of a turn) the atomic actions.
-pub fn turn_name(from: &GameState, actions: &[Action]) -> String {
-    if is_turn_start(from) {
-        turn_to_string(from.position(), actions)
-    } else {
-        actions_text(actions)
-    }
+/// The names ([`Game::action_name`]) of `decisions` played from `from`.
+pub fn decision_names<G: Game>(from: &G, decisions: &[u16]) -> Vec<String> {
+    let mut g = from.clone();
+    decisions
+        .iter()
+        .map(|&d| {
+            let name = g.action_name(d);
+            g.apply(d);
+            name
+        })
+        .collect()
 }
 
 /// One turn completed inside a search tree.
 #[derive(Clone, Debug)]
-pub struct TurnStats {
+pub struct TurnStats<G> {
     /// Its decisions (policy indices) from the root.
     pub path: Vec<u16>,
-    pub actions: Vec<Action>,
+    /// The decisions' names (Paco Ŝako: atomic actions such as `Le2`, `Pe4`).
+    pub actions: Vec<String>,
+    /// The turn in the game's notation ([`Game::turn_notation`]).
     pub name: String,
     /// The game after the turn.
-    pub state: GameState,
+    pub state: G,
     pub visits: u32,
     /// (win, draw, loss) for the player making the turn.
     pub wdl: [f32; 3],
@@ -68,12 +74,12 @@ pub struct TurnStats {
 
 /// Every turn from the root that the search visited, merged by resulting
 /// position, most visited first (ties: tree order).
-pub fn root_turns(search: &Search<GameState>) -> Vec<TurnStats> {
+pub fn root_turns<G: Game>(search: &Search<G>) -> Vec<TurnStats<G>> {
     let root = search.root_state().clone();
     let mover = root.to_move();
-    let mut found: Vec<TurnStats> = Vec::new();
+    let mut found: Vec<TurnStats<G>> = Vec::new();
     // Depth-first over nodes inside the turn: (path, state, prior product).
-    let mut stack: Vec<(Vec<u16>, GameState, f32)> = vec![(Vec::new(), root.clone(), 1.0)];
+    let mut stack: Vec<(Vec<u16>, G, f32)> = vec![(Vec::new(), root.clone(), 1.0)];
     while let Some((path, state, prior)) = stack.pop() {
         let Some(children) = search.children_at(&path) else { continue };
         // Reverse so that the first child is explored first.
@@ -86,18 +92,36 @@ pub fn root_turns(search: &Search<GameState>) -> Vec<TurnStats> {
             let mut p = path.clone();
             p.push(c.action);
             let pr = prior * c.prior;
+            // A decision into a detected win (search stops there): the turn is
+            // completed by the engine's winning continuation.
+            let won_here = !c.expanded && next.outcome().is_none() && next.to_move() == mover && next.can_win_this_turn();
+            if won_here {
+                if let Some(rest) = winning_turn(&next) {
+                    p.extend_from_slice(&rest);
+                    for &d in &rest {
+                        next.apply(d);
+                    }
+                }
+            }
             if next.to_move() != mover || next.outcome().is_some() {
-                let actions = engine_actions(&p, mover);
-                found.push(TurnStats { name: turn_name(&root, &actions), path: p, actions, state: next, visits: c.visits, wdl: c.wdl, prior: pr });
+                found.push(TurnStats {
+                    name: root.turn_notation(&p),
+                    actions: decision_names(&root, &p),
+                    path: p,
+                    state: next,
+                    visits: c.visits,
+                    wdl: c.wdl,
+                    prior: pr,
+                });
             } else if c.expanded {
                 stack.push((p, next, pr));
             }
         }
     }
     // Merge transpositions (same resulting position), keeping the most visited name.
-    let mut merged: Vec<TurnStats> = Vec::new();
+    let mut merged: Vec<TurnStats<G>> = Vec::new();
     for t in found {
-        match merged.iter_mut().find(|m| m.state.position().hash() == t.state.position().hash()) {
+        match merged.iter_mut().find(|m| m.state.hash() == t.state.hash()) {
             Some(m) => {
                 let n = (m.visits + t.visits) as f32;
                 for k in 0..3 {
@@ -122,8 +146,8 @@ pub fn root_turns(search: &Search<GameState>) -> Vec<TurnStats> {
 /// The principal variation below the node at `path` (whose game is `state`):
 /// most visited children (ties: the first), grouped into turns, at most
 /// `max_turns` of them. A turn the tree does not complete ends the list as
-/// its atomic actions in brackets, e.g. `[Lg8]`.
-pub fn principal_variation(search: &Search<GameState>, path: &[u16], state: &GameState, max_turns: usize) -> Vec<String> {
+/// its decisions' names in brackets, e.g. `[Lg8]`.
+pub fn principal_variation<G: Game>(search: &Search<G>, path: &[u16], state: &G, max_turns: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut path = path.to_vec();
     let mut turn_start = state.clone();
@@ -143,7 +167,7 @@ pub fn principal_variation(search: &Search<GameState>, path: &[u16], state: &Gam
         path.push(best.action);
         pending.push(best.action);
         if current.to_move() != mover || current.outcome().is_some() {
-            out.push(turn_name(&turn_start, &engine_actions(&pending, mover)));
+            out.push(turn_start.turn_notation(&pending));
             pending.clear();
             turn_start = current.clone();
             if current.outcome().is_some() {
@@ -152,7 +176,45 @@ pub fn principal_variation(search: &Search<GameState>, path: &[u16], state: &Gam
         }
     }
     if !pending.is_empty() && out.len() < max_turns {
-        out.push(format!("[{}]", actions_text(&engine_actions(&pending, turn_start.to_move()))));
+        out.push(format!("[{}]", decision_names(&turn_start, &pending).join(" ")));
     }
     out
+}
+
+/// The decisions that complete a won turn from `state`, whose mover can
+/// unite with the opponent's king this turn ([`Game::can_win_this_turn`]):
+/// the first winning decision in index order at each step (a depth-first
+/// search that never revisits a position, so a chain cannot loop). `None`
+/// when `state`'s mover cannot win this turn.
+pub fn winning_turn<G: Game>(state: &G) -> Option<Vec<u16>> {
+    fn extend<G: Game>(g: &G, mover: pacozero_engine::Color, seen: &mut Vec<u64>, out: &mut Vec<u16>) -> bool {
+        if out.len() >= MAX_TURN_DECISIONS {
+            return false;
+        }
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        for a in legal {
+            let mut next = g.clone();
+            next.apply(a);
+            let won = next.outcome() == Some(pacozero_engine::Outcome::Win(mover));
+            let promising = next.outcome().is_none() && next.to_move() == mover && !seen.contains(&next.hash()) && next.can_win_this_turn();
+            if won || promising {
+                out.push(a);
+                if won {
+                    return true;
+                }
+                seen.push(next.hash());
+                if extend(&next, mover, seen, out) {
+                    return true;
+                }
+                out.pop();
+            }
+        }
+        false
+    }
+    if state.outcome().is_some() || !state.can_win_this_turn() {
+        return None;
+    }
+    let mut out = Vec::new();
+    extend(state, state.to_move(), &mut vec![state.hash()], &mut out).then_some(out)
 }

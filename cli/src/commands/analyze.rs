@@ -8,20 +8,11 @@ use anyhow::{bail, Result};
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
 use pacozero_selfplay::turns::MAX_TURN_DECISIONS;
-use pacozero_selfplay::{Algorithm, Evaluator, Search, SearchConfig, SearchResult};
+use pacozero_selfplay::{Evaluator, Search, SearchConfig, SearchResult};
 use rand::SeedableRng;
 
 /// Search settings of analysis and play: PUCT without noise, tree reuse.
-pub fn analysis_config(simulations: u32) -> SearchConfig {
-    SearchConfig {
-        algorithm: Algorithm::Puct,
-        full_simulations: simulations,
-        cheap_simulations: simulations,
-        dirichlet_epsilon: 0.0,
-        tree_reuse: true,
-        ..SearchConfig::default()
-    }
-}
+pub use pacozero_selfplay::analysis::analysis_search_config as analysis_config;
 
 /// One decision search of `simulations` more simulations on `search` (batch
 /// size 1, no noise, seed 0: analysis is deterministic).

@@ -11,6 +11,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         BenchWhat::Perft { depth, atomic_depth, repeat, positions } => perft(depth, atomic_depth, repeat, positions),
         BenchWhat::Mcts { seconds, model, threads, games_per_thread } => mcts(seconds, model, threads, games_per_thread),
         BenchWhat::Net { blocks, channels, seconds } => net(blocks, channels, seconds),
+        BenchWhat::Analysis { model, queries, visits, concurrency, threads } => analysis(&model, queries, visits, &concurrency, threads),
         BenchWhat::Memory { games_per_thread, threads, games, max_decisions, sims, evaluator, games_per_chunk, tree_reuse } => {
             let cfg = SelfplayConfig {
                 threads: threads.max(1),
@@ -153,6 +154,42 @@ fn net(blocks: u32, channels: u32, seconds: f64) -> Result<()> {
     let r = bench_net(&cfg, &default_device(), &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
     println!("{r}");
     println!("fastnet: the plain-Rust forward pass Network uses on the CPU backend (PACOZERO_FASTNET=0 forces burn)");
+    Ok(())
+}
+
+fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], threads: usize) -> Result<()> {
+    use pacozero_engine::{Game, GameVisitor};
+    struct Bench<'a> {
+        ev: &'a pacozero_selfplay::NetworkEvaluator,
+        queries: usize,
+        visits: u32,
+        concurrency: &'a [usize],
+    }
+    impl GameVisitor for Bench<'_> {
+        type Output = Result<Vec<pacozero_selfplay::analysis::BenchLine>>;
+        fn visit<G: Game>(self) -> Self::Output {
+            pacozero_selfplay::analysis::bench_analysis::<G, _>(self.ev, self.queries, self.visits, self.concurrency)
+        }
+    }
+    if queries == 0 || visits == 0 {
+        bail!("--queries and --visits must be at least 1");
+    }
+    let ev = crate::net::load_evaluator_spec(model, threads)?;
+    let game = crate::net::network_game(&ev, model)?;
+    println!("analysis engine, {game} network {model}: {queries} queries of {visits} visits (positions from seeded random play)");
+    println!("{:>10} {:>10} {:>10} {:>12} {:>14} {:>7}", "concurrent", "queries/s", "seconds", "net calls", "leaves/call", "fill");
+    for l in game.visit(Bench { ev: &ev, queries, visits, concurrency })? {
+        println!(
+            "{:>10} {:>10.2} {:>10.2} {:>12} {:>14.1} {:>6.0}%",
+            l.concurrent,
+            l.queries_per_second(),
+            l.seconds,
+            l.batches,
+            l.mean_batch(),
+            100.0 * l.fill()
+        );
+    }
+    println!("fill: leaves per network call over the concurrent queries (the most a call can hold)");
     Ok(())
 }
 

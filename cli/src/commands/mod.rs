@@ -1,3 +1,4 @@
+mod analysis;
 mod analyze;
 mod arena;
 mod bench;
@@ -31,6 +32,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Loop(a) => looprun::run(a),
         Command::Book(a) => book::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Analysis(a) => analysis::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),

@@ -8,7 +8,7 @@
 use super::analyze::{analysis_config, color_name, search_turn};
 use super::show::render;
 use crate::args::{PlayArgs, Side};
-use crate::turns::{engine_actions, is_turn_start, turn_name};
+use crate::turns::is_turn_start;
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{action_index, parse_actions, parse_turn, turn_to_string, Action, FullMoveGen, GameState, Status};
 use pacozero_engine::{Color, Game};
@@ -196,12 +196,11 @@ fn legal_list(g: &GameState) -> String {
 /// The bot plays its whole turn (one search per decision, keeping the tree);
 /// returns its name and the bot's WDL at the first decision.
 fn bot_turn<E: Evaluator<GameState> + ?Sized>(g: &mut GameState, sims: u32, evaluator: &E) -> Result<(String, [f32; 3])> {
-    let mover = g.to_move();
     let start = g.clone();
     let turn = search_turn(g, analysis_config(sims), evaluator, sims)?;
     if turn.cut {
         // A chain that keeps re-entering unions: stop rather than loop forever.
         anyhow::bail!("the bot's turn did not end after {} decisions (a chain re-entering unions); position: {}", turn.decisions.len(), g.position().fen());
     }
-    Ok((turn_name(&start, &engine_actions(&turn.decisions, mover)), turn.first_wdl))
+    Ok((start.turn_notation(&turn.decisions), turn.first_wdl))
 }

@@ -193,3 +193,16 @@ fn create_bucket(endpoint: &str, bucket: &str) {
     tcp.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200"), "creating bucket {bucket} at {endpoint}:\n{answer}");
 }
+
+/// An untrained tiny network of game `G` (one small block), written as
+/// `<dir>/<name>.pzmodel`.
+#[allow(dead_code)]
+pub fn tiny_model_of<G: pacozero_engine::Game>(dir: &Path, name: &str) -> PathBuf {
+    let spec = pacozero_selfplay::game_spec::<G>();
+    let net = pacozero_train::NetConfig::tiny_for(&spec);
+    let model = net.init(&pacozero_train::default_device()).unwrap();
+    let path = dir.join(format!("{name}.pzmodel"));
+    let info = pacozero_train::ModelInfo { name: name.into(), step: 0, samples_seen: 0 };
+    pacozero_train::export_model(&model, &net, &info, &path).unwrap();
+    path
+}

@@ -135,6 +135,19 @@ impl<G: Game> Search<G> {
         self.nodes[0].n
     }
 
+    /// Ends the decision search begun by [`Search::begin`] at `deadline`
+    /// (checked by [`Search::run`] before each simulation); `None`: no limit.
+    /// [`Search::search_until`] sets its own.
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// The root is a detected win ([`SearchConfig::win_detection`]): the
+    /// search stopped at once, and the tree below the root is not expanded.
+    pub fn root_is_detected_win(&self) -> bool {
+        self.forced_wins.is_some()
+    }
+
     /// The root's state.
     pub fn root_state(&self) -> &G {
         self.states[0].as_ref().expect("root state")

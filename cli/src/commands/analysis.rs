@@ -1,0 +1,44 @@
+//! `pacozero analysis`: the JSON-lines analysis engine of
+//! `pacozero_selfplay::analysis` on stdin and stdout, for the game of the
+//! network it is given.
+
+use crate::args::AnalysisArgs;
+use anyhow::Result;
+use pacozero_engine::{Game, GameVisitor};
+use pacozero_selfplay::analysis::{serve, ServeOptions};
+use pacozero_selfplay::NetworkEvaluator;
+
+pub fn run(a: AnalysisArgs) -> Result<()> {
+    let evaluator = crate::net::load_evaluator_spec(&a.model, a.threads)?;
+    let game = crate::net::network_game(&evaluator, &a.model)?;
+    let opts = ServeOptions {
+        default_visits: a.visits.max(1),
+        visit_cap: a.visit_cap.max(1),
+        default_top_moves: a.top_moves,
+        max_concurrent: a.max_concurrent.max(1),
+        ..ServeOptions::default()
+    };
+    game.visit(Serve { evaluator: &evaluator, opts: &opts })
+}
+
+struct Serve<'a> {
+    evaluator: &'a NetworkEvaluator,
+    opts: &'a ServeOptions,
+}
+
+impl GameVisitor for Serve<'_> {
+    type Output = Result<()>;
+    fn visit<G: Game>(self) -> Result<()> {
+        let input = std::io::BufReader::new(std::io::stdin());
+        let mut output = std::io::stdout().lock();
+        let stats = serve::<G, _, _, _>(input, &mut output, self.evaluator, self.opts)?;
+        eprintln!(
+            "analysis: {} queries answered, {} lines refused; {} network calls, {:.1} leaves per call",
+            stats.answered,
+            stats.errors,
+            stats.batches,
+            stats.mean_batch()
+        );
+        Ok(())
+    }
+}

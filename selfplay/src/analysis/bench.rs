@@ -1,0 +1,81 @@
+//! `pacozero bench analysis`: the engine's throughput and the network's
+//! batch fill at several numbers of concurrent queries.
+
+use anyhow::Result;
+use pacozero_engine::Game;
+use rand::{Rng, SeedableRng};
+use std::time::Instant;
+
+use super::{serve, ServeOptions};
+use crate::eval::Evaluator;
+
+/// One measurement: `queries` queries of `visits` simulations each, with
+/// up to `concurrent` searched at once.
+#[derive(Clone, Debug)]
+pub struct BenchLine {
+    pub concurrent: usize,
+    pub queries: usize,
+    pub seconds: f64,
+    pub batches: u64,
+    pub evaluated: u64,
+}
+
+impl BenchLine {
+    pub fn queries_per_second(&self) -> f64 {
+        self.queries as f64 / self.seconds
+    }
+    /// Mean leaves per network call.
+    pub fn mean_batch(&self) -> f64 {
+        self.evaluated as f64 / self.batches.max(1) as f64
+    }
+    /// Mean batch over the most it could be (the number of concurrent queries).
+    pub fn fill(&self) -> f64 {
+        self.mean_batch() / self.concurrent as f64
+    }
+}
+
+/// Query lines for `n` positions reached by seeded random play from the
+/// start (0 to 39 decisions, each given by name as `actions`).
+pub fn bench_queries<G: Game>(n: usize, visits: u32, seed: u64) -> String {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut lines = String::new();
+    let mut legal = Vec::new();
+    let mut made = 0;
+    while made < n {
+        let mut g = G::start();
+        let mut names = Vec::new();
+        for _ in 0..rng.gen_range(0..40) {
+            g.legal_actions(&mut legal);
+            if legal.is_empty() {
+                break;
+            }
+            let a = legal[rng.gen_range(0..legal.len())];
+            names.push(g.action_name(a));
+            g.apply(a);
+        }
+        g.legal_actions(&mut legal);
+        if g.outcome().is_some() || legal.is_empty() {
+            continue;
+        }
+        let q = serde_json::json!({"id": made, "actions": names, "max_visits": visits});
+        lines.push_str(&q.to_string());
+        lines.push('\n');
+        made += 1;
+    }
+    lines
+}
+
+/// Serves the same `queries` query lines once per entry of `concurrency`.
+pub fn bench_analysis<G: Game, E: Evaluator<G> + ?Sized>(evaluator: &E, queries: usize, visits: u32, concurrency: &[usize]) -> Result<Vec<BenchLine>> {
+    let input = bench_queries::<G>(queries, visits, 0x0A7A_1515);
+    let mut out = Vec::new();
+    for &c in concurrency {
+        let opts = ServeOptions { max_concurrent: c.max(1), ..ServeOptions::default() };
+        let t = Instant::now();
+        let stats = serve::<G, _, _, _>(input.as_bytes(), &mut std::io::sink(), evaluator, &opts)?;
+        let seconds = t.elapsed().as_secs_f64();
+        anyhow::ensure!(stats.answered == queries && stats.errors == 0, "the benchmark's queries were not all answered: {stats:?}");
+        out.push(BenchLine { concurrent: c.max(1), queries, seconds, batches: stats.batches, evaluated: stats.evaluated });
+    }
+    Ok(out)
+}

@@ -1,0 +1,333 @@
+//! A JSON-lines analysis engine (`pacozero analysis`), in the conventions of
+//! KataGo's: queries come in one JSON object per line, answers go out one
+//! JSON object per line in the order the searches finish. Many queries are
+//! searched at once and their leaves share each network call.
+//!
+//! ## Queries
+//!
+//! | field | type | meaning |
+//! |---|---|---|
+//! | `id` | string or number | required; echoed in the answer |
+//! | `game` | string | `paco` or `shako`; must be the network's game (default: that game) |
+//! | `fen` | string | the position to analyse (the game's notation) |
+//! | `start_fen` | string | a game's start, followed by `actions` or `moves` (default: the standard start) |
+//! | `actions` | list of strings | decisions played from the start, by name (Paco Ŝako: `Le2`, `Pe4`) |
+//! | `moves` | list of strings | whole turns played from the start (Paco Ŝako: chain notation `e2-e4`, `Bf3xe4>c3`) |
+//! | `max_visits` | integer | simulations (default `--visits`; at most `--visit-cap`) |
+//! | `max_time_ms` | integer | search time; with `max_visits` too, whichever ends first |
+//! | `top_moves` | integer | turns reported (default `--top-moves`; 0: all the search completed) |
+//! | `pv_turns` | integer | turns of each principal variation after its first (default 8) |
+//! | `include_policy` | bool | add the network's prior of every root decision |
+//! | `rules` | object | optional rules turned on, e.g. `{"no_union_undo": true}` (Paco Ŝako: `no_union_undo`, `one_double_step_per_file`, `king_chain_draw`) |
+//!
+//! Other lines: `{"action": "terminate", "id": X}` stops query `X` and
+//! answers it with what its search has (`"terminated": true`);
+//! `{"action": "terminate_all", "id": Y}` stops every query, queued ones too.
+//! A terminate for an id that is not pending is answered with a `warning`.
+//!
+//! ## Answers
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `id`, `game`, `fen`, `to_move`, `network` | the query and the position searched |
+//! | `visits` | visits of the root (tree reuse never applies: each query has its own tree) |
+//! | `simulations` | simulations this search ran |
+//! | `value`, `wdl` | the root's value in [-1, 1] and (win, draw, loss), for the side to move |
+//! | `top_moves` | whole turns, most visited first: `move` (turn notation), `actions` (decision names), `visits`, `q`, `wdl` (for the side making the turn), `prior` (product of the decisions' priors), `pv` (turn notation, the turn itself first; an unfinished last turn is its decisions in brackets) |
+//! | `policy` | with `include_policy`: `[{action, prior}]` over the root's decisions |
+//! | `forced_win` | present (`true`) when the side to move can unite with the king this turn: the search stops at once and `top_moves` holds the engine's winning turn |
+//! | `terminated`, `time_ms` | stopped by a terminate line; wall time from the start of the search |
+//!
+//! A line that is not a valid request is answered `{"id": ..., "error": "..."}`
+//! (the id when one could be read, else `null`), naming the line and the
+//! field; the engine goes on with the others. At the end of the input the
+//! pending queries finish, then [`serve`] returns.
+//!
+//! ## How it runs
+//!
+//! A reader thread parses lines and sends them to the search loop, which
+//! keeps up to [`ServeOptions::max_concurrent`] searches going (the rest
+//! wait in arrival order). Each round, every search runs until it needs a
+//! leaf evaluated or finishes; the waiting leaves go to the network as one
+//! batch ([`crate::evaluate_pending`]). With one search at a time the batch
+//! is one leaf, so throughput grows with the number of concurrent queries.
+
+mod bench;
+mod query;
+mod response;
+
+use anyhow::{Context, Result};
+use pacozero_engine::Game;
+use rand::SeedableRng;
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::io::{BufRead, Write};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use crate::config::{Algorithm, SearchConfig};
+use crate::eval::{EvalOutput, Evaluator};
+use crate::mcts::{evaluate_pending, Search};
+pub use bench::{bench_analysis, bench_queries, BenchLine};
+pub use query::{parse_line, Line, LineError, Query};
+
+/// Defaults and limits of an analysis engine.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Simulations of a query that gives neither `max_visits` nor `max_time_ms`.
+    pub default_visits: u32,
+    /// The most simulations a query may ask for (also the budget of a query
+    /// limited only by time).
+    pub visit_cap: u32,
+    pub default_top_moves: usize,
+    pub default_pv_turns: usize,
+    /// Searches run at once (their leaves share a network call).
+    pub max_concurrent: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions { default_visits: 800, visit_cap: 1_000_000, default_top_moves: 5, default_pv_turns: 8, max_concurrent: 64 }
+    }
+}
+
+/// What a run of the engine did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServeStats {
+    /// Queries answered with a search (terminated ones included).
+    pub answered: usize,
+    /// Lines answered with an error.
+    pub errors: usize,
+    /// Network calls and the leaves they evaluated.
+    pub batches: u64,
+    pub evaluated: u64,
+}
+
+impl ServeStats {
+    /// Mean leaves per network call.
+    pub fn mean_batch(&self) -> f64 {
+        if self.batches == 0 {
+            0.0
+        } else {
+            self.evaluated as f64 / self.batches as f64
+        }
+    }
+}
+
+/// The search settings of analysis: PUCT without noise, as `pacozero analyze`.
+pub fn analysis_search_config(simulations: u32) -> SearchConfig {
+    SearchConfig {
+        algorithm: Algorithm::Puct,
+        full_simulations: simulations,
+        cheap_simulations: simulations,
+        dirichlet_epsilon: 0.0,
+        tree_reuse: true,
+        ..SearchConfig::default()
+    }
+}
+
+/// A query being searched.
+struct Job<G: Game> {
+    query: Query<G>,
+    search: Search<G>,
+    started: Instant,
+    done: bool,
+    terminated: bool,
+}
+
+/// What the reader thread hands the search loop.
+enum Msg<G: Game> {
+    Line(Line<G>),
+    Error(LineError),
+}
+
+/// Serves the queries read from `input` with `evaluator` until the input
+/// ends and every query is answered; answers go to `output`, one line each,
+/// flushed as written.
+pub fn serve<G, E, R, W>(input: R, output: &mut W, evaluator: &E, opts: &ServeOptions) -> Result<ServeStats>
+where
+    G: Game,
+    E: Evaluator<G> + ?Sized,
+    R: BufRead + Send,
+    W: Write,
+{
+    let (tx, rx) = mpsc::channel::<Msg<G>>();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> std::io::Result<()> {
+            for (i, line) in input.lines().enumerate() {
+                let msg = match parse_line::<G>(&line?, i + 1, opts) {
+                    Ok(Line::Blank) => continue,
+                    Ok(l) => Msg::Line(l),
+                    Err(e) => Msg::Error(e),
+                };
+                if tx.send(msg).is_err() {
+                    break; // the search loop stopped (an output error)
+                }
+            }
+            Ok(())
+        });
+        let served = Server::new(evaluator, opts).run(&rx, output);
+        drop(rx);
+        let read = reader.join().expect("the reader thread does not panic");
+        let stats = served?;
+        read.context("reading the queries")?;
+        Ok(stats)
+    })
+}
+
+struct Server<'a, G: Game, E: ?Sized> {
+    evaluator: &'a E,
+    opts: &'a ServeOptions,
+    network: String,
+    queued: VecDeque<Query<G>>,
+    active: Vec<Job<G>>,
+    stats: ServeStats,
+    out: EvalOutput,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl<'a, G: Game, E: Evaluator<G> + ?Sized> Server<'a, G, E> {
+    fn new(evaluator: &'a E, opts: &'a ServeOptions) -> Self {
+        Server {
+            evaluator,
+            opts,
+            network: evaluator.name(),
+            queued: VecDeque::new(),
+            active: Vec::new(),
+            stats: ServeStats::default(),
+            out: EvalOutput::default(),
+            // PUCT without noise draws nothing; the seed only fixes the type.
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(0),
+        }
+    }
+
+    fn run<W: Write>(mut self, rx: &mpsc::Receiver<Msg<G>>, output: &mut W) -> Result<ServeStats> {
+        let mut input_open = true;
+        loop {
+            // Block for input only when there is nothing to search.
+            if input_open && self.active.is_empty() && self.queued.is_empty() {
+                match rx.recv() {
+                    Ok(msg) => self.handle(msg, output)?,
+                    Err(_) => input_open = false,
+                }
+            }
+            while input_open {
+                match rx.try_recv() {
+                    Ok(msg) => self.handle(msg, output)?,
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => input_open = false,
+                }
+            }
+            self.start_queued();
+            if !input_open && self.active.is_empty() {
+                return Ok(self.stats);
+            }
+            self.step()?;
+            self.answer_finished(output)?;
+        }
+    }
+
+    fn handle<W: Write>(&mut self, msg: Msg<G>, output: &mut W) -> Result<()> {
+        match msg {
+            Msg::Error(e) => {
+                self.stats.errors += 1;
+                write_line(output, &response::error(&e.id, &e.message))
+            }
+            Msg::Line(Line::Query(q)) => {
+                if self.is_pending(&q.id) {
+                    self.stats.errors += 1;
+                    let message = format!("a query with id {} is already pending", q.id);
+                    return write_line(output, &response::error(&q.id, &message));
+                }
+                self.queued.push_back(*q);
+                Ok(())
+            }
+            Msg::Line(Line::Terminate(id)) => {
+                if let Some(job) = self.active.iter_mut().find(|j| j.query.id == id) {
+                    job.terminated = true;
+                    job.done = true;
+                } else if let Some(i) = self.queued.iter().position(|q| q.id == id) {
+                    let q = self.queued.remove(i).expect("found");
+                    self.active.push(self.job(q, true));
+                } else {
+                    let warning = format!("no query with id {id} is pending (answered already, or never sent)");
+                    write_line(output, &serde_json::json!({"id": id, "action": "terminate", "warning": warning}))?;
+                }
+                Ok(())
+            }
+            Msg::Line(Line::TerminateAll) => {
+                for job in &mut self.active {
+                    job.terminated = true;
+                    job.done = true;
+                }
+                while let Some(q) = self.queued.pop_front() {
+                    self.active.push(self.job(q, true));
+                }
+                Ok(())
+            }
+            Msg::Line(Line::Blank) => Ok(()),
+        }
+    }
+
+    fn is_pending(&self, id: &Value) -> bool {
+        self.active.iter().any(|j| &j.query.id == id) || self.queued.iter().any(|q| &q.id == id)
+    }
+
+    /// A job for `query`; `terminated`: answered without searching.
+    fn job(&self, query: Query<G>, terminated: bool) -> Job<G> {
+        let mut search = Search::new(analysis_search_config(query.max_visits), query.state.clone(), self.evaluator.needs_encoding());
+        search.begin(query.max_visits, false);
+        let started = Instant::now();
+        search.set_deadline(query.max_time.map(|t| started + t));
+        Job { query, search, started, done: terminated, terminated }
+    }
+
+    fn start_queued(&mut self) {
+        while self.active.len() < self.opts.max_concurrent.max(1) {
+            let Some(q) = self.queued.pop_front() else { break };
+            let job = self.job(q, false);
+            self.active.push(job);
+        }
+    }
+
+    /// Runs every live search to its next leaf, then evaluates the leaves
+    /// in one batch.
+    fn step(&mut self) -> Result<()> {
+        for job in self.active.iter_mut().filter(|j| !j.done) {
+            if !job.search.run(&mut self.rng) {
+                job.done = true;
+            }
+        }
+        let mut waiting: Vec<&mut Search<G>> = self.active.iter_mut().filter(|j| !j.done).map(|j| &mut j.search).collect();
+        let n = evaluate_pending(&mut waiting, self.evaluator, &mut self.out)?;
+        if n > 0 {
+            self.stats.batches += 1;
+            self.stats.evaluated += n as u64;
+        }
+        Ok(())
+    }
+
+    fn answer_finished<W: Write>(&mut self, output: &mut W) -> Result<()> {
+        let mut i = 0;
+        while i < self.active.len() {
+            if !self.active[i].done {
+                i += 1;
+                continue;
+            }
+            let mut job = self.active.swap_remove(i);
+            job.search.set_deadline(None);
+            let ms = job.started.elapsed().as_secs_f64() * 1e3;
+            let answer = response::response(&job.query, &mut job.search, &self.network, ms, job.terminated);
+            self.stats.answered += 1;
+            write_line(output, &answer)?;
+        }
+        Ok(())
+    }
+}
+
+fn write_line<W: Write>(output: &mut W, v: &Value) -> Result<()> {
+    serde_json::to_writer(&mut *output, v).context("writing an answer")?;
+    output.write_all(b"\n").context("writing an answer")?;
+    output.flush().context("writing an answer")?;
+    Ok(())
+}

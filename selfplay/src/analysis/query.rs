@@ -1,0 +1,205 @@
+//! Reading one line of the analysis protocol: a query to search, a
+//! termination, or an error that names what is wrong.
+
+use pacozero_engine::Game;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::ServeOptions;
+
+/// A query line as written (every field optional here; [`parse_line`] checks
+/// what each kind of line needs). Unknown fields are refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLine {
+    id: Option<Value>,
+    action: Option<String>,
+    game: Option<String>,
+    fen: Option<String>,
+    start_fen: Option<String>,
+    actions: Option<Vec<String>>,
+    moves: Option<Vec<String>>,
+    max_visits: Option<u32>,
+    max_time_ms: Option<u64>,
+    top_moves: Option<usize>,
+    include_policy: Option<bool>,
+    pv_turns: Option<usize>,
+    rules: Option<BTreeMap<String, bool>>,
+}
+
+/// A checked query, ready to search.
+pub struct Query<G> {
+    pub id: Value,
+    /// The position to analyse (with the history of the moves that led to it).
+    pub state: G,
+    /// Simulations of the search (the budget when only a time is given).
+    pub max_visits: u32,
+    pub max_time: Option<Duration>,
+    /// Turns reported (0: every turn the search completed).
+    pub top_moves: usize,
+    pub include_policy: bool,
+    /// Turns of each principal variation after its first.
+    pub pv_turns: usize,
+}
+
+/// What one input line asks for.
+pub enum Line<G> {
+    Query(Box<Query<G>>),
+    /// Stop the query with this id and answer with what it has.
+    Terminate(Value),
+    /// Stop every query (queued ones too).
+    TerminateAll,
+    /// Nothing (a blank line).
+    Blank,
+}
+
+/// A line that is not a valid request: its id when one could be read, and
+/// what is wrong.
+#[derive(Debug)]
+pub struct LineError {
+    pub id: Value,
+    pub message: String,
+}
+
+impl LineError {
+    fn new(id: &Value, message: impl Into<String>) -> LineError {
+        LineError { id: id.clone(), message: message.into() }
+    }
+}
+
+/// Reads input line `number` (1-based, for messages).
+pub fn parse_line<G: Game>(text: &str, number: usize, opts: &ServeOptions) -> Result<Line<G>, LineError> {
+    if text.trim().is_empty() {
+        return Ok(Line::Blank);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| LineError::new(&Value::Null, format!("line {number}: not a JSON object: {e}")))?;
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    if !value.is_object() {
+        return Err(LineError::new(&id, format!("line {number}: expected a JSON object, got {}", kind_of(&value))));
+    }
+    let raw: RawLine = serde_json::from_value(value).map_err(|e| LineError::new(&id, format!("line {number}: {e}")))?;
+    match raw.id.as_ref() {
+        None => return Err(LineError::new(&id, format!("line {number}: missing field `id`"))),
+        Some(Value::String(_)) | Some(Value::Number(_)) => {}
+        Some(other) => return Err(LineError::new(&Value::Null, format!("line {number}: `id` must be a string or a number, got {}", kind_of(other)))),
+    }
+    match raw.action.as_deref() {
+        None => query(raw, number, opts).map(|q| Line::Query(Box::new(q))),
+        Some(action @ ("terminate" | "terminate_all")) => {
+            if let Some(field) = raw.query_field() {
+                return Err(LineError::new(&id, format!("line {number}: `{field}` has no meaning in a `{action}` line")));
+            }
+            Ok(if action == "terminate" { Line::Terminate(id) } else { Line::TerminateAll })
+        }
+        Some(other) => {
+            Err(LineError::new(&id, format!("line {number}: unknown action `{other}` (expected `terminate` or `terminate_all`, or no action for a query)")))
+        }
+    }
+}
+
+impl RawLine {
+    /// The first field that only a query may have, if any.
+    fn query_field(&self) -> Option<&'static str> {
+        let fields: [(&'static str, bool); 11] = [
+            ("game", self.game.is_some()),
+            ("fen", self.fen.is_some()),
+            ("start_fen", self.start_fen.is_some()),
+            ("actions", self.actions.is_some()),
+            ("moves", self.moves.is_some()),
+            ("max_visits", self.max_visits.is_some()),
+            ("max_time_ms", self.max_time_ms.is_some()),
+            ("top_moves", self.top_moves.is_some()),
+            ("include_policy", self.include_policy.is_some()),
+            ("pv_turns", self.pv_turns.is_some()),
+            ("rules", self.rules.is_some()),
+        ];
+        fields.into_iter().find(|f| f.1).map(|f| f.0)
+    }
+}
+
+fn query<G: Game>(raw: RawLine, number: usize, opts: &ServeOptions) -> Result<Query<G>, LineError> {
+    let id = raw.id.clone().unwrap_or(Value::Null);
+    let err = |message: String| LineError::new(&id, format!("line {number}: {message}"));
+    if let Some(game) = &raw.game {
+        if game != G::NAME {
+            return Err(err(format!("`game` is \"{game}\", but this engine's network plays {}", G::NAME)));
+        }
+    }
+    if let Some(name) = raw.rules.iter().flatten().map(|(name, _)| name).find(|name| !G::RULE_OPTIONS.contains(&name.as_str())) {
+        let known = if G::RULE_OPTIONS.is_empty() { "none".to_string() } else { G::RULE_OPTIONS.join(", ") };
+        return Err(err(format!("`rules`: {} has no optional rule `{name}` (it has: {known})", G::NAME)));
+    }
+    let rules: Vec<&str> = raw.rules.iter().flatten().filter(|(_, &on)| on).map(|(name, _)| name.as_str()).collect();
+    let fen = match (&raw.fen, &raw.start_fen) {
+        (Some(_), Some(_)) => return Err(err("give `fen` or `start_fen`, not both".into())),
+        (Some(f), None) | (None, Some(f)) => f.clone(),
+        (None, None) => G::start().notation(),
+    };
+    let field = if raw.fen.is_some() { "fen" } else { "start_fen" };
+    let mut state = G::from_notation_with_rules(&fen, &rules).map_err(|e| err(format!("`{field}`: {e}")))?;
+    match (&raw.actions, &raw.moves) {
+        (Some(_), Some(_)) => return Err(err("give `actions` or `moves`, not both".into())),
+        (Some(actions), None) => {
+            for (i, name) in actions.iter().enumerate() {
+                if state.outcome().is_some() {
+                    return Err(err(format!("actions[{i}] `{name}`: the game is already over")));
+                }
+                let a = state.parse_action(name).ok_or_else(|| err(format!("actions[{i}] `{name}` is not a legal decision in {}", state.notation())))?;
+                state.apply(a);
+            }
+        }
+        (None, Some(moves)) => {
+            for (i, text) in moves.iter().enumerate() {
+                if state.outcome().is_some() {
+                    return Err(err(format!("moves[{i}] `{text}`: the game is already over")));
+                }
+                let turn = state.parse_turn(text).map_err(|e| err(format!("moves[{i}] `{text}` in {}: {}", state.notation(), e.message)))?;
+                for a in turn {
+                    state.apply(a);
+                }
+            }
+        }
+        (None, None) => {}
+    }
+    if let Some(o) = state.outcome() {
+        return Err(err(format!("the game is already over ({o:?}) in {}: nothing to analyse", state.notation())));
+    }
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    if legal.is_empty() {
+        return Err(err(format!("the side to move has no legal decision in {} (stuck)", state.notation())));
+    }
+    let max_time = raw.max_time_ms.map(Duration::from_millis);
+    if raw.max_time_ms == Some(0) {
+        return Err(err("`max_time_ms` must be at least 1".into()));
+    }
+    let max_visits = match raw.max_visits {
+        Some(0) => return Err(err("`max_visits` must be at least 1".into())),
+        Some(v) if v > opts.visit_cap => return Err(err(format!("`max_visits` {v} is above this engine's cap of {} (--visit-cap)", opts.visit_cap))),
+        Some(v) => v,
+        None if max_time.is_some() => opts.visit_cap,
+        None => opts.default_visits,
+    };
+    Ok(Query {
+        id,
+        state,
+        max_visits,
+        max_time,
+        top_moves: raw.top_moves.unwrap_or(opts.default_top_moves),
+        include_policy: raw.include_policy.unwrap_or(false),
+        pv_turns: raw.pv_turns.unwrap_or(opts.default_pv_turns),
+    })
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
