@@ -74,6 +74,28 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// [`Game::hash`] recomputed from scratch (the incremental one must equal it).
     fn recomputed_hash(&self) -> u64;
 
+    /// Randomised start number `n`, deterministic from `n` (Paco Ŝako: the
+    /// Fischer-random setup `n % 960`; Shako: a few random plies from the
+    /// standard start). Self-play's `start_positions = "fischer_random"`.
+    fn random_start(n: u64) -> Self;
+    /// The two auxiliary training targets of a settled position (the start
+    /// of a turn), the data columns `mover_in_sako` and `mover_can_paco`;
+    /// `None` in the middle of a turn. Paco Ŝako: (the opponent threatens to
+    /// unite with the mover's king, the mover threatens the opponent's
+    /// king); Shako: (the mover is in check, the mover has a checking move).
+    fn aux_targets(&self) -> Option<(bool, bool)>;
+    /// Why a finished game ended, as recorded in data (Paco Ŝako: `"paco"`,
+    /// `"repetition"`, `"no_progress"`; Shako: `"checkmate"`, `"stalemate"`,
+    /// `"repetition"`, `"fifty_moves"`); `"running"` while it runs.
+    fn end_reason(&self) -> &'static str;
+    /// Material balance, White minus Black, in pawns, for games where
+    /// material changes hands (Shako); `None` where it never does (Paco Ŝako
+    /// has no captures). Games cut at their length cap can be adjudicated
+    /// with it.
+    fn material_balance(&self) -> Option<i32> {
+        None
+    }
+
     /// Names of the game's optional rules, all off by default (Paco Ŝako:
     /// the vchess variants), for tools that take rules as data.
     const RULE_OPTIONS: &'static [&'static str] = &[];
@@ -218,134 +240,4 @@ impl std::str::FromStr for GameKind {
     fn from_str(s: &str) -> Result<GameKind, UnknownGame> {
         GameKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownGame(s.to_string()))
     }
-}
-
-impl Game for crate::paco::GameState {
-    const NAME: &'static str = "paco";
-    const NUM_ACTIONS: usize = crate::paco::NUM_ACTIONS;
-    const BOARD_HEIGHT: usize = 8;
-    const BOARD_WIDTH: usize = 8;
-    const NUM_BIT_PLANES: usize = crate::paco::NUM_BIT_PLANES;
-    const NUM_SCALARS: usize = crate::paco::NUM_SCALARS;
-
-    fn to_move(&self) -> Color {
-        self.position().side_to_move()
-    }
-
-    fn outcome(&self) -> Option<Outcome> {
-        use crate::paco::Status;
-        match self.status() {
-            Status::Running => None,
-            Status::PacoVictory(c) => Some(Outcome::Win(c)),
-            Status::RepetitionDraw | Status::NoProgressDraw | Status::KingChainDraw => Some(Outcome::Draw),
-        }
-    }
-
-    fn legal_actions(&self, out: &mut Vec<u16>) {
-        out.clear();
-        let pos = self.position();
-        let mover = pos.side_to_move();
-        SCRATCH.with(|g| {
-            let set = g.borrow_mut().completable_actions(pos);
-            out.extend(set.iter().map(|a| crate::paco::action_index(a, mover) as u16));
-        });
-        out.sort_unstable();
-    }
-
-    fn apply(&mut self, action: u16) {
-        let mover = self.position().side_to_move();
-        let a = crate::paco::action_from_index(action as usize, mover).expect("action index in range");
-        self.play_unchecked(a);
-    }
-
-    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
-        self.position().encode(self.repetitions(), planes, scalars);
-    }
-
-    fn hash(&self) -> u64 {
-        self.position().hash()
-    }
-
-    fn action_name(&self, action: u16) -> String {
-        crate::paco::action_from_index(action as usize, self.position().side_to_move()).map_or_else(|| format!("#{action}"), |a| a.to_string())
-    }
-
-    fn notation(&self) -> String {
-        self.position().fen()
-    }
-
-    /// Exact under the official rules. With the optional vchess king-chain
-    /// rule a threat may end in a draw instead, so nothing is claimed there.
-    fn can_win_this_turn(&self) -> bool {
-        let pos = self.position();
-        self.status() == crate::paco::Status::Running && !pos.rules().king_chain_draw && crate::paco::can_unite_with_king(pos)
-    }
-
-    fn start() -> Self {
-        crate::paco::GameState::new(crate::paco::Position::startpos())
-    }
-
-    fn from_notation(s: &str) -> Result<Self, BadNotation> {
-        s.trim().parse::<crate::paco::Position>().map(crate::paco::GameState::new).map_err(|e| BadNotation::new(s, e))
-    }
-
-    fn notation_is_complete(&self) -> bool {
-        let pos = self.position();
-        !pos.required().is_promote() && pos.rules() == crate::paco::Rules::OFFICIAL
-    }
-
-    fn parse_action(&self, name: &str) -> Option<u16> {
-        let a: crate::paco::Action = name.parse().ok()?;
-        let pos = self.position();
-        pos.actions().contains(a).then(|| crate::paco::action_index(a, pos.side_to_move()) as u16)
-    }
-
-    fn recomputed_hash(&self) -> u64 {
-        self.position().compute_hash()
-    }
-
-    const RULE_OPTIONS: &'static [&'static str] = &["no_union_undo", "one_double_step_per_file", "king_chain_draw"];
-
-    fn from_notation_with_rules(s: &str, rules: &[&str]) -> Result<Self, BadNotation> {
-        let mut r = crate::paco::Rules::OFFICIAL;
-        for &name in rules {
-            let flag = match name {
-                "no_union_undo" => &mut r.no_union_undo,
-                "one_double_step_per_file" => &mut r.one_double_step_per_file,
-                "king_chain_draw" => &mut r.king_chain_draw,
-                _ => return Err(BadNotation::new(s, format!("paco has no optional rule `{name}` (it has {})", Self::RULE_OPTIONS.join(", ")))),
-            };
-            *flag = true;
-        }
-        crate::paco::Position::from_fen(s.trim(), r).map(crate::paco::GameState::new).map_err(|e| BadNotation::new(s, e))
-    }
-
-    /// Chain notation from the start of a turn (nothing in hand); the rest of
-    /// a turn, begun elsewhere, as its atomic actions.
-    fn turn_notation(&self, decisions: &[u16]) -> String {
-        let pos = self.position();
-        let mover = pos.side_to_move();
-        let actions: Vec<crate::paco::Action> = decisions.iter().map(|&d| crate::paco::action_from_index(d as usize, mover).expect("policy index in range")).collect();
-        if matches!(pos.required(), crate::paco::Required::Lift | crate::paco::Required::PromoteThenLift) {
-            crate::paco::turn_to_string(pos, &actions)
-        } else {
-            actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
-        }
-    }
-
-    /// Chain notation (`Bf3xe4>c3`, `0-0`, `=Q Nb1-c3`) from the start of a
-    /// turn; elsewhere (in the middle of a turn) atomic actions (`Pe4`).
-    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
-        let pos = self.position();
-        let mover = pos.side_to_move();
-        if !matches!(pos.required(), crate::paco::Required::Lift | crate::paco::Required::PromoteThenLift) {
-            return parse_decision_names(self, text);
-        }
-        let actions = crate::paco::parse_turn(pos, text).map_err(|e| BadNotation::new(text, e))?;
-        Ok(actions.iter().map(|&a| crate::paco::action_index(a, mover) as u16).collect())
-    }
-}
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<crate::paco::FullMoveGen> = std::cell::RefCell::new(crate::paco::FullMoveGen::new());
 }

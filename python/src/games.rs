@@ -250,7 +250,7 @@ macro_rules! game_class {
             /// `n % 960`; Shako: 2, 4 or 6 random plies from the start).
             #[staticmethod]
             fn random_start(n: u64) -> Self {
-                Self::wrap(<$state as SelfplayGame>::random_start(n))
+                Self::wrap(<$state as Game>::random_start(n))
             }
 
             /// Paco Ŝako: Fischer-random setup `n` (0..960, Scharnagl

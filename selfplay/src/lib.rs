@@ -16,8 +16,8 @@
 //! * [`book_compare`]: a network's (or a book's) turns and values at a
 //!   reference book's positions, agreement by game phase.
 //!
-//! Everything is generic over [`SelfplayGame`], a [`Game`] that also knows
-//! its start positions and auxiliary targets. Two games implement it: Paco
+//! Everything is generic over the engine's [`Game`], whose hooks include
+//! start positions and auxiliary targets. Two games implement it: Paco
 //! Ŝako (`pacozero_engine::paco::GameState`) and Shako
 //! (`pacozero_engine::shako::GameState`).
 //!
@@ -70,35 +70,14 @@ pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluato
 pub use mcts::{evaluate_pending, search, Search, SearchResult};
 pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, BookStarts, GameRecord, Summary};
 
-use pacozero_engine::paco::{self, GameState, Rules, Status};
-use pacozero_engine::{shako, Game};
-use rand::{Rng, SeedableRng};
+use pacozero_engine::Game;
 
-/// What self-play needs from a game beyond [`Game`] (its start and its
-/// notation are there).
-pub trait SelfplayGame: Game {
-    /// Randomised start number `n`, deterministic from `n` (Paco: the
-    /// Fischer-random setup `n % 960`; Shako: a few random plies from the
-    /// standard start). `start_positions = "fischer_random"` uses it.
-    fn random_start(n: u64) -> Self;
-    /// The two auxiliary targets of a settled position (start of a turn),
-    /// written to the data columns `mover_in_sako` and `mover_can_paco`;
-    /// `None` in the middle of a turn. Paco: (the opponent threatens to unite
-    /// with the mover's king, the mover threatens the opponent's king);
-    /// Shako: (the mover is in check, the mover has a checking move).
-    fn aux_targets(&self) -> Option<(bool, bool)>;
-    /// Why a finished game ended (Paco: `"paco"`, `"repetition"`,
-    /// `"no_progress"`; Shako: `"checkmate"`, `"stalemate"`, `"repetition"`,
-    /// `"fifty_moves"`); `"running"` while it runs.
-    fn end_reason(&self) -> &'static str;
-    /// Material balance, White minus Black, in pawns, for games where
-    /// material changes hands (Shako); `None` where it never does (Paco Ŝako
-    /// has no captures). Games cut at their length cap can be adjudicated
-    /// with it ([`GameLimits::adjudicate_material`]).
-    fn material_balance(&self) -> Option<i32> {
-        None
-    }
-}
+/// The games self-play runs: every [`Game`] (its start positions,
+/// auxiliary targets, end reasons and material are hooks of `Game`, in each
+/// game's own `game.rs` in the engine). Kept as a name for the bounds that
+/// still use it.
+pub trait SelfplayGame: Game {}
+impl<G: Game> SelfplayGame for G {}
 
 /// How long a game may run and how a game cut at that length ends; shared
 /// by self-play and the arena so both score cut games alike.
@@ -119,85 +98,5 @@ impl GameLimits {
             return None;
         }
         Some(if balance > 0 { pacozero_engine::Color::White } else { pacozero_engine::Color::Black })
-    }
-}
-
-impl SelfplayGame for GameState {
-    fn random_start(n: u64) -> Self {
-        GameState::new(paco::fischer_random((n % 960) as u16, Rules::OFFICIAL))
-    }
-    fn aux_targets(&self) -> Option<(bool, bool)> {
-        let pos = self.position();
-        if !pos.is_settled() {
-            return None;
-        }
-        let me = pos.side_to_move();
-        Some((paco::in_sako(pos, me), paco::in_sako(pos, me.other())))
-    }
-    fn end_reason(&self) -> &'static str {
-        match self.status() {
-            Status::Running => "running",
-            Status::PacoVictory(_) => "paco",
-            Status::RepetitionDraw => "repetition",
-            Status::NoProgressDraw => "no_progress",
-            // Other (optional-rule) draws, e.g. a king chain ending on the other king.
-            #[allow(unreachable_patterns)]
-            _ => "draw",
-        }
-    }
-}
-
-/// Random plies of a Shako random start: 2, 4 or 6, so White is to move.
-fn shako_random_plies(n: u64) -> u64 {
-    2 * (1 + n % 3)
-}
-
-impl SelfplayGame for shako::GameState {
-    /// The standard start after 2, 4 or 6 (`2 * (1 + n % 3)`) uniformly random
-    /// legal plies drawn from a generator seeded with `n`. A line that ends
-    /// the game (none is known this short) is redrawn; after 16 such lines the
-    /// standard start is used.
-    fn random_start(n: u64) -> Self {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ 0x5348_414B_4F5F_5354);
-        for _ in 0..16 {
-            let mut g = shako::GameState::startpos();
-            for _ in 0..shako_random_plies(n) {
-                let moves = g.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                g.play_unchecked(moves[rng.gen_range(0..moves.len())]);
-            }
-            if !g.status().is_over() {
-                return g;
-            }
-        }
-        shako::GameState::startpos()
-    }
-
-    /// Every Shako position is settled (a turn is one decision).
-    fn aux_targets(&self) -> Option<(bool, bool)> {
-        let pos = self.position();
-        let gives_check = self.legal_moves().into_iter().any(|m| {
-            let mut next = *pos;
-            next.play_unchecked(m);
-            next.in_check()
-        });
-        Some((pos.in_check(), gives_check))
-    }
-
-    fn end_reason(&self) -> &'static str {
-        match self.status() {
-            shako::Status::Running => "running",
-            shako::Status::Checkmate(_) => "checkmate",
-            shako::Status::Stalemate => "stalemate",
-            shako::Status::RepetitionDraw => "repetition",
-            shako::Status::FiftyMoveDraw => "fifty_moves",
-        }
-    }
-
-    fn material_balance(&self) -> Option<i32> {
-        let pos = self.position();
-        Some(pos.material(pacozero_engine::Color::White) as i32 - pos.material(pacozero_engine::Color::Black) as i32)
     }
 }

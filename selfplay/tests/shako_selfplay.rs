@@ -5,9 +5,7 @@
 mod common;
 use pacozero_engine::shako::{GameState, Status};
 use pacozero_engine::{Game, Outcome};
-use pacozero_selfplay::{
-    game_spec, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, SelfplayGame, StartPositions, UniformEvaluator,
-};
+use pacozero_selfplay::{game_spec, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator};
 
 fn small(alg: Algorithm, start: StartPositions) -> SelfplayConfig {
     SelfplayConfig {

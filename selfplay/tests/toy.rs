@@ -5,7 +5,7 @@
 //! is generic over the game.
 
 use pacozero_engine::{BadNotation, Color, Game, Outcome};
-use pacozero_selfplay::{play_game, search, Algorithm, Search, SearchConfig, SelfplayConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{play_game, search, Algorithm, Search, SearchConfig, SelfplayConfig, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -91,9 +91,6 @@ impl Game for Nim {
     fn recomputed_hash(&self) -> u64 {
         self.hash()
     }
-}
-
-impl SelfplayGame for Nim {
     fn random_start(n: u64) -> Self {
         Nim { stones: 5 + (n % 8) as u8, mover: Color::White, second: false, winner: None }
     }

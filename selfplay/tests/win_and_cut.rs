@@ -4,7 +4,7 @@
 
 use pacozero_engine::paco::{self, GameState};
 use pacozero_engine::{shako, Color, Game, Outcome};
-use pacozero_selfplay::{play_game, search, Algorithm, GameLimits, SearchConfig, SelfplayConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{play_game, search, Algorithm, GameLimits, SearchConfig, SelfplayConfig, UniformEvaluator};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

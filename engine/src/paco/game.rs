@@ -1,8 +1,12 @@
 //! A game in progress: a position plus the repetition history, which decides
-//! threefold-repetition draws. Also perft at both levels.
+//! threefold-repetition draws; perft at both levels; and the [`Game`]
+//! implementation search, self-play and tools use (every per-game hook of
+//! Paco Ŝako is here).
 
 use super::fullmove::FullMoveGen;
 use super::{Action, IllegalAction, Position, Required, Status, Transition};
+use crate::game::{parse_decision_names, BadNotation, Game, Outcome};
+use crate::types::Color;
 
 /// Number of occurrences of a settled position that draws the game (the platform's default).
 pub const DEFAULT_DRAW_AFTER_REPETITIONS: u8 = 3;
@@ -174,4 +178,158 @@ pub fn perft_atomic(pos: &Position, depth: u32) -> u64 {
         total += perft_atomic(&child, depth - 1);
     }
     total
+}
+
+impl Game for GameState {
+    const NAME: &'static str = "paco";
+    const NUM_ACTIONS: usize = super::NUM_ACTIONS;
+    const BOARD_HEIGHT: usize = 8;
+    const BOARD_WIDTH: usize = 8;
+    const NUM_BIT_PLANES: usize = super::NUM_BIT_PLANES;
+    const NUM_SCALARS: usize = super::NUM_SCALARS;
+
+    fn to_move(&self) -> Color {
+        self.position().side_to_move()
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        use super::Status;
+        match self.status() {
+            Status::Running => None,
+            Status::PacoVictory(c) => Some(Outcome::Win(c)),
+            Status::RepetitionDraw | Status::NoProgressDraw | Status::KingChainDraw => Some(Outcome::Draw),
+        }
+    }
+
+    fn legal_actions(&self, out: &mut Vec<u16>) {
+        out.clear();
+        let pos = self.position();
+        let mover = pos.side_to_move();
+        SCRATCH.with(|g| {
+            let set = g.borrow_mut().completable_actions(pos);
+            out.extend(set.iter().map(|a| super::action_index(a, mover) as u16));
+        });
+        out.sort_unstable();
+    }
+
+    fn apply(&mut self, action: u16) {
+        let mover = self.position().side_to_move();
+        let a = super::action_from_index(action as usize, mover).expect("action index in range");
+        self.play_unchecked(a);
+    }
+
+    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
+        self.position().encode(self.repetitions(), planes, scalars);
+    }
+
+    fn hash(&self) -> u64 {
+        self.position().hash()
+    }
+
+    fn action_name(&self, action: u16) -> String {
+        super::action_from_index(action as usize, self.position().side_to_move()).map_or_else(|| format!("#{action}"), |a| a.to_string())
+    }
+
+    fn notation(&self) -> String {
+        self.position().fen()
+    }
+
+    /// Exact under the official rules. With the optional vchess king-chain
+    /// rule a threat may end in a draw instead, so nothing is claimed there.
+    fn can_win_this_turn(&self) -> bool {
+        let pos = self.position();
+        self.status() == super::Status::Running && !pos.rules().king_chain_draw && super::can_unite_with_king(pos)
+    }
+
+    fn start() -> Self {
+        GameState::new(super::Position::startpos())
+    }
+
+    fn from_notation(s: &str) -> Result<Self, BadNotation> {
+        s.trim().parse::<super::Position>().map(super::GameState::new).map_err(|e| BadNotation::new(s, e))
+    }
+
+    fn notation_is_complete(&self) -> bool {
+        let pos = self.position();
+        !pos.required().is_promote() && pos.rules() == super::Rules::OFFICIAL
+    }
+
+    fn parse_action(&self, name: &str) -> Option<u16> {
+        let a: super::Action = name.parse().ok()?;
+        let pos = self.position();
+        pos.actions().contains(a).then(|| super::action_index(a, pos.side_to_move()) as u16)
+    }
+
+    fn recomputed_hash(&self) -> u64 {
+        self.position().compute_hash()
+    }
+
+    fn random_start(n: u64) -> Self {
+        GameState::new(super::fischer_random((n % 960) as u16, super::Rules::OFFICIAL))
+    }
+
+    fn aux_targets(&self) -> Option<(bool, bool)> {
+        let pos = self.position();
+        if !pos.is_settled() {
+            return None;
+        }
+        let me = pos.side_to_move();
+        Some((super::in_sako(pos, me), super::in_sako(pos, me.other())))
+    }
+
+    fn end_reason(&self) -> &'static str {
+        match self.status() {
+            Status::Running => "running",
+            Status::PacoVictory(_) => "paco",
+            Status::RepetitionDraw => "repetition",
+            Status::NoProgressDraw => "no_progress",
+            // The optional rules' draw: a king chain ending on the other king.
+            Status::KingChainDraw => "draw",
+        }
+    }
+
+    const RULE_OPTIONS: &'static [&'static str] = &["no_union_undo", "one_double_step_per_file", "king_chain_draw"];
+
+    fn from_notation_with_rules(s: &str, rules: &[&str]) -> Result<Self, BadNotation> {
+        let mut r = super::Rules::OFFICIAL;
+        for &name in rules {
+            let flag = match name {
+                "no_union_undo" => &mut r.no_union_undo,
+                "one_double_step_per_file" => &mut r.one_double_step_per_file,
+                "king_chain_draw" => &mut r.king_chain_draw,
+                _ => return Err(BadNotation::new(s, format!("paco has no optional rule `{name}` (it has {})", Self::RULE_OPTIONS.join(", ")))),
+            };
+            *flag = true;
+        }
+        super::Position::from_fen(s.trim(), r).map(super::GameState::new).map_err(|e| BadNotation::new(s, e))
+    }
+
+    /// Chain notation from the start of a turn (nothing in hand); the rest of
+    /// a turn, begun elsewhere, as its atomic actions.
+    fn turn_notation(&self, decisions: &[u16]) -> String {
+        let pos = self.position();
+        let mover = pos.side_to_move();
+        let actions: Vec<super::Action> = decisions.iter().map(|&d| super::action_from_index(d as usize, mover).expect("policy index in range")).collect();
+        if matches!(pos.required(), super::Required::Lift | super::Required::PromoteThenLift) {
+            super::turn_to_string(pos, &actions)
+        } else {
+            actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
+        }
+    }
+
+    /// Chain notation (`Bf3xe4>c3`, `0-0`, `=Q Nb1-c3`) from the start of a
+    /// turn; elsewhere (in the middle of a turn) atomic actions (`Pe4`).
+    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
+        let pos = self.position();
+        let mover = pos.side_to_move();
+        if !matches!(pos.required(), super::Required::Lift | super::Required::PromoteThenLift) {
+            return parse_decision_names(self, text);
+        }
+        let actions = super::parse_turn(pos, text).map_err(|e| BadNotation::new(text, e))?;
+        Ok(actions.iter().map(|&a| super::action_index(a, mover) as u16).collect())
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<super::FullMoveGen> = std::cell::RefCell::new(super::FullMoveGen::new());
 }

@@ -152,6 +152,55 @@ impl Game for GameState {
     const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
     const NUM_SCALARS: usize = encode::NUM_SCALARS;
 
+    /// The standard start after 2, 4 or 6 (`2 * (1 + n % 3)`) uniformly random
+    /// legal plies drawn from a generator seeded with `n`. A line that ends
+    /// the game (none is known this short) is redrawn; after 16 such lines the
+    /// standard start is used.
+    fn random_start(n: u64) -> Self {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ 0x5348_414B_4F5F_5354);
+        for _ in 0..16 {
+            let mut g = GameState::startpos();
+            for _ in 0..random_start_plies(n) {
+                let moves = g.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                g.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+            }
+            if !g.status().is_over() {
+                return g;
+            }
+        }
+        GameState::startpos()
+    }
+
+    /// Every Shako position is settled (a turn is one decision).
+    fn aux_targets(&self) -> Option<(bool, bool)> {
+        let pos = self.position();
+        let gives_check = self.legal_moves().into_iter().any(|m| {
+            let mut next = *pos;
+            next.play_unchecked(m);
+            next.in_check()
+        });
+        Some((pos.in_check(), gives_check))
+    }
+
+    fn end_reason(&self) -> &'static str {
+        match self.status() {
+            Status::Running => "running",
+            Status::Checkmate(_) => "checkmate",
+            Status::Stalemate => "stalemate",
+            Status::RepetitionDraw => "repetition",
+            Status::FiftyMoveDraw => "fifty_moves",
+        }
+    }
+
+    fn material_balance(&self) -> Option<i32> {
+        let pos = self.position();
+        Some(pos.material(Color::White) as i32 - pos.material(Color::Black) as i32)
+    }
+
     fn to_move(&self) -> Color {
         self.pos.side_to_move()
     }
@@ -205,4 +254,9 @@ impl Game for GameState {
     fn recomputed_hash(&self) -> u64 {
         self.pos.compute_hash()
     }
+}
+
+/// Random plies of a Shako random start: 2, 4 or 6, so White is to move.
+fn random_start_plies(n: u64) -> u64 {
+    2 * (1 + n % 3)
 }
