@@ -21,7 +21,7 @@
 //! the chain after a place) start from the visits the first one gave them.
 //!
 //! Everything is generic over [`ArenaGame`] (Paco Ŝako and Shako): openings
-//! are the game's standard start or its [`Game::random_start`](pacozero_engine::Game::random_start)
+//! are the game's standard start or its [`Game::random_start`]
 //! (`fischer_random`: Fischer-random setups for Paco, a few random plies
 //! from the standard start for Shako), or positions of an opening book
 //! ([`book_opening`]; a built book or one imported from the platform).
@@ -311,7 +311,7 @@ pub struct GameResult {
     pub seconds: [f64; 2],
     pub decisions_by: [u32; 2],
     pub simulations: [u64; 2],
-    /// [`Game::end_reason`](pacozero_engine::Game::end_reason) of the final position, `"max_length"` for a cut game.
+    /// [`Game::end_reason`] of the final position, `"max_length"` for a cut game.
     pub end_reason: &'static str,
 }
 
