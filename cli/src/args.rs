@@ -202,6 +202,16 @@ pub enum GameKind {
     Shako,
 }
 
+impl GameKind {
+    /// The engine's registry entry of this game.
+    pub fn engine(self) -> pacozero_engine::GameKind {
+        match self {
+            GameKind::Paco => pacozero_engine::GameKind::Paco,
+            GameKind::Shako => pacozero_engine::GameKind::Shako,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct PerftArgs {
     /// Position in the platform's FEN (default: the start position).
@@ -445,7 +455,7 @@ pub struct AnalyzeArgs {
     /// Network model file (or a run directory: its current model).
     #[arg(long)]
     pub model: PathBuf,
-    /// Position in the platform's FEN (default: the start position).
+    /// Position in the game's FEN (default: the start position).
     #[arg(long)]
     pub fen: Option<String>,
     /// Simulations of the search.
@@ -457,6 +467,9 @@ pub struct AnalyzeArgs {
     /// Longest principal variation, in turns after the first.
     #[arg(long, default_value_t = 10)]
     pub pv_turns: usize,
+    /// The game of the position and the network.
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
@@ -503,4 +516,7 @@ pub struct PlayArgs {
     /// Start position in the platform's FEN (default: the standard one).
     #[arg(long)]
     pub fen: Option<String>,
+    /// The game (the network must be one of this game's).
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
 }

@@ -1,12 +1,15 @@
 //! The CLI's Shako paths: `perft --game shako` prints the leaf count last,
 //! `legal --game shako` answers JSON lines with sorted UCI moves and a status,
-//! `show --game shako` draws the 10x10 board after the given moves.
+//! `show --game shako` draws the 10x10 board after the given moves;
+//! `analyze --game shako` and `play --game shako` search with a Shako
+//! network, and refuse a network of the other game.
 
 use std::io::Write;
 use std::process::Stdio;
 
 mod common;
-use common::bin;
+use common::{bin, s, tiny_model_of};
+use pacozero_engine::{shako, Game};
 
 const START: &str = "c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1";
 
@@ -98,4 +101,65 @@ fn legal_answers_each_line_and_survives_bad_ones() {
     assert_eq!(answers[5]["status"], "RepetitionDraw");
     let e = answers[6]["error"].as_str().unwrap();
     assert!(e.contains("line 7") && e.contains("e3e6"), "{e}");
+}
+
+/// Plays `moves` (UCI, space-separated) from `g`, failing on an illegal one.
+fn replay(g: &shako::GameState, moves: &str) -> shako::GameState {
+    let mut g = g.clone();
+    for m in moves.split_whitespace() {
+        let turn = g.parse_turn(m).unwrap_or_else(|e| panic!("{m} in {}: {e}", g.notation()));
+        for d in turn {
+            g.apply(d);
+        }
+    }
+    g
+}
+
+#[test]
+fn analyze_and_play_shako_with_a_shako_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_model_of::<shako::GameState>(dir.path(), "tiny-shako");
+    let out = bin().args(["analyze", "--game", "shako", "--model", s(&model), "--sims", "200", "--top", "3"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let pvs: Vec<&str> = text.lines().filter_map(|l| l.trim_start().strip_prefix("pv:")).collect();
+    assert_eq!(pvs.len(), 3, "{text}");
+    let start = shako::GameState::start();
+    for pv in &pvs {
+        let moves: Vec<&str> = pv.split_whitespace().filter(|m| !m.starts_with('[')).collect();
+        assert!(!moves.is_empty(), "{text}");
+        replay(&start, &moves.join(" "));
+    }
+
+    // A game: a legal move, undo, the same move, quit; the bot answers twice with legal moves.
+    let mut legal = Vec::new();
+    start.legal_actions(&mut legal);
+    let first = start.action_name(legal[3]);
+    let mut child = bin()
+        .args(["play", "--game", "shako", "--model", s(&model), "--sims", "8"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = format!("z9z9\nmoves\n{first}\nundo\n{first}\nquit\n");
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("`z9z9` is not a legal decision here") && text.contains(&format!("{} legal turns", legal.len())), "{text}");
+    assert!(text.contains("taken back") && text.contains("goodbye"), "{text}");
+    assert!(text.contains("a b c d e f g h i j"), "the 10x10 board is drawn:\n{text}");
+    let replies: Vec<&str> = text.lines().filter_map(|l| l.split("bot plays: ").nth(1)).map(|r| r.split_whitespace().next().unwrap()).collect();
+    assert_eq!(replies.len(), 2, "{text}");
+    for r in replies {
+        replay(&start, &format!("{first} {r}"));
+    }
+
+    // A network of the other game is refused.
+    let paco = tiny_model_of::<pacozero_engine::paco::GameState>(dir.path(), "tiny-paco");
+    let out = bin().args(["analyze", "--game", "shako", "--model", s(&paco), "--sims", "5"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("this is a paco network; the position is shako"), "{err}");
 }

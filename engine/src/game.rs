@@ -96,6 +96,26 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// `true` at the start of a turn (nothing decided yet this turn). Games
+    /// whose turn is one decision are always there; Paco Ŝako is not while
+    /// a piece is in hand.
+    fn is_turn_start(&self) -> bool {
+        true
+    }
+    /// Every legal whole turn from here, as its decisions (turn enumeration
+    /// for play and tools); the default, for games whose turn is one
+    /// decision, is each legal decision alone.
+    fn legal_turns(&self) -> Vec<Vec<u16>> {
+        let mut legal = Vec::new();
+        self.legal_actions(&mut legal);
+        legal.into_iter().map(|d| vec![d]).collect()
+    }
+    /// The position drawn as text for a terminal, ending with a newline
+    /// (the default: its notation).
+    fn diagram(&self) -> String {
+        format!("{}\n", self.notation())
+    }
+
     /// Names of the game's optional rules, all off by default (Paco Ŝako:
     /// the vchess variants), for tools that take rules as data.
     const RULE_OPTIONS: &'static [&'static str] = &[];

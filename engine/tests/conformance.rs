@@ -8,7 +8,10 @@
 //! * the notation reads back to itself (and to the same hash where it is complete);
 //! * a finished game has no decisions and a running one does (or is stuck);
 //! * every whole turn played reads back from its turn notation to the same
-//!   decisions.
+//!   decisions, and starts where the game says a turn starts;
+//! * the turns the game enumerates (every tenth turn start) are legal,
+//!   whole, distinct in result, and read back from their notation;
+//! * the diagram is text ending in a newline.
 //!
 //! A new game passes this by being added to `GameKind`; nothing here names a game.
 
@@ -30,6 +33,7 @@ struct Checked {
     decisions: usize,
     finished: usize,
     turns: usize,
+    enumerated: usize,
 }
 
 impl GameVisitor for Conformance {
@@ -47,6 +51,9 @@ impl GameVisitor for Conformance {
             for _ in 0..self.max_decisions {
                 if !turn.is_empty() && (g.outcome().is_some() || g.to_move() != turn_start.to_move()) {
                     check_turn(&turn_start, &turn);
+                    if checked.turns % 10 == 0 {
+                        checked.enumerated += check_legal_turns(&turn_start);
+                    }
                     checked.turns += 1;
                     turn_start = g.clone();
                     turn.clear();
@@ -68,6 +75,33 @@ impl GameVisitor for Conformance {
         }
         checked
     }
+}
+
+/// The enumerated turns from a turn start: each decision legal, the turn
+/// whole, results distinct, the notation read back. Returns their number.
+fn check_legal_turns<G: Game>(from: &G) -> usize {
+    let at = from.notation();
+    assert!(from.is_turn_start(), "{}: a turn began in {at}, which is not a turn start", G::NAME);
+    let diagram = from.diagram();
+    assert!(diagram.ends_with('\n') && diagram.len() > 10, "{}: diagram of {at}: {diagram:?}", G::NAME);
+    let turns = from.legal_turns();
+    let mut legal = Vec::new();
+    from.legal_actions(&mut legal);
+    assert_eq!(turns.is_empty(), legal.is_empty(), "{}: turns and decisions disagree in {at}", G::NAME);
+    let mut results = std::collections::HashSet::new();
+    for t in &turns {
+        let mut g = from.clone();
+        for &d in t {
+            assert!(g.outcome().is_none() && g.to_move() == from.to_move(), "{}: turn {t:?} goes on after it ended in {at}", G::NAME);
+            g.legal_actions(&mut legal);
+            assert!(legal.contains(&d), "{}: turn {t:?} takes an illegal decision in {at}", G::NAME);
+            g.apply(d);
+        }
+        assert!(g.outcome().is_some() || g.to_move() != from.to_move(), "{}: turn {t:?} is not whole in {at}", G::NAME);
+        assert!(results.insert(g.hash()), "{}: two enumerated turns give the same result in {at}", G::NAME);
+        check_turn(from, t);
+    }
+    turns.len()
 }
 
 /// A whole turn's notation reads back to its decisions.
@@ -126,7 +160,10 @@ fn every_registered_game_passes_the_conformance_checks() {
     for kind in GameKind::ALL {
         let checked = kind.visit(Conformance { playouts: 40, max_decisions: 300, seed: 0x5041_434F_0015 });
         eprintln!("{kind}: {checked:?}");
-        assert!(checked.states > 2_000 && checked.decisions > checked.states && checked.turns > 1_000, "{kind}: too little was checked: {checked:?}");
+        assert!(
+            checked.states > 2_000 && checked.decisions > checked.states && checked.turns > 1_000 && checked.enumerated > 1_000,
+            "{kind}: too little was checked: {checked:?}"
+        );
     }
 }
 

@@ -1,50 +1,52 @@
-//! `pacozero play`: a game against the bot in the terminal.
+//! `pacozero play`: a game against the bot in the terminal, for any game.
 //!
-//! The human enters whole turns in chain notation (`Nb1-c3`, `Bf3xe4>c3>c6`,
-//! `0-0`, `=Q Nb1-c3`) or atomic actions (`Le2`, then `Pe4`; several on one
-//! line work too). Bad input gets a message and a new prompt; end of input
-//! ends the session. Commands: `help`, `board`, `moves`, `undo`, `quit`.
+//! The human enters whole turns in the game's move notation (Paco Ŝako:
+//! chain notation `Nb1-c3`, `Bf3xe4>c3>c6`, `0-0`, `=Q Nb1-c3`; Shako: UCI
+//! moves `e3e5`) or decision by decision (Paco Ŝako: `Le2`, then `Pe4`;
+//! several on one line work too). Bad input gets a message and a new prompt;
+//! end of input ends the session. Commands: `help`, `board`, `moves`,
+//! `undo`, `quit`.
 
-use super::analyze::{analysis_config, color_name, search_turn};
-use super::show::render;
+use super::analyze::{analysis_config, check_playable, color_name, game_at, network_for, search_turn};
 use crate::args::{PlayArgs, Side};
-use crate::turns::is_turn_start;
 use anyhow::{bail, Context, Result};
-use pacozero_engine::paco::{action_index, parse_actions, parse_turn, turn_to_string, Action, FullMoveGen, GameState, Status};
-use pacozero_engine::{Color, Game};
+use pacozero_engine::{Color, Game, GameVisitor, Outcome};
 use pacozero_selfplay::Evaluator;
 use std::io::{BufRead, Write};
 
 const HELP: &str = "\
-Enter your turn in chain notation, e.g. e2-e4, Nb1-c3, Bf3xe4>c3>c6, 0-0, e7-e8=Q,
-=Q Nb1-c3 (promote a pawn the opponent carried home, then move),
+Enter your turn in the game's move notation. Paco Ŝako: chain notation, e.g. e2-e4, Nb1-c3,
+Bf3xe4>c3>c6, 0-0, e7-e8=Q, =Q Nb1-c3 (promote a pawn the opponent carried home, then move),
 or action by action: Le2 (lift), Pe4 (place), =Q (promote); several on one line work too.
+Shako: UCI moves, e.g. e3e5.
 Commands: help, board (redraw), moves (list your legal turns), undo (take back your last turn), quit.";
 
 pub fn run(a: PlayArgs) -> Result<()> {
     if a.sims == 0 {
         bail!("--sims must be at least 1");
     }
-    let g = super::game_from(a.fen.as_deref(), None)?;
-    let evaluator = crate::net::load_evaluator(&a.model, 0)?;
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let human = match a.color {
-        Side::White => Color::White,
-        Side::Black => Color::Black,
-    };
-    play(g, human, a.sims, &evaluator, &mut stdin.lock(), &mut stdout.lock())
+    a.game.engine().visit(Play(&a))
+}
+
+struct Play<'a>(&'a PlayArgs);
+
+impl GameVisitor for Play<'_> {
+    type Output = Result<()>;
+    fn visit<G: Game>(self) -> Result<()> {
+        let a = self.0;
+        let g: G = game_at(a.fen.as_deref())?;
+        check_playable(&g)?;
+        let evaluator = network_for::<G>(&a.model)?;
+        let human = match a.color {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        };
+        play(g, human, a.sims, &evaluator, &mut std::io::stdin().lock(), &mut std::io::stdout().lock())
+    }
 }
 
 /// The session loop, on any input and output (the tests drive it with scripts).
-pub fn play<E: Evaluator<GameState> + ?Sized>(
-    mut g: GameState,
-    human: Color,
-    sims: u32,
-    evaluator: &E,
-    input: &mut impl BufRead,
-    out: &mut impl Write,
-) -> Result<()> {
+pub fn play<G: Game, E: Evaluator<G> + ?Sized>(mut g: G, human: Color, sims: u32, evaluator: &E, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
     let bot = human.other();
     writeln!(
         out,
@@ -54,9 +56,9 @@ pub fn play<E: Evaluator<GameState> + ?Sized>(
         sims,
         color_name(bot)
     )?;
-    write!(out, "{}", render(g.position()))?;
+    write!(out, "{}", g.diagram())?;
     // Games at the start of each of the human's turns, for undo.
-    let mut history: Vec<GameState> = Vec::new();
+    let mut history: Vec<G> = Vec::new();
     let mut line = String::new();
     loop {
         if let Some(msg) = game_over(&g) {
@@ -66,10 +68,10 @@ pub fn play<E: Evaluator<GameState> + ?Sized>(
         if g.to_move() == bot {
             let (name, wdl) = bot_turn(&mut g, sims, evaluator)?;
             writeln!(out, "bot plays: {name}   (bot's view: W {:.1}% D {:.1}% L {:.1}%)", 100.0 * wdl[0], 100.0 * wdl[1], 100.0 * wdl[2])?;
-            write!(out, "{}", render(g.position()))?;
+            write!(out, "{}", g.diagram())?;
             continue;
         }
-        let mid = if is_turn_start(&g) { "" } else { " (continue your turn)" };
+        let mid = if g.is_turn_start() { "" } else { " (continue your turn)" };
         write!(out, "{} to move{mid}> ", color_name(human))?;
         out.flush()?;
         line.clear();
@@ -86,13 +88,13 @@ pub fn play<E: Evaluator<GameState> + ?Sized>(
                 return Ok(());
             }
             "help" | "?" => writeln!(out, "{HELP}")?,
-            "board" => write!(out, "{}", render(g.position()))?,
+            "board" => write!(out, "{}", g.diagram())?,
             "moves" => writeln!(out, "{}", legal_list(&g))?,
             "undo" => match history.pop() {
                 Some(prev) => {
                     g = prev;
                     writeln!(out, "taken back")?;
-                    write!(out, "{}", render(g.position()))?;
+                    write!(out, "{}", g.diagram())?;
                 }
                 None => writeln!(out, "nothing to undo")?,
             },
@@ -100,10 +102,10 @@ pub fn play<E: Evaluator<GameState> + ?Sized>(
                 let before = g.clone();
                 match human_input(&mut g, text) {
                     Ok(()) => {
-                        if is_turn_start(&before) {
+                        if before.is_turn_start() {
                             history.push(before);
                         }
-                        write!(out, "{}", render(g.position()))?;
+                        write!(out, "{}", g.diagram())?;
                     }
                     Err(e) => writeln!(out, "{e} (type 'help' for the notation, 'moves' for the legal turns)")?,
                 }
@@ -113,76 +115,63 @@ pub fn play<E: Evaluator<GameState> + ?Sized>(
 }
 
 /// Why the game is over, if it is.
-fn game_over(g: &GameState) -> Option<String> {
-    let msg = match g.status() {
-        Status::Running => {
+fn game_over<G: Game>(g: &G) -> Option<String> {
+    match g.outcome() {
+        Some(Outcome::Win(c)) => Some(format!("Game over ({}): {} wins.", g.end_reason(), color_name(c))),
+        Some(Outcome::Draw) => Some(format!("Game over ({}): a draw.", g.end_reason())),
+        None => {
             let mut legal = Vec::new();
             g.legal_actions(&mut legal);
-            if legal.is_empty() {
-                format!("{} has no legal move: the game is drawn.", color_name(g.to_move()))
-            } else {
-                return None;
-            }
+            legal.is_empty().then(|| format!("{} has no legal move: the game is drawn.", color_name(g.to_move())))
         }
-        Status::PacoVictory(c) => format!("Paco! {} wins.", color_name(c)),
-        Status::RepetitionDraw => "Draw by threefold repetition.".into(),
-        Status::NoProgressDraw => "Draw: 100 half-moves without progress.".into(),
-        other => format!("Game over: {other}."),
-    };
-    Some(msg)
+    }
 }
 
-/// Plays the human's input (atomic actions, or a whole turn in chain
-/// notation); on any error the game is left unchanged.
-fn human_input(g: &mut GameState, text: &str) -> Result<()> {
-    let mover = g.to_move();
-    let mut work = g.clone();
-    if let Ok(actions) = parse_actions(text) {
-        for a in actions {
-            if work.to_move() != mover || work.outcome().is_some() {
-                bail!("'{a}': your turn is already over");
+/// Plays the human's input: a whole turn in the game's notation (at the
+/// start of a turn), or decisions by name, possibly a part of a turn. On any
+/// error the game is left unchanged.
+fn human_input<G: Game>(g: &mut G, text: &str) -> Result<()> {
+    let turn_error = if g.is_turn_start() {
+        match g.parse_turn(text) {
+            Ok(decisions) => {
+                for d in decisions {
+                    g.apply(d);
+                }
+                return Ok(());
             }
-            play_checked(&mut work, a)?;
+            Err(e) => Some(e),
         }
     } else {
-        if !is_turn_start(&work) {
-            bail!("'{text}': you are in the middle of a turn; continue it action by action (e.g. Pe4)");
+        None
+    };
+    let mover = g.to_move();
+    let mut work = g.clone();
+    let mut legal = Vec::new();
+    for (i, name) in text.split_whitespace().enumerate() {
+        if work.outcome().is_some() || work.to_move() != mover {
+            bail!("'{name}': your turn is already over");
         }
-        let actions = parse_turn(work.position(), text).map_err(|e| anyhow::anyhow!("{e}"))?;
-        for a in actions {
-            play_checked(&mut work, a)?;
+        let Some(d) = work.parse_action(name) else {
+            match (&turn_error, i) {
+                (Some(e), 0) => bail!("{}", e.message),
+                (None, 0) => bail!("'{name}' is not a legal decision here: you are in the middle of a turn, continue it decision by decision"),
+                _ => bail!("'{name}' is not a legal decision here"),
+            }
+        };
+        work.legal_actions(&mut legal);
+        if !legal.contains(&d) {
+            bail!("'{name}' leads into a turn that cannot be completed");
         }
+        work.apply(d);
     }
     *g = work;
     Ok(())
 }
 
-/// Plays one atomic action if search could play it (legal, and not only
-/// leading into a dead-end chain).
-fn play_checked(g: &mut GameState, a: Action) -> Result<()> {
-    let mover = g.to_move();
-    let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
-    if !legal.contains(&(action_index(a, mover) as u16)) {
-        if g.position().actions().contains(a) {
-            bail!("'{a}' leads into a chain that cannot be completed");
-        }
-        let mut probe = g.clone();
-        return match probe.play(a) {
-            Err(e) => Err(anyhow::anyhow!("'{a}' is not legal here: {e}")),
-            Ok(_) => Err(anyhow::anyhow!("'{a}' is not legal here")),
-        };
-    }
-    g.play(a).map_err(|e| anyhow::anyhow!("'{a}' is not legal here: {e}"))?;
-    Ok(())
-}
-
-/// The legal turns (at the start of a turn) or the legal actions (inside one).
-fn legal_list(g: &GameState) -> String {
-    if is_turn_start(g) {
-        let mut names: Vec<String> = Vec::new();
-        let mut gen = FullMoveGen::new();
-        let _ = gen.for_each(g.position(), |_, trace| names.push(turn_to_string(g.position(), trace)));
+/// The legal turns (at the start of a turn) or the legal decisions (inside one).
+fn legal_list<G: Game>(g: &G) -> String {
+    if g.is_turn_start() {
+        let mut names: Vec<String> = g.legal_turns().iter().map(|t| g.turn_notation(t)).collect();
         names.sort();
         format!("{} legal turns: {}", names.len(), names.join(" "))
     } else {
@@ -195,12 +184,12 @@ fn legal_list(g: &GameState) -> String {
 
 /// The bot plays its whole turn (one search per decision, keeping the tree);
 /// returns its name and the bot's WDL at the first decision.
-fn bot_turn<E: Evaluator<GameState> + ?Sized>(g: &mut GameState, sims: u32, evaluator: &E) -> Result<(String, [f32; 3])> {
+fn bot_turn<G: Game, E: Evaluator<G> + ?Sized>(g: &mut G, sims: u32, evaluator: &E) -> Result<(String, [f32; 3])> {
     let start = g.clone();
     let turn = search_turn(g, analysis_config(sims), evaluator, sims)?;
     if turn.cut {
         // A chain that keeps re-entering unions: stop rather than loop forever.
-        anyhow::bail!("the bot's turn did not end after {} decisions (a chain re-entering unions); position: {}", turn.decisions.len(), g.position().fen());
+        bail!("the bot's turn did not end after {} decisions (a chain re-entering unions); position: {}", turn.decisions.len(), g.notation());
     }
     Ok((start.turn_notation(&turn.decisions), turn.first_wdl))
 }

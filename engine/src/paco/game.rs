@@ -288,6 +288,25 @@ impl Game for GameState {
         }
     }
 
+    fn is_turn_start(&self) -> bool {
+        matches!(self.position().required(), Required::Lift | Required::PromoteThenLift)
+    }
+
+    /// One turn per distinct result (the full-move generator's), dead-end
+    /// chains left out.
+    fn legal_turns(&self) -> Vec<Vec<u16>> {
+        let mover = self.position().side_to_move();
+        let mut turns = Vec::new();
+        SCRATCH.with(|g| {
+            let _ = g.borrow_mut().for_each(self.position(), |_, trace| turns.push(trace.iter().map(|&a| super::action_index(a, mover) as u16).collect()));
+        });
+        turns
+    }
+
+    fn diagram(&self) -> String {
+        super::diagram::diagram(self.position())
+    }
+
     const RULE_OPTIONS: &'static [&'static str] = &["no_union_undo", "one_double_step_per_file", "king_chain_draw"];
 
     fn from_notation_with_rules(s: &str, rules: &[&str]) -> Result<Self, BadNotation> {

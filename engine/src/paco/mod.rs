@@ -3,6 +3,7 @@
 mod action;
 mod action_set;
 mod castling;
+mod diagram;
 mod encode;
 mod fen;
 mod fullmove;
@@ -25,6 +26,7 @@ mod zobrist;
 pub use action::{action_from_index, action_index, action_to_string, parse_actions, Action, ActionParseError, NUM_ACTIONS};
 pub use action_set::{ActionIter, ActionSet};
 pub use castling::Castling;
+pub use diagram::diagram;
 pub use encode::{decode_dense, BOARD_SIZE, NUM_BIT_PLANES, NUM_SCALARS};
 pub use fen::{board_to_union_fen, decode_square_letter, encode_square_letter, position_from_union_fen, FenError, STARTPOS_FEN, UNION_LETTERS};
 pub use fullmove::{FullMoveGen, FullMoveLimits, LimitExceeded};

@@ -196,6 +196,11 @@ impl Game for GameState {
         }
     }
 
+    fn diagram(&self) -> String {
+        let mover = if self.pos.side_to_move() == Color::White { "White" } else { "Black" };
+        format!("{}\n{mover} to move\nfen: {}\n", self.pos, self.pos.fen())
+    }
+
     fn material_balance(&self) -> Option<i32> {
         let pos = self.position();
         Some(pos.material(Color::White) as i32 - pos.material(Color::Black) as i32)

@@ -147,6 +147,11 @@ fn query<G: Game>(raw: RawLine, number: usize, opts: &ServeOptions) -> Result<Qu
                     return Err(err(format!("actions[{i}] `{name}`: the game is already over")));
                 }
                 let a = state.parse_action(name).ok_or_else(|| err(format!("actions[{i}] `{name}` is not a legal decision in {}", state.notation())))?;
+                let mut legal = Vec::new();
+                state.legal_actions(&mut legal);
+                if !legal.contains(&a) {
+                    return Err(err(format!("actions[{i}] `{name}` leads into a turn that cannot be completed in {}", state.notation())));
+                }
                 state.apply(a);
             }
         }
