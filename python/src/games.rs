@@ -9,7 +9,7 @@
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray3};
 use pacozero_data::{decode_into, GameSpec};
-use pacozero_engine::paco::{self, Action, FullMoveGen, Position, Rules};
+use pacozero_engine::paco::{self, Action, Position, Rules};
 use pacozero_engine::{shako, Color, Game, Outcome};
 use pacozero_selfplay::{game_spec, SelfplayGame};
 use pyo3::exceptions::PyValueError;
@@ -42,8 +42,6 @@ pub trait PyGame: SelfplayGame {
     fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String>;
     /// The name of a turn given as decisions from this state.
     fn turn_name(&self, actions: &[u16]) -> Result<String, String>;
-    /// Every legal turn: its name and its decisions.
-    fn legal_turns(&self) -> Vec<(String, Vec<u16>)>;
     /// Perft: leaves after `depth` turns, or after `depth` decisions with `atomic`.
     fn perft(&self, depth: u32, atomic: bool) -> u64;
     /// Fischer-random setup `n` (Paco Ŝako only).
@@ -100,21 +98,6 @@ impl PyGame for paco::GameState {
             paco_action(self, i)?;
         }
         Ok(self.turn_notation(actions))
-    }
-
-    fn legal_turns(&self) -> Vec<(String, Vec<u16>)> {
-        if self.outcome().is_some() {
-            return Vec::new();
-        }
-        let mover = self.position().side_to_move();
-        let mut gen = FullMoveGen::new();
-        self.full_moves(&mut gen)
-            .into_iter()
-            .map(|(_, trace)| {
-                let decisions = paco_indices(&trace, mover);
-                (self.turn_notation(&decisions), decisions)
-            })
-            .collect()
     }
 
     fn perft(&self, depth: u32, atomic: bool) -> u64 {
@@ -174,11 +157,6 @@ impl PyGame for shako::GameState {
             [a] => Ok(shako_move(self, *a)?.to_string()),
             _ => Err(format!("a Shako turn is one move, got {} actions", actions.len())),
         }
-    }
-
-    fn legal_turns(&self) -> Vec<(String, Vec<u16>)> {
-        let mover = self.position().side_to_move();
-        self.legal_moves().into_iter().map(|m| (m.to_string(), vec![shako::action_index(m, mover) as u16])).collect()
     }
 
     fn perft(&self, depth: u32, _atomic: bool) -> u64 {
@@ -349,7 +327,7 @@ macro_rules! game_class {
             /// notation (Shako: UCI moves).
             fn legal_turns(&self, py: Python<'_>) -> Vec<(String, Vec<u16>)> {
                 let g = &self.g;
-                py.detach(|| g.legal_turns())
+                py.detach(|| if g.outcome().is_some() { Vec::new() } else { g.legal_turns().into_iter().map(|t| (g.turn_notation(&t), t)).collect() })
             }
 
             /// A new state after decision `a`; this one is left as it was.
