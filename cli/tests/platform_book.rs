@@ -220,11 +220,11 @@ fn a_built_book_exports_logits_that_reproduce_its_visits() {
 /// An untrained tiny Paco Ŝako network as a model file.
 fn tiny_model(dir: &Path) -> PathBuf {
     let spec = pacozero_selfplay::game_spec::<GameState>();
-    let net = pacozero_train::NetConfig::tiny_for(&spec);
-    let model = net.init(&pacozero_train::default_device()).unwrap();
+    let net = pacozero_nn::NetConfig::tiny_for(&spec);
+    let model = net.init(&pacozero_nn::default_device()).unwrap();
     let path = dir.join("tiny.pzmodel");
-    let info = pacozero_train::ModelInfo { name: "tiny".into(), step: 0, samples_seen: 0 };
-    pacozero_train::export_model(&model, &net, &info, &path).unwrap();
+    let info = pacozero_nn::ModelInfo { name: "tiny".into(), step: 0, samples_seen: 0 };
+    pacozero_nn::export_model(&model, &net, &info, &path).unwrap();
     path
 }
 

@@ -145,7 +145,8 @@ fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_p
 }
 
 fn net(blocks: u32, channels: u32, seconds: f64) -> Result<()> {
-    use pacozero_train::{bench_net, default_device, BenchOptions, NetConfig};
+    use pacozero_nn::{default_device, NetConfig};
+    use pacozero_train::{bench_net, BenchOptions};
     let spec = pacozero_selfplay::game_spec::<GameState>();
     let cfg = NetConfig { blocks, channels, ..NetConfig::default_for(&spec) };
     cfg.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
