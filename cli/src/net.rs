@@ -2,13 +2,13 @@
 
 use anyhow::Result;
 use pacozero_engine::{Game, GameKind, GameVisitor};
-use pacozero_selfplay::NetworkEvaluator;
+use pacozero_nn::NetworkEvaluator;
 use std::path::{Path, PathBuf};
 
 /// A model file, or a run directory whose `models/current` pointer names one.
 pub fn resolve_model(path: &Path) -> Result<PathBuf> {
     if path.is_dir() {
-        Ok(pacozero_train::current_model(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
+        Ok(pacozero_nn::current_model(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
     } else {
         Ok(path.to_path_buf())
     }
@@ -31,7 +31,7 @@ pub fn load_evaluator_spec(spec: &str, threads: usize) -> Result<NetworkEvaluato
 /// The game whose inputs and policy the network of `ev` (loaded from
 /// `label`) has: the one registered game with its shape.
 pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
-    struct Fits<'a>(&'a pacozero_train::NetConfig, usize);
+    struct Fits<'a>(&'a pacozero_nn::NetConfig, usize);
     impl GameVisitor for Fits<'_> {
         type Output = bool;
         fn visit<G: Game>(self) -> bool {

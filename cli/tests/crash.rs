@@ -102,11 +102,11 @@ impl Watch {
                 }
             }
         }
-        if pacozero_train::models_dir(&self.run).join("current").exists() {
+        if pacozero_nn::models_dir(&self.run).join("current").exists() {
             // The pointer exists: it must be readable and name a whole model
             // (a torn pointer write is exactly what this catches).
-            let model = pacozero_train::current_model(&self.run).unwrap_or_else(|e| panic!("models/current exists but cannot be read: {e}"));
-            pacozero_train::read_model_header(&model).unwrap_or_else(|e| panic!("models/current names a broken model: {e}"));
+            let model = pacozero_nn::current_model(&self.run).unwrap_or_else(|e| panic!("models/current exists but cannot be read: {e}"));
+            pacozero_nn::read_model_header(&model).unwrap_or_else(|e| panic!("models/current names a broken model: {e}"));
             self.pointer_reads += 1;
         }
         if let Some(step) = checkpoint_step(&self.run) {
@@ -348,7 +348,7 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
     // Kills inside the write windows of the checkpoint (the second of the
     // call's four), the exported model and the models/current pointer: each
     // leaves its written, unrenamed temporary file.
-    let models = pacozero_train::models_dir(&run);
+    let models = pacozero_nn::models_dir(&run);
     let ckpt_tmp = pacozero_data::durable::tmp_path(&pacozero_train::checkpoint_path(&run));
     for (point, tmp) in [
         ("rename:latest.pzckpt:2", ckpt_tmp.clone()),
@@ -377,9 +377,9 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
     let got: Vec<u64> = lines.map(|l| l.split(',').next().unwrap().parse().unwrap_or_else(|_| panic!("bad metrics row {l:?}"))).collect();
     assert_eq!(got, (1..=end).collect::<Vec<_>>(), "steps of metrics.csv after {killed} kills and {finished} finished calls");
     // The exported model is whole and current.
-    let m = pacozero_train::current_model(&run).unwrap();
+    let m = pacozero_nn::current_model(&run).unwrap();
     assert!(m.ends_with("m.pzmodel"));
-    let (_, info) = pacozero_train::read_model_header(&m).unwrap();
+    let (_, info) = pacozero_nn::read_model_header(&m).unwrap();
     assert_eq!(info.step, end);
 }
 
@@ -429,7 +429,7 @@ fn loop_killed_at_random_keeps_its_run_consistent() {
     let ratings = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
     let base = ratings.lines().find(|l| l.starts_with("rollout-4,")).unwrap_or_else(|| panic!("{ratings}"));
     assert_eq!(base.rsplit(',').next(), Some("6"), "3 generations x 2 baseline games:\n{ratings}");
-    assert!(pacozero_train::current_model(&run).unwrap().ends_with("gen-0003.pzmodel"));
+    assert!(pacozero_nn::current_model(&run).unwrap().ends_with("gen-0003.pzmodel"));
 }
 
 #[test]
@@ -471,14 +471,14 @@ fn store_worker_and_trainer_killed_between_uploads_lose_nothing() {
     let models = store.join("models");
     let orphan = files_ending(&models, ".pzmodel");
     assert_eq!(orphan.len(), 1, "the model was uploaded: {orphan:?}");
-    pacozero_train::read_model_header(&models.join(&orphan[0])).expect("the uploaded model is whole");
+    pacozero_nn::read_model_header(&models.join(&orphan[0])).expect("the uploaded model is whole");
     assert!(!models.join("current").exists(), "the pointer was not moved");
     // The restarted trainer moves the pointer to its own (whole) model.
     run_to_end(&train, &log, &mut twatch);
     let pointer = std::fs::read_to_string(models.join("current")).unwrap();
     let current = pointer.trim();
     assert_ne!(current, orphan[0], "the restart exported a model of its own");
-    pacozero_train::read_model_header(&models.join(current)).expect("the current model is whole");
+    pacozero_nn::read_model_header(&models.join(current)).expect("the current model is whole");
     // Workers pick it up at their next round and lose no game either.
     crash_at(&worker, "store-chunk-upload:2", &log, &mut watch);
     run_to_end(&worker, &log, &mut watch);
@@ -488,5 +488,5 @@ fn store_worker_and_trainer_killed_between_uploads_lose_nothing() {
     local.sort();
     assert_eq!(ids, local);
     assert!(ids.len() > uploaded.len());
-    assert_eq!(pacozero_train::current_model(&cache).unwrap().file_name().unwrap().to_string_lossy(), current, "the worker plays with the new model");
+    assert_eq!(pacozero_nn::current_model(&cache).unwrap().file_name().unwrap().to_string_lossy(), current, "the worker plays with the new model");
 }

@@ -93,7 +93,7 @@ fn miniature_shako_loop_runs_every_stage() {
         assert!(positions.iter().all(|p| p.planes.len() == 38 && p.scalars.len() == 4));
         assert!(games.iter().all(|g| ["checkmate", "stalemate", "repetition", "fifty_moves", "max_length", "resign"].contains(&g.reason.as_str())), "reasons");
     }
-    let model = pacozero_train::read_model_header(&run.join("models/gen-0002.pzmodel")).unwrap();
+    let model = pacozero_nn::read_model_header(&run.join("models/gen-0002.pzmodel")).unwrap();
     assert_eq!((model.0.height, model.0.width, model.0.policy_size), (10, 10, 3656));
 
     let matches = std::fs::read_to_string(run.join("matches.jsonl")).unwrap();

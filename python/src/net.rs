@@ -1,5 +1,5 @@
 //! `pacozero.Network` (a `.pzmodel` run through the workers' inference path,
-//! `pacozero_train::Network`, which uses the fast CPU network `FastNet` on
+//! `pacozero_nn::Network`, which uses the fast CPU network `FastNet` on
 //! the default backend) and `pacozero.analyze` (the search of
 //! `pacozero analyze`).
 
@@ -9,7 +9,8 @@ use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pacozero_engine::paco;
 use pacozero_engine::{shako, Game};
-use pacozero_selfplay::{game_spec, masked_softmax, turns, Evaluator, NetworkEvaluator, Search, SearchResult};
+use pacozero_nn::NetworkEvaluator;
+use pacozero_selfplay::{game_spec, masked_softmax, turns, Evaluator, Search, SearchResult};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rand::SeedableRng;
@@ -19,7 +20,7 @@ use crate::games::{color_name, encode_dense_into, value_error, Paco, Shako};
 /// A model file, or a run directory whose `models/current` names one.
 pub fn resolve_model(path: &Path) -> PyResult<PathBuf> {
     if path.is_dir() {
-        pacozero_train::current_model(path).map_err(|e| value_error(format!("{}: {e}", path.display())))
+        pacozero_nn::current_model(path).map_err(|e| value_error(format!("{}: {e}", path.display())))
     } else {
         Ok(path.to_path_buf())
     }

@@ -3,7 +3,8 @@
 //! * [`mcts`]: MCTS over atomic decisions (PUCT or Gumbel root search), as a
 //!   resumable state machine so that many games share one evaluator batch.
 //! * [`eval`]: the batched [`Evaluator`] trait, [`UniformEvaluator`],
-//!   [`RolloutEvaluator`] and (feature `net`) `NetworkEvaluator`.
+//!   [`RolloutEvaluator`] and [`MixedEvaluator`]; the network's evaluator,
+//!   `NetworkEvaluator`, is in `pacozero_nn` (self-play links no network code).
 //! * [`config`]: [`SelfplayConfig`] / [`SearchConfig`] from TOML.
 //! * [`selfplay`](mod@selfplay): [`run_selfplay`], which plays games on all
 //!   cores and writes `pacozero_data` chunks; [`bench_mcts`].
@@ -64,8 +65,6 @@ pub mod selfplay;
 pub mod turns;
 
 pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
-#[cfg(feature = "net")]
-pub use eval::NetworkEvaluator;
 pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use mcts::{evaluate_pending, search, Search, SearchResult};
 pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, BookStarts, GameRecord, Summary};

@@ -4,7 +4,8 @@
 //! Uses the Paco Ŝako input shape (8x8, 29 bit planes, 10 scalars, 132 policy slots).
 
 use pacozero_data::GameSpec;
-use pacozero_train::{bench_net, default_device, BenchOptions, NetConfig};
+use pacozero_nn::{default_device, NetConfig};
+use pacozero_train::{bench_net, BenchOptions};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -8,14 +8,14 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::backend::{cpu_pool, in_pool, inference_device, training_device};
+use crate::backend::training_device;
 use crate::config::TrainConfig;
 use crate::error::TrainResult;
-use crate::fastnet::FastNet;
-use crate::model::NetConfig;
 use crate::train::{losses, Batch};
 use burn::optim::{GradientsParams, SgdConfig};
 use pacozero_data::{GameSpec, PositionRow};
+use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
+use pacozero_nn::{FastNet, NetConfig};
 
 /// Options of [`bench_net`].
 #[derive(Clone, Debug)]
@@ -52,7 +52,7 @@ pub struct BenchLine {
     pub net_gflops: f64,
     pub matmul_gflops: f64,
     /// Inference only: positions per second of [`FastNet`] on the same inputs
-    /// (what [`crate::Network`] uses on the CPU backend).
+    /// (what [`pacozero_nn::Network`] uses on the CPU backend).
     pub fast_per_sec: Option<f64>,
 }
 

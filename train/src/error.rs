@@ -36,3 +36,19 @@ pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) ->
     let path = path.into();
     move |source| TrainError::Io { path, source }
 }
+
+/// Errors of the network crate keep their kind: a model file that cannot be
+/// read is [`TrainError::ModelFile`] whether the trainer or `pacozero_nn`
+/// read it, so callers see the same variants as when both were one crate.
+impl From<pacozero_nn::NnError> for TrainError {
+    fn from(e: pacozero_nn::NnError) -> Self {
+        use pacozero_nn::NnError;
+        match e {
+            NnError::Config(m) => TrainError::Config(m),
+            NnError::Io { path, source } => TrainError::Io { path, source },
+            NnError::ModelFile { path, message } => TrainError::ModelFile { path, message },
+            NnError::Data(e) => TrainError::Data(e),
+            NnError::Other(m) => TrainError::Other(m),
+        }
+    }
+}

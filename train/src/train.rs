@@ -28,12 +28,13 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{cpu_pool, in_pool, training_device};
+use crate::backend::training_device;
 use crate::config::{OptimizerKind, TrainConfig};
 use crate::error::{io_err, TrainError, TrainResult};
-use crate::model::{NetConfig, PacoNet};
-use crate::modelfile::{export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, CKPT_MAGIC};
 use crate::plots::write_plots;
+use pacozero_nn::backend::{cpu_pool, in_pool};
+use pacozero_nn::modelfile::{export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, Section, CKPT_MAGIC};
+use pacozero_nn::{NetConfig, PacoNet};
 
 /// Where the trainer is in its data: the current window and the position in
 /// its shuffled order. Stored in checkpoints so a resumed run reads the same
@@ -162,7 +163,7 @@ struct CheckpointHeader {
     samples_seen: u64,
     rng: ChaCha8Rng,
     data: DataPosition,
-    sections: Vec<crate::modelfile::Section>,
+    sections: Vec<Section>,
 }
 
 struct Window {
@@ -598,7 +599,7 @@ impl Trainer {
     /// making it the `current` model.
     pub fn export(&self, name: &str, make_current: bool) -> TrainResult<PathBuf> {
         let info = ModelInfo { name: name.to_string(), step: self.step, samples_seen: self.samples_seen };
-        export_to_run(&self.run_dir, &self.model, &self.net, &info, make_current)
+        Ok(export_to_run(&self.run_dir, &self.model, &self.net, &info, make_current)?)
     }
 }
 
@@ -621,7 +622,7 @@ fn trim_metrics(path: &Path, step: u64) -> TrainResult<()> {
         }
     }
     if keep.len() != text.len() {
-        crate::modelfile::write_atomic(path, &[keep.as_bytes()])?;
+        pacozero_nn::modelfile::write_atomic(path, &[keep.as_bytes()])?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use burn::prelude::*;
 use burn::tensor::activation::softmax;
 use burn::tensor::{Distribution, TensorData};
 use pacozero_data::{ChunkWriter, GameRow, GameSpec, PositionRow};
+use pacozero_nn::*;
 use pacozero_train::*;
 
 fn spec(bit_planes: u32, scalars: u32, policy: u32) -> GameSpec {

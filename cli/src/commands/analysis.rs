@@ -5,8 +5,8 @@
 use crate::args::AnalysisArgs;
 use anyhow::Result;
 use pacozero_engine::{Game, GameVisitor};
+use pacozero_nn::NetworkEvaluator;
 use pacozero_selfplay::analysis::{serve, ServeOptions};
-use pacozero_selfplay::NetworkEvaluator;
 
 pub fn run(a: AnalysisArgs) -> Result<()> {
     let evaluator = crate::net::load_evaluator_spec(&a.model, a.threads)?;

@@ -5,8 +5,9 @@ use crate::args::AnalyzeArgs;
 use crate::turns::{principal_variation, root_turns};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Color, Game, GameVisitor};
+use pacozero_nn::NetworkEvaluator;
 use pacozero_selfplay::turns::MAX_TURN_DECISIONS;
-use pacozero_selfplay::{Evaluator, NetworkEvaluator, Search, SearchConfig, SearchResult};
+use pacozero_selfplay::{Evaluator, Search, SearchConfig, SearchResult};
 use rand::SeedableRng;
 use std::path::Path;
 

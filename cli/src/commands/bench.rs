@@ -146,7 +146,8 @@ fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_p
 }
 
 fn net(blocks: u32, channels: u32, seconds: f64) -> Result<()> {
-    use pacozero_train::{bench_net, default_device, BenchOptions, NetConfig};
+    use pacozero_nn::{default_device, NetConfig};
+    use pacozero_train::{bench_net, BenchOptions};
     let spec = pacozero_selfplay::game_spec::<GameState>();
     let cfg = NetConfig { blocks, channels, ..NetConfig::default_for(&spec) };
     cfg.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -160,7 +161,7 @@ fn net(blocks: u32, channels: u32, seconds: f64) -> Result<()> {
 fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], threads: usize) -> Result<()> {
     use pacozero_engine::{Game, GameVisitor};
     struct Bench<'a> {
-        ev: &'a pacozero_selfplay::NetworkEvaluator,
+        ev: &'a pacozero_nn::NetworkEvaluator,
         queries: usize,
         visits: u32,
         concurrency: &'a [usize],

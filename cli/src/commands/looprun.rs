@@ -32,8 +32,9 @@ use crate::commands::train::NetTable;
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{fit_elo, Sprt, SprtDecision, Wdl};
 use pacozero_engine::{paco, shako, Game};
+use pacozero_nn::default_device;
 use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, SelfplayConfig};
-use pacozero_train::{default_device, TrainConfig, Trainer};
+use pacozero_train::{TrainConfig, Trainer};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -407,7 +408,7 @@ fn run_loop<G: ArenaGame>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()
             clock.lap(run, g, "eval")?;
             if promote {
                 state.best = model_name(g);
-                pacozero_train::set_current_model(run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
+                pacozero_nn::set_current_model(run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             println!("{}", write_ratings(run)?);
             append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
@@ -463,7 +464,7 @@ fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -
     let evaluator: Box<dyn Evaluator<G>> = if state.best.is_empty() {
         baseline_evaluator("rollout", sp.seed)?
     } else {
-        super::selfplay::selfplay_network::<G>(&pacozero_train::model_path(run, &state.best), &sp)?
+        super::selfplay::selfplay_network::<G>(&pacozero_nn::model_path(run, &state.best), &sp)?
     };
     eprintln!("self-play with {}", evaluator.name());
     let summary = run_selfplay::<G, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
@@ -535,7 +536,7 @@ fn player_for<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, s
 /// after the model. It evaluates leaves as self-play does: with
 /// `[selfplay] playout_mix` of a random playout mixed in when that is set.
 fn player_with_budget<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
-    let p: PathBuf = pacozero_train::model_path(run, name);
+    let p: PathBuf = pacozero_nn::model_path(run, name);
     let mix = match cfg.selfplay.playout_mix {
         w if w > 0.0 => format!(":mix={w}"),
         _ => String::new(),

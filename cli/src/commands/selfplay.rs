@@ -7,9 +7,8 @@ use crate::args::{GameKind, SelfplayArgs};
 use anyhow::{bail, Context, Result};
 use pacozero_data::GameSpec;
 use pacozero_engine::{paco, shako, Game};
-use pacozero_selfplay::{
-    game_spec, run_selfplay, Evaluator, MixedEvaluator, NetworkEvaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator,
-};
+use pacozero_nn::NetworkEvaluator;
+use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, MixedEvaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator};
 use std::path::{Path, PathBuf};
 
 pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
@@ -113,10 +112,10 @@ fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
         while played < a.games {
             let n = round.min(a.games - played);
             cfg.seed = super::derive_seed(base_seed, index);
-            let evaluator: Box<dyn Evaluator<G>> = match pacozero_train::current_model(run_dir) {
+            let evaluator: Box<dyn Evaluator<G>> = match pacozero_nn::current_model(run_dir) {
                 Ok(model) => selfplay_network::<G>(&model, &cfg)?,
                 // No pointer yet: the baseline; a broken pointer is an error.
-                Err(_) if !pacozero_train::models_dir(run_dir).join("current").exists() => baseline_evaluator(&a.evaluator, cfg.seed)?,
+                Err(_) if !pacozero_nn::models_dir(run_dir).join("current").exists() => baseline_evaluator(&a.evaluator, cfg.seed)?,
                 Err(e) => bail!("{e}"),
             };
             eprintln!("round {}: {} games with {}", index + 1, n, evaluator.name());

@@ -25,9 +25,9 @@ use crate::args::{GameKind, SelfplayArgs, TrainArgs};
 use anyhow::{bail, Context, Result};
 use pacozero_data::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 use pacozero_engine::{paco, shako};
+use pacozero_nn::MODEL_EXT;
 use pacozero_selfplay::{run_selfplay, Evaluator, SelfplayGame};
 use pacozero_store::{Put, RunStore, SwapError};
-use pacozero_train::MODEL_EXT;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -136,17 +136,17 @@ fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
         .strip_suffix(&format!(".{MODEL_EXT}"))
         .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && !n.starts_with('.'))
         .with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))?;
-    let local = pacozero_train::model_path(run_dir, name);
+    let local = pacozero_nn::model_path(run_dir, name);
     if !local.is_file() {
         let key = format!("models/{file}");
         let bytes = store.get(&key)?.with_context(|| format!("{}: `{POINTER}` names `{key}`, which is not in the store", store.url()))?;
         // Checked before it is written under its name: a model file in the
         // cache is always whole.
-        pacozero_train::model_header_of(&local, &bytes).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
+        pacozero_nn::model_header_of(&local, &bytes).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
         crate::atomic::write_atomic(&local, &bytes)?;
         eprintln!("downloaded {key} from {}", store.url());
     }
-    pacozero_train::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
+    pacozero_nn::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(Some(name.to_string()))
 }
 
@@ -189,7 +189,7 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
         cfg.seed = super::derive_seed(base_seed, index);
         let (evaluator, with): (Box<dyn Evaluator<G>>, String) = match sync_model(&store, &run_dir)? {
             Some(name) => {
-                let path = pacozero_train::model_path(&run_dir, &name);
+                let path = pacozero_nn::model_path(&run_dir, &name);
                 let ev = super::selfplay::selfplay_network::<G>(&path, &cfg)?;
                 (ev, format!("model {name}"))
             }
@@ -264,7 +264,7 @@ pub fn train(a: TrainArgs) -> Result<()> {
     println!("{new} new chunks downloaded from {url} ({total} in the store)");
 
     super::train::run(TrainArgs { run: a.run.clone(), config: a.config.clone(), steps: a.steps, export: Some(name.clone()), store: None })?;
-    let local = pacozero_train::model_path(&a.run, &name);
+    let local = pacozero_nn::model_path(&a.run, &name);
     if !upload(&store, &model_key, &local)? {
         bail!("{url}: `{model_key}` was written by someone else meanwhile (models in the store are write-once); export under another name");
     }

@@ -5,7 +5,8 @@
 use crate::args::{GameKind, TrainArgs};
 use anyhow::{Context, Result};
 use pacozero_data::GameSpec;
-use pacozero_train::{default_device, NetConfig, TrainConfig, Trainer};
+use pacozero_nn::{default_device, NetConfig};
+use pacozero_train::{TrainConfig, Trainer};
 use serde::Deserialize;
 use std::path::Path;
 

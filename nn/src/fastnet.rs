@@ -26,7 +26,7 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::prelude::*;
 use rayon::prelude::*;
 
-use crate::error::{TrainError, TrainResult};
+use crate::error::{NnError, NnResult};
 use crate::model::{NetConfig, PacoNet};
 
 /// Epsilon of every batch norm of [`PacoNet`] (`BatchNormConfig`'s default,
@@ -138,21 +138,21 @@ struct Weights {
 }
 
 impl Weights {
-    fn get(&self, path: &str, shape: &[usize]) -> TrainResult<&[f32]> {
+    fn get(&self, path: &str, shape: &[usize]) -> NnResult<&[f32]> {
         let (s, v) = self.tensors.get(path).ok_or_else(|| {
             let mut names: Vec<&String> = self.tensors.keys().collect();
             names.sort();
-            TrainError::Other(format!("fastnet: parameter `{path}` not found (have {names:?})"))
+            NnError::Other(format!("fastnet: parameter `{path}` not found (have {names:?})"))
         })?;
         if s != shape || v.len() != shape.iter().product::<usize>() {
-            return Err(TrainError::Other(format!("fastnet: `{path}` has shape {s:?}, expected {shape:?}")));
+            return Err(NnError::Other(format!("fastnet: `{path}` has shape {s:?}, expected {shape:?}")));
         }
         Ok(v)
     }
 
     /// Per-channel `(scale, shift)` of the batch norm at `path` in inference mode:
     /// `bn(x) = x * scale + shift`.
-    fn bn(&self, path: &str, c: usize) -> TrainResult<(Vec<f32>, Vec<f32>)> {
+    fn bn(&self, path: &str, c: usize) -> NnResult<(Vec<f32>, Vec<f32>)> {
         let gamma = self.get(&format!("{path}.gamma"), &[c])?;
         let beta = self.get(&format!("{path}.beta"), &[c])?;
         let mean = self.get(&format!("{path}.running_mean"), &[c])?;
@@ -170,7 +170,7 @@ impl Weights {
 
     /// A ConvBn (`{path}.conv`, `{path}.bn`) with `kernel` 1 or 3, as a
     /// `[kernel² * cin, cout]` matrix whose row `t*cin + ci` is tap `t = ky*kernel + kx`.
-    fn conv_bn(&self, path: &str, cin: usize, cout: usize, kernel: usize) -> TrainResult<Dense> {
+    fn conv_bn(&self, path: &str, cin: usize, cout: usize, kernel: usize) -> NnResult<Dense> {
         let kk = kernel * kernel;
         let w = self.get(&format!("{path}.conv.weight"), &[cout, cin, kernel, kernel])?; // [Cout, Cin, k, k]
         let (scale, shift) = self.bn(&format!("{path}.bn"), cout)?;
@@ -186,7 +186,7 @@ impl Weights {
     }
 
     /// A burn `Linear` (`weight: [in, out]`, `bias: [out]`).
-    fn linear(&self, path: &str, k: usize, n: usize) -> TrainResult<Dense> {
+    fn linear(&self, path: &str, k: usize, n: usize) -> NnResult<Dense> {
         let w = self.get(&format!("{path}.weight"), &[k, n])?.to_vec(); // [in, out]
         let b = match self.tensors.get(&format!("{path}.bias")) {
             Some(_) => self.get(&format!("{path}.bias"), &[n])?.to_vec(),
@@ -197,7 +197,7 @@ impl Weights {
 
     /// A linear layer reading a channel-major flatten `[ch, hw]` of a conv output,
     /// with its rows reordered to read the square-major flatten `[hw, ch]`.
-    fn linear_square_major(&self, path: &str, ch: usize, hw: usize, n: usize) -> TrainResult<Dense> {
+    fn linear_square_major(&self, path: &str, ch: usize, hw: usize, n: usize) -> NnResult<Dense> {
         let mut d = self.linear(path, ch * hw, n)?;
         let src = std::mem::take(&mut d.w); // [Ch*HW, N], row c*HW + s
         let mut w = vec![0.0; ch * hw * n]; // [HW*Ch, N], row s*Ch + c
@@ -302,7 +302,7 @@ fn softmax3(z: &[f32], out: &mut [f32]) {
 impl FastNet {
     /// Copy the weights of `model` (with the architecture `net`), folding batch norms.
     /// The model's batch norms are read in inference mode (running statistics).
-    pub fn from_model(model: &PacoNet, net: &NetConfig) -> TrainResult<Self> {
+    pub fn from_model(model: &PacoNet, net: &NetConfig) -> NnResult<Self> {
         net.validate()?;
         let mut col = Collector { path: Vec::new(), tensors: HashMap::new() };
         model.visit(&mut col);
@@ -312,7 +312,7 @@ impl FastNet {
         let (pc, vc, vh) = (net.policy_channels as usize, net.value_channels as usize, net.value_hidden as usize);
         let p = net.policy_size as usize;
         let blocks = (0..net.blocks as usize)
-            .map(|i| -> TrainResult<Block> {
+            .map(|i| -> NnResult<Block> {
                 let se = if net.se_ratio > 0 {
                     let hidden = (c / net.se_ratio as usize).max(1);
                     Some(Se { fc1: wt.linear(&format!("blocks.{i}.se.fc1"), c, hidden)?, fc2: wt.linear(&format!("blocks.{i}.se.fc2"), hidden, 2 * c)? })
@@ -321,7 +321,7 @@ impl FastNet {
                 };
                 Ok(Block { a: wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?, b: wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?, se })
             })
-            .collect::<TrainResult<Vec<_>>>()?;
+            .collect::<NnResult<Vec<_>>>()?;
         let mut taps = vec![-1i32; hw * 9];
         for y in 0..h as i32 {
             for x in 0..w as i32 {

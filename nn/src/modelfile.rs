@@ -14,6 +14,10 @@
 //! truncated or corrupt file gives an error naming the file instead of a
 //! panic, and a file of another architecture is refused before any tensor is
 //! touched. Writes are atomic: `<file>.tmp`, fsync, rename.
+//!
+//! The container functions ([`write_container`], [`read_container`],
+//! [`record_bytes`], [`model_from_bytes`]) are public for the trainer's
+//! checkpoints (`pacozero_train`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -23,7 +27,7 @@ use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{io_err, TrainError, TrainResult};
+use crate::error::{io_err, NnError, NnResult};
 use crate::model::{NetConfig, PacoNet};
 
 /// Container format version written by this build.
@@ -31,7 +35,9 @@ pub const MODEL_FORMAT_VERSION: u32 = 1;
 /// Extension of exported model files.
 pub const MODEL_EXT: &str = "pzmodel";
 pub(crate) const MODEL_MAGIC: &[u8; 8] = b"PZMODEL\n";
-pub(crate) const CKPT_MAGIC: &[u8; 8] = b"PZCKPT\n\0";
+/// Magic of the trainer's checkpoints (`pacozero_train`); known here so that
+/// a checkpoint given as a model (or the reverse) is named in the error.
+pub const CKPT_MAGIC: &[u8; 8] = b"PZCKPT\n\0";
 
 /// Metadata stored in (and returned from) a model file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,8 +50,9 @@ pub struct ModelInfo {
     pub samples_seen: u64,
 }
 
+/// One section's entry in a container header: name, length, checksum.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct Section {
+pub struct Section {
     pub name: String,
     pub len: u64,
     pub fnv1a64: String,
@@ -69,19 +76,20 @@ pub(crate) fn fnv1a64(data: &[u8]) -> u64 {
     h
 }
 
-pub(crate) fn sections_of(parts: &[(&str, &[u8])]) -> Vec<Section> {
+/// Header entries of `parts` (name, bytes), in order.
+pub fn sections_of(parts: &[(&str, &[u8])]) -> Vec<Section> {
     parts.iter().map(|(n, d)| Section { name: n.to_string(), len: d.len() as u64, fnv1a64: format!("{:016x}", fnv1a64(d)) }).collect()
 }
 
 /// Write `chunks` to `path` atomically (tmp + fsync + rename, see
 /// [`pacozero_data::durable`]).
-pub(crate) fn write_atomic(path: &Path, chunks: &[&[u8]]) -> TrainResult<()> {
+pub fn write_atomic(path: &Path, chunks: &[&[u8]]) -> NnResult<()> {
     pacozero_data::write_atomic(path, chunks).map_err(io_err(path))
 }
 
 /// Write a container: magic, version, JSON header, sections.
-pub(crate) fn write_container(path: &Path, magic: &[u8; 8], header: &serde_json::Value, parts: &[(&str, &[u8])]) -> TrainResult<()> {
-    let header = serde_json::to_vec(header).map_err(|e| TrainError::Other(e.to_string()))?;
+pub fn write_container(path: &Path, magic: &[u8; 8], header: &serde_json::Value, parts: &[(&str, &[u8])]) -> NnResult<()> {
+    let header = serde_json::to_vec(header).map_err(|e| NnError::Other(e.to_string()))?;
     let version = MODEL_FORMAT_VERSION.to_le_bytes();
     let hlen = (header.len() as u64).to_le_bytes();
     let mut chunks: Vec<&[u8]> = vec![magic, &version, &hlen, &header];
@@ -90,17 +98,17 @@ pub(crate) fn write_container(path: &Path, magic: &[u8; 8], header: &serde_json:
 }
 
 /// A container's named sections, in file order.
-pub(crate) type Sections = Vec<(String, Vec<u8>)>;
+pub type Sections = Vec<(String, Vec<u8>)>;
 
 /// Read a container; returns the JSON header and the sections (verified).
-pub(crate) fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> TrainResult<(serde_json::Value, Sections)> {
+pub fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> NnResult<(serde_json::Value, Sections)> {
     let data = fs::read(path).map_err(io_err(path))?;
     parse_container(path, &data, magic, what)
 }
 
 /// Parse and verify the bytes of a container; errors name `path`.
-fn parse_container(path: &Path, data: &[u8], magic: &[u8; 8], what: &str) -> TrainResult<(serde_json::Value, Sections)> {
-    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
+fn parse_container(path: &Path, data: &[u8], magic: &[u8; 8], what: &str) -> NnResult<(serde_json::Value, Sections)> {
+    let bad = |m: String| NnError::ModelFile { path: path.to_path_buf(), message: m };
     if data.len() < 20 {
         return Err(bad(format!("not a PacoZero {what} file (only {} bytes)", data.len())));
     }
@@ -146,14 +154,15 @@ fn parse_container(path: &Path, data: &[u8], magic: &[u8; 8], what: &str) -> Tra
     Ok((header, out))
 }
 
-pub(crate) fn record_bytes(model: &PacoNet) -> TrainResult<Vec<u8>> {
-    let bytes = model.clone().into_record().into_bytes().map_err(|e| TrainError::Other(format!("cannot serialise the model: {e}")))?;
+/// The burnpack record of `model`, as bytes (the `model` section).
+pub fn record_bytes(model: &PacoNet) -> NnResult<Vec<u8>> {
+    let bytes = model.clone().into_record().into_bytes().map_err(|e| NnError::Other(format!("cannot serialise the model: {e}")))?;
     Ok(bytes.to_vec())
 }
 
 /// Build a network of `net` on `device` and load record bytes into it.
-pub(crate) fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, bytes: Vec<u8>) -> TrainResult<PacoNet> {
-    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
+pub fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, bytes: Vec<u8>) -> NnResult<PacoNet> {
+    let bad = |m: String| NnError::ModelFile { path: path.to_path_buf(), message: m };
     net.validate().map_err(|e| bad(format!("bad architecture in header: {e}")))?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| bad(format!("corrupt weights: {e}")))?;
     let model = net.init(device)?;
@@ -163,7 +172,7 @@ pub(crate) fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, by
 /// Export `model` (architecture `net`) to `path` atomically.
 ///
 /// The model is stored in inference mode; batch-norm running statistics are included.
-pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &Path) -> TrainResult<()> {
+pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &Path) -> NnResult<()> {
     let weights = record_bytes(&model.valid())?;
     let header = ModelHeader {
         kind: "pacozero-model".into(),
@@ -172,22 +181,22 @@ pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &P
         info: info.clone(),
         sections: sections_of(&[("model", &weights)]),
     };
-    let header = serde_json::to_value(&header).map_err(|e| TrainError::Other(e.to_string()))?;
+    let header = serde_json::to_value(&header).map_err(|e| NnError::Other(e.to_string()))?;
     write_container(path, MODEL_MAGIC, &header, &[("model", &weights)])
 }
 
 /// Read only the architecture and info of a model file (verifies checksums).
-pub fn read_model_header(path: &Path) -> TrainResult<(NetConfig, ModelInfo)> {
+pub fn read_model_header(path: &Path) -> NnResult<(NetConfig, ModelInfo)> {
     let data = fs::read(path).map_err(io_err(path))?;
     model_header_of(path, &data)
 }
 
 /// The architecture and info of a model held in memory (checksums verified),
 /// e.g. one downloaded before it is written to `path`, which errors name.
-pub fn model_header_of(path: &Path, data: &[u8]) -> TrainResult<(NetConfig, ModelInfo)> {
+pub fn model_header_of(path: &Path, data: &[u8]) -> NnResult<(NetConfig, ModelInfo)> {
     let (header, _) = parse_container(path, data, MODEL_MAGIC, "model")?;
     let h: ModelHeader =
-        serde_json::from_value(header).map_err(|e| TrainError::ModelFile { path: path.to_path_buf(), message: format!("corrupt header: {e}") })?;
+        serde_json::from_value(header).map_err(|e| NnError::ModelFile { path: path.to_path_buf(), message: format!("corrupt header: {e}") })?;
     Ok((h.net, h.info))
 }
 
@@ -195,9 +204,9 @@ pub fn model_header_of(path: &Path, data: &[u8]) -> TrainResult<(NetConfig, Mode
 ///
 /// With `expected = Some(net)`, a file of another architecture is refused with an
 /// error naming the file and both architectures.
-pub fn load_model(path: &Path, device: &Device, expected: Option<&NetConfig>) -> TrainResult<(PacoNet, NetConfig, ModelInfo)> {
+pub fn load_model(path: &Path, device: &Device, expected: Option<&NetConfig>) -> NnResult<(PacoNet, NetConfig, ModelInfo)> {
     let (header, mut sections) = read_container(path, MODEL_MAGIC, "model")?;
-    let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
+    let bad = |m: String| NnError::ModelFile { path: path.to_path_buf(), message: m };
     let h: ModelHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
     if let Some(exp) = expected {
         if *exp != h.net {
@@ -226,30 +235,30 @@ pub fn model_path(run_dir: &Path, name: &str) -> PathBuf {
 
 /// Atomically point `<run>/models/current` at model `name` (the file holds the
 /// file name, e.g. `gen-0003.pzmodel`, and a newline).
-pub fn set_current_model(run_dir: &Path, name: &str) -> TrainResult<()> {
+pub fn set_current_model(run_dir: &Path, name: &str) -> NnResult<()> {
     let target = model_path(run_dir, name);
     if !target.is_file() {
-        return Err(TrainError::ModelFile { path: target, message: "cannot point `current` at a missing model".into() });
+        return Err(NnError::ModelFile { path: target, message: "cannot point `current` at a missing model".into() });
     }
     let line = format!("{name}.{MODEL_EXT}\n");
     write_atomic(&models_dir(run_dir).join("current"), &[line.as_bytes()])
 }
 
 /// The model `<run>/models/current` points at.
-pub fn current_model(run_dir: &Path) -> TrainResult<PathBuf> {
+pub fn current_model(run_dir: &Path) -> NnResult<PathBuf> {
     let ptr = models_dir(run_dir).join("current");
     let text = fs::read_to_string(&ptr).map_err(io_err(&ptr))?;
     let name = text.trim();
     if name.is_empty() || name.contains('/') {
-        return Err(TrainError::ModelFile { path: ptr, message: format!("bad pointer contents {name:?}") });
+        return Err(NnError::ModelFile { path: ptr, message: format!("bad pointer contents {name:?}") });
     }
     Ok(models_dir(run_dir).join(name))
 }
 
 /// Export into a run (`<run>/models/<name>.pzmodel`) and make it `current`.
-pub fn export_to_run(run_dir: &Path, model: &PacoNet, net: &NetConfig, info: &ModelInfo, make_current: bool) -> TrainResult<PathBuf> {
+pub fn export_to_run(run_dir: &Path, model: &PacoNet, net: &NetConfig, info: &ModelInfo, make_current: bool) -> NnResult<PathBuf> {
     if info.name.is_empty() || info.name.contains(['/', '\\']) || info.name.starts_with('.') {
-        return Err(TrainError::Config(format!("bad model name {:?}", info.name)));
+        return Err(NnError::Config(format!("bad model name {:?}", info.name)));
     }
     let path = model_path(run_dir, &info.name);
     export_model(model, net, info, &path)?;

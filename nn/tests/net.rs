@@ -1,10 +1,9 @@
-//! The network evaluator (feature `net`): a tiny untrained network drives
-//! search and self-play; rows carry the model's name.
-#![cfg(feature = "net")]
+//! The network evaluator: a tiny untrained network drives search and
+//! self-play; rows carry the model's name.
 
 use pacozero_engine::paco::GameState;
-use pacozero_selfplay::{bench_mcts, game_spec, run_selfplay, search, Algorithm, Evaluator, NetworkEvaluator, SearchConfig, SelfplayConfig};
-use pacozero_train::{default_device, ModelInfo, NetConfig, Network};
+use pacozero_nn::{default_device, ModelInfo, NetConfig, Network, NetworkEvaluator};
+use pacozero_selfplay::{bench_mcts, game_spec, run_selfplay, search, Algorithm, Evaluator, SearchConfig, SelfplayConfig};
 use rand::SeedableRng;
 
 fn tiny() -> NetworkEvaluator {

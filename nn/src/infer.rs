@@ -9,7 +9,7 @@ use burn::tensor::TensorData;
 use pacozero_data::{decode_into, GameSpec};
 
 use crate::backend::{cpu_pool, default_device, in_pool, inference_device};
-use crate::error::{TrainError, TrainResult};
+use crate::error::{NnError, NnResult};
 use crate::fastnet::FastNet;
 use crate::model::{NetConfig, PacoNet};
 use crate::modelfile::{load_model, ModelInfo};
@@ -55,19 +55,19 @@ pub struct Network {
 impl Network {
     /// Load an exported model on the default backend ([`default_device`]),
     /// using `threads` CPU threads (0 = rayon global pool, see [`crate::backend`]).
-    pub fn load(path: &Path, threads: usize) -> TrainResult<Self> {
+    pub fn load(path: &Path, threads: usize) -> NnResult<Self> {
         Self::load_on(path, &default_device(), threads)
     }
 
     /// Load an exported model on a given device.
-    pub fn load_on(path: &Path, device: &Device, threads: usize) -> TrainResult<Self> {
+    pub fn load_on(path: &Path, device: &Device, threads: usize) -> NnResult<Self> {
         let device = inference_device(device);
         let (model, net, info) = load_model(path, &device, None)?;
         Self::from_model(model, net, info, &device, threads)
     }
 
     /// Wrap an in-memory model (moved to inference mode on `device`).
-    pub fn from_model(model: PacoNet, net: NetConfig, info: ModelInfo, device: &Device, threads: usize) -> TrainResult<Self> {
+    pub fn from_model(model: PacoNet, net: NetConfig, info: ModelInfo, device: &Device, threads: usize) -> NnResult<Self> {
         let device = inference_device(device);
         let model = model.valid().to_device(&device);
         let spec = GameSpec::new("any", net.height, net.width, net.bit_planes, net.scalars, net.policy_size)?;
@@ -105,7 +105,7 @@ impl Network {
 
     /// Evaluate a batch of positions. Errors (never panics) if an input does
     /// not have the model's plane/scalar counts.
-    pub fn evaluate_batch(&self, inputs: &[EvalInput<'_>]) -> TrainResult<Vec<Evaluation>> {
+    pub fn evaluate_batch(&self, inputs: &[EvalInput<'_>]) -> NnResult<Vec<Evaluation>> {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
@@ -113,7 +113,7 @@ impl Network {
         let mut x = vec![0f32; inputs.len() * n];
         for (i, inp) in inputs.iter().enumerate() {
             if inp.planes.len() != self.spec.plane_words() || inp.scalars.len() != self.spec.scalars as usize {
-                return Err(TrainError::Config(format!(
+                return Err(NnError::Config(format!(
                     "input {i}: {} plane words and {} scalars, the model expects {} and {}",
                     inp.planes.len(),
                     inp.scalars.len(),

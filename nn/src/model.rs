@@ -9,7 +9,7 @@ use burn::prelude::*;
 use burn::tensor::activation::{relu, sigmoid};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{TrainError, TrainResult};
+use crate::error::{NnError, NnResult};
 
 /// Architecture of a network (serde, e.g. a `[net]` TOML table).
 ///
@@ -91,10 +91,10 @@ impl NetConfig {
     }
 
     /// Check every field's range; the message names the field.
-    pub fn validate(&self) -> TrainResult<()> {
-        let check = |name: &str, v: u32, lo: u32, hi: u32| -> TrainResult<()> {
+    pub fn validate(&self) -> NnResult<()> {
+        let check = |name: &str, v: u32, lo: u32, hi: u32| -> NnResult<()> {
             if v < lo || v > hi {
-                Err(TrainError::Config(format!("net.{name} = {v} is out of range {lo}..={hi}")))
+                Err(NnError::Config(format!("net.{name} = {v} is out of range {lo}..={hi}")))
             } else {
                 Ok(())
             }
@@ -116,7 +116,7 @@ impl NetConfig {
     }
 
     /// Check this architecture reads data of `spec`.
-    pub fn check_spec(&self, spec: &pacozero_data::GameSpec) -> TrainResult<()> {
+    pub fn check_spec(&self, spec: &pacozero_data::GameSpec) -> NnResult<()> {
         let pairs = [
             ("bit_planes", self.bit_planes, spec.bit_planes),
             ("scalars", self.scalars, spec.scalars),
@@ -126,7 +126,7 @@ impl NetConfig {
         ];
         for (name, net, data) in pairs {
             if net != data {
-                return Err(TrainError::Config(format!("net.{name} = {net} but the data has {name} = {data} ({spec})")));
+                return Err(NnError::Config(format!("net.{name} = {net} but the data has {name} = {data} ({spec})")));
             }
         }
         Ok(())
@@ -166,14 +166,14 @@ impl NetConfig {
 
     /// Build a randomly initialised network on `device` (weights from the
     /// backend's current random state).
-    pub fn init(&self, device: &Device) -> TrainResult<PacoNet> {
+    pub fn init(&self, device: &Device) -> NnResult<PacoNet> {
         self.validate()?;
         let _guard = WEIGHT_INIT.lock().unwrap_or_else(|e| e.into_inner());
         Ok(materialized(PacoNet::new(self, device)))
     }
 
     /// Build a network whose initial weights depend only on `seed`.
-    pub fn init_seeded(&self, device: &Device, seed: u64) -> TrainResult<PacoNet> {
+    pub fn init_seeded(&self, device: &Device, seed: u64) -> NnResult<PacoNet> {
         self.validate()?;
         let _guard = WEIGHT_INIT.lock().unwrap_or_else(|e| e.into_inner());
         device.seed(seed);

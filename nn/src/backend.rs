@@ -1,0 +1,84 @@
+//! The one place where the compute backend is chosen.
+//!
+//! * Default build: burn's **flex** backend (pure Rust CPU, nothing to download).
+//! * Feature `tch`: LibTorch through burn's tch backend, on CPU (`"tch"` /
+//!   `"tch-cpu"`) or CUDA (`"tch-cuda"` / `"tch-cuda:N"`). Building it needs a
+//!   libtorch folder: set `LIBTORCH=/path/to/libtorch` (a folder with `lib/` and
+//!   `include/`; `scripts/setup-libtorch.sh` prepares one from PyPI's `torch`
+//!   wheel) and, at run time, add `$LIBTORCH/lib` to `LD_LIBRARY_PATH`.
+//!
+//! Threads: flex parallelises with rayon. [`cpu_pool`] builds a dedicated
+//! rayon pool of `n` threads; [`crate::Network`] (and the trainer) run their
+//! tensor work inside their pool (`pool.install`, see [`in_pool`]), so a thread
+//! count set in their config applies to them only. With `threads = 0` the rayon global pool
+//! is used, which honours `RAYON_NUM_THREADS` (default: one thread per core).
+
+use burn::tensor::Device;
+
+use crate::error::{NnError, NnResult};
+
+/// Backend names accepted by [`device_from_name`].
+pub const BACKEND_NAMES: &[&str] = &["flex", "tch", "tch-cpu", "tch-cuda", "tch-cuda:N"];
+
+/// The default device: flex (CPU), unless `PACOZERO_BACKEND` names another.
+pub fn default_device() -> Device {
+    match std::env::var("PACOZERO_BACKEND") {
+        Ok(name) if !name.is_empty() => device_from_name(&name).unwrap_or_else(|e| {
+            eprintln!("warning: PACOZERO_BACKEND: {e}; using flex");
+            Device::flex()
+        }),
+        _ => Device::flex(),
+    }
+}
+
+/// Device for a backend name: `flex`, or with feature `tch`: `tch`/`tch-cpu`,
+/// `tch-cuda`, `tch-cuda:N`.
+pub fn device_from_name(name: &str) -> NnResult<Device> {
+    match name {
+        "flex" | "cpu" | "default" => Ok(Device::flex()),
+        #[cfg(feature = "tch")]
+        "tch" | "tch-cpu" =>
+        {
+            #[allow(deprecated)]
+            Ok(Device::libtorch())
+        }
+        #[cfg(feature = "tch")]
+        n if n == "tch-cuda" || n.starts_with("tch-cuda:") => {
+            let idx: usize = n.strip_prefix("tch-cuda:").map(|s| s.parse().unwrap_or(0)).unwrap_or(0);
+            #[allow(deprecated)]
+            Ok(Device::libtorch_cuda(idx))
+        }
+        n if n.starts_with("tch") => Err(NnError::Config(format!("backend `{n}` needs pacozero-nn built with `--features tch` (and LIBTORCH set)"))),
+        n => Err(NnError::Config(format!("unknown backend `{n}`; expected one of {BACKEND_NAMES:?}"))),
+    }
+}
+
+/// Inference (no autodiff) version of a device.
+pub fn inference_device(device: &Device) -> Device {
+    if device.is_autodiff() {
+        device.clone().inner()
+    } else {
+        device.clone()
+    }
+}
+
+/// A rayon pool of `threads` threads, or `None` for `threads == 0` (use the global pool).
+pub fn cpu_pool(threads: usize) -> NnResult<Option<std::sync::Arc<rayon::ThreadPool>>> {
+    if threads == 0 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("pacozero-nn-{i}"))
+        .build()
+        .map(|p| Some(std::sync::Arc::new(p)))
+        .map_err(|e| NnError::Other(format!("cannot build a rayon pool of {threads} threads: {e}")))
+}
+
+/// Run `f` inside `pool` if there is one.
+pub fn in_pool<R: Send>(pool: &Option<std::sync::Arc<rayon::ThreadPool>>, f: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(p) => p.install(f),
+        None => f(),
+    }
+}

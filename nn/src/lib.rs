@@ -1,0 +1,63 @@
+//! # PacoZero networks
+//!
+//! Everything a self-play worker needs to run a network, without the
+//! trainer: architecture ([`NetConfig`], [`PacoNet`]), model files
+//! ([`export_model`], [`load_model`], the `<run>/models/current` pointer),
+//! the backend choice ([`backend`]), batched inference ([`Network`], on the
+//! CPU through [`FastNet`]) and the search's leaf evaluator
+//! ([`NetworkEvaluator`], implementing `pacozero_selfplay::Evaluator`).
+//! Training, checkpoints, metrics and plots are in `pacozero_train`, which
+//! builds on this crate.
+//!
+//! burn is linked without `autodiff` and `optim`: inference needs neither
+//! (the trainer turns them on for its own build).
+//!
+//! ## Backends
+//!
+//! Chosen in one place, [`backend`]: the default build uses burn's pure-Rust
+//! **flex** CPU backend. The cargo feature `tch` adds LibTorch (CPU or CUDA);
+//! it needs `LIBTORCH=/path/to/libtorch` at build time (see
+//! `scripts/setup-libtorch.sh`). Threads: see [`backend`].
+//!
+//! ## Network
+//!
+//! Input `[B, bit_planes + scalars, H, W]` (the decoder of `pacozero_data`) →
+//! 3x3 conv + BN + ReLU → `blocks` residual blocks (conv-BN-ReLU-conv-BN,
+//! squeeze-excitation with global average pooling giving a per-channel scale
+//! and bias, skip, ReLU) → heads:
+//! * policy: 1x1 conv (`policy_channels`) + BN + ReLU → linear → `policy_size` logits;
+//! * value trunk: 1x1 conv (`value_channels`) + BN + ReLU → linear (`value_hidden`) + ReLU, then
+//!   * WDL: 3 logits (win, draw, loss for the mover),
+//!   * moves-left: 1 output predicting `ln(1 + moves_left)`,
+//!   * sako: 2 logits (`mover_in_sako`, `mover_can_paco`).
+//!
+//! ## Model files
+//!
+//! Layout and checks in [`modelfile`]; the trainer's checkpoints use the same
+//! container.
+//! ```text
+//! <run>/models/<name>.pzmodel       exported models (atomic)
+//! <run>/models/current              name of the current best model (atomic)
+//! ```
+
+pub mod backend;
+mod error;
+mod evaluator;
+mod fastnet;
+mod infer;
+mod model;
+pub mod modelfile;
+
+pub use backend::{default_device, device_from_name};
+pub use error::{NnError, NnResult};
+pub use evaluator::NetworkEvaluator;
+pub use fastnet::{FastNet, FastOutput};
+pub use infer::{EvalInput, Evaluation, Network};
+pub use model::{NetConfig, NetOutput, PacoNet};
+pub use modelfile::{
+    current_model, export_model, export_to_run, load_model, model_header_of, model_path, models_dir, read_model_header, set_current_model, ModelInfo,
+    MODEL_EXT, MODEL_FORMAT_VERSION,
+};
+
+/// Re-export of burn's device type so callers need not depend on burn.
+pub use burn::tensor::Device;
