@@ -1,6 +1,20 @@
-//! Measuring strength, as a library under the `pacozero` command line:
-//! [`ratings`] fits Elo over every game of a run (Bradley–Terry, draws as half
-//! points, anchored), counts paired games as pentanomials and decides SPRT
-//! gating. Nothing here prints; the command line does.
+//! Measuring strength and building opening books, as a library under the
+//! `pacozero` command line. Nothing here prints; callers get results and
+//! progress callbacks.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`) and how each chooses |
+//! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
+//! | [`ratings`] | Bradley–Terry Elo over every game of a run (anchored), SPRT gating |
+//! | [`book`] | opening books built by search (best-first over uncertain lines), read back and extended |
+//!
+//! Everything is generic over the engine's `Game` (Paco Ŝako and Shako).
 
+pub mod book;
+pub mod matches;
+pub mod players;
 pub mod ratings;
+
+pub use matches::{book_opening, no_progress, opening, play, run_match, run_match_from, GameResult, MatchResult, Openings};
+pub use players::{greedy_turn, Budget, EvalKind, Player, PlayerSpec, PlayoutMix};

@@ -167,8 +167,9 @@ pub struct ArenaArgs {
     /// Games (rounded up to an even number: each opening is played with both colours).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
-    #[arg(long, value_enum, default_value = "fischer-random")]
-    pub openings: crate::arena::Openings,
+    /// `standard` or `fischer-random` (the game's random starts).
+    #[arg(long, default_value = "fischer-random")]
+    pub openings: pacozero_arena::Openings,
     /// Openings drawn from this opening book instead (Parquet, built or
     /// imported), with probability proportional to visits^(1/book-temperature).
     #[arg(long, conflicts_with = "openings")]

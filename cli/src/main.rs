@@ -1,11 +1,8 @@
 //! `pacozero`: one binary, one module per subcommand; errors are printed once, here.
 
-mod arena;
 mod args;
 mod atomic;
-mod book;
 mod commands;
-mod net;
 mod report;
 mod turns;
 

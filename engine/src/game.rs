@@ -116,6 +116,13 @@ pub trait Game: Clone + Send + Sync + 'static {
         format!("{}\n", self.notation())
     }
 
+    /// The same position without the history that decides repetitions (an
+    /// opening book's node, searched as if the game started there); the
+    /// default, for states that keep no history, is a copy.
+    fn without_history(&self) -> Self {
+        self.clone()
+    }
+
     /// Names of the game's optional rules, all off by default (Paco Ŝako:
     /// the vchess variants), for tools that take rules as data.
     const RULE_OPTIONS: &'static [&'static str] = &[];

@@ -5,7 +5,9 @@
 //! ([`export_model`], [`load_model`], the `<run>/models/current` pointer),
 //! the backend choice ([`backend`]), batched inference ([`Network`], on the
 //! CPU through [`FastNet`]) and the search's leaf evaluator
-//! ([`NetworkEvaluator`], implementing `pacozero_selfplay::Evaluator`).
+//! ([`NetworkEvaluator`], implementing `pacozero_selfplay::Evaluator`);
+//! finding a network by file, run directory or reference name, and the game
+//! it plays ([`load`]).
 //! Training, checkpoints, metrics and plots are in `pacozero_train`, which
 //! builds on this crate.
 //!
@@ -45,6 +47,7 @@ mod error;
 mod evaluator;
 mod fastnet;
 mod infer;
+pub mod load;
 mod model;
 pub mod modelfile;
 
@@ -53,6 +56,9 @@ pub use error::{NnError, NnResult};
 pub use evaluator::NetworkEvaluator;
 pub use fastnet::{FastNet, FastOutput};
 pub use infer::{EvalInput, Evaluation, Network};
+pub use load::{
+    load_evaluator, load_evaluator_spec, load_network, model_of_spec, network_game, network_with_playouts, reference_dir, reference_model, resolve_model,
+};
 pub use model::{NetConfig, NetOutput, PacoNet};
 pub use modelfile::{
     current_model, export_model, export_to_run, load_model, model_header_of, model_path, models_dir, read_model_header, set_current_model, ModelInfo,

@@ -9,8 +9,8 @@ use pacozero_nn::NetworkEvaluator;
 use pacozero_selfplay::analysis::{serve, ServeOptions};
 
 pub fn run(a: AnalysisArgs) -> Result<()> {
-    let evaluator = crate::net::load_evaluator_spec(&a.model, a.threads)?;
-    let game = crate::net::network_game(&evaluator, &a.model)?;
+    let evaluator = pacozero_nn::load_evaluator_spec(&a.model, a.threads)?;
+    let game = pacozero_nn::network_game(&evaluator, &a.model)?;
     let opts = ServeOptions {
         default_visits: a.visits.max(1),
         visit_cap: a.visit_cap.max(1),

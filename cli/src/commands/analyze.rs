@@ -87,12 +87,7 @@ pub fn check_playable<G: Game>(g: &G) -> Result<()> {
 
 /// The network of `model` for game `G`, refused when it was made for another game.
 pub fn network_for<G: Game>(model: &Path) -> Result<NetworkEvaluator> {
-    let evaluator = crate::net::load_evaluator(model, 0)?;
-    let game = crate::net::network_game(&evaluator, &model.display().to_string())?;
-    if game.name() != G::NAME {
-        bail!("{}: this is a {game} network; the position is {}", model.display(), G::NAME);
-    }
-    Ok(evaluator)
+    pacozero_nn::load_network::<G>(model, 0)
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {

@@ -1,10 +1,10 @@
 //! `pacozero arena`: a match between two players, paired openings, Elo;
 //! `--game` picks Paco Ŝako or Shako.
 
-use crate::arena::{book_opening, run_match, run_match_from, ArenaGame, Player};
 use crate::args::{ArenaArgs, GameKind};
 use anyhow::{Context, Result};
-use pacozero_engine::{paco, shako};
+use pacozero_arena::{book_opening, run_match, run_match_from, Player};
+use pacozero_engine::{paco, shako, Game};
 use pacozero_selfplay::BookStarts;
 
 pub fn run(a: ArenaArgs) -> Result<()> {
@@ -14,7 +14,7 @@ pub fn run(a: ArenaArgs) -> Result<()> {
     }
 }
 
-fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
+fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     let pa = Player::<G>::new(&a.players[0], a.seed, 0)?;
     let pb = Player::<G>::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
     let pairs = a.games.div_ceil(2).max(1);
@@ -22,9 +22,9 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
     let m = match &a.book {
         Some(path) => {
             let book = BookStarts::from_file::<G>(path, a.book_temperature)?;
-            run_match_from(&pa, &pb, pairs, &|i| book_opening(&book, a.seed, i), limits, a.seed, true)?
+            with_match_bar(pairs, |progress| run_match_from(&pa, &pb, pairs, &|i| book_opening(&book, a.seed, i), limits, a.seed, progress))?
         }
-        None => run_match(&pa, &pb, pairs, a.openings, limits, a.seed, true)?,
+        None => with_match_bar(pairs, |progress| run_match(&pa, &pb, pairs, a.openings, limits, a.seed, progress))?,
     };
     let (elo, ci) = m.elo();
     println!("{} vs {}: {} games", pa.name, pb.name, m.games);
@@ -53,4 +53,14 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> Result<()> {
         std::fs::write(&path, serde_json::to_string_pretty(&v)?).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
+}
+
+/// Runs `f` (a match of `pairs` opening pairs) with a progress bar that its
+/// progress callback moves.
+pub fn with_match_bar<T>(pairs: u32, f: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> T) -> T {
+    let bar = indicatif::ProgressBar::new(pairs as u64 * 2);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games {msg} [{elapsed} < {eta}]").expect("template"));
+    let out = f(&|done, _total| bar.set_position(done));
+    bar.finish_and_clear();
+    out
 }

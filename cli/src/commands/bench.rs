@@ -137,7 +137,7 @@ fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_p
     let r = bench_mcts::<GameState, _>(&search, &UniformEvaluator, threads, games_per_thread, seconds)?;
     println!("{r}");
     if let Some(m) = model {
-        let ev = crate::net::load_evaluator(&m, 0)?;
+        let ev = pacozero_nn::load_evaluator(&m, 0)?;
         let r = bench_mcts::<GameState, _>(&search, &ev, threads, games_per_thread, seconds)?;
         println!("{r}");
         println!("search overhead (time outside the network): {:.1}%", 100.0 * (1.0 - r.eval_fraction));
@@ -175,8 +175,8 @@ fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], thr
     if queries == 0 || visits == 0 {
         bail!("--queries and --visits must be at least 1");
     }
-    let ev = crate::net::load_evaluator_spec(model, threads)?;
-    let game = crate::net::network_game(&ev, model)?;
+    let ev = pacozero_nn::load_evaluator_spec(model, threads)?;
+    let game = pacozero_nn::network_game(&ev, model)?;
     println!("analysis engine, {game} network {model}: {queries} queries of {visits} visits (positions from seeded random play)");
     println!("{:>10} {:>10} {:>10} {:>12} {:>14} {:>7}", "concurrent", "queries/s", "seconds", "net calls", "leaves/call", "fill");
     for l in game.visit(Bench { ev: &ev, queries, visits, concurrency })? {

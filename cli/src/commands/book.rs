@@ -1,11 +1,11 @@
 //! `pacozero book build | probe | export | import`: opening books (see
-//! `crate::book` for how a book grows, `pacozero_data::book` for the file
+//! `pacozero_arena::book` for how a book grows, `pacozero_data::book` for the file
 //! format and `pacozero_selfplay::platform_book` for the platform's format).
 
 use crate::args::{BookArgs, BookCommand, BookFormat, GameKind, ImportFormat};
 use crate::atomic::write_atomic;
-use crate::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
 use anyhow::{Context, Result};
+use pacozero_arena::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
 use pacozero_data::book::{write_book, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
 use pacozero_engine::{paco, shako};
@@ -45,7 +45,7 @@ pub fn run(a: BookArgs) -> Result<()> {
             let name = reference.display().to_string();
             let report = match (model, book) {
                 (Some(m), _) => {
-                    let ev = super::selfplay::load_network::<paco::GameState>(&m, 0)?;
+                    let ev = pacozero_nn::load_network::<paco::GameState>(&m, 0)?;
                     let start = std::time::Instant::now();
                     compare_search(&name, &rows, &ev, sims, batch, seed, |done, total| {
                         if !quiet {
@@ -79,7 +79,7 @@ fn import_platform(input: &Path, out: &Path) -> Result<()> {
 }
 
 fn build_book<G: BookGame>(cfg: &BookConfig, model: &Path, out: &Path, quiet: bool) -> Result<()> {
-    let evaluator = super::selfplay::load_network::<G>(model, 0)?;
+    let evaluator = pacozero_nn::load_network::<G>(model, 0)?;
     let start = std::time::Instant::now();
     let book = build::<G, _>(cfg, &evaluator, out, |p| {
         if !quiet {

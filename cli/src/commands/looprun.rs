@@ -22,15 +22,16 @@
 //! The game (`[loop] game = "paco"` or `"shako"`) is fixed for the life of a
 //! run: it is in the run's `config.toml` and `state.json`, and a resumed run
 //! whose configuration names another game is refused. The stages are generic
-//! over the game ([`ArenaGame`]); [`run`] dispatches once.
+//! over the game ([`Game`]); [`run`] dispatches once.
 
-use crate::arena::{run_match, ArenaGame, Openings, Player};
+use super::arena::with_match_bar;
 use crate::args::{GameKind, LoopArgs};
 use crate::atomic::write_atomic;
 use crate::commands::selfplay::{baseline_evaluator, check_data_dir, spec_of};
 use crate::commands::train::NetTable;
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{fit_elo, Sprt, SprtDecision, Wdl};
+use pacozero_arena::{run_match, Openings, Player};
 use pacozero_engine::{paco, shako, Game};
 use pacozero_nn::default_device;
 use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, SelfplayConfig};
@@ -373,7 +374,7 @@ fn open_run(a: &LoopArgs) -> Result<(PathBuf, LoopFile)> {
     Ok((run, cfg))
 }
 
-fn run_loop<G: ArenaGame>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()> {
+fn run_loop<G: Game>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()> {
     let mut state = load_state(run)?;
     // Runs from before the game was recorded are Paco runs.
     let recorded = if state.game.is_empty() && run.join("state.json").exists() { <paco::GameState as Game>::NAME } else { state.game.as_str() };
@@ -457,7 +458,7 @@ impl StageClock {
     }
 }
 
-fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {
+fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState) -> Result<()> {
     let mut sp = cfg.selfplay.clone();
     sp.seed = super::derive_seed(cfg.looping.seed, state.generation as u64);
     check_data_dir::<G>(&run.join("data"))?;
@@ -487,7 +488,7 @@ fn selfplay_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState) -
     )
 }
 
-fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
+fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     let device = default_device();
     let net = cfg.net.to_config(&game_spec::<G>())?;
     let mut trainer = Trainer::resume_or_new(run, net, cfg.train.clone(), &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
@@ -528,14 +529,14 @@ fn train_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, g: u32) -> Result<()> {
     Ok(())
 }
 
-fn player_for<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
+fn player_for<G: Game>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
     player_with_budget(run, cfg, name, &sims.to_string(), seed)
 }
 
 /// A run's model as an arena player with a budget (`64` or `50ms`), named
 /// after the model. It evaluates leaves as self-play does: with
 /// `[selfplay] playout_mix` of a random playout mixed in when that is set.
-fn player_with_budget<G: ArenaGame>(run: &Path, cfg: &LoopFile, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
+fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
     let p: PathBuf = pacozero_nn::model_path(run, name);
     let mix = match cfg.selfplay.playout_mix {
         w if w > 0.0 => format!(":mix={w}"),
@@ -552,7 +553,7 @@ fn evaluates(l: &LoopConfig, g: u32, last: u32) -> bool {
     g.is_multiple_of(l.eval_every) || g >= last || g == 1
 }
 
-fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, last: u32) -> Result<bool> {
+fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, last: u32) -> Result<bool> {
     let l = &cfg.looping;
     if !evaluates(l, g, last) {
         eprintln!("evaluation: skipped in generation {g} (eval_every = {}); gen-{g:04} becomes the best", l.eval_every);
@@ -560,7 +561,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
     }
     let seed = super::derive_seed(l.seed ^ 0x5EED, g as u64);
     let cand = player_for::<G>(run, cfg, &model_name(g), l.eval_simulations, seed)?;
-    let record = |a: &Player<G>, b: &Player<G>, m: &crate::arena::MatchResult| -> Result<()> {
+    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult| -> Result<()> {
         append_match(
             run,
             &MatchLine {
@@ -594,7 +595,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         };
         let mut base = Player::<G>::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
         base.name = base_name;
-        let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed ^ 11, true)?;
+        let m = with_match_bar(l.baseline_games / 2, |progress| run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed ^ 11, progress))?;
         let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
         eprintln!(
             "{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims; end reasons {})",
@@ -609,7 +610,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
     }
     if l.anchor_games > 0 && g > 1 {
         let first = player_for(run, cfg, &model_name(1), l.eval_simulations, seed ^ 5)?;
-        let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, true)?;
+        let m = with_match_bar(l.anchor_games / 2, |progress| run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, progress))?;
         eprintln!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
         record(&cand, &first, &m)?;
     }
@@ -617,7 +618,7 @@ fn eval_stage<G: ArenaGame>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u3
         return Ok(true);
     }
     let best = player_for(run, cfg, &state.best, l.eval_simulations, seed ^ 3)?;
-    let m = run_match(&cand, &best, l.gating_games / 2, l.openings, limits, seed ^ 13, true)?;
+    let m = with_match_bar(l.gating_games / 2, |progress| run_match(&cand, &best, l.gating_games / 2, l.openings, limits, seed ^ 13, progress))?;
     eprintln!("{} vs {}: +{} ={} -{}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses);
     record(&cand, &best, &m)?;
     Ok(match l.promotion {

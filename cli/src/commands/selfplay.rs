@@ -7,8 +7,7 @@ use crate::args::{GameKind, SelfplayArgs};
 use anyhow::{bail, Context, Result};
 use pacozero_data::GameSpec;
 use pacozero_engine::{paco, shako, Game};
-use pacozero_nn::NetworkEvaluator;
-use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, MixedEvaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator};
+use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, RolloutEvaluator, SelfplayConfig, SelfplayGame, UniformEvaluator};
 use std::path::{Path, PathBuf};
 
 pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
@@ -21,15 +20,7 @@ pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
 /// The self-play evaluator of a model file: the network, with
 /// `cfg.playout_mix` of a random playout mixed into its leaf values when set.
 pub fn selfplay_network<G: Game>(path: &Path, cfg: &SelfplayConfig) -> Result<Box<dyn Evaluator<G>>> {
-    network_with_playouts(path, 0, cfg.playout_mix, 1, cfg.seed)
-}
-
-/// The network of a model file for game `G` on `threads` threads; with
-/// `weight > 0`, the mean of `playouts` random playouts (seeded by `seed`)
-/// mixed into its leaf values with that weight.
-pub fn network_with_playouts<G: Game>(path: &Path, threads: usize, weight: f32, playouts: u32, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
-    let net = load_network::<G>(path, threads)?;
-    Ok(if weight > 0.0 { Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight }) } else { Box::new(net) })
+    pacozero_nn::network_with_playouts(path, 0, cfg.playout_mix, 1, cfg.seed)
 }
 
 /// The data spec of a game.
@@ -47,14 +38,6 @@ pub fn baseline_evaluator<G: Game>(name: &str, seed: u64) -> Result<Box<dyn Eval
         "rollout" => Box::new(RolloutEvaluator::new(seed, 1, 400)),
         other => bail!("unknown evaluator '{other}' (expected 'uniform' or 'rollout')"),
     })
-}
-
-/// A network evaluator for a model file (or a run directory's current model),
-/// refused unless the model was made for game `G`.
-pub fn load_network<G: Game>(path: &Path, threads: usize) -> Result<NetworkEvaluator> {
-    let ev = crate::net::load_evaluator(path, threads)?;
-    ev.net.config().check_spec(&game_spec::<G>()).map_err(|e| anyhow::anyhow!("model {} is not a {} network: {e}", path.display(), G::NAME))?;
-    Ok(ev)
 }
 
 fn same_shape(a: &GameSpec, b: &GameSpec) -> bool {

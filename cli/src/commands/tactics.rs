@@ -188,7 +188,7 @@ fn policy_turn<E: Evaluator<GameState>>(evaluator: &E, state: &mut GameState) ->
 
 fn solve(model: &Path, sims: u32, suite: Option<&Path>) -> Result<()> {
     let suite = read_suite(suite)?;
-    let evaluator = crate::net::load_evaluator(model, 0)?;
+    let evaluator = pacozero_nn::load_evaluator(model, 0)?;
     let mut solved = [0usize; 2];
     let mut total = [0usize; 2];
     for t in &suite {

@@ -288,6 +288,10 @@ impl Game for GameState {
         }
     }
 
+    fn without_history(&self) -> Self {
+        GameState::new(*self.position())
+    }
+
     fn is_turn_start(&self) -> bool {
         matches!(self.position().required(), Required::Lift | Required::PromoteThenLift)
     }

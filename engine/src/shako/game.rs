@@ -196,6 +196,10 @@ impl Game for GameState {
         }
     }
 
+    fn without_history(&self) -> Self {
+        GameState::new(self.pos)
+    }
+
     fn diagram(&self) -> String {
         let mover = if self.pos.side_to_move() == Color::White { "White" } else { "Black" };
         format!("{}\n{mover} to move\nfen: {}\n", self.pos, self.pos.fen())

@@ -9,10 +9,10 @@
 //! `Bf3xe4>c3>c6`, `0-0`) and stored with its atomic actions (`Le2 Pe4`),
 //! so the file can be replayed without a notation parser. A move's statistics
 //! come from the atomic-decision search tree grouped into turns (see
-//! [`crate::turns`]). In Shako a turn is one move: its name and its stored
-//! form are both the UCI move (`e3e5`). Everything else is shared through
-//! [`BookGame`]; the file records its game, and probing or exporting a book
-//! uses that game.
+//! `pacozero_selfplay::turns`). In Shako a turn is one move: its name and its
+//! stored form are both the UCI move (`e3e5`). What a book needs of a game
+//! comes from the game's hooks ([`BookGame`]); the file records its game, and
+//! probing or exporting a book uses that game.
 //!
 //! ## Expansion (KataGo-genbook-like)
 //!
@@ -48,16 +48,14 @@
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use pacozero_data::book::{read_book, visit_logit, write_book, BookInfo, BookMove, BookPosition};
-use pacozero_engine::paco::{self, fischer_random, parse_actions, Position, Rules};
-use pacozero_engine::{shako, Game};
-use pacozero_selfplay::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig, SelfplayGame};
+use pacozero_engine::{paco, parse_decision_names, Game};
+use pacozero_selfplay::turns::root_turns;
+use pacozero_selfplay::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-
-use crate::turns::{is_turn_start, root_turns};
 
 /// Book building settings (`configs/book.toml`). Every key is optional;
 /// unknown keys are errors; [`BookConfig::validate`] names the key at fault.
@@ -165,22 +163,57 @@ impl BookConfig {
     }
 }
 
-/// What a book needs of a game besides search: positions at the start of a
-/// turn, the whole turns found at a searched root, and replaying a stored turn.
-/// Paco Ŝako's turns are chains of atomic decisions named in chain notation;
-/// a Shako turn is one move named in UCI.
-pub trait BookGame: SelfplayGame {
+/// What a book needs of a game besides search, from the game's hooks:
+/// positions at the start of a turn, other start positions, the whole turns
+/// found at a searched root, and replaying a stored turn. Paco Ŝako's turns
+/// are chains of atomic decisions named in chain notation and stored as
+/// their actions (`Le2 Pe4`); a Shako turn is one move, named and stored in
+/// UCI. Every game is a book game.
+pub trait BookGame: Game {
     /// Reads a position that starts a turn (history dropped).
-    fn turn_start(fen: &str) -> Result<Self>;
-    /// `count` distinct start positions other than the standard one, drawn
-    /// from `rng` (Paco: Fischer-random setups; Shako: a few random plies
-    /// from the standard start).
-    fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self>;
+    fn turn_start(fen: &str) -> Result<Self> {
+        let g = Self::from_notation(fen).with_context(|| format!("reading FEN \"{}\"", fen.trim()))?;
+        if !g.is_turn_start() {
+            bail!("\"{}\" is in the middle of a turn (a piece is in hand); book positions start a turn", fen.trim());
+        }
+        Ok(g.without_history())
+    }
+    /// `count` distinct start positions other than the standard one: the
+    /// game's random starts ([`Game::random_start`]: Fischer-random setups
+    /// for Paco, a few random plies for Shako) numbered by draws of `rng`.
+    fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self> {
+        let mut seen = HashSet::from([Self::start().hash()]);
+        let mut out = Vec::new();
+        // Random starts repeat (Paco has 960): give up after many draws rather than loop.
+        for _ in 0..count * 50 + 100 {
+            if out.len() >= count {
+                break;
+            }
+            let g = Self::random_start(rng.gen()).without_history();
+            if seen.insert(g.hash()) {
+                out.push(g);
+            }
+        }
+        out
+    }
     /// The turns completed below a searched root, most visited first.
-    fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>>;
+    fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>> {
+        root_turns(search)
+            .into_iter()
+            .map(|t| RootMove { name: t.name, actions: t.actions.join(" "), state: t.state.without_history(), visits: t.visits, wdl: t.wdl, prior: t.prior })
+            .collect()
+    }
     /// The position after the stored turn `actions` (history dropped).
-    fn after(&self, actions: &str) -> Result<Self>;
+    fn after(&self, actions: &str) -> Result<Self> {
+        let mut g = self.clone();
+        for d in parse_decision_names(self, actions).map_err(|e| anyhow!("{e}"))? {
+            g.apply(d);
+        }
+        Ok(g.without_history())
+    }
 }
+
+impl<G: Game> BookGame for G {}
 
 /// A whole turn at a searched root.
 pub struct RootMove<G> {
@@ -193,95 +226,6 @@ pub struct RootMove<G> {
     /// (win, draw, loss) for the player making it.
     pub wdl: [f32; 3],
     pub prior: f32,
-}
-
-impl BookGame for paco::GameState {
-    fn turn_start(fen: &str) -> Result<Self> {
-        let pos: Position = fen.trim().parse().with_context(|| format!("reading FEN \"{}\"", fen.trim()))?;
-        let g = paco::GameState::new(pos);
-        if !is_turn_start(&g) {
-            bail!("\"{}\" is in the middle of a turn (a piece is in hand); book positions start a turn", fen.trim());
-        }
-        Ok(g)
-    }
-    fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self> {
-        let mut numbers: Vec<u16> = (0..960).collect();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while out.len() < count && i < numbers.len() {
-            let j = rng.gen_range(i..numbers.len());
-            numbers.swap(i, j);
-            let g = paco::GameState::new(fischer_random(numbers[i], Rules::OFFICIAL));
-            i += 1;
-            if g.position().hash() != Position::startpos().hash() {
-                out.push(g);
-            }
-        }
-        out
-    }
-    fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>> {
-        root_turns(search)
-            .into_iter()
-            .map(|t| RootMove {
-                name: t.name,
-                actions: t.actions.join(" "),
-                state: paco::GameState::new(*t.state.position()),
-                visits: t.visits,
-                wdl: t.wdl,
-                prior: t.prior,
-            })
-            .collect()
-    }
-    fn after(&self, actions: &str) -> Result<Self> {
-        let mut g = self.clone();
-        for a in parse_actions(actions)? {
-            g.play(a)?;
-        }
-        Ok(paco::GameState::new(*g.position()))
-    }
-}
-
-impl BookGame for shako::GameState {
-    fn turn_start(fen: &str) -> Result<Self> {
-        shako::GameState::from_fen(fen.trim()).map_err(|e| anyhow::anyhow!("reading FEN \"{}\": {e}", fen.trim()))
-    }
-    fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self> {
-        let mut seen = HashSet::from([shako::GameState::start().hash()]);
-        let mut out = Vec::new();
-        // Short random lines repeat: give up after many draws rather than loop.
-        for _ in 0..count * 50 + 100 {
-            if out.len() >= count {
-                break;
-            }
-            let g = shako::GameState::new(*shako::GameState::random_start(rng.gen()).position());
-            if seen.insert(g.hash()) {
-                out.push(g);
-            }
-        }
-        out
-    }
-    fn root_moves(search: &Search<Self>) -> Vec<RootMove<Self>> {
-        let root = search.root_state();
-        let mut moves: Vec<RootMove<Self>> = search
-            .children_at(&[])
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| c.visits > 0)
-            .map(|c| {
-                let mut next = root.clone();
-                next.apply(c.action);
-                let name = root.action_name(c.action);
-                RootMove { actions: name.clone(), name, state: shako::GameState::new(*next.position()), visits: c.visits, wdl: c.wdl, prior: c.prior }
-            })
-            .collect();
-        moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
-        moves
-    }
-    fn after(&self, actions: &str) -> Result<Self> {
-        let mut next = self.clone();
-        next.play_uci(actions.trim())?;
-        Ok(shako::GameState::new(*next.position()))
-    }
 }
 
 /// An opening book in memory.

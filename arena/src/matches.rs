@@ -1,0 +1,287 @@
+//! Matches between players: paired openings (each start played with both
+//! colours), W/D/L and pentanomial counts, Elo with a confidence interval.
+//! Games run on all cores; progress is reported through a callback (the
+//! command line draws the bar).
+
+use anyhow::Result;
+use pacozero_engine::{Game, Outcome};
+use pacozero_selfplay::{BookStarts, GameLimits, Search};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+use crate::players::Player;
+use crate::ratings::{elo_from_score, Pentanomial, Wdl};
+
+/// How a game ended, from White's point of view, and how long it took.
+#[derive(Clone, Copy, Debug)]
+pub struct GameResult {
+    pub outcome: Outcome,
+    pub decisions: u32,
+    /// Seconds spent, decisions taken and simulations searched by the player
+    /// of each colour (White, Black).
+    pub seconds: [f64; 2],
+    pub decisions_by: [u32; 2],
+    pub simulations: [u64; 2],
+    /// [`Game::end_reason`] of the final position, `"max_length"` for a cut game.
+    pub end_reason: &'static str,
+}
+
+/// Plays one game: `white` and `black` alternate by turn (a turn is one or several decisions).
+/// A game cut at `limits.max_decisions` is scored by `limits` (a draw, or a
+/// material win).
+pub fn play<G: Game>(start: G, white: &Player<G>, black: &Player<G>, limits: GameLimits, seed: u64) -> Result<GameResult> {
+    let mut g = start;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut decisions = 0;
+    let mut seconds = [0.0; 2];
+    let mut decisions_by = [0; 2];
+    let mut simulations = [0; 2];
+    // Each side's search tree, kept through the game (by colour).
+    let mut trees: [Option<Search<G>>; 2] = [None, None];
+    while g.outcome().is_none() && decisions < limits.max_decisions {
+        let mover = g.to_move();
+        let player = if mover == pacozero_engine::Color::White { white } else { black };
+        let t = Instant::now();
+        let (acts, sims) = player.act(&g, &mut trees[mover.index()], &mut rng)?;
+        seconds[mover.index()] += t.elapsed().as_secs_f64();
+        simulations[mover.index()] += sims as u64;
+        if acts.is_empty() {
+            break; // stuck: adjudicated a draw
+        }
+        for a in acts {
+            g.apply(a);
+            decisions += 1;
+            decisions_by[mover.index()] += 1;
+            for tree in trees.iter_mut().flatten() {
+                tree.advance(a, &g);
+            }
+        }
+    }
+    let (outcome, end_reason) = match g.outcome() {
+        Some(o) => (o, g.end_reason()),
+        None if decisions >= limits.max_decisions => (limits.cut_winner(&g).map_or(Outcome::Draw, Outcome::Win), "max_length"),
+        None => (Outcome::Draw, "stuck"),
+    };
+    Ok(GameResult { outcome, decisions, seconds, decisions_by, simulations, end_reason })
+}
+
+/// Start position of opening `i` (each is played twice, colours swapped).
+pub fn opening<G: Game>(kind: Openings, seed: u64, i: u64) -> G {
+    match kind {
+        Openings::Standard => G::start(),
+        Openings::FischerRandom => {
+            let mut r = ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            G::random_start(r.gen_range(0..960))
+        }
+    }
+}
+
+/// Match openings: the standard start, or the game's random starts
+/// (Fischer-random setups for Paco, random opening plies for Shako).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Openings {
+    Standard,
+    FischerRandom,
+}
+
+/// Results of a match, from player A's point of view.
+#[derive(Clone, Debug, Default)]
+pub struct MatchResult {
+    pub wdl: Wdl,
+    pub pentanomial: Pentanomial,
+    pub decisions: u64,
+    pub games: u32,
+    /// Seconds, decisions and simulations of A and of B.
+    pub seconds: [f64; 2],
+    pub decisions_by: [u64; 2],
+    pub simulations: [u64; 2],
+    /// Games by how they ended ([`GameResult::end_reason`]).
+    pub end_reasons: std::collections::BTreeMap<&'static str, u32>,
+}
+
+impl MatchResult {
+    /// Mean milliseconds and simulations per decision of A (`side` 0) or B (1).
+    pub fn per_decision(&self, side: usize) -> (f64, f64) {
+        let n = self.decisions_by[side].max(1) as f64;
+        (1000.0 * self.seconds[side] / n, self.simulations[side] as f64 / n)
+    }
+
+    pub fn elo(&self) -> (f64, f64) {
+        let n = self.wdl.games().max(1) as f64;
+        let s = self.wdl.score();
+        // Standard error of the mean score from the per-game variance.
+        let var = (self.wdl.wins as f64 * (1.0 - s).powi(2) + self.wdl.draws as f64 * (0.5 - s).powi(2) + self.wdl.losses as f64 * s.powi(2)) / n;
+        let se = (var / n).sqrt();
+        let lo = elo_from_score(s - 1.96 * se);
+        let hi = elo_from_score(s + 1.96 * se);
+        (elo_from_score(s), (hi - lo) / 2.0)
+    }
+}
+
+/// Plays `pairs` opening pairs between A and B on all threads.
+pub fn run_match<G: Game>(
+    a: &Player<G>,
+    b: &Player<G>,
+    pairs: u32,
+    openings: Openings,
+    limits: GameLimits,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<MatchResult> {
+    run_match_from(a, b, pairs, &|i| opening(openings, seed, i), limits, seed, progress)
+}
+
+/// Opening `i` drawn from a book's positions (weights `visits^(1/T)`), the
+/// same for both colours of a pair.
+pub fn book_opening<G: Game>(book: &BookStarts, seed: u64, i: u64) -> G {
+    let mut r = ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    G::from_notation(book.pick(r.gen::<f64>())).expect("BookStarts checked every position when it read the book")
+}
+
+/// [`run_match`] with opening `i` (`0..pairs`) given by `start`.
+pub fn run_match_from<G: Game>(
+    a: &Player<G>,
+    b: &Player<G>,
+    pairs: u32,
+    start: &(dyn Fn(u64) -> G + Sync),
+    limits: GameLimits,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<MatchResult> {
+    use rayon::prelude::*;
+    let total = pairs as u64 * 2;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let game_done = || progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+    let results: Vec<Result<(GameResult, GameResult)>> = (0..pairs as u64)
+        .into_par_iter()
+        .map(|i| {
+            let start: G = start(i);
+            let g1 = play(start.clone(), a, b, limits, seed ^ (2 * i + 1))?;
+            game_done();
+            let g2 = play(start, b, a, limits, seed ^ (2 * i + 2))?;
+            game_done();
+            Ok((g1, g2))
+        })
+        .collect();
+    let mut m = MatchResult::default();
+    for r in results {
+        let (g1, g2) = r?;
+        // g1: A is White; g2: A is Black.
+        let pa = |g: &GameResult, a_white: bool| match g.outcome {
+            Outcome::Draw => 0.5,
+            Outcome::Win(c) => {
+                if (c == pacozero_engine::Color::White) == a_white {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        };
+        let (p1, p2) = (pa(&g1, true), pa(&g2, false));
+        for p in [p1, p2] {
+            match p {
+                x if x > 0.75 => m.wdl.wins += 1,
+                x if x < 0.25 => m.wdl.losses += 1,
+                _ => m.wdl.draws += 1,
+            }
+        }
+        m.pentanomial.add_pair(p1, p2);
+        m.games += 2;
+        m.decisions += (g1.decisions + g2.decisions) as u64;
+        for g in [&g1, &g2] {
+            *m.end_reasons.entry(g.end_reason).or_default() += 1;
+        }
+        // A is White in g1 and Black in g2.
+        for (side, (w, b)) in [(0, (&g1, &g2)), (1, (&g2, &g1))] {
+            m.seconds[side] += w.seconds[0] + b.seconds[1];
+            m.decisions_by[side] += w.decisions_by[0] as u64 + b.decisions_by[1] as u64;
+            m.simulations[side] += w.simulations[0] + b.simulations[1];
+        }
+    }
+    Ok(m)
+}
+
+impl std::str::FromStr for Openings {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Openings, String> {
+        match s {
+            "standard" => Ok(Openings::Standard),
+            "fischer_random" | "fischer-random" => Ok(Openings::FischerRandom),
+            other => Err(format!("unknown openings `{other}` (expected standard or fischer_random)")),
+        }
+    }
+}
+
+/// Progress callback that reports nothing.
+pub fn no_progress(_done: u64, _total: u64) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::{greedy_turn, Budget, EvalKind, PlayerSpec, PlayoutMix};
+    use pacozero_engine::{paco, shako};
+
+    #[test]
+    fn shako_greedy_mates_in_one_and_random_starts_are_the_games() {
+        let g = shako::GameState::from_fen("9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1").unwrap();
+        for seed in 0..4 {
+            let t = greedy_turn(&g, &mut ChaCha8Rng::seed_from_u64(seed));
+            assert_eq!(t.len(), 1);
+            assert_eq!(g.action_name(t[0]), "a2a10");
+        }
+        // Openings: the standard start, or the game's random start (same for both colours of a pair).
+        let s: shako::GameState = opening(Openings::Standard, 1, 0);
+        assert_eq!(s.notation(), shako::STARTPOS_FEN);
+        let (a, b): (shako::GameState, shako::GameState) = (opening(Openings::FischerRandom, 1, 0), opening(Openings::FischerRandom, 1, 1));
+        assert_ne!(a.notation(), b.notation());
+        let p: paco::GameState = opening(Openings::FischerRandom, 1, 0);
+        assert_eq!(p.to_move(), pacozero_engine::Color::White);
+    }
+
+    #[test]
+    fn net_players_take_a_budget_and_a_playout_mix() {
+        // Any existing file passes the spec check (the model is read later).
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        match PlayerSpec::parse(&format!("net:{model}:50ms:mix=0.25")).unwrap() {
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => {
+                assert_eq!((mix, budget), (PlayoutMix { weight: 0.25, playouts: 1 }, Budget::Millis(50)))
+            }
+            _ => panic!("not a network player"),
+        }
+        match PlayerSpec::parse(&format!("net:{model}:64")).unwrap() {
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (PlayoutMix::NONE, Budget::Simulations(64))),
+            _ => panic!("not a network player"),
+        }
+        // Options in either order.
+        for opts in ["mix=0.5:playouts=16", "playouts=16:mix=0.5"] {
+            match PlayerSpec::parse(&format!("net:{model}:50ms:{opts}")).unwrap() {
+                PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), .. } => assert_eq!(mix, PlayoutMix { weight: 0.5, playouts: 16 }),
+                _ => panic!("not a network player"),
+            }
+        }
+        for bad in ["mix=1.5", "mix=x", "blend=0.5", "mix=0.5:playouts=0", "mix=0.5:playouts=2000", "playouts=4"] {
+            let e = PlayerSpec::parse(&format!("net:{model}:50ms:{bad}")).err().expect("refused").to_string();
+            let named = bad.split(':').any(|o| e.contains(o));
+            assert!(named && (e.contains("mix=<weight") || e.contains("playouts=<random") || e.contains("without mix")), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn shako_match_between_search_players() {
+        let a = Player::<shako::GameState>::new("rollout:4", 1, 1).unwrap();
+        let b = Player::<shako::GameState>::new("greedy", 2, 1).unwrap();
+        let m = run_match(&a, &b, 1, Openings::FischerRandom, GameLimits { max_decisions: 30, adjudicate_material: 0 }, 3, &no_progress).unwrap();
+        assert_eq!(m.games, 2);
+        assert_eq!(m.wdl.games(), 2);
+        assert!(m.decisions > 0 && m.decisions <= 60);
+        // Each game is counted once under how it ended (cut at 30 decisions, or a Shako ending).
+        assert_eq!(m.end_reasons.values().sum::<u32>(), 2, "{:?}", m.end_reasons);
+        assert!(
+            m.end_reasons.keys().all(|k| ["max_length", "checkmate", "stalemate", "repetition", "fifty_moves", "stuck"].contains(k)),
+            "{:?}",
+            m.end_reasons
+        );
+    }
+}

@@ -1,0 +1,290 @@
+//! The players of a match: specs, and how each one chooses its decisions.
+//!
+//! Player specs:
+//!
+//! | spec | player |
+//! |---|---|
+//! | `random` | uniform random choice among the decisions that can complete a turn |
+//! | `greedy` | one ply: wins at once if it can, otherwise avoids turns that let the opponent win at once (Paco: unite with its king; Shako: mate) |
+//! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
+//! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
+//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default) |
+//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
+//!
+//! A budget is a number of simulations per decision (`rollout:64`, the
+//! default is 64) or a time per decision in milliseconds (`rollout:50ms`):
+//! time budgets compare players at equal time, whatever their speed. Every
+//! MCTS player searches with PUCT and keeps its tree through the game: each
+//! decision starts from the subtree of the decision just played (its own or
+//! its opponent's), so a Paco turn's later decisions (the place after a lift,
+//! the chain after a place) start from the visits the first one gave them.
+//!
+//! Everything is generic over the engine's [`Game`] (Paco Ŝako and Shako): openings
+//! are the game's standard start or its [`Game::random_start`]
+//! (`fischer_random`: Fischer-random setups for Paco, a few random plies
+//! from the standard start for Shako), or positions of an opening book
+//! ([`crate::book_opening`]; a built book or one imported from the platform).
+
+use anyhow::{bail, Context, Result};
+use pacozero_engine::{Game, Outcome};
+use pacozero_selfplay::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A parsed player spec.
+#[derive(Clone)]
+pub enum PlayerSpec {
+    Random,
+    Greedy,
+    Mcts { kind: EvalKind, budget: Budget },
+}
+
+/// How long an MCTS player searches each decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    Simulations(u32),
+    Millis(u32),
+}
+
+impl Budget {
+    /// Most simulations of a timed search (it normally stops on time first).
+    const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
+
+    fn parse(spec: &str, text: Option<&&str>) -> Result<Budget> {
+        let Some(t) = text else { return Ok(Budget::Simulations(64)) };
+        let (digits, timed) = match t.strip_suffix("ms") {
+            Some(d) => (d, true),
+            None => (*t, false),
+        };
+        let n: u32 =
+            digits.parse().with_context(|| format!("player '{spec}': '{t}' is neither a number of simulations (64) nor a time per decision (50ms)"))?;
+        if n == 0 {
+            bail!("player '{spec}': the budget must be at least 1");
+        }
+        Ok(if timed { Budget::Millis(n) } else { Budget::Simulations(n) })
+    }
+}
+
+#[derive(Clone)]
+pub enum EvalKind {
+    Uniform,
+    Rollout,
+    /// A model file, and the random playouts mixed into its value.
+    Net(PathBuf, PlayoutMix),
+}
+
+/// Random playouts mixed into a network's leaf values (AlphaGo's leaf
+/// evaluation): `(1 − weight)·network + weight·playouts`, the playouts' WDL
+/// averaged over `playouts` games. A playout costs a small fraction of a
+/// network call, so several per leaf keep most of a timed search's simulations
+/// and make the playout term far less noisy than one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayoutMix {
+    /// 0 = the network alone (0..=1).
+    pub weight: f32,
+    /// Playouts per leaf (1..=1024).
+    pub playouts: u32,
+}
+
+impl PlayoutMix {
+    pub const NONE: PlayoutMix = PlayoutMix { weight: 0.0, playouts: 1 };
+
+    /// Reads the `mix=<w>` and `playouts=<k>` options of a network spec.
+    fn parse(spec: &str, options: &[&str]) -> Result<PlayoutMix> {
+        let mut mix = PlayoutMix::NONE;
+        for o in options {
+            if let Some(w) = o.strip_prefix("mix=") {
+                match w.parse::<f32>() {
+                    Ok(x) if (0.0..=1.0).contains(&x) => mix.weight = x,
+                    _ => bail!("player '{spec}': '{o}' should be mix=<weight of random playouts in the value, 0..=1>"),
+                }
+            } else if let Some(k) = o.strip_prefix("playouts=") {
+                match k.parse::<u32>() {
+                    Ok(k) if (1..=1024).contains(&k) => mix.playouts = k,
+                    _ => bail!("player '{spec}': '{o}' should be playouts=<random playouts per leaf, 1..=1024>"),
+                }
+            } else {
+                bail!("player '{spec}': unknown option '{o}' (expected mix=<weight of random playouts in the value, 0..=1> or playouts=<random playouts per leaf, 1..=1024>)");
+            }
+        }
+        if mix.weight == 0.0 && mix.playouts > 1 {
+            bail!("player '{spec}': playouts={} without mix=<weight> would never be used", mix.playouts);
+        }
+        Ok(mix)
+    }
+}
+
+impl PlayerSpec {
+    pub fn parse(s: &str) -> Result<PlayerSpec> {
+        let parts: Vec<&str> = s.split(':').collect();
+        let budget = |p: Option<&&str>| Budget::parse(s, p);
+        Ok(match parts[0] {
+            "random" if parts.len() == 1 => PlayerSpec::Random,
+            "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
+            "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))? },
+            "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))? },
+            "net" | "ref" if (2..=5).contains(&parts.len()) => {
+                let path = if parts[0] == "ref" { pacozero_nn::reference_model(parts[1]).with_context(|| format!("player '{s}'"))? } else { PathBuf::from(parts[1]) };
+                if !path.exists() {
+                    bail!("player '{s}': model file {} does not exist", path.display());
+                }
+                let mix = PlayoutMix::parse(s, parts.get(3..).unwrap_or(&[]))?;
+                PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))? }
+            }
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>]] or ref:<reference name>[...], a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
+        })
+    }
+}
+
+/// A player ready to act (evaluators are shared between games and threads).
+pub struct Player<G: Game> {
+    pub name: String,
+    spec: PlayerSpec,
+    evaluator: Option<Arc<dyn Evaluator<G>>>,
+    search: SearchConfig,
+}
+
+impl<G: Game> Player<G> {
+    pub fn new(spec_text: &str, seed: u64, threads: usize) -> Result<Player<G>> {
+        let spec = PlayerSpec::parse(spec_text)?;
+        let evaluator: Option<Arc<dyn Evaluator<G>>> = match &spec {
+            PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
+            PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
+            PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), .. } => {
+                Some(Arc::from(pacozero_nn::network_with_playouts::<G>(path, threads, mix.weight, mix.playouts, seed)?))
+            }
+            _ => None,
+        };
+        // Match play: PUCT, no root noise, the most visited decision. Each
+        // player keeps its tree through the game (the subtree of every decision
+        // played, its own and its opponent's), as engines do; the cap on a
+        // kept subtree is REUSE_MAX_VISITS x full_simulations visits.
+        let search = SearchConfig {
+            algorithm: Algorithm::Puct,
+            dirichlet_epsilon: 0.0,
+            gumbel_noise: false,
+            tree_reuse: true,
+            full_simulations: 4096,
+            ..SearchConfig::default()
+        };
+        Ok(Player { name: spec_text.to_string(), spec, evaluator, search })
+    }
+
+    /// The next decisions of the mover (a whole turn for the one-ply
+    /// players), and the simulations searched for them. `tree`: this player's
+    /// search tree in this game, rooted at `g` when present.
+    pub(crate) fn act(&self, g: &G, tree: &mut Option<Search<G>>, rng: &mut ChaCha8Rng) -> Result<(Vec<u16>, u32)> {
+        match &self.spec {
+            PlayerSpec::Random => {
+                let mut legal = Vec::new();
+                g.legal_actions(&mut legal);
+                Ok((legal.choose(rng).map(|&a| vec![a]).unwrap_or_default(), 0))
+            }
+            PlayerSpec::Greedy => Ok((greedy_turn(g, rng), 0)),
+            PlayerSpec::Mcts { budget, .. } => {
+                let ev = self.evaluator.as_ref().expect("MCTS players have an evaluator");
+                let (sims, deadline) = match *budget {
+                    Budget::Simulations(n) => (n, None),
+                    Budget::Millis(ms) => (Budget::MAX_TIMED_SIMULATIONS, Some(Instant::now() + std::time::Duration::from_millis(ms as u64))),
+                };
+                let s = tree.get_or_insert_with(|| Search::new(self.search.clone(), g.clone(), ev.needs_encoding()));
+                debug_assert_eq!(s.root_state().hash(), g.hash(), "the tree follows the game");
+                let r = s.search_until(ev.as_ref(), sims, deadline, false, rng)?;
+                Ok((vec![r.action], r.simulations))
+            }
+        }
+    }
+}
+
+/// The `greedy` player's turn (empty when stuck): a whole turn that wins at
+/// once if there is one ([`Game::legal_turns`]); otherwise a random turn
+/// after which the opponent cannot win at once (it is not sure to win this
+/// turn, [`Game::can_win_this_turn`], and no single decision of its wins),
+/// or any turn if none is safe. A turn that ends the game in a draw is safe.
+pub fn greedy_turn<G: Game>(g: &G, rng: &mut ChaCha8Rng) -> Vec<u16> {
+    let me = g.to_move();
+    let turns = g.legal_turns();
+    if turns.is_empty() {
+        return Vec::new();
+    }
+    let mut replies = Vec::new();
+    let mut safe = Vec::new();
+    for (i, t) in turns.iter().enumerate() {
+        let mut next = g.clone();
+        for &d in t {
+            next.apply(d);
+        }
+        match next.outcome() {
+            Some(Outcome::Win(c)) if c == me => return t.clone(),
+            Some(_) => safe.push(i),
+            None => {
+                let loses = next.can_win_this_turn() || {
+                    next.legal_actions(&mut replies);
+                    replies.iter().any(|&r| {
+                        let mut after = next.clone();
+                        after.apply(r);
+                        after.outcome() == Some(Outcome::Win(me.other()))
+                    })
+                };
+                if !loses {
+                    safe.push(i);
+                }
+            }
+        }
+    }
+    let pool: Vec<usize> = if safe.is_empty() { (0..turns.len()).collect() } else { safe };
+    let pick = *pool.choose(rng).expect("at least one turn");
+    turns[pick].clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pacozero_engine::paco;
+    use rand::{Rng, SeedableRng};
+
+    fn after<G: Game>(g: &G, turn: &[u16]) -> G {
+        let mut next = g.clone();
+        for &d in turn {
+            next.apply(d);
+        }
+        next
+    }
+
+    #[test]
+    fn paco_greedy_wins_in_one_and_never_hands_the_opponent_a_win_it_can_avoid() {
+        // Paco in 1 from the tactics suite (Nc5xd7 unites with the king).
+        let g = paco::GameState::from_notation("rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -").unwrap();
+        for seed in 0..4 {
+            let t = greedy_turn(&g, &mut ChaCha8Rng::seed_from_u64(seed));
+            assert_eq!(after(&g, &t).outcome(), Some(Outcome::Win(g.to_move())));
+        }
+        // Along random games: when some turn leaves the opponent no win this
+        // turn, greedy's turn is one of them.
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut checked = 0;
+        for _ in 0..6 {
+            let mut g = paco::GameState::start();
+            for _ in 0..30 {
+                if g.outcome().is_some() {
+                    break;
+                }
+                let turns = g.legal_turns();
+                if turns.is_empty() {
+                    break;
+                }
+                let safe_exists = turns.iter().any(|t| !after(&g, t).can_win_this_turn());
+                let pick = greedy_turn(&g, &mut rng);
+                if safe_exists {
+                    assert!(!after(&g, &pick).can_win_this_turn(), "greedy hands over a win in {}", g.notation());
+                    checked += 1;
+                }
+                g = after(&g, &turns[rng.gen_range(0..turns.len())]);
+            }
+        }
+        assert!(checked > 50, "{checked}");
+    }
+}

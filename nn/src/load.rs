@@ -1,0 +1,103 @@
+//! Finding and loading networks for search: model files, run directories,
+//! the reference networks by name, and the game a network plays.
+//!
+//! | spec | network |
+//! |---|---|
+//! | a `.pzmodel` file | that model |
+//! | a run directory | the model its `models/current` pointer names |
+//! | `ref:<name>` | `<name>.pzmodel` of the reference folder ([`reference_dir`]) |
+
+use anyhow::{anyhow, bail, Result};
+use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_selfplay::{game_spec, Evaluator, MixedEvaluator, RolloutEvaluator};
+use std::path::{Path, PathBuf};
+
+use crate::{current_model, NetConfig, NetworkEvaluator};
+
+/// A model file, or a run directory whose `models/current` pointer names one.
+pub fn resolve_model(path: &Path) -> Result<PathBuf> {
+    if path.is_dir() {
+        current_model(path).map_err(|e| anyhow!("{}: {e}", path.display()))
+    } else {
+        Ok(path.to_path_buf())
+    }
+}
+
+/// Where the reference networks are: `$PACOZERO_REFERENCE_DIR`, or
+/// `models/reference/` of the checkout the program was built from.
+pub fn reference_dir() -> PathBuf {
+    std::env::var_os("PACOZERO_REFERENCE_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/reference"))
+}
+
+/// The model file of the reference network `name`; the error lists the names there are.
+pub fn reference_model(name: &str) -> Result<PathBuf> {
+    let dir = reference_dir();
+    let path = dir.join(format!("{name}.pzmodel"));
+    if path.is_file() {
+        return Ok(path);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".pzmodel").map(String::from)).collect())
+        .unwrap_or_default();
+    names.sort();
+    bail!("no reference network '{name}' in {} (there are: {})", dir.display(), if names.is_empty() { "none".to_string() } else { names.join(", ") })
+}
+
+/// The model file a spec names (see the table above).
+pub fn model_of_spec(spec: &str) -> Result<PathBuf> {
+    match spec.strip_prefix("ref:") {
+        Some(name) => reference_model(name),
+        None => resolve_model(Path::new(spec)),
+    }
+}
+
+/// A network evaluator for a model file (or a run directory's current model)
+/// on `threads` threads (0: rayon's global pool).
+pub fn load_evaluator(path: &Path, threads: usize) -> Result<NetworkEvaluator> {
+    NetworkEvaluator::load(&resolve_model(path)?, threads)
+}
+
+/// A network evaluator for a spec (see the table above).
+pub fn load_evaluator_spec(spec: &str, threads: usize) -> Result<NetworkEvaluator> {
+    NetworkEvaluator::load(&model_of_spec(spec)?, threads)
+}
+
+/// The game whose inputs and policy the network of `ev` (loaded from
+/// `label`) has: the one registered game with its shape.
+pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
+    struct Fits<'a>(&'a NetConfig, usize);
+    impl GameVisitor for Fits<'_> {
+        type Output = bool;
+        fn visit<G: Game>(self) -> bool {
+            let spec = game_spec::<G>();
+            (self.0.input_channels(), self.0.height, self.0.width, self.1) == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS)
+        }
+    }
+    let cfg = ev.net.config();
+    GameKind::ALL.into_iter().find(|k| k.visit(Fits(cfg, ev.net.policy_size()))).ok_or_else(|| {
+        anyhow!(
+            "{label}: the network's inputs ({} channels, {}x{}) and {} policy slots fit none of the games ({})",
+            cfg.input_channels(),
+            cfg.height,
+            cfg.width,
+            ev.net.policy_size(),
+            GameKind::ALL.map(|k| k.name()).join(", ")
+        )
+    })
+}
+
+/// A network evaluator for a model file (or a run directory's current
+/// model), refused unless the model was made for game `G`.
+pub fn load_network<G: Game>(path: &Path, threads: usize) -> Result<NetworkEvaluator> {
+    let ev = load_evaluator(path, threads)?;
+    ev.net.config().check_spec(&game_spec::<G>()).map_err(|e| anyhow!("model {} is not a {} network: {e}", path.display(), G::NAME))?;
+    Ok(ev)
+}
+
+/// The network of a model file for game `G` on `threads` threads; with
+/// `weight > 0`, the mean of `playouts` random playouts (seeded by `seed`)
+/// mixed into its leaf values with that weight.
+pub fn network_with_playouts<G: Game>(path: &Path, threads: usize, weight: f32, playouts: u32, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
+    let net = load_network::<G>(path, threads)?;
+    Ok(if weight > 0.0 { Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight }) } else { Box::new(net) })
+}
