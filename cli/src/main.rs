@@ -3,7 +3,6 @@
 mod args;
 mod atomic;
 mod commands;
-mod report;
 mod turns;
 
 use clap::Parser;

@@ -13,7 +13,7 @@
 //! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
 //! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
 //! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion, and the wall time of each stage (stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds`, `other_seconds`)) |
-//! | `report.html`, `plots/*.svg` | evaluation | the run report (see [`crate::report`]) |
+//! | `report.html`, `plots/*.svg` | evaluation | the run report (see `pacozero_run::report`) |
 //!
 //! A stage is recorded in `state.json` only once its files are complete, so a
 //! crash or Ctrl-C repeats at most the stage in progress: games already
@@ -26,19 +26,17 @@
 
 use super::arena::with_match_bar;
 use crate::args::{GameKind, LoopArgs};
-use crate::atomic::write_atomic;
 use crate::commands::selfplay::{baseline_evaluator, check_data_dir, spec_of};
 use crate::commands::train::NetTable;
 use anyhow::{bail, Context, Result};
-use pacozero_arena::ratings::{fit_elo, Sprt, SprtDecision, Wdl};
+use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Openings, Player};
 use pacozero_engine::{paco, shako, Game};
 use pacozero_nn::default_device;
+use pacozero_run::files::{append_match, append_stage, load_state, model_name, save_state, write_atomic, write_ratings, LoopState, MatchLine};
 use pacozero_selfplay::{game_spec, run_selfplay, Evaluator, SelfplayConfig};
 use pacozero_train::{TrainConfig, Trainer};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -189,158 +187,6 @@ impl LoopFile {
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-struct LoopState {
-    /// The game of the run (`paco`, `shako`; absent in older Paco runs).
-    #[serde(default)]
-    game: String,
-    /// The generation in progress (1-based: generation g trains model gen-g).
-    generation: u32,
-    /// Last completed stage of that generation: "", "selfplay", "train", "eval".
-    done: String,
-    /// Name of the current best model (empty before the first).
-    best: String,
-}
-
-fn load_state(run: &Path) -> Result<LoopState> {
-    let p = run.join("state.json");
-    if !p.exists() {
-        return Ok(LoopState { generation: 1, ..LoopState::default() });
-    }
-    let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not a loop state file", p.display()))
-}
-
-fn save_state(run: &Path, s: &LoopState) -> Result<()> {
-    write_atomic(&run.join("state.json"), serde_json::to_string_pretty(s)?.as_bytes())
-}
-
-/// One match result line of `matches.jsonl`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MatchLine {
-    pub generation: u32,
-    pub a: String,
-    pub b: String,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-    pub pentanomial: [u32; 5],
-    pub avg_decisions: f64,
-    /// Mean seconds per decision of A and of B (absent in older runs).
-    #[serde(default)]
-    pub seconds_per_decision: Option<[f64; 2]>,
-    /// Mean simulations per decision of A and of B (absent in older runs).
-    #[serde(default)]
-    pub simulations_per_decision: Option<[f64; 2]>,
-    /// Games by how they ended (`paco`, `no_progress`, `repetition`, `max_length`, ...; absent in older runs).
-    #[serde(default)]
-    pub end_reasons: std::collections::BTreeMap<String, u32>,
-}
-
-/// One line of `generations.jsonl`: the figures of one completed stage.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct StageLine {
-    pub generation: u32,
-    pub stage: String,
-    /// Figures; a figure that is not a number (e.g. policy accuracy of a
-    /// batch without full searches) is left out, and `null` read as missing.
-    #[serde(flatten)]
-    pub figures: BTreeMap<String, Option<f64>>,
-}
-
-fn append_stage(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)]) -> Result<()> {
-    let line =
-        StageLine { generation, stage: stage.into(), figures: figures.iter().filter(|(_, v)| v.is_finite()).map(|(k, v)| (k.to_string(), Some(*v))).collect() };
-    append_line(&run.join("generations.jsonl"), &serde_json::to_string(&line)?)
-}
-
-/// Figures by generation as `"stage.figure"` keys; a stage repeated after a
-/// crash overrides the earlier line.
-/// Figures by generation, then by `"stage.figure"`.
-pub type Generations = BTreeMap<u32, BTreeMap<String, f64>>;
-
-pub fn read_generations(run: &Path) -> Result<Generations> {
-    let mut out = Generations::new();
-    for l in read_jsonl::<StageLine>(&run.join("generations.jsonl"))? {
-        let e = out.entry(l.generation).or_default();
-        for (k, v) in l.figures.into_iter().filter_map(|(k, v)| Some((k, v?))) {
-            e.insert(format!("{}.{k}", l.stage), v);
-        }
-    }
-    Ok(out)
-}
-
-fn append_line(p: &Path, line: &str) -> Result<()> {
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?;
-    writeln!(f, "{line}").with_context(|| format!("appending to {}", p.display()))?;
-    f.sync_all()?;
-    Ok(())
-}
-
-/// Reads a JSON-lines file (missing = empty). Only the last line may be cut
-/// (a crash while appending); it is skipped with a warning.
-fn read_jsonl<T: serde::de::DeserializeOwned>(p: &Path) -> Result<Vec<T>> {
-    if !p.exists() {
-        return Ok(Vec::new());
-    }
-    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if l.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str(l) {
-            Ok(m) => out.push(m),
-            Err(e) if i + 1 == lines.len() && !text.ends_with('\n') => eprintln!("warning: {}:{}: ignoring an incomplete last line ({e})", p.display(), i + 1),
-            Err(e) => bail!("{}:{}: {e}", p.display(), i + 1),
-        }
-    }
-    Ok(out)
-}
-
-fn append_match(run: &Path, m: &MatchLine) -> Result<()> {
-    append_line(&run.join("matches.jsonl"), &serde_json::to_string(m)?)
-}
-
-/// The matches of a run. An evaluation stage repeated after a crash appends
-/// its matches again: only the last line of each (generation, a, b) counts.
-pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
-    let all: Vec<MatchLine> = read_jsonl(&run.join("matches.jsonl"))?;
-    let mut seen = std::collections::HashSet::new();
-    let mut out: Vec<MatchLine> = all.into_iter().rev().filter(|m| seen.insert((m.generation, m.a.clone(), m.b.clone()))).collect();
-    out.reverse();
-    Ok(out)
-}
-
-/// Elo of every player over all matches, anchored at the first network.
-pub fn write_ratings(run: &Path) -> Result<String> {
-    let matches = read_matches(run)?;
-    let mut results: BTreeMap<(String, String), Wdl> = BTreeMap::new();
-    for m in &matches {
-        let e = results.entry((m.a.clone(), m.b.clone())).or_default();
-        e.wins += m.wins;
-        e.draws += m.draws;
-        e.losses += m.losses;
-    }
-    let anchor = "gen-0001";
-    let mut ratings = fit_elo(&results, anchor);
-    ratings.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut csv = String::from("player,elo,ci95,games\n");
-    let mut md = String::from("| player | Elo vs gen-0001 | 95% | games |\n|---|---:|---:|---:|\n");
-    for r in &ratings {
-        csv.push_str(&format!("{},{:.1},{:.1},{}\n", r.name, r.elo, r.ci95, r.games));
-        md.push_str(&format!("| {} | {:+.0} | ±{:.0} | {} |\n", r.name, r.elo, r.ci95, r.games));
-    }
-    write_atomic(&run.join("ratings.csv"), csv.as_bytes())?;
-    write_atomic(&run.join("ratings.md"), md.as_bytes())?;
-    Ok(md)
-}
-
-fn model_name(g: u32) -> String {
-    format!("gen-{g:04}")
-}
-
 pub fn run(a: LoopArgs) -> Result<()> {
     let (run, cfg) = open_run(&a)?;
     match cfg.looping.game {
@@ -414,7 +260,7 @@ fn run_loop<G: Game>(a: &LoopArgs, run: &Path, cfg: &LoopFile) -> Result<()> {
             println!("{}", write_ratings(run)?);
             append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
             clock.finish(run, g)?;
-            let page = crate::report::write_report(run)?;
+            let page = pacozero_run::report::write_report(run)?;
             eprintln!("report: {}", page.display());
             state.done = "eval".into();
             save_state(run, &state)?;
@@ -646,6 +492,10 @@ mod tests {
         assert_eq!((net.height, net.width, net.policy_size), (10, 10, 3656));
         // Without the key a run plays Paco.
         assert_eq!(LoopFile::parse("", "empty").unwrap().looping.game, GameKind::Paco);
+        // The GPU loop: a 10x128 network, evaluation every 4th generation.
+        let gpu = LoopFile::parse(include_str!("../../../configs/gpu.toml"), "configs/gpu.toml").unwrap();
+        let net = gpu.net.to_config(&spec_of(GameKind::Paco)).unwrap();
+        assert_eq!((net.blocks, net.channels, gpu.looping.eval_every, gpu.train.batch_size), (10, 128, 4, 1024));
     }
 
     #[test]

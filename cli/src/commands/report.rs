@@ -4,7 +4,7 @@ use crate::args::ReportArgs;
 use anyhow::Result;
 
 pub fn run(a: ReportArgs) -> Result<()> {
-    let page = crate::report::write_report(&a.run)?;
+    let page = pacozero_run::report::write_report(&a.run)?;
     println!("{}", page.display());
     Ok(())
 }

@@ -18,8 +18,7 @@
 
 pub mod svg;
 
-use crate::atomic::write_atomic;
-use crate::commands::looprun::{read_generations, read_matches, Generations, MatchLine};
+use crate::files::{read_generations, read_matches, write_atomic, Generations, MatchLine};
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{parse_actions, turn_to_string, Action, Position};
 use pacozero_engine::{shako, Color, Square};
