@@ -58,6 +58,7 @@ pub use fastnet::{FastNet, FastOutput};
 pub use infer::{EvalInput, Evaluation, Network};
 pub use load::{
     load_evaluator, load_evaluator_spec, load_network, model_of_spec, network_game, network_with_playouts, reference_dir, reference_model, resolve_model,
+    selfplay_network,
 };
 pub use model::{NetConfig, NetOutput, PacoNet};
 pub use modelfile::{

@@ -24,6 +24,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     pacozero_data::write_atomic(path, &[bytes]).with_context(|| format!("writing {}", path.display()))
 }
 
+/// The stages of a generation, in order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Nothing of the generation is done yet.
+    #[default]
+    #[serde(rename = "")]
+    None,
+    Selfplay,
+    Train,
+    Eval,
+}
+
 /// The loop's progress (`state.json`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct LoopState {
@@ -32,8 +45,8 @@ pub struct LoopState {
     pub game: String,
     /// The generation in progress (1-based: generation g trains model gen-g).
     pub generation: u32,
-    /// Last completed stage of that generation: "", "selfplay", "train", "eval".
-    pub done: String,
+    /// Last completed stage of that generation (`""` in the file: none yet).
+    pub done: Stage,
     /// Name of the current best model (empty before the first).
     pub best: String,
 }

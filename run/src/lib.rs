@@ -1,7 +1,10 @@
-//! A training run's directory as a library: the files its stages share
-//! ([`files`]: loop state, per-stage figures, matches, ratings) and the
-//! report drawn from them ([`report`]: SVG plots and one HTML page).
-//! The loop that writes them is driven by the `pacozero` command line.
+//! A training run's directory as a library: the closed loop that fills it
+//! ([`looping`]: self-play → training → evaluation → promotion, resumable),
+//! the files its stages share ([`files`]: loop state, per-stage figures,
+//! matches, ratings) and the report drawn from them ([`report`]: SVG plots
+//! and one HTML page). Nothing here prints: the loop reports to a
+//! [`looping::LoopObserver`].
 
 pub mod files;
+pub mod looping;
 pub mod report;

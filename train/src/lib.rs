@@ -33,10 +33,12 @@ pub mod backend;
 mod bench;
 mod config;
 mod error;
+mod files;
 pub mod plots;
 mod train;
 
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
 pub use config::{LrSchedule, OptimizerKind, TrainConfig};
 pub use error::{TrainError, TrainResult};
+pub use files::{load_train_file, NetTable, TrainFile};
 pub use train::{checkpoint_path, permutation, Batch, DataPosition, FreshLoss, StepMetrics, TrainSummary, Trainer, FRESH_LOSS_ROWS};

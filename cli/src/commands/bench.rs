@@ -81,7 +81,7 @@ fn memory(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<(
     cfg.validate()?;
     let (threads, games_per_thread) = (cfg.threads, cfg.games_per_thread);
     let games = games.unwrap_or((threads * games_per_thread) as u64);
-    let ev = super::selfplay::baseline_evaluator::<GameState>(evaluator, cfg.seed)?;
+    let ev = pacozero_selfplay::baseline_evaluator::<GameState>(evaluator, cfg.seed)?;
     let dir = std::env::temp_dir().join(format!("pacozero-bench-memory-{}", std::process::id()));
     let base = proc_status_kb("VmRSS").context("reading /proc/self/status (Linux only)")?;
     // Sample the resident size while the games run (VmHWM alone would also

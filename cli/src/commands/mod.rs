@@ -40,14 +40,6 @@ pub fn run(cmd: Command) -> Result<()> {
     }
 }
 
-/// A seed derived from a base seed and an index (round, generation), kept to
-/// 63 bits so configurations holding it still serialise to TOML.
-pub fn derive_seed(base: u64, index: u64) -> u64 {
-    let mut z = base ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    (z ^ (z >> 29)) & (i64::MAX as u64)
-}
-
 /// A game from an optional FEN (default: start) and optional actions played from it.
 pub fn game_from(fen: Option<&str>, actions: Option<&str>) -> Result<GameState> {
     let pos: Position = match fen {

@@ -173,7 +173,7 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
     for stem in store_chunks(&keys, &folder) {
         restored += download_chunk(&store, &folder, &stem, &data, &stem)? as usize;
     }
-    super::selfplay::check_data_dir::<G>(&data)?;
+    pacozero_selfplay::check_data_dir::<G>(&data)?;
     check_store_data::<G>(&store, &run_dir)?;
     // Chunks written before a crash but not uploaded.
     let leftover = upload_chunks(&store, &folder, &data)?;
@@ -182,19 +182,19 @@ fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
     let mut cfg = super::selfplay::load_config(a.config.as_deref())?;
     let round = (cfg.effective_threads() * cfg.games_per_thread).max(1) as u64;
     // Each worker has its own seeds, hence its own game ids.
-    let base_seed = super::derive_seed(cfg.seed, (1 << 40) + worker as u64);
+    let base_seed = pacozero_selfplay::derive_seed(cfg.seed, (1 << 40) + worker as u64);
     let (mut played, mut index) = (0u64, 0u64);
     while played < a.games {
         let n = round.min(a.games - played);
-        cfg.seed = super::derive_seed(base_seed, index);
+        cfg.seed = pacozero_selfplay::derive_seed(base_seed, index);
         let (evaluator, with): (Box<dyn Evaluator<G>>, String) = match sync_model(&store, &run_dir)? {
             Some(name) => {
                 let path = pacozero_nn::model_path(&run_dir, &name);
-                let ev = super::selfplay::selfplay_network::<G>(&path, &cfg)?;
+                let ev = pacozero_nn::selfplay_network::<G>(&path, &cfg)?;
                 (ev, format!("model {name}"))
             }
             None => {
-                let ev = super::selfplay::baseline_evaluator::<G>(&a.evaluator, cfg.seed)?;
+                let ev = pacozero_selfplay::baseline_evaluator::<G>(&a.evaluator, cfg.seed)?;
                 let name = ev.name();
                 (ev, format!("{name} (no model in the store yet)"))
             }
@@ -226,7 +226,7 @@ fn check_store_data<G: SelfplayGame>(store: &RunStore, run_dir: &Path) -> Result
     }
     std::fs::create_dir_all(&probe).with_context(|| format!("creating {}", probe.display()))?;
     download_chunk(store, &format!("data/{w}"), &stem, &probe, &stem)?;
-    super::selfplay::check_data_dir::<G>(&probe)
+    pacozero_selfplay::check_data_dir::<G>(&probe)
         .with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
 }
 

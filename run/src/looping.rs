@@ -1,0 +1,554 @@
+//! The closed loop: generations of self-play → training → evaluation →
+//! promotion, in one run directory, resumable at any point (`pacozero loop`).
+//!
+//! Run directory:
+//!
+//! | path | written by | content |
+//! |---|---|---|
+//! | `config.toml` | start | copy of the loop configuration (later runs use it) |
+//! | `state.json` | each stage | game, generation and the last completed stage (atomic) |
+//! | `data/` | self-play | Parquet chunks (atomic; see docs/DATA.md) |
+//! | `checkpoints/`, `metrics.csv`, `plots/` | training | resumable trainer state, per-step metrics, curves |
+//! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
+//! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
+//! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
+//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion, and the wall time of each stage (stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds`, `other_seconds`)) |
+//! | `report.html`, `plots/*.svg` | evaluation | the run report (see [`crate::report`]) |
+//!
+//! A stage is recorded in `state.json` only once its files are complete, so a
+//! crash or Ctrl-C repeats at most the stage in progress: games already
+//! written stay (they are whole chunks), training resumes from its checkpoint.
+//!
+//! The game (`[loop] game = "paco"` or `"shako"`) is fixed for the life of a
+//! run: it is in the run's `config.toml` and `state.json`, and a resumed run
+//! whose configuration names another game is refused. The stages are generic
+//! over the game ([`Game`]); [`run_loop`] dispatches once. Progress goes to a
+//! [`LoopObserver`] (the command line prints it).
+
+use anyhow::{bail, Context, Result};
+use pacozero_arena::ratings::{Sprt, SprtDecision};
+use pacozero_arena::{run_match, Openings, Player};
+use pacozero_engine::{paco, Game, GameKind, GameVisitor};
+use pacozero_nn::default_device;
+use pacozero_selfplay::{baseline_evaluator, check_data_dir, derive_seed, game_spec, run_selfplay, spec_of, Evaluator, SelfplayConfig};
+use pacozero_train::{NetTable, TrainConfig, Trainer};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::files::{append_match, append_stage, load_state, model_name, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage};
+
+/// Where the loop reports what it does (the command line prints it).
+pub trait LoopObserver: Sync {
+    /// A line about the run: a stage's summary, a match result, the ratings.
+    fn note(&self, text: &str);
+    /// `done` of `total` games of the match in progress have ended.
+    fn match_progress(&self, done: u64, total: u64);
+}
+
+/// The game of a loop file, by name (`"paco"`, `"shako"`).
+mod game_name {
+    use pacozero_engine::GameKind;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(kind: &GameKind, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(kind.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<GameKind, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The embedded default loop configuration (`configs/quick.toml`).
+pub const QUICK_TOML: &str = include_str!("../../configs/quick.toml");
+
+/// The `[loop]` table.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LoopConfig {
+    /// The game: `"paco"` (Paco Ŝako) or `"shako"`; fixed for the life of a run.
+    #[serde(with = "game_name")]
+    pub game: GameKind,
+    /// Generations to run (1..=100000).
+    pub generations: u32,
+    /// Self-play games per generation (1..=10000000).
+    pub games_per_generation: u64,
+    /// Training steps per generation (1..=100000000).
+    pub train_steps_per_generation: u64,
+    /// Games of the candidate against the current best (even, 2..=100000).
+    pub gating_games: u32,
+    /// Simulations per decision of network players in evaluation matches (1..=100000).
+    pub eval_simulations: u32,
+    /// `"always"` (every candidate becomes the best), `"score"` (score >= promotion_score) or `"sprt"`.
+    pub promotion: Promotion,
+    /// Minimum score against the best for `promotion = "score"` (0..=1).
+    pub promotion_score: f64,
+    /// SPRT hypotheses (Elo) and error rates for `promotion = "sprt"`; undecided counts as rejected.
+    pub sprt_elo0: f64,
+    pub sprt_elo1: f64,
+    pub sprt_alpha: f64,
+    pub sprt_beta: f64,
+    /// Games of each candidate from generation 2 on against the first
+    /// network, gen-0001, at `eval_simulations` (even, 0 = none): a direct
+    /// measure of progress that does not add up the noise of a gating chain.
+    pub anchor_games: u32,
+    /// Games of each candidate against the rollout-MCTS baseline (even, 0 = none).
+    pub baseline_games: u32,
+    /// Simulations per decision of the rollout baseline (1..=100000).
+    pub baseline_simulations: u32,
+    /// If > 0: baseline matches are played at equal time, this many
+    /// milliseconds per decision for both sides (0..=600000); the simulation
+    /// counts above are then ignored there.
+    pub baseline_movetime_ms: u32,
+    /// Evaluation openings: `"standard"` or `"fischer_random"`.
+    pub openings: Openings,
+    /// Decisions after which an evaluation game is cut (1..=100000).
+    pub max_decisions: u32,
+    /// A cut evaluation game is won by the side ahead by at least this much
+    /// material (pawns; Shako only) instead of drawn; 0 = drawn (0..=100).
+    /// Self-play has its own key, `[selfplay] adjudicate_material`.
+    pub adjudicate_material: u32,
+    /// Evaluation matches (baseline, anchor, gating) every this many
+    /// generations and at the last one (1..=1000); the generations between
+    /// play none, so more of the wall time goes to self-play and training.
+    /// Needs `promotion = "always"` above 1 (nothing else could promote).
+    pub eval_every: u32,
+    /// Seed of the run (self-play seeds and openings derive from it and the generation).
+    pub seed: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Promotion {
+    Always,
+    Score,
+    Sprt,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            game: GameKind::Paco,
+            generations: 20,
+            games_per_generation: 64,
+            train_steps_per_generation: 200,
+            gating_games: 20,
+            eval_simulations: 32,
+            promotion: Promotion::Score,
+            promotion_score: 0.5,
+            sprt_elo0: 0.0,
+            sprt_elo1: 50.0,
+            sprt_alpha: 0.1,
+            sprt_beta: 0.1,
+            anchor_games: 0,
+            baseline_games: 20,
+            baseline_simulations: 32,
+            baseline_movetime_ms: 0,
+            openings: Openings::FischerRandom,
+            max_decisions: 600,
+            adjudicate_material: 0,
+            eval_every: 1,
+            seed: 1,
+        }
+    }
+}
+
+/// The whole loop file: `[loop]`, `[selfplay]` (with `[selfplay.search]`), `[net]`, `[train]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopFile {
+    #[serde(default, rename = "loop")]
+    pub looping: LoopConfig,
+    #[serde(default)]
+    pub selfplay: SelfplayConfig,
+    #[serde(default)]
+    pub net: NetTable,
+    #[serde(default)]
+    pub train: TrainConfig,
+}
+
+fn check(name: &str, ok: bool, want: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        bail!("loop.{name} must be {want}")
+    }
+}
+
+impl LoopFile {
+    pub fn parse(text: &str, origin: &str) -> Result<LoopFile> {
+        let f: LoopFile = toml::from_str(text).with_context(|| format!("{origin}: invalid loop configuration"))?;
+        let l = &f.looping;
+        let r = (|| {
+            check("generations", (1..=100_000).contains(&l.generations), "in 1..=100000")?;
+            check("games_per_generation", (1..=10_000_000).contains(&l.games_per_generation), "in 1..=10000000")?;
+            check("train_steps_per_generation", (1..=100_000_000).contains(&l.train_steps_per_generation), "in 1..=100000000")?;
+            check("gating_games", (2..=100_000).contains(&l.gating_games) && l.gating_games.is_multiple_of(2), "even, in 2..=100000")?;
+            check("eval_simulations", (1..=100_000).contains(&l.eval_simulations), "in 1..=100000")?;
+            check("promotion_score", (0.0..=1.0).contains(&l.promotion_score), "in 0..=1")?;
+            check("sprt_elo1", l.sprt_elo1 > l.sprt_elo0, "greater than sprt_elo0")?;
+            check("sprt_alpha", l.sprt_alpha > 0.0 && l.sprt_alpha < 0.5, "in (0, 0.5)")?;
+            check("sprt_beta", l.sprt_beta > 0.0 && l.sprt_beta < 0.5, "in (0, 0.5)")?;
+            check("anchor_games", l.anchor_games <= 100_000 && l.anchor_games.is_multiple_of(2), "even, at most 100000")?;
+            check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games.is_multiple_of(2), "even, at most 100000")?;
+            check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
+            check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
+            check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
+            check("adjudicate_material", l.adjudicate_material <= 100, "in 0..=100")?;
+            check("eval_every", (1..=1000).contains(&l.eval_every), "in 1..=1000")?;
+            check("eval_every", l.eval_every == 1 || l.promotion == Promotion::Always, "1 unless promotion = \"always\" (a skipped evaluation cannot gate)")?;
+            f.selfplay.validate()?;
+            f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+            f.net.to_config(&spec_of(l.game))?;
+            Ok::<(), anyhow::Error>(())
+        })();
+        r.with_context(|| format!("{origin}: invalid loop configuration"))?;
+        Ok(f)
+    }
+}
+
+/// Runs (or resumes) the loop in `run` up to `generations` (default: the
+/// configuration's). `config`: the loop file of a new run (default: the
+/// embedded `configs/quick.toml`); a resumed run uses its own copy.
+pub fn run_loop(run: &Path, config: Option<&Path>, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
+    struct Loop<'a> {
+        run: &'a Path,
+        cfg: &'a LoopFile,
+        generations: Option<u32>,
+        obs: &'a dyn LoopObserver,
+    }
+    impl GameVisitor for Loop<'_> {
+        type Output = Result<()>;
+        fn visit<G: Game>(self) -> Result<()> {
+            run_game::<G>(self.run, self.cfg, self.generations, self.obs)
+        }
+    }
+    let cfg = open_run(run, config, obs)?;
+    cfg.looping.game.visit(Loop { run, cfg: &cfg, generations, obs })
+}
+
+/// Creates or reopens the run directory and reads its configuration.
+fn open_run(run: &Path, config: Option<&Path>, obs: &dyn LoopObserver) -> Result<LoopFile> {
+    std::fs::create_dir_all(run).with_context(|| format!("creating run directory {}", run.display()))?;
+    // The run keeps its own copy of the configuration: a restart uses it, so a
+    // resumed run cannot silently change its settings.
+    let copy = run.join("config.toml");
+    let text = if copy.exists() {
+        if config.is_some() {
+            obs.note(&format!("note: resuming {}; using its config.toml, not --config", run.display()));
+        }
+        std::fs::read_to_string(&copy).with_context(|| format!("reading {}", copy.display()))?
+    } else {
+        let (text, origin) = match config {
+            Some(p) => (std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
+            None => (QUICK_TOML.to_string(), "configs/quick.toml (embedded)".to_string()),
+        };
+        LoopFile::parse(&text, &origin)?;
+        write_atomic(&copy, text.as_bytes())?;
+        text
+    };
+    LoopFile::parse(&text, &copy.display().to_string())
+}
+
+fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
+    let mut state = load_state(run)?;
+    // Runs from before the game was recorded are Paco runs.
+    let recorded = if state.game.is_empty() && run.join("state.json").exists() { <paco::GameState as Game>::NAME } else { state.game.as_str() };
+    if !recorded.is_empty() && recorded != G::NAME {
+        bail!("{} is a {recorded} run; its config.toml now says game = \"{}\" (a run cannot switch games)", run.display(), G::NAME);
+    }
+    if state.game != G::NAME {
+        state.game = G::NAME.to_string();
+        save_state(run, &state)?;
+    }
+    let generations = generations.unwrap_or(cfg.looping.generations);
+    let data = run.join("data");
+    std::fs::create_dir_all(&data)?;
+    while state.generation <= generations {
+        let g = state.generation;
+        obs.note(&format!("== generation {g}/{generations} (best: {})", if state.best.is_empty() { "none, rollout self-play" } else { &state.best }));
+        let mut clock = StageClock::start();
+        if state.done == Stage::None {
+            selfplay_stage::<G>(run, cfg, &state, obs)?;
+            clock.lap(run, g, "selfplay")?;
+            state.done = Stage::Selfplay;
+            save_state(run, &state)?;
+        }
+        if state.done == Stage::Selfplay {
+            train_stage::<G>(run, cfg, g, obs)?;
+            clock.lap(run, g, "train")?;
+            state.done = Stage::Train;
+            save_state(run, &state)?;
+        }
+        if state.done == Stage::Train {
+            let promote = eval_stage::<G>(run, cfg, &state, g, generations, obs)?;
+            clock.lap(run, g, "eval")?;
+            if promote {
+                state.best = model_name(g);
+                pacozero_nn::set_current_model(run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            obs.note(&write_ratings(run)?);
+            append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
+            clock.finish(run, g)?;
+            let page = crate::report::write_report(run)?;
+            obs.note(&format!("report: {}", page.display()));
+            state.done = Stage::Eval;
+            save_state(run, &state)?;
+        }
+        state.generation += 1;
+        state.done = Stage::None;
+        save_state(run, &state)?;
+    }
+    obs.note(&format!("done: {} generations in {}", generations, run.display()));
+    Ok(())
+}
+
+/// Wall time of a generation by stage, written to `generations.jsonl` as
+/// stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds` as each
+/// stage ends, and `other_seconds` (the rest of the generation in this
+/// process: state files, ratings, the report) when it ends. A generation
+/// resumed after a crash keeps the times of the stages that finished before;
+/// the bookkeeping of the crashed process is not counted.
+struct StageClock {
+    generation: Instant,
+    lap: Instant,
+    staged: f64,
+}
+
+impl StageClock {
+    fn start() -> StageClock {
+        StageClock { generation: Instant::now(), lap: Instant::now(), staged: 0.0 }
+    }
+
+    fn lap(&mut self, run: &Path, g: u32, stage: &str) -> Result<()> {
+        let secs = self.lap.elapsed().as_secs_f64();
+        self.staged += secs;
+        append_stage(run, g, "time", &[(&format!("{stage}_seconds"), secs)])?;
+        self.lap = Instant::now();
+        Ok(())
+    }
+
+    fn finish(&self, run: &Path, g: u32) -> Result<()> {
+        let other = (self.generation.elapsed().as_secs_f64() - self.staged).max(0.0);
+        append_stage(run, g, "time", &[("other_seconds", other)])
+    }
+}
+
+fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs: &dyn LoopObserver) -> Result<()> {
+    let mut sp = cfg.selfplay.clone();
+    sp.seed = derive_seed(cfg.looping.seed, state.generation as u64);
+    check_data_dir::<G>(&run.join("data"))?;
+    let evaluator: Box<dyn Evaluator<G>> = if state.best.is_empty() {
+        baseline_evaluator("rollout", sp.seed)?
+    } else {
+        pacozero_nn::selfplay_network::<G>(&pacozero_nn::model_path(run, &state.best), &sp)?
+    };
+    obs.note(&format!("self-play with {}", evaluator.name()));
+    let summary = run_selfplay::<G, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
+    obs.note(&format!("self-play: {summary}"));
+    let games = summary.games.max(1) as f64;
+    append_stage(
+        run,
+        state.generation,
+        "selfplay",
+        &[
+            ("games", summary.games as f64),
+            ("positions", summary.positions as f64),
+            ("draw_rate", summary.draws as f64 / games),
+            ("white_win_rate", summary.white_wins as f64 / games),
+            ("avg_length", summary.avg_length()),
+            ("sims_per_sec", summary.simulations_per_sec()),
+            ("avg_batch", summary.requests as f64 / summary.batches.max(1) as f64),
+            ("seconds", summary.wall_secs),
+        ],
+    )
+}
+
+fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, obs: &dyn LoopObserver) -> Result<()> {
+    let device = default_device();
+    let net = cfg.net.to_config(&game_spec::<G>())?;
+    let mut trainer = Trainer::resume_or_new(run, net, cfg.train.clone(), &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    let target = g as u64 * cfg.looping.train_steps_per_generation;
+    let todo = target.saturating_sub(trainer.step());
+    // Before training on them: the network's losses on this generation's new games.
+    let fresh = if todo > 0 { trainer.fresh_data_loss(&run.join("data"), pacozero_train::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
+    if let Some(f) = &fresh {
+        obs.note(&f.to_string());
+        append_stage(
+            run,
+            g,
+            "fresh",
+            &[("rows", f.rows as f64), ("policy_loss", f.policy_loss), ("value_loss", f.value_loss), ("policy_top1", f.policy_top1)],
+        )?;
+    }
+    if todo > 0 {
+        let summary = trainer.train_steps(&run.join("data"), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;
+        obs.note(&format!(
+            "training: {} steps, loss {:.4} -> {:.4}, {:.0} samples/s",
+            summary.steps, summary.first.loss, summary.last.loss, summary.samples_per_sec
+        ));
+        let last = &summary.last;
+        append_stage(
+            run,
+            g,
+            "train",
+            &[
+                ("steps", trainer.step() as f64),
+                ("loss", last.loss),
+                ("policy_loss", last.policy_loss),
+                ("value_loss", last.value_loss),
+                ("policy_top1", last.policy_top1),
+                ("samples_per_sec", summary.samples_per_sec),
+            ],
+        )?;
+    }
+    trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
+    trainer.export(&model_name(g), false).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+fn player_for<G: Game>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
+    player_with_budget(run, cfg, name, &sims.to_string(), seed)
+}
+
+/// A run's model as an arena player with a budget (`64` or `50ms`), named
+/// after the model. It evaluates leaves as self-play does: with
+/// `[selfplay] playout_mix` of a random playout mixed in when that is set.
+fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
+    let p: PathBuf = pacozero_nn::model_path(run, name);
+    let mix = match cfg.selfplay.playout_mix {
+        w if w > 0.0 => format!(":mix={w}"),
+        _ => String::new(),
+    };
+    let mut player = Player::new(&format!("net:{}:{budget}{mix}", p.display()), seed, 0)?;
+    player.name = name.to_string();
+    Ok(player)
+}
+
+/// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
+/// Does generation `g` of `last` play its evaluation matches?
+fn evaluates(l: &LoopConfig, g: u32, last: u32) -> bool {
+    g.is_multiple_of(l.eval_every) || g >= last || g == 1
+}
+
+fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, last: u32, obs: &dyn LoopObserver) -> Result<bool> {
+    let l = &cfg.looping;
+    if !evaluates(l, g, last) {
+        obs.note(&format!("evaluation: skipped in generation {g} (eval_every = {}); gen-{g:04} becomes the best", l.eval_every));
+        return Ok(true);
+    }
+    let seed = derive_seed(l.seed ^ 0x5EED, g as u64);
+    let cand = player_for::<G>(run, cfg, &model_name(g), l.eval_simulations, seed)?;
+    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult| -> Result<()> {
+        append_match(
+            run,
+            &MatchLine {
+                generation: g,
+                a: a.name.clone(),
+                b: b.name.clone(),
+                wins: m.wdl.wins,
+                draws: m.wdl.draws,
+                losses: m.wdl.losses,
+                pentanomial: m.pentanomial.0,
+                avg_decisions: m.decisions as f64 / m.games.max(1) as f64,
+                seconds_per_decision: Some([m.per_decision(0).0 / 1000.0, m.per_decision(1).0 / 1000.0]),
+                simulations_per_decision: Some([m.per_decision(0).1, m.per_decision(1).1]),
+                end_reasons: m.end_reasons.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            },
+        )
+    };
+    let limits = pacozero_selfplay::GameLimits { max_decisions: l.max_decisions, adjudicate_material: l.adjudicate_material };
+    if l.baseline_games > 0 {
+        // At equal time when configured: both sides get the same milliseconds per decision.
+        let (budget, base_name) = match l.baseline_movetime_ms {
+            0 => (l.baseline_simulations.to_string(), format!("rollout-{}", l.baseline_simulations)),
+            ms => (format!("{ms}ms"), format!("rollout-{ms}ms")),
+        };
+        let timed_cand;
+        let cand_here = if l.baseline_movetime_ms > 0 {
+            timed_cand = player_with_budget(run, cfg, &model_name(g), &format!("{}ms", l.baseline_movetime_ms), seed)?;
+            &timed_cand
+        } else {
+            &cand
+        };
+        let mut base = Player::<G>::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
+        base.name = base_name;
+        let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed ^ 11, &|d, t| obs.match_progress(d, t))?;
+        let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
+        obs.note(&format!(
+            "{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims; end reasons {})",
+            cand.name,
+            base.name,
+            m.wdl.wins,
+            m.wdl.draws,
+            m.wdl.losses,
+            serde_json::to_string(&m.end_reasons)?
+        ));
+        record(cand_here, &base, &m)?;
+    }
+    if l.anchor_games > 0 && g > 1 {
+        let first = player_for(run, cfg, &model_name(1), l.eval_simulations, seed ^ 5)?;
+        let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, &|d, t| obs.match_progress(d, t))?;
+        obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
+        record(&cand, &first, &m)?;
+    }
+    if state.best.is_empty() {
+        return Ok(true);
+    }
+    let best = player_for(run, cfg, &state.best, l.eval_simulations, seed ^ 3)?;
+    let m = run_match(&cand, &best, l.gating_games / 2, l.openings, limits, seed ^ 13, &|d, t| obs.match_progress(d, t))?;
+    obs.note(&format!("{} vs {}: +{} ={} -{}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
+    record(&cand, &best, &m)?;
+    Ok(match l.promotion {
+        Promotion::Always => true,
+        Promotion::Score => m.wdl.score() >= l.promotion_score,
+        Promotion::Sprt => {
+            let sprt = Sprt { elo0: l.sprt_elo0, elo1: l.sprt_elo1, alpha: l.sprt_alpha, beta: l.sprt_beta };
+            sprt.decide(&m.pentanomial) == SprtDecision::AcceptH1
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_loop_configs_parse_with_their_game() {
+        let paco = LoopFile::parse(QUICK_TOML, "configs/quick.toml").unwrap();
+        assert_eq!(paco.looping.game, GameKind::Paco);
+        let text = include_str!("../../configs/quick-shako.toml");
+        let shako = LoopFile::parse(text, "configs/quick-shako.toml").unwrap();
+        assert_eq!(shako.looping.game, GameKind::Shako);
+        let net = shako.net.to_config(&spec_of(GameKind::Shako)).unwrap();
+        assert_eq!((net.height, net.width, net.policy_size), (10, 10, 3656));
+        // Without the key a run plays Paco.
+        assert_eq!(LoopFile::parse("", "empty").unwrap().looping.game, GameKind::Paco);
+        // The GPU loop: a 10x128 network, evaluation every 4th generation.
+        let gpu = LoopFile::parse(include_str!("../../configs/gpu.toml"), "configs/gpu.toml").unwrap();
+        let net = gpu.net.to_config(&spec_of(GameKind::Paco)).unwrap();
+        assert_eq!((net.blocks, net.channels, gpu.looping.eval_every, gpu.train.batch_size), (10, 128, 4, 1024));
+    }
+
+    #[test]
+    fn eval_every_skips_the_generations_between_and_needs_always_promotion() {
+        let f = LoopFile::parse("[loop]\npromotion = \"always\"\neval_every = 3\n", "t").unwrap();
+        let played: Vec<u32> = (1..=10).filter(|&g| evaluates(&f.looping, g, 10)).collect();
+        assert_eq!(played, vec![1, 3, 6, 9, 10], "the first, every third and the last");
+        let one = LoopFile::parse("", "t").unwrap();
+        assert!((1..=5).all(|g| evaluates(&one.looping, g, 5)));
+        let e = format!("{:#}", LoopFile::parse("[loop]\npromotion = \"score\"\neval_every = 2\n", "t").unwrap_err());
+        assert!(e.contains("eval_every") && e.contains("always"), "{e}");
+        let e = format!("{:#}", LoopFile::parse("[loop]\npromotion = \"always\"\neval_every = 0\n", "t").unwrap_err());
+        assert!(e.contains("eval_every must be in 1..=1000"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_game_is_refused_by_name() {
+        let e = format!("{:#}", LoopFile::parse("[loop]\ngame = \"chess\"\n", "bad.toml").unwrap_err());
+        assert!(e.contains("game") && e.contains("chess") && e.contains("shako"), "{e}");
+    }
+}

@@ -1,0 +1,77 @@
+//! The training file (`configs/train.toml`, and the `[net]` and `[train]`
+//! tables of a loop configuration): the architecture keys of `[net]` (input
+//! and policy sizes come from the game's data) and the [`TrainConfig`].
+
+use anyhow::{Context, Result};
+use pacozero_data::GameSpec;
+use pacozero_engine::GameKind;
+use pacozero_nn::NetConfig;
+use pacozero_selfplay::spec_of;
+use serde::Deserialize;
+use std::path::Path;
+
+use crate::TrainConfig;
+
+/// The training file: a `[net]` table (architecture; input sizes come from the
+/// game) and a `[train]` table. Unknown keys are errors.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainFile {
+    #[serde(default)]
+    pub net: NetTable,
+    #[serde(default)]
+    pub train: TrainConfig,
+}
+
+/// Architecture keys of `[net]` (the input and policy sizes come from the game;
+/// the defaults are the same for every game).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetTable {
+    pub blocks: u32,
+    pub channels: u32,
+    pub se_ratio: u32,
+    pub policy_channels: u32,
+    pub value_channels: u32,
+    pub value_hidden: u32,
+}
+
+impl Default for NetTable {
+    fn default() -> Self {
+        let d = NetConfig::default_for(&spec_of(GameKind::Paco));
+        NetTable {
+            blocks: d.blocks,
+            channels: d.channels,
+            se_ratio: d.se_ratio,
+            policy_channels: d.policy_channels,
+            value_channels: d.value_channels,
+            value_hidden: d.value_hidden,
+        }
+    }
+}
+
+impl NetTable {
+    /// The architecture for data of `spec`.
+    pub fn to_config(&self, spec: &GameSpec) -> Result<NetConfig> {
+        let net = NetConfig {
+            blocks: self.blocks,
+            channels: self.channels,
+            se_ratio: self.se_ratio,
+            policy_channels: self.policy_channels,
+            value_channels: self.value_channels,
+            value_hidden: self.value_hidden,
+            ..NetConfig::default_for(spec)
+        };
+        net.validate().map_err(|e| anyhow::anyhow!("[net]: {e}"))?;
+        Ok(net)
+    }
+}
+
+pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
+    let Some(p) = path else { return Ok(TrainFile::default()) };
+    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    let f: TrainFile = toml::from_str(&text).with_context(|| format!("{}: invalid training config", p.display()))?;
+    f.train.validate().map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    f.net.to_config(&spec_of(GameKind::Paco)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    Ok(f)
+}
