@@ -2,9 +2,11 @@
 //! ([`looping`]: self-play → training → evaluation → promotion, resumable),
 //! the files its stages share ([`files`]: loop state, per-stage figures,
 //! matches, ratings) and the report drawn from them ([`report`]: SVG plots
-//! and one HTML page). Nothing here prints: the loop reports to a
+//! and one HTML page), and the sync of a run shared through an object store
+//! ([`store_sync`]). Nothing here prints: the loop reports to a
 //! [`looping::LoopObserver`].
 
 pub mod files;
 pub mod looping;
 pub mod report;
+pub mod store_sync;

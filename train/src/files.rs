@@ -75,3 +75,38 @@ pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
     f.net.to_config(&spec_of(GameKind::Paco)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     Ok(f)
 }
+
+/// What one call of [`train_run`] did.
+pub struct TrainRun {
+    /// The network's losses on the newest games before training on them.
+    pub fresh: Option<crate::FreshLoss>,
+    pub summary: crate::TrainSummary,
+    /// The step reached.
+    pub step: u64,
+    /// The exported model, if one was asked for.
+    pub exported: Option<std::path::PathBuf>,
+}
+
+/// Trains `steps` more steps on `run`'s games (resuming its checkpoint),
+/// with the training file `config` (default: the built-in settings); the
+/// input and policy sizes come from the newest chunk. With `export`, the
+/// model is exported under that name and made current.
+pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&str>) -> Result<TrainRun> {
+    let file = load_train_file(config)?;
+    let device = pacozero_nn::default_device();
+    let data = run.join("data");
+    // Without data yet, training fails below with a message saying so.
+    let spec = pacozero_selfplay::data_spec(&data)?.unwrap_or_else(|| spec_of(GameKind::Paco));
+    let net = file.net.to_config(&spec)?;
+    let mut trainer = crate::Trainer::resume_or_new(run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    // Games newer than the checkpoint's window measure how the network generalises.
+    let fresh = if steps > 0 { trainer.fresh_data_loss(&data, crate::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
+    let summary = trainer.train_steps(&data, steps).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
+    trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+    trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let exported = match export {
+        Some(name) => Some(trainer.export(name, true).map_err(|e| anyhow::anyhow!("{e}"))?),
+        None => None,
+    };
+    Ok(TrainRun { fresh, summary, step: trainer.step(), exported })
+}

@@ -1,297 +1,33 @@
-//! `selfplay --store URL --worker N` and `train --store URL`: a run in an
-//! object store, shared by self-play workers on many machines and a trainer
-//! (`docs/scale-out.md`).
-//!
-//! Layout of the store (keys below the URL's path):
-//!
-//! ```text
-//! data/w<NNNN>/<stem>.positions.parquet   write-once, by worker NNNN (positions first)
-//! data/w<NNNN>/<stem>.games.parquet       write-once; the chunk counts once this exists
-//! models/<name>.pzmodel                   write-once, by a trainer
-//! models/current                          pointer, "<name>.pzmodel\n", replaced by conditional put
-//! ```
-//!
-//! Both commands work on a local run directory (`--run`, the cache) with the
-//! ordinary code: a worker plays rounds into its cache's `data/` exactly as
-//! `selfplay --run` does and uploads each finished chunk; before each round it
-//! re-reads the store's pointer and downloads a new model into the cache's
-//! `models/`. The trainer downloads the chunks it lacks into its cache's
-//! `data/` (as `<stem>-w<NNNN>`: stems start with a millisecond time stamp,
-//! so the training window still takes the newest games of all workers),
-//! trains there (the checkpoint stays local), uploads the exported model and
-//! then moves `models/current` from the version it read before training.
+//! `selfplay --store URL --worker N` and `train --store URL`: the store
+//! sync of `pacozero_run::store_sync`, its notes printed.
 
-use crate::args::{GameKind, SelfplayArgs, TrainArgs};
-use anyhow::{bail, Context, Result};
-use pacozero_data::{GAMES_SUFFIX, POSITIONS_SUFFIX};
-use pacozero_engine::{paco, shako};
-use pacozero_nn::MODEL_EXT;
-use pacozero_selfplay::{run_selfplay, Evaluator, SelfplayGame};
-use pacozero_store::{Put, RunStore, SwapError};
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use crate::args::{SelfplayArgs, TrainArgs};
+use anyhow::{Context, Result};
+use pacozero_engine::{Game, GameVisitor};
+use pacozero_run::store_sync::{store_selfplay, store_train, StoreWorker};
 
-/// The model pointer of a run in a store.
-pub const POINTER: &str = "models/current";
-
-/// Test hook: a trainer with this variable set waits, just before its
-/// conditional put of `models/current`, until the named file exists (so a
-/// test can move the pointer in between, deterministically).
-const HOLD_ENV: &str = "PACOZERO_TEST_HOLD_BEFORE_SWAP";
-
-/// The folder of worker `n`: `w0007`.
-pub fn worker_dir(n: u32) -> String {
-    format!("w{n:04}")
-}
-
-/// FNV-1a of the URL: names the default cache of a store.
-fn url_hash(url: &str) -> u64 {
-    url.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// Default local cache of worker `n` of the store at `url`.
-fn default_cache(url: &str, worker: u32) -> PathBuf {
-    std::env::temp_dir().join(format!("pacozero-cache-{:016x}-{}", url_hash(url), worker_dir(worker)))
-}
-
-/// Downloads `key` of the store into `path` (write to a temporary name, then rename).
-fn download(store: &RunStore, key: &str, path: &Path) -> Result<()> {
-    let bytes = store.get(key)?.with_context(|| format!("{}: `{key}` disappeared from the store", store.url()))?;
-    crate::atomic::write_atomic(path, &bytes)
-}
-
-/// Uploads a local file as the write-once object `key`. An object already
-/// there (an upload before a crash) is fine if it holds the same bytes.
-fn upload(store: &RunStore, key: &str, path: &Path) -> Result<bool> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    match store.put_once(key, bytes.clone())? {
-        Put::Created => Ok(true),
-        Put::AlreadyExists => {
-            let there = store.get(key)?.unwrap_or_default();
-            if there.as_ref() != bytes.as_slice() {
-                bail!(
-                    "{}: `{key}` already exists with other contents (files in the store are write-once): does another worker use the same --worker index?",
-                    store.url()
-                );
-            }
-            Ok(false)
-        }
-    }
-}
-
-/// Complete chunks of a store folder (`data/w0003`): the stems whose games
-/// file and positions file both exist.
-fn store_chunks(keys: &BTreeSet<String>, folder: &str) -> Vec<String> {
-    keys.iter()
-        .filter_map(|k| k.strip_prefix(folder)?.strip_prefix('/')?.strip_suffix(GAMES_SUFFIX))
-        .filter(|stem| !stem.contains('/') && keys.contains(&format!("{folder}/{stem}{POSITIONS_SUFFIX}")))
-        .map(str::to_string)
-        .collect()
-}
-
-/// The worker folders (`w0007`) under `data/` among the store's `keys`.
-fn worker_folders(keys: &BTreeSet<String>) -> BTreeSet<&str> {
-    keys.iter().filter_map(|k| k.strip_prefix("data/")?.split_once('/').map(|(w, _)| w)).collect()
-}
-
-/// Downloads chunk `stem` of `folder` as `local_stem` into `dir` unless the
-/// cache has it: positions first, then games (the reader's completeness rule).
-fn download_chunk(store: &RunStore, folder: &str, stem: &str, dir: &Path, local_stem: &str) -> Result<bool> {
-    let games = dir.join(format!("{local_stem}{GAMES_SUFFIX}"));
-    if games.is_file() {
-        return Ok(false);
-    }
-    download(store, &format!("{folder}/{stem}{POSITIONS_SUFFIX}"), &dir.join(format!("{local_stem}{POSITIONS_SUFFIX}")))?;
-    download(store, &format!("{folder}/{stem}{GAMES_SUFFIX}"), &games)?;
-    Ok(true)
-}
-
-/// Uploads every complete chunk of `dir` that `folder` lacks (positions, then
-/// games); returns how many were uploaded.
-fn upload_chunks(store: &RunStore, folder: &str, dir: &Path) -> Result<usize> {
-    let keys: BTreeSet<String> = store.list(folder)?.into_iter().collect();
-    let mut n = 0;
-    for c in pacozero_data::list_chunks(dir).with_context(|| format!("listing {}", dir.display()))? {
-        let games_key = format!("{folder}/{}{GAMES_SUFFIX}", c.stem);
-        if keys.contains(&games_key) {
-            continue;
-        }
-        let positions_key = format!("{folder}/{}{POSITIONS_SUFFIX}", c.stem);
-        if !keys.contains(&positions_key) {
-            upload(store, &positions_key, &c.positions_path)?;
-        }
-        pacozero_data::crash_point("store-chunk-upload");
-        upload(store, &games_key, &c.games_path)?;
-        n += 1;
-    }
-    Ok(n)
-}
-
-/// The model `models/current` of the store names, downloaded into the cache
-/// (and made the cache's current model) if new; `None` without a pointer.
-fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
-    let Some((text, _)) = store.read_pointer(POINTER)? else { return Ok(None) };
-    let file = text.trim();
-    let name = file
-        .strip_suffix(&format!(".{MODEL_EXT}"))
-        .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && !n.starts_with('.'))
-        .with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))?;
-    let local = pacozero_nn::model_path(run_dir, name);
-    if !local.is_file() {
-        let key = format!("models/{file}");
-        let bytes = store.get(&key)?.with_context(|| format!("{}: `{POINTER}` names `{key}`, which is not in the store", store.url()))?;
-        // Checked before it is written under its name: a model file in the
-        // cache is always whole.
-        pacozero_nn::model_header_of(&local, &bytes).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
-        crate::atomic::write_atomic(&local, &bytes)?;
-        eprintln!("downloaded {key} from {}", store.url());
-    }
-    pacozero_nn::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(Some(name.to_string()))
+fn print(text: &str) {
+    println!("{text}");
 }
 
 /// `pacozero selfplay --store URL --worker N`.
 pub fn selfplay(a: SelfplayArgs) -> Result<()> {
-    match a.game {
-        GameKind::Paco => selfplay_game::<paco::GameState>(a),
-        GameKind::Shako => selfplay_game::<shako::GameState>(a),
+    struct Worker(StoreWorker);
+    impl GameVisitor for Worker {
+        type Output = Result<()>;
+        fn visit<G: Game>(self) -> Result<()> {
+            store_selfplay::<G>(&self.0, &print)
+        }
     }
-}
-
-fn selfplay_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
     let url = a.store.clone().context("selfplay in a store needs --store URL")?;
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
-    let store = RunStore::open(&url)?;
-    let run_dir = a.run.clone().unwrap_or_else(|| default_cache(&url, worker));
-    let data = run_dir.join("data");
-    std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
-    let folder = format!("data/{}", worker_dir(worker));
-    // This worker's games already in the store come back into the cache, so a
-    // worker restarted on another machine skips their seeds as well.
-    let keys: BTreeSet<String> = store.list(&folder)?.into_iter().collect();
-    let mut restored = 0;
-    for stem in store_chunks(&keys, &folder) {
-        restored += download_chunk(&store, &folder, &stem, &data, &stem)? as usize;
-    }
-    pacozero_selfplay::check_data_dir::<G>(&data)?;
-    check_store_data::<G>(&store, &run_dir)?;
-    // Chunks written before a crash but not uploaded.
-    let leftover = upload_chunks(&store, &folder, &data)?;
-    eprintln!("worker {worker}: store {url}, cache {}; {restored} chunks restored from {folder}/, {leftover} left-over chunks uploaded", run_dir.display());
-
-    let mut cfg = super::selfplay::load_config(a.config.as_deref())?;
-    let round = (cfg.effective_threads() * cfg.games_per_thread).max(1) as u64;
-    // Each worker has its own seeds, hence its own game ids.
-    let base_seed = pacozero_selfplay::derive_seed(cfg.seed, (1 << 40) + worker as u64);
-    let (mut played, mut index) = (0u64, 0u64);
-    while played < a.games {
-        let n = round.min(a.games - played);
-        cfg.seed = pacozero_selfplay::derive_seed(base_seed, index);
-        let (evaluator, with): (Box<dyn Evaluator<G>>, String) = match sync_model(&store, &run_dir)? {
-            Some(name) => {
-                let path = pacozero_nn::model_path(&run_dir, &name);
-                let ev = pacozero_nn::selfplay_network::<G>(&path, &cfg)?;
-                (ev, format!("model {name}"))
-            }
-            None => {
-                let ev = pacozero_selfplay::baseline_evaluator::<G>(&a.evaluator, cfg.seed)?;
-                let name = ev.name();
-                (ev, format!("{name} (no model in the store yet)"))
-            }
-        };
-        eprintln!("worker {worker} round {}: {n} games with {with}", index + 1);
-        let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), &data, n, !a.quiet)?;
-        println!("{summary}");
-        let up = upload_chunks(&store, &folder, &data)?;
-        println!("worker {worker} round {}: {up} chunks uploaded to {url} {folder}/", index + 1);
-        played += summary.games;
-        index += 1;
-    }
-    Ok(())
-}
-
-/// Version safety across workers: the newest chunk in the whole store (any
-/// worker's) must be of this game, shape and schema version, or this worker
-/// refuses to add its games to the run. The chunk is fetched into
-/// `<cache>/store-probe/`, where the local check reads it.
-fn check_store_data<G: SelfplayGame>(store: &RunStore, run_dir: &Path) -> Result<()> {
-    let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
-    let folders = worker_folders(&keys);
-    // Stems start with a millisecond time stamp: the largest is the newest.
-    let newest = folders.into_iter().flat_map(|w| store_chunks(&keys, &format!("data/{w}")).into_iter().map(move |stem| (stem, w))).max();
-    let Some((stem, w)) = newest else { return Ok(()) };
-    let probe = run_dir.join("store-probe");
-    if probe.exists() {
-        std::fs::remove_dir_all(&probe).with_context(|| format!("clearing {}", probe.display()))?;
-    }
-    std::fs::create_dir_all(&probe).with_context(|| format!("creating {}", probe.display()))?;
-    download_chunk(store, &format!("data/{w}"), &stem, &probe, &stem)?;
-    pacozero_selfplay::check_data_dir::<G>(&probe)
-        .with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
+    let config = super::selfplay::load_config(a.config.as_deref())?;
+    let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
+    a.game.engine().visit(Worker(w))
 }
 
 /// `pacozero train --store URL --run CACHE`.
 pub fn train(a: TrainArgs) -> Result<()> {
     let url = a.store.clone().context("training in a store needs --store URL")?;
-    let store = RunStore::open(&url)?;
-    // The pointer as found now: the swap at the end succeeds only if no other
-    // trainer moved it in the meantime.
-    let before = store.read_pointer(POINTER)?;
-    let name = a.export.clone().unwrap_or_else(|| {
-        let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
-        format!("model-{ms:013}")
-    });
-    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-        bail!("bad model name {name:?}");
-    }
-    let model_key = format!("models/{name}.{MODEL_EXT}");
-    if store.exists(&model_key)? {
-        bail!("{url}: `{model_key}` already exists (models in the store are write-once); export under another name");
-    }
-
-    let data = a.run.join("data");
-    std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
-    let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
-    let folders = worker_folders(&keys);
-    let (mut new, mut total) = (0, 0);
-    for w in folders {
-        let folder = format!("data/{w}");
-        for stem in store_chunks(&keys, &folder) {
-            new += download_chunk(&store, &folder, &stem, &data, &format!("{stem}-{w}"))? as usize;
-            total += 1;
-        }
-    }
-    println!("{new} new chunks downloaded from {url} ({total} in the store)");
-
-    super::train::run(TrainArgs { run: a.run.clone(), config: a.config.clone(), steps: a.steps, export: Some(name.clone()), store: None })?;
-    let local = pacozero_nn::model_path(&a.run, &name);
-    if !upload(&store, &model_key, &local)? {
-        bail!("{url}: `{model_key}` was written by someone else meanwhile (models in the store are write-once); export under another name");
-    }
-    println!("uploaded {model_key} to {url}");
-
-    pacozero_data::crash_point("store-pointer-swap");
-    if let Ok(hold) = std::env::var(HOLD_ENV) {
-        eprintln!("holding before the pointer swap until {hold} exists");
-        let t0 = std::time::Instant::now();
-        while !Path::new(&hold).exists() && t0.elapsed().as_secs() < 600 {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    }
-    let was = before.as_ref().map_or_else(|| "no model".to_string(), |(t, _)| t.trim().to_string());
-    let contents = format!("{name}.{MODEL_EXT}\n");
-    match store.swap_pointer(POINTER, &contents, before.as_ref().map(|(_, v)| v)) {
-        Ok(_) => {
-            println!("{url}: {POINTER} -> {name}.{MODEL_EXT} (was {was})");
-            Ok(())
-        }
-        Err(SwapError::Conflict { .. }) => {
-            let now = store.read_pointer(POINTER)?.map_or_else(|| "nothing".to_string(), |(t, _)| t.trim().to_string());
-            bail!(
-                "conflict: another trainer moved {url} {POINTER} while this one trained (it named {was}, now it names {now}); \
-                 {model_key} is uploaded but not current. Train again to build on the newer data, or set the pointer by hand"
-            )
-        }
-        Err(e) => Err(e.into()),
-    }
+    store_train(&url, &a.run, a.config.as_deref(), a.steps, a.export.as_deref(), &print)
 }
