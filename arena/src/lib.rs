@@ -7,6 +7,7 @@
 //! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`) and how each chooses |
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
 //! | [`ratings`] | Bradley–Terry Elo over every game of a run (anchored), SPRT gating |
+//! | [`tactics`] | the Paco-in-1/in-2 suite proved by the engine, and a network's solve rate on it |
 //! | [`book`] | opening books built by search (best-first over uncertain lines), read back and extended |
 //!
 //! Everything is generic over the engine's `Game` (Paco Ŝako and Shako).
@@ -15,6 +16,7 @@ pub mod book;
 pub mod matches;
 pub mod players;
 pub mod ratings;
+pub mod tactics;
 
 pub use matches::{book_opening, no_progress, opening, play, run_match, run_match_from, GameResult, MatchResult, Openings};
 pub use players::{greedy_turn, Budget, EvalKind, Player, PlayerSpec, PlayoutMix};

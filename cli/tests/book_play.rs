@@ -475,3 +475,15 @@ fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
 fn manifest_dir() -> String {
     std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }
+
+#[test]
+fn a_book_of_an_unknown_game_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chess.parquet");
+    let info = pacozero_data::book::BookInfo { game: "chess".into(), network: "n".into(), config: String::new() };
+    pacozero_data::book::write_book(&path, &info, &[]).unwrap();
+    for args in [vec!["book", "probe", "--book", path.to_str().unwrap(), "--fen", STARTPOS_FEN], vec!["book", "export", "--book", path.to_str().unwrap()]] {
+        let e = fails(&args);
+        assert!(e.contains("unknown game \"chess\"") && e.contains("chess.parquet"), "{args:?}: {e}");
+    }
+}

@@ -16,9 +16,11 @@
 //! visits and priors are summed, WDL is visit-weighted, and the name is that
 //! of the most visited sequence.
 
-use crate::Search;
+use crate::{Evaluator, Search, SearchConfig, SearchResult};
+use anyhow::Result;
 use pacozero_engine::paco::{action_from_index, Action, GameState, Required};
 use pacozero_engine::{Color, Game};
+use rand::SeedableRng;
 
 /// Decisions after which a whole turn played by search is cut: a chain may
 /// re-enter a union it left, and a search can keep choosing to (tactics
@@ -217,4 +219,46 @@ pub fn winning_turn<G: Game>(state: &G) -> Option<Vec<u16>> {
     }
     let mut out = Vec::new();
     extend(state, state.to_move(), &mut vec![state.hash()], &mut out).then_some(out)
+}
+
+/// One decision search of `simulations` more simulations on `search` (batch
+/// size 1, no noise, seed 0: analysis is deterministic).
+pub fn search_decision<G: Game, E: Evaluator<G> + ?Sized>(search: &mut Search<G>, evaluator: &E, simulations: u32) -> Result<SearchResult> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    search.search_until(evaluator, simulations, None, false, &mut rng)
+}
+
+/// The decisions of a whole turn played by search, and what the search
+/// said at its first decision.
+pub struct SearchedTurn {
+    pub decisions: Vec<u16>,
+    /// The mover's (win, draw, loss) at the first decision.
+    pub first_wdl: [f32; 3],
+    /// The turn was cut after [`MAX_TURN_DECISIONS`]: a chain kept re-entering unions.
+    pub cut: bool,
+}
+
+/// Plays the whole turn of `g`'s mover by search, `simulations` per decision
+/// with the tree kept through the turn; `g` is left after the decisions.
+pub fn search_turn<G: Game, E: Evaluator<G> + ?Sized>(g: &mut G, cfg: SearchConfig, evaluator: &E, simulations: u32) -> Result<SearchedTurn> {
+    let mover = g.to_move();
+    let mut search = Search::new(cfg, g.clone(), evaluator.needs_encoding());
+    let mut turn = SearchedTurn { decisions: Vec::new(), first_wdl: [0.0, 1.0, 0.0], cut: false };
+    while g.to_move() == mover && g.outcome().is_none() {
+        if turn.decisions.len() >= MAX_TURN_DECISIONS {
+            turn.cut = true;
+            break;
+        }
+        let res = search_decision(&mut search, evaluator, simulations)?;
+        if res.legal.is_empty() {
+            break;
+        }
+        if turn.decisions.is_empty() {
+            turn.first_wdl = res.root_wdl;
+        }
+        g.apply(res.action);
+        turn.decisions.push(res.action);
+        search.advance(res.action, g);
+    }
+    Ok(turn)
 }

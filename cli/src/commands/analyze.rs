@@ -6,55 +6,12 @@ use crate::turns::{principal_variation, root_turns};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Color, Game, GameVisitor};
 use pacozero_nn::NetworkEvaluator;
-use pacozero_selfplay::turns::MAX_TURN_DECISIONS;
-use pacozero_selfplay::{Evaluator, Search, SearchConfig, SearchResult};
-use rand::SeedableRng;
+use pacozero_selfplay::turns::search_decision;
+use pacozero_selfplay::{Evaluator, Search};
 use std::path::Path;
 
 /// Search settings of analysis and play: PUCT without noise, tree reuse.
 pub use pacozero_selfplay::analysis::analysis_search_config as analysis_config;
-
-/// One decision search of `simulations` more simulations on `search` (batch
-/// size 1, no noise, seed 0: analysis is deterministic).
-pub fn search_decision<G: Game, E: Evaluator<G> + ?Sized>(search: &mut Search<G>, evaluator: &E, simulations: u32) -> Result<SearchResult> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    search.search_until(evaluator, simulations, None, false, &mut rng)
-}
-
-/// The decisions of a whole turn played by search, and what the search
-/// said at its first decision.
-pub struct SearchedTurn {
-    pub decisions: Vec<u16>,
-    /// The mover's (win, draw, loss) at the first decision.
-    pub first_wdl: [f32; 3],
-    /// The turn was cut after [`MAX_TURN_DECISIONS`]: a chain kept re-entering unions.
-    pub cut: bool,
-}
-
-/// Plays the whole turn of `g`'s mover by search, `simulations` per decision
-/// with the tree kept through the turn; `g` is left after the decisions.
-pub fn search_turn<G: Game, E: Evaluator<G> + ?Sized>(g: &mut G, cfg: SearchConfig, evaluator: &E, simulations: u32) -> Result<SearchedTurn> {
-    let mover = g.to_move();
-    let mut search = Search::new(cfg, g.clone(), evaluator.needs_encoding());
-    let mut turn = SearchedTurn { decisions: Vec::new(), first_wdl: [0.0, 1.0, 0.0], cut: false };
-    while g.to_move() == mover && g.outcome().is_none() {
-        if turn.decisions.len() >= MAX_TURN_DECISIONS {
-            turn.cut = true;
-            break;
-        }
-        let res = search_decision(&mut search, evaluator, simulations)?;
-        if res.legal.is_empty() {
-            break;
-        }
-        if turn.decisions.is_empty() {
-            turn.first_wdl = res.root_wdl;
-        }
-        g.apply(res.action);
-        turn.decisions.push(res.action);
-        search.advance(res.action, g);
-    }
-    Ok(turn)
-}
 
 pub fn color_name(c: Color) -> &'static str {
     if c == Color::White {

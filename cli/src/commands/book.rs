@@ -6,9 +6,9 @@ use crate::args::{BookArgs, BookCommand, BookFormat, GameKind, ImportFormat};
 use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 use pacozero_arena::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
-use pacozero_data::book::{write_book, BookPosition};
+use pacozero_data::book::{write_book, BookInfo, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
-use pacozero_engine::{paco, shako};
+use pacozero_engine::{paco, shako, Game, GameVisitor};
 use pacozero_selfplay::book_compare::{compare_books, compare_search};
 use pacozero_selfplay::platform_book::{export_platform_book, import_platform_book, platform_info, read_any_book};
 use serde_json::{json, Value};
@@ -98,11 +98,16 @@ enum ProbeOrExport {
 
 /// Probes or exports a book of whichever game it was built for.
 fn on_book(path: &Path, what: ProbeOrExport) -> Result<()> {
-    let (info, rows) = read_book_file(path)?;
-    match book_game(&info) {
-        "shako" => on_book_of(Book::<shako::GameState>::from_rows(path, info, rows)?, what),
-        _ => on_book_of(Book::<paco::GameState>::from_rows(path, info, rows)?, what),
+    struct OnBook<'a>(&'a Path, BookInfo, Vec<BookPosition>, ProbeOrExport);
+    impl GameVisitor for OnBook<'_> {
+        type Output = Result<()>;
+        fn visit<G: Game>(self) -> Result<()> {
+            on_book_of(Book::<G>::from_rows(self.0, self.1, self.2)?, self.3)
+        }
     }
+    let (info, rows) = read_book_file(path)?;
+    let game: pacozero_engine::GameKind = book_game(&info).parse().with_context(|| format!("book {}", path.display()))?;
+    game.visit(OnBook(path, info, rows, what))
 }
 
 fn on_book_of<G: BookGame>(b: Book<G>, what: ProbeOrExport) -> Result<()> {

@@ -7,10 +7,11 @@
 //! end of input ends the session. Commands: `help`, `board`, `moves`,
 //! `undo`, `quit`.
 
-use super::analyze::{analysis_config, check_playable, color_name, game_at, network_for, search_turn};
+use super::analyze::{analysis_config, check_playable, color_name, game_at, network_for};
 use crate::args::{PlayArgs, Side};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Color, Game, GameVisitor, Outcome};
+use pacozero_selfplay::turns::search_turn;
 use pacozero_selfplay::Evaluator;
 use std::io::{BufRead, Write};
 
