@@ -5,6 +5,7 @@
 #![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use pacozero_engine::GameKind;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -102,7 +103,7 @@ pub struct SelfplayArgs {
     #[arg(long)]
     pub quiet: bool,
     /// The game to play.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "paco")]
     pub game: GameKind,
     /// Object store of the run (s3://bucket/run, gs://, az://, file:///dir): games are
     /// uploaded to data/w<NNNN>/ there and the model is read from its models/current
@@ -189,28 +190,8 @@ pub struct ArenaArgs {
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// The game to play (`fischer-random` openings of Shako are a few random plies from the start).
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "paco")]
     pub game: GameKind,
-}
-
-/// The game: on the command line (`--game shako`) and in the loop configuration (`game = "shako"`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GameKind {
-    #[default]
-    Paco,
-    /// Shako: 10x10 chess with cannons and elephants.
-    Shako,
-}
-
-impl GameKind {
-    /// The engine's registry entry of this game.
-    pub fn engine(self) -> pacozero_engine::GameKind {
-        match self {
-            GameKind::Paco => pacozero_engine::GameKind::Paco,
-            GameKind::Shako => pacozero_engine::GameKind::Shako,
-        }
-    }
 }
 
 #[derive(Args, Debug)]
@@ -226,19 +207,19 @@ pub struct PerftArgs {
     /// Print the count below each first move.
     #[arg(long)]
     pub divide: bool,
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "paco")]
     pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
 pub struct LegalArgs {
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "paco")]
     pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "paco")]
     pub game: GameKind,
     /// Position in the game's FEN (default: the start position).
     #[arg(long)]
@@ -374,7 +355,7 @@ pub enum BookCommand {
         quiet: bool,
         /// The game of the book (the model must be a network of that game; probe
         /// and export read the game from the book).
-        #[arg(long, value_enum, default_value_t)]
+        #[arg(long, default_value = "paco")]
         game: GameKind,
     },
     /// Print the book moves of a position.
@@ -469,7 +450,7 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value_t = 10)]
     pub pv_turns: usize,
     /// The game of the position and the network.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "paco")]
     pub game: GameKind,
 }
 
@@ -518,6 +499,6 @@ pub struct PlayArgs {
     #[arg(long)]
     pub fen: Option<String>,
     /// The game (the network must be one of this game's).
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, default_value = "paco")]
     pub game: GameKind,
 }

@@ -51,7 +51,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     if a.sims == 0 {
         bail!("--sims must be at least 1");
     }
-    a.game.engine().visit(Analyze(&a))
+    a.game.visit(Analyze(&a))
 }
 
 struct Analyze<'a>(&'a AnalyzeArgs);

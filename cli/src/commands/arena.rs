@@ -1,17 +1,21 @@
 //! `pacozero arena`: a match between two players, paired openings, Elo;
 //! `--game` picks Paco Ŝako or Shako.
 
-use crate::args::{ArenaArgs, GameKind};
+use crate::args::ArenaArgs;
 use anyhow::{Context, Result};
 use pacozero_arena::{book_opening, run_match, run_match_from, Player};
-use pacozero_engine::{paco, shako, Game};
+use pacozero_engine::{Game, GameVisitor};
 use pacozero_selfplay::BookStarts;
 
 pub fn run(a: ArenaArgs) -> Result<()> {
-    match a.game {
-        GameKind::Paco => run_game::<paco::GameState>(a),
-        GameKind::Shako => run_game::<shako::GameState>(a),
+    struct Arena(ArenaArgs);
+    impl GameVisitor for Arena {
+        type Output = Result<()>;
+        fn visit<G: Game>(self) -> Result<()> {
+            run_game::<G>(self.0)
+        }
     }
+    a.game.visit(Arena(a))
 }
 
 fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {

@@ -2,13 +2,14 @@
 //! `pacozero_arena::book` for how a book grows, `pacozero_data::book` for the file
 //! format and `pacozero_selfplay::platform_book` for the platform's format).
 
-use crate::args::{BookArgs, BookCommand, BookFormat, GameKind, ImportFormat};
+use crate::args::{BookArgs, BookCommand, BookFormat, ImportFormat};
 use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 use pacozero_arena::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
 use pacozero_data::book::{write_book, BookInfo, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
-use pacozero_engine::{paco, shako, Game, GameVisitor};
+use pacozero_engine::GameKind;
+use pacozero_engine::{paco, Game, GameVisitor};
 use pacozero_selfplay::book_compare::{compare_books, compare_search};
 use pacozero_selfplay::platform_book::{export_platform_book, import_platform_book, platform_info, read_any_book};
 use serde_json::{json, Value};
@@ -29,10 +30,14 @@ pub fn run(a: BookArgs) -> Result<()> {
                 cfg.fischer_random = k;
             }
             cfg.validate().context("with the command-line overrides")?;
-            match game {
-                GameKind::Paco => build_book::<paco::GameState>(&cfg, &model, &out, quiet),
-                GameKind::Shako => build_book::<shako::GameState>(&cfg, &model, &out, quiet),
+            struct Build<'a>(&'a BookConfig, &'a Path, &'a Path, bool);
+            impl GameVisitor for Build<'_> {
+                type Output = Result<()>;
+                fn visit<G: Game>(self) -> Result<()> {
+                    build_book::<G>(self.0, self.1, self.2, self.3)
+                }
             }
+            game.visit(Build(&cfg, &model, &out, quiet))
         }
         BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
         BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),
@@ -106,7 +111,7 @@ fn on_book(path: &Path, what: ProbeOrExport) -> Result<()> {
         }
     }
     let (info, rows) = read_book_file(path)?;
-    let game: pacozero_engine::GameKind = book_game(&info).parse().with_context(|| format!("book {}", path.display()))?;
+    let game: GameKind = book_game(&info).parse().with_context(|| format!("book {}", path.display()))?;
     game.visit(OnBook(path, info, rows, what))
 }
 

@@ -1,10 +1,11 @@
 //! `pacozero legal`: JSON lines in, JSON lines out; a bad line gets an error line and processing goes on.
 
 use super::game_from;
-use crate::args::{GameKind, LegalArgs};
+use crate::args::LegalArgs;
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{action_to_string, FullMoveGen, GameState};
 use pacozero_engine::shako;
+use pacozero_engine::GameKind;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 

@@ -1,8 +1,9 @@
 use super::game_from;
-use crate::args::{GameKind, PerftArgs};
+use crate::args::PerftArgs;
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{action_to_string, FullMoveGen, GameState};
 use pacozero_engine::shako;
+use pacozero_engine::GameKind;
 use std::time::Instant;
 
 pub fn run(a: PerftArgs) -> Result<()> {

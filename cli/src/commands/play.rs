@@ -26,7 +26,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
     if a.sims == 0 {
         bail!("--sims must be at least 1");
     }
-    a.game.engine().visit(Play(&a))
+    a.game.visit(Play(&a))
 }
 
 struct Play<'a>(&'a PlayArgs);

@@ -1,10 +1,10 @@
 //! `pacozero selfplay`: games to Parquet chunks, with a network or a baseline
 //! evaluator; `--game` picks Paco Ŝako or Shako.
 
-use crate::args::{GameKind, SelfplayArgs};
+use crate::args::SelfplayArgs;
 use anyhow::{bail, Context, Result};
-use pacozero_engine::{paco, shako};
-use pacozero_selfplay::{baseline_evaluator, check_data_dir, derive_seed, run_selfplay, Evaluator, SelfplayConfig, SelfplayGame};
+use pacozero_engine::{Game, GameVisitor};
+use pacozero_selfplay::{baseline_evaluator, check_data_dir, derive_seed, run_selfplay, Evaluator, SelfplayConfig};
 use std::path::{Path, PathBuf};
 
 pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
@@ -18,13 +18,17 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     if a.store.is_some() {
         return super::store::selfplay(a);
     }
-    match a.game {
-        GameKind::Paco => run_game::<paco::GameState>(a),
-        GameKind::Shako => run_game::<shako::GameState>(a),
+    struct Selfplay(SelfplayArgs);
+    impl GameVisitor for Selfplay {
+        type Output = Result<()>;
+        fn visit<G: Game>(self) -> Result<()> {
+            run_game::<G>(self.0)
+        }
     }
+    a.game.visit(Selfplay(a))
 }
 
-fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> Result<()> {
+fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),

@@ -4,8 +4,9 @@
 //! shako`) shows its 10x10 board.
 
 use super::game_from;
-use crate::args::{GameKind, ShowArgs};
+use crate::args::ShowArgs;
 use anyhow::{Context, Result};
+use pacozero_engine::GameKind;
 use pacozero_engine::{shako, Color};
 
 pub fn run(a: ShowArgs) -> Result<()> {

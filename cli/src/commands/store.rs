@@ -23,7 +23,7 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
     let config = super::selfplay::load_config(a.config.as_deref())?;
     let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
-    a.game.engine().visit(Worker(w))
+    a.game.visit(Worker(w))
 }
 
 /// `pacozero train --store URL --run CACHE`.
