@@ -5,14 +5,7 @@ use crate::args::SelfplayArgs;
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_selfplay::{baseline_evaluator, check_data_dir, derive_seed, run_selfplay, Evaluator, SelfplayConfig};
-use std::path::{Path, PathBuf};
-
-pub fn load_config(path: Option<&Path>) -> Result<SelfplayConfig> {
-    match path {
-        Some(p) => SelfplayConfig::from_file(p).with_context(|| format!("reading self-play config {}", p.display())),
-        None => Ok(SelfplayConfig::default()),
-    }
-}
+use std::path::PathBuf;
 
 pub fn run(a: SelfplayArgs) -> Result<()> {
     if a.store.is_some() {
@@ -29,7 +22,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
 }
 
 fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
-    let mut cfg = load_config(a.config.as_deref())?;
+    let mut cfg = SelfplayConfig::from_optional_file(a.config.as_deref())?;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),
         (None, Some(r)) => r.join("data"),

@@ -21,7 +21,7 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
     }
     let url = a.store.clone().context("selfplay in a store needs --store URL")?;
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
-    let config = super::selfplay::load_config(a.config.as_deref())?;
+    let config = pacozero_selfplay::SelfplayConfig::from_optional_file(a.config.as_deref())?;
     let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
     a.game.visit(Worker(w))
 }
