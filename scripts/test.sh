@@ -16,6 +16,8 @@ cargo fmt --check --manifest-path python/Cargo.toml
 cargo fmt --check --manifest-path engine/fuzz/Cargo.toml
 cargo clippy --release --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --no-deps
+# Arrows point one way: no module of a crate imports one that imports it back.
+python3 scripts/module-cycles.py
 # One build for the test and the run command: no crate of the normal build
 # may get other features when the test command adds the dev-dependencies
 # (cli/Cargo.toml asks for those features; see the comment there).

@@ -94,5 +94,8 @@ pub use decode::{decode_into, decode_position};
 pub use durable::{crash_point, write_atomic};
 pub use error::{DataError, Result};
 pub use reader::{game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file, read_positions_window, ChunkInfo, PositionWindow};
-pub use schema::{games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAME_COLUMNS, MAX_BOARD_SIDE, POSITION_COLUMNS, SCHEMA_VERSION};
-pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter, GAMES_SUFFIX, POSITIONS_SUFFIX, TMP_SUFFIX};
+pub use schema::{
+    games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_BOARD_SIDE, POSITIONS_SUFFIX, POSITION_COLUMNS,
+    SCHEMA_VERSION, TMP_SUFFIX,
+};
+pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter};

@@ -10,7 +10,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
 use crate::schema::{games_schema, positions_schema, GameRow, GameSpec, PositionRow, SCHEMA_VERSION};
-use crate::writer::{GAMES_SUFFIX, POSITIONS_SUFFIX};
+use crate::schema::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 
 /// A complete chunk found on disk (its games file exists).
 #[derive(Clone, Debug, PartialEq, Eq)]

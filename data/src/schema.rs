@@ -10,6 +10,13 @@ use crate::error::{DataError, Result};
 /// Schema version written by this build and the only one it reads.
 pub const SCHEMA_VERSION: u16 = 1;
 
+/// Suffix of a chunk's positions file.
+pub const POSITIONS_SUFFIX: &str = ".positions.parquet";
+/// Suffix of a chunk's games file. Its presence marks a chunk as complete.
+pub const GAMES_SUFFIX: &str = ".games.parquet";
+/// Suffix of files being written (ignored by readers, removable at any time).
+pub const TMP_SUFFIX: &str = ".tmp";
+
 /// Dimensions of a game's encoding, stored in each file's key-value metadata.
 ///
 /// The same crate serves Paco Ŝako (8x8) and later larger boards, so nothing

@@ -18,14 +18,7 @@ use parquet::file::properties::WriterProperties;
 
 use crate::durable::{crash_point, sync_dir, tmp_path};
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
-use crate::schema::{games_schema, item, positions_schema, GameRow, GameSpec, PositionRow, SCHEMA_VERSION};
-
-/// Suffix of a positions file.
-pub const POSITIONS_SUFFIX: &str = ".positions.parquet";
-/// Suffix of a games file. Its presence marks a chunk as complete.
-pub const GAMES_SUFFIX: &str = ".games.parquet";
-/// Suffix of files being written (ignored by readers, removable at any time).
-pub const TMP_SUFFIX: &str = ".tmp";
+use crate::schema::{games_schema, item, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, POSITIONS_SUFFIX, SCHEMA_VERSION, TMP_SUFFIX};
 
 /// Paths of a chunk pair written by [`ChunkWriter::flush`] or [`write_chunk`].
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,12 +4,9 @@
 //! Actions are policy indices in the mover's frame (`0..NUM_ACTIONS`), so
 //! search never sees a game's own action type.
 //!
-//! [`GameKind`] is the registry of the engine's games and its one dispatch
-//! point: generic code runs for a game chosen at run time through
-//! [`GameKind::visit`]. Adding a game means one directory under `engine/src/`
-//! with an `impl Game`, one variant here and one arm in `visit`;
-//! `engine/tests/conformance.rs` then runs it through the checks every game
-//! passes.
+//! Every per-game hook is a [`Game`] method, implemented in the game's own
+//! `game.rs`. The registry of the games (which depends on them) is the
+//! `registry` module.
 
 use crate::types::Color;
 use std::fmt;
@@ -203,68 +200,3 @@ impl fmt::Display for BadNotation {
     }
 }
 impl std::error::Error for BadNotation {}
-
-/// The games of the engine.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub enum GameKind {
-    /// Paco Ŝako.
-    #[default]
-    Paco,
-    /// Shako: 10x10 chess with cannons and elephants.
-    Shako,
-}
-
-/// Generic code to run for the game a [`GameKind`] names.
-pub trait GameVisitor {
-    type Output;
-    fn visit<G: Game>(self) -> Self::Output;
-}
-
-impl GameKind {
-    pub const ALL: [GameKind; 2] = [GameKind::Paco, GameKind::Shako];
-
-    /// Runs `v` with the game's type: the one place that maps kinds to types.
-    pub fn visit<V: GameVisitor>(self, v: V) -> V::Output {
-        match self {
-            GameKind::Paco => v.visit::<crate::paco::GameState>(),
-            GameKind::Shako => v.visit::<crate::shako::GameState>(),
-        }
-    }
-
-    /// The game's [`Game::NAME`].
-    pub fn name(self) -> &'static str {
-        struct Name;
-        impl GameVisitor for Name {
-            type Output = &'static str;
-            fn visit<G: Game>(self) -> &'static str {
-                G::NAME
-            }
-        }
-        self.visit(Name)
-    }
-}
-
-impl fmt::Display for GameKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A game name that no registered game has.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownGame(pub String);
-
-impl fmt::Display for UnknownGame {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
-        write!(f, "unknown game {:?} (the games are: {})", self.0, names.join(", "))
-    }
-}
-impl std::error::Error for UnknownGame {}
-
-impl std::str::FromStr for GameKind {
-    type Err = UnknownGame;
-    fn from_str(s: &str) -> Result<GameKind, UnknownGame> {
-        GameKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownGame(s.to_string()))
-    }
-}

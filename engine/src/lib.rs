@@ -8,9 +8,11 @@
 pub mod game;
 pub mod invariants;
 pub mod paco;
+pub mod registry;
 pub mod shako;
 pub mod types;
 mod util;
 
-pub use game::{parse_decision_names, BadNotation, Game, GameKind, GameVisitor, Outcome, UnknownGame};
+pub use game::{parse_decision_names, BadNotation, Game, Outcome};
+pub use registry::{GameKind, GameVisitor, UnknownGame};
 pub use types::{BitBoard, Color, PieceKind, Square};

@@ -408,3 +408,10 @@ pub fn position_from_union_fen(input: &str, rules: Rules) -> Result<Position, Fe
 pub fn board_to_union_fen(pos: &Position) -> String {
     pos.fen().split(' ').next().unwrap_or_default().split('^').next().unwrap_or_default().to_string()
 }
+
+impl Position {
+    /// The standard start position.
+    pub fn startpos() -> Position {
+        STARTPOS_FEN.parse().expect("start FEN parses")
+    }
+}

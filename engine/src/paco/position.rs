@@ -84,11 +84,6 @@ impl PartialEq for Position {
 impl Eq for Position {}
 
 impl Position {
-    /// The standard start position.
-    pub fn startpos() -> Position {
-        super::fen::STARTPOS_FEN.parse().expect("start FEN parses")
-    }
-
     pub(crate) fn empty(rules: Rules) -> Position {
         Position {
             officers: [[0; 4]; 2],

@@ -275,3 +275,10 @@ impl fmt::Display for Position {
         write!(f, "{}", self.fen())
     }
 }
+
+impl Position {
+    /// The standard start position.
+    pub fn startpos() -> Position {
+        STARTPOS_FEN.parse().expect("the start FEN is valid")
+    }
+}

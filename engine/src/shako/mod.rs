@@ -23,6 +23,7 @@ mod game;
 pub mod geometry;
 mod movegen;
 mod moves;
+mod piece;
 mod position;
 mod zobrist;
 

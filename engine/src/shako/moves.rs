@@ -2,7 +2,7 @@
 //! two-square move, `f2h2` / `f2d2`, as Fairy-Stockfish writes it).
 
 use super::geometry::Square10;
-use super::position::{Kind, Position};
+use super::piece::Kind;
 use std::fmt;
 
 /// What a move does besides moving one piece from `from` to `to` (capturing
@@ -121,15 +121,4 @@ pub fn parse_uci_parts(s: &str) -> Result<(Square10, Square10, Option<Kind>), Uc
         _ => return Err(e("trailing characters after the to-square")),
     };
     Ok((from, to, promo))
-}
-
-impl Position {
-    /// Reads a UCI move and checks that it is legal here.
-    pub fn parse_uci(&self, s: &str) -> Result<Move, UciError> {
-        let (from, to, promo) = parse_uci_parts(s)?;
-        self.legal_moves_vec()
-            .into_iter()
-            .find(|m| m.from() == from && m.to() == to && m.promotion() == promo)
-            .ok_or_else(|| UciError { input: s.to_string(), message: format!("not legal in {}", self.fen()) })
-    }
 }
