@@ -22,7 +22,7 @@ pub fn color_name(c: Color) -> &'static str {
 }
 
 /// The game at `fen` in `G`'s notation (default: the standard start).
-pub fn game_at<G: Game>(fen: Option<&str>) -> Result<G> {
+fn game_at<G: Game>(fen: Option<&str>) -> Result<G> {
     match fen {
         Some(f) => G::from_notation(f).with_context(|| format!("reading FEN \"{f}\"")),
         None => Ok(G::start()),
@@ -30,7 +30,7 @@ pub fn game_at<G: Game>(fen: Option<&str>) -> Result<G> {
 }
 
 /// Refuses a finished game, or one whose mover has no legal decision.
-pub fn check_playable<G: Game>(g: &G) -> Result<()> {
+fn check_playable<G: Game>(g: &G) -> Result<()> {
     if let Some(o) = g.outcome() {
         bail!("the game is already over ({o:?}, {}): nothing to analyse", g.end_reason());
     }
@@ -42,9 +42,12 @@ pub fn check_playable<G: Game>(g: &G) -> Result<()> {
     Ok(())
 }
 
-/// The network of `model` for game `G`, refused when it was made for another game.
-pub fn network_for<G: Game>(model: &Path) -> Result<NetworkEvaluator> {
-    pacozero_nn::load_network::<G>(model, 0)
+/// The position at `fen` (checked playable, before the network is loaded)
+/// and the network of `model`, refused when it was made for another game.
+pub fn position_and_network<G: Game>(fen: Option<&str>, model: &Path) -> Result<(G, NetworkEvaluator)> {
+    let g: G = game_at(fen)?;
+    check_playable(&g)?;
+    Ok((g, pacozero_nn::load_network::<G>(model, 0)?))
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
@@ -60,9 +63,7 @@ impl GameVisitor for Analyze<'_> {
     type Output = Result<()>;
     fn visit<G: Game>(self) -> Result<()> {
         let a = self.0;
-        let g: G = game_at(a.fen.as_deref())?;
-        check_playable(&g)?;
-        let evaluator = network_for::<G>(&a.model)?;
+        let (g, evaluator) = position_and_network::<G>(a.fen.as_deref(), &a.model)?;
         let mut search = Search::new(analysis_config(a.sims), g.clone(), Evaluator::<G>::needs_encoding(&evaluator));
         let res = search_decision(&mut search, &evaluator, a.sims)?;
         let turns = root_turns(&search);

@@ -7,7 +7,7 @@
 //! end of input ends the session. Commands: `help`, `board`, `moves`,
 //! `undo`, `quit`.
 
-use super::analyze::{analysis_config, check_playable, color_name, game_at, network_for};
+use super::analyze::{analysis_config, color_name, position_and_network};
 use crate::args::{PlayArgs, Side};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Color, Game, GameVisitor, Outcome};
@@ -35,9 +35,7 @@ impl GameVisitor for Play<'_> {
     type Output = Result<()>;
     fn visit<G: Game>(self) -> Result<()> {
         let a = self.0;
-        let g: G = game_at(a.fen.as_deref())?;
-        check_playable(&g)?;
-        let evaluator = network_for::<G>(&a.model)?;
+        let (g, evaluator) = position_and_network::<G>(a.fen.as_deref(), &a.model)?;
         let human = match a.color {
             Side::White => Color::White,
             Side::Black => Color::Black,
