@@ -179,6 +179,39 @@ pub fn parse_decision_names<G: Game>(g: &G, text: &str) -> Result<Vec<u16>, BadN
     Ok(out)
 }
 
+/// Perft of any game through its [`Game`] surface: the leaves after
+/// `depth` decisions, or with `whole_turns` after `depth` whole turns
+/// ([`Game::legal_turns`], one per distinct result). A finished game has no
+/// moves. The games' own perfts are faster; this one is their reference and
+/// the perft of a game without one.
+pub fn perft<G: Game>(g: &G, depth: u32, whole_turns: bool) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if g.outcome().is_some() {
+        return 0;
+    }
+    let mut total = 0;
+    if whole_turns {
+        for t in g.legal_turns() {
+            let mut next = g.clone();
+            for d in t {
+                next.apply(d);
+            }
+            total += perft(&next, depth - 1, true);
+        }
+    } else {
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        for a in legal {
+            let mut next = g.clone();
+            next.apply(a);
+            total += perft(&next, depth - 1, false);
+        }
+    }
+    total
+}
+
 /// A state notation that does not read as a valid state of the game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadNotation {

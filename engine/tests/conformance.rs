@@ -217,3 +217,17 @@ fn every_game_refuses_turns_that_are_not_legal() {
         kind.visit(BadTurns);
     }
 }
+
+#[test]
+fn the_generic_perft_matches_each_games_own() {
+    use pacozero_engine::{paco, perft, shako};
+    let p = paco::GameState::start();
+    assert_eq!(perft(&p, 3, true), p.perft_full(3));
+    assert_eq!(perft(&p, 6, false), p.perft_atomic(6));
+    // A chain-heavy position of the vectors.
+    let c = paco::GameState::from_notation("2jT1s1B/5k2/8/1b3oCa/a3fb2/Nac1e3/5K1c/6C1 w 3 - - -").unwrap();
+    assert_eq!(perft(&c, 2, true), c.perft_full(2));
+    let s = shako::GameState::start();
+    assert_eq!(perft(&s, 3, true), s.position().perft(3));
+    assert_eq!(perft(&s, 3, false), s.position().perft(3));
+}
