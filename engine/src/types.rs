@@ -159,6 +159,12 @@ impl Square {
         Square(self.0 ^ 56)
     }
 
+    /// The square in the mirrored file (a ↔ h, b ↔ g, ...), same rank.
+    #[inline(always)]
+    pub const fn flip_file(self) -> Square {
+        Square(self.0 ^ 7)
+    }
+
     /// Moves by (file, rank) offsets, `None` when leaving the board.
     pub fn offset(self, df: i8, dr: i8) -> Option<Square> {
         let f = self.file() as i8 + df;
