@@ -1,10 +1,15 @@
 //! The file mirror (a ↔ h) used for data augmentation is exact: over
 //! thousands of positions of seeded random games (official and vchess rules),
 //! the legal decisions of the mirrored position are the mirrored legal
-//! decisions, mirroring twice gives the position back, and positions with a
-//! castling right are not mirrored.
+//! decisions, mirroring twice gives the position back, the mirrored
+//! encoding and policy indices (what training augments with) are those of
+//! the mirrored position, and positions with a castling right are not
+//! mirrored.
 
-use pacozero_engine::paco::{action_from_index, action_index, fischer_random, mirror_action, GameState, Position, Rules};
+use pacozero_engine::paco::{
+    action_from_index, action_index, fischer_random, mirror_action, mirror_action_index, mirror_encoded_planes, GameState, Position, Rules, NUM_BIT_PLANES,
+    NUM_SCALARS,
+};
 use pacozero_engine::Game;
 
 mod common;
@@ -37,7 +42,13 @@ fn the_file_mirror_maps_legal_decisions_to_legal_decisions() {
             let pos = g.position();
             match pos.mirrored_files() {
                 None => {
-                    assert!(pos.castling() != pacozero_engine::paco::Castling::NONE, "{}", pos.fen());
+                    let c = pos.castling();
+                    let any_right = [pacozero_engine::Color::White, pacozero_engine::Color::Black].into_iter().any(|s| (0..2).any(|side| c.has(s, side)));
+                    assert!(any_right, "refused without a castling right: {}", pos.fen());
+                    let (mut planes, mut scalars) = ([0u64; NUM_BIT_PLANES], [0f32; NUM_SCALARS]);
+                    pos.encode(g.repetitions(), &mut planes, &mut scalars);
+                    let before = planes;
+                    assert!(!mirror_encoded_planes(&mut planes) && planes == before, "{}", pos.fen());
                     refused += 1;
                 }
                 Some(m) => {
@@ -46,6 +57,20 @@ fn the_file_mirror_maps_legal_decisions_to_legal_decisions() {
                     let mut ml = Vec::new();
                     GameState::new(m).legal_actions(&mut ml);
                     assert_eq!(ml, mirrored_legal(&GameState::new(*pos)), "legal decisions of the mirror of {} ({})", pos.fen(), m.fen());
+                    // The training-side mirror: the encoding and the policy indices.
+                    let (mut planes, mut scalars) = ([0u64; NUM_BIT_PLANES], [0f32; NUM_SCALARS]);
+                    let (mut want_planes, mut want_scalars) = ([0u64; NUM_BIT_PLANES], [0f32; NUM_SCALARS]);
+                    pos.encode(g.repetitions(), &mut planes, &mut scalars);
+                    m.encode(g.repetitions(), &mut want_planes, &mut want_scalars);
+                    assert!(mirror_encoded_planes(&mut planes), "{}", pos.fen());
+                    assert_eq!((planes, scalars), (want_planes, want_scalars), "encoding of the mirror of {}", pos.fen());
+                    let mut by_index: Vec<u16> = mirrored_legal(&GameState::new(*pos));
+                    let mut legal_here = Vec::new();
+                    GameState::new(*pos).legal_actions(&mut legal_here);
+                    by_index.clear();
+                    by_index.extend(legal_here.iter().map(|&i| mirror_action_index(i as usize) as u16));
+                    by_index.sort_unstable();
+                    assert_eq!(by_index, ml, "policy indices of the mirror of {}", pos.fen());
                     mirrored += 1;
                 }
             }

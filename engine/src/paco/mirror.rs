@@ -4,7 +4,7 @@
 //! Decisions map square by square ([`mirror_action`]); a promotion stays.
 
 use super::{Action, Hand, Position, Setup};
-use crate::types::Square;
+use crate::types::{Color, Square};
 
 /// A bitboard with every square moved to its mirrored file.
 fn flip_files(bb: u64) -> u64 {
@@ -13,6 +13,33 @@ fn flip_files(bb: u64) -> u64 {
     x = ((x >> 1) & 0x5555_5555_5555_5555) | ((x & 0x5555_5555_5555_5555) << 1);
     x = ((x >> 2) & 0x3333_3333_3333_3333) | ((x & 0x3333_3333_3333_3333) << 2);
     ((x >> 4) & 0x0F0F_0F0F_0F0F_0F0F) | ((x & 0x0F0F_0F0F_0F0F_0F0F) << 4)
+}
+
+/// Bit planes of the castling rights in the encoding ([`super::NUM_BIT_PLANES`] table).
+const CASTLING_PLANES: [usize; 2] = [26, 27];
+
+/// The encoding of the mirrored position made from a position's encoding
+/// (what training augments with): every bit plane file-mirrored in place,
+/// the scalars unchanged. Returns `false`, leaving `planes` as they were,
+/// when a castling plane is set (such positions are not mirrored).
+pub fn mirror_encoded_planes(planes: &mut [u64]) -> bool {
+    if CASTLING_PLANES.iter().any(|&p| planes[p] != 0) {
+        return false;
+    }
+    for p in planes.iter_mut().take(super::NUM_BIT_PLANES) {
+        *p = flip_files(*p);
+    }
+    true
+}
+
+/// The policy index of the mirrored decision (lifts and places move to the
+/// mirrored square, promotions stay); the same in either mover's frame.
+pub fn mirror_action_index(i: usize) -> usize {
+    if i < 128 {
+        i ^ 7
+    } else {
+        i
+    }
 }
 
 /// A decision with its squares mirrored (a promotion is unchanged).
@@ -29,7 +56,8 @@ impl Position {
     /// right makes the mirror unsound (castling is not symmetric).
     pub fn mirrored_files(&self) -> Option<Position> {
         let s = self.to_setup();
-        if s.castling != super::Castling::NONE {
+        let any_right = [Color::White, Color::Black].into_iter().any(|c| (0..2).any(|side| s.castling.has(c, side)));
+        if any_right {
             return None;
         }
         let flip = |q: Square| q.flip_file();

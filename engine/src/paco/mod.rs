@@ -34,7 +34,7 @@ pub use fullmove::{FullMoveGen, FullMoveLimits, LimitExceeded};
 pub use game::{perft_atomic, GameState, DEFAULT_DRAW_AFTER_REPETITIONS};
 pub use hand::Hand;
 pub use make_move::{IllegalAction, Transition};
-pub use mirror::mirror_action;
+pub use mirror::{mirror_action, mirror_action_index, mirror_encoded_planes};
 pub use notation::{parse_turn, turn_to_string, NotationError};
 pub use position::Position;
 pub use position_error::PositionError;
