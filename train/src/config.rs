@@ -48,6 +48,7 @@ pub enum LrSchedule {
 /// | `moves_left_weight` | 0.05 | >= 0 | weight of the moves-left MSE on `ln(1+moves_left)` |
 /// | `sako_weight` | 0.1 | >= 0 | weight of the sako/paco BCE |
 /// | `value_q_mix` | 0.0 | [0, 1] | WDL target = (1-m)·onehot(result) + m·root_wdl |
+/// | `mirror_augment` | false | bool | Paco Ŝako: each sampled position without a castling right is file-mirrored (a ↔ h: planes and policy) with probability 1/2 |
 /// | `window_c` | 250000 | >= 1 | KataGo-style window: `c·(1 + β((N/c)^α − 1)/α)` for N positions seen |
 /// | `window_alpha` | 0.75 | (0, 1] | α of the window formula |
 /// | `window_beta` | 0.4 | [0, 10] | β of the window formula |
@@ -80,6 +81,7 @@ pub struct TrainConfig {
     pub moves_left_weight: f64,
     pub sako_weight: f64,
     pub value_q_mix: f64,
+    pub mirror_augment: bool,
     pub window_c: f64,
     pub window_alpha: f64,
     pub window_beta: f64,
@@ -114,6 +116,7 @@ impl Default for TrainConfig {
             moves_left_weight: 0.05,
             sako_weight: 0.1,
             value_q_mix: 0.0,
+            mirror_augment: false,
             window_c: 250_000.0,
             window_alpha: 0.75,
             window_beta: 0.4,

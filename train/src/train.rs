@@ -465,7 +465,15 @@ impl Trainer {
         let t0 = Instant::now();
         let idx = self.next_batch_indices(data_dir)?;
         let w = self.window.as_ref().expect("window loaded");
-        let batch = Batch::build(&w.spec, &w.rows, &idx, self.cfg.value_q_mix);
+        let batch = if self.cfg.mirror_augment {
+            // A coin per (step, row) from the seed: no draw from the trainer's
+            // generator, so runs without augmentation are unchanged and a
+            // resumed run mirrors the same rows.
+            let (seed, step) = (self.cfg.seed, self.step);
+            Batch::build_mirrored(&w.spec, &w.rows, &idx, self.cfg.value_q_mix, &|k| mirror_coin(seed, step, k))
+        } else {
+            Batch::build(&w.spec, &w.rows, &idx, self.cfg.value_q_mix)
+        };
         self.last_batch = idx.iter().map(|&i| (w.rows[i as usize].game_id, w.rows[i as usize].ply)).collect();
         let window_rows = w.rows.len();
         let lr = self.cfg.lr_at(self.step);
@@ -660,6 +668,14 @@ pub struct Batch {
 impl Batch {
     /// Decodes rows `idx` of `rows`; `q_mix` is `train.value_q_mix`.
     pub fn build(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64) -> Batch {
+        Self::build_mirrored(spec, rows, idx, q_mix, &|_| false)
+    }
+
+    /// [`Batch::build`] where the `k`-th row of the batch is file-mirrored
+    /// (a ↔ h: its planes and its policy indices) when `mirror(k)` says so
+    /// and the row can be: Paco Ŝako rows without a castling right
+    /// (`pacozero_engine::paco::mirror_encoded_planes`).
+    pub fn build_mirrored(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64, mirror: &dyn Fn(usize) -> bool) -> Batch {
         let n = idx.len();
         let (c, h, w, p) = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize, spec.policy_size as usize);
         let len = spec.input_len();
@@ -680,12 +696,21 @@ impl Batch {
             result: vec![0; n],
         };
         let m = q_mix as f32;
+        let paco = spec.game == <pacozero_engine::paco::GameState as pacozero_engine::Game>::NAME;
+        let mut flipped: Vec<u64> = Vec::new();
         for (k, &i) in idx.iter().enumerate() {
             let r = &rows[i as usize];
-            decode_into(spec, &r.planes, &r.scalars, &mut b.x[k * len..(k + 1) * len]);
+            let mirrored = paco && mirror(k) && {
+                flipped.clear();
+                flipped.extend_from_slice(&r.planes);
+                pacozero_engine::paco::mirror_encoded_planes(&mut flipped)
+            };
+            let planes = if mirrored { &flipped } else { &r.planes };
+            decode_into(spec, planes, &r.scalars, &mut b.x[k * len..(k + 1) * len]);
             for (&a, &pr) in r.legal_actions.iter().zip(&r.policy) {
-                b.mask[k * p + a as usize] = 0.0;
-                b.policy[k * p + a as usize] = pr;
+                let a = if mirrored { pacozero_engine::paco::mirror_action_index(a as usize) } else { a as usize };
+                b.mask[k * p + a] = 0.0;
+                b.policy[k * p + a] = pr;
             }
             b.row_w[k] = r.weight;
             b.policy_w[k] = if r.full_search && !r.legal_actions.is_empty() { r.weight } else { 0.0 };
@@ -704,6 +729,14 @@ impl Batch {
         }
         b
     }
+}
+
+/// Heads or tails for row `k` of the batch of `step` (SplitMix64 of both and the seed).
+fn mirror_coin(seed: u64, step: u64, k: usize) -> bool {
+    let mut z = seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) & 1 == 1
 }
 
 fn t2(v: &[f32], shape: [usize; 2], device: &Device) -> Tensor<2> {

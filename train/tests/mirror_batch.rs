@@ -1,0 +1,84 @@
+//! Mirror augmentation in training batches: a Paco Ŝako row mirrored by
+//! `Batch::build_mirrored` is the batch row of the mirrored position (its
+//! input planes, legal mask and policy target), rows with a castling right
+//! and Shako rows are left as they are, and `Batch::build` mirrors nothing.
+
+use pacozero_data::PositionRow;
+use pacozero_engine::paco::{mirror_action, GameState, Position};
+use pacozero_engine::{shako, Game};
+use pacozero_selfplay::game_spec;
+use pacozero_train::Batch;
+
+/// The row of `g` with a policy target that differs between decisions.
+fn row_of<G: Game>(g: &G) -> PositionRow {
+    let spec = game_spec::<G>();
+    let mut planes = vec![0u64; spec.plane_words()];
+    let mut scalars = vec![0f32; G::NUM_SCALARS];
+    g.encode(&mut planes, &mut scalars);
+    let mut legal = Vec::new();
+    g.legal_actions(&mut legal);
+    let total: f32 = (1..=legal.len()).map(|i| i as f32).sum();
+    let policy = (1..=legal.len()).map(|i| i as f32 / total).collect();
+    PositionRow {
+        game_id: 1,
+        ply: 0,
+        side_to_move: 0,
+        planes,
+        scalars,
+        policy,
+        action: legal[0],
+        legal_actions: legal,
+        full_search: true,
+        root_q: 0.0,
+        root_wdl: [0.4, 0.2, 0.4],
+        result: 0,
+        moves_left: 10,
+        mover_in_sako: false,
+        mover_can_paco: false,
+        weight: 1.0,
+        network_id: "t".into(),
+    }
+}
+
+/// The mirrored position's row, its policy carried over decision by decision.
+fn mirrored_row(g: &GameState) -> PositionRow {
+    let m = GameState::new(g.position().mirrored_files().expect("no castling right"));
+    let mut row = row_of(&m);
+    let orig = row_of(g);
+    let mover = g.to_move();
+    for (a, p) in orig.legal_actions.iter().zip(&orig.policy) {
+        let act = pacozero_engine::paco::action_from_index(*a as usize, mover).unwrap();
+        let ma = pacozero_engine::paco::action_index(mirror_action(act), mover) as u16;
+        let j = row.legal_actions.iter().position(|&x| x == ma).expect("the mirrored decision is legal");
+        row.policy[j] = *p;
+    }
+    row
+}
+
+#[test]
+fn a_mirrored_batch_row_is_the_mirrored_positions_row() {
+    let spec = game_spec::<GameState>();
+    // No castling right left, Black to move: the mirror is another position.
+    let g = GameState::new("2bqk2r/1pp2pp1/p1n2n2/3Pp2p/4P3/2N2N2/PPP2PPP/R1BQK2R b 4 - - -".parse::<Position>().unwrap());
+    let rows = vec![row_of(&g), mirrored_row(&g), row_of(&GameState::new(Position::startpos()))];
+    let plain = Batch::build(&spec, &rows, &[0, 1, 2], 0.0);
+    let mirrored = Batch::build_mirrored(&spec, &rows, &[0, 1, 2], 0.0, &|k| k == 0 || k == 2);
+    let (len, p) = (spec.input_len(), spec.policy_size as usize);
+    // Row 0 mirrored equals the mirrored position's row.
+    assert_eq!(mirrored.x[..len], plain.x[len..2 * len]);
+    assert_eq!(mirrored.mask[..p], plain.mask[p..2 * p]);
+    assert_eq!(mirrored.policy[..p], plain.policy[p..2 * p]);
+    assert_ne!(plain.x[..len], plain.x[len..2 * len], "the position is not symmetric");
+    // The start position has castling rights: left as it is.
+    assert_eq!(mirrored.x[2 * len..], plain.x[2 * len..]);
+    assert_eq!(mirrored.policy[2 * p..], plain.policy[2 * p..]);
+}
+
+#[test]
+fn shako_rows_are_never_mirrored() {
+    let spec = game_spec::<shako::GameState>();
+    let rows = vec![row_of(&shako::GameState::start())];
+    let a = Batch::build(&spec, &rows, &[0], 0.0);
+    let b = Batch::build_mirrored(&spec, &rows, &[0], 0.0, &|_| true);
+    assert_eq!((a.x, a.policy), (b.x, b.policy));
+}
