@@ -42,7 +42,7 @@ use pacozero_data::platform_book::{read_platform_book, PlatformBook, PlatformBoo
 use pacozero_engine::paco::{action_from_index, action_index, parse_actions, turn_to_string, GameState, Position};
 use pacozero_engine::Game;
 
-use crate::turns::{actions_text, is_turn_start};
+use crate::turns::actions_text;
 
 /// Total visits an imported position's moves share (rounding: a move of
 /// probability p gets round(p · `IMPORT_VISITS`), at least 1).
@@ -119,7 +119,7 @@ fn import_position(path: &Path, p: &PlatformPosition) -> Result<BookPosition, Pl
     let err = |message: String| PlatformImportError::Position { path: path.into(), fen: p.fen.clone(), message };
     let pos: Position = p.fen.parse().map_err(|e| err(format!("{e}")))?;
     let start = GameState::new(pos);
-    if !is_turn_start(&start) {
+    if !start.is_turn_start() {
         return Err(err("a piece is in hand: book positions start a turn".into()));
     }
     let v = p.value;

@@ -18,7 +18,7 @@
 
 use crate::{Evaluator, Search, SearchConfig, SearchResult};
 use anyhow::Result;
-use pacozero_engine::paco::{action_from_index, Action, GameState, Required};
+use pacozero_engine::paco::{action_from_index, Action};
 use pacozero_engine::{Color, Game};
 use rand::SeedableRng;
 
@@ -26,12 +26,6 @@ use rand::SeedableRng;
 /// re-enter a union it left, and a search can keep choosing to (tactics
 /// solving and book comparison count such a turn as not found).
 pub const MAX_TURN_DECISIONS: usize = 256;
-
-/// Is the game at the start of a turn (nothing in hand; at most a promotion
-/// of a pawn the opponent carried home pending)?
-pub fn is_turn_start(g: &GameState) -> bool {
-    matches!(g.position().required(), Required::Lift | Required::PromoteThenLift)
-}
 
 /// Engine actions of policy indices played by `mover`.
 pub fn engine_actions(path: &[u16], mover: Color) -> Vec<Action> {

@@ -333,7 +333,7 @@ impl Game for GameState {
         let pos = self.position();
         let mover = pos.side_to_move();
         let actions: Vec<super::Action> = decisions.iter().map(|&d| super::action_from_index(d as usize, mover).expect("policy index in range")).collect();
-        if matches!(pos.required(), super::Required::Lift | super::Required::PromoteThenLift) {
+        if self.is_turn_start() {
             super::turn_to_string(pos, &actions)
         } else {
             actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
@@ -345,7 +345,7 @@ impl Game for GameState {
     fn parse_turn(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
         let pos = self.position();
         let mover = pos.side_to_move();
-        if !matches!(pos.required(), super::Required::Lift | super::Required::PromoteThenLift) {
+        if !self.is_turn_start() {
             return parse_decision_names(self, text);
         }
         let actions = super::parse_turn(pos, text).map_err(|e| BadNotation::new(text, e))?;
