@@ -1,4 +1,5 @@
-//! The CLI's external interfaces: perft prints the count last, legal answers
+//! The CLI's external interfaces: perft prints the count last (and divides
+//! by first turn), legal answers
 //! JSON lines (errors included), show draws unions.
 
 use std::io::Write;
@@ -15,6 +16,28 @@ fn perft_prints_the_leaf_count_last() {
     assert_eq!(stdout.lines().last(), Some("8902"));
     let out = bin().args(["perft", "--depth", "4", "--atomic"]).output().unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().last(), Some("400"));
+}
+
+/// `--divide` lists every first turn in chain notation, sorted, and the
+/// counts add up to the total (a chain-heavy position of the vectors).
+#[test]
+fn perft_divide_lists_first_turns_that_add_up() {
+    let fen = "2jT1s1B/5k2/8/1b3oCa/a3fb2/Nac1e3/5K1c/6C1 w 3 - - -";
+    let total = |extra: &[&str]| {
+        let out = bin().args(["perft", "--fen", fen, "--depth", "2"]).args(extra).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain: u64 = total(&[]).trim().parse().unwrap();
+    let divided = total(&["--divide"]);
+    let lines: Vec<&str> = divided.lines().collect();
+    let (last, firsts) = lines.split_last().unwrap();
+    assert_eq!(last.parse::<u64>().unwrap(), plain);
+    let sum: u64 = firsts.iter().map(|l| l.rsplit_once(": ").unwrap().1.parse::<u64>().unwrap()).sum();
+    assert_eq!(sum, plain, "{divided}");
+    let names: Vec<&str> = firsts.iter().map(|l| l.rsplit_once(": ").unwrap().0).collect();
+    assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted and distinct: {names:?}");
+    assert!(names.iter().any(|n| n.contains('>')), "a chain among the first turns: {names:?}");
 }
 
 #[test]

@@ -44,7 +44,7 @@ fn show_draws_the_board_after_the_moves_and_refuses_an_illegal_one() {
     let out = bin().args(["show", "--game", "shako", "--actions", "e3e5 e3e4"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("playing move 2 (e3e4)"), "{err}");
+    assert!(err.contains("move 2 (e3e4)"), "{err}");
 }
 
 #[test]

@@ -153,6 +153,55 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn parse_turn(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
         parse_decision_names(self, text)
     }
+    /// Decisions named one after another from this state (space-separated
+    /// [`Game::action_name`]s, not necessarily whole turns), each checked
+    /// legal where it is taken; the error names the decision that is wrong
+    /// and why. Tools that take a line of play (`show --actions`, `legal`)
+    /// read it with this.
+    fn parse_decisions(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
+        let mut g = self.clone();
+        let mut out = Vec::new();
+        for (i, name) in text.split_whitespace().enumerate() {
+            if g.outcome().is_some() {
+                return Err(BadNotation::new(text, format!("decision {} ({name}): the game is already over ({})", i + 1, g.end_reason())));
+            }
+            let d = g.parse_action(name).ok_or_else(|| BadNotation::new(text, format!("decision {} ({name}) is not legal here: {}", i + 1, g.notation())))?;
+            g.apply(d);
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    /// The game's fastest perft: the leaves after `depth` decisions, or with
+    /// `whole_turns` after `depth` whole turns. It must equal [`perft`] (the
+    /// conformance test checks it); the default is that reference.
+    fn fast_perft(&self, depth: u32, whole_turns: bool) -> u64 {
+        perft(self, depth, whole_turns)
+    }
+    /// The state of play in words for tools (`Running` while the game runs).
+    fn status_text(&self) -> String {
+        match self.outcome() {
+            None => "Running".to_string(),
+            Some(Outcome::Win(c)) => format!("{c:?} won ({})", self.end_reason()),
+            Some(Outcome::Draw) => format!("Draw ({})", self.end_reason()),
+        }
+    }
+    /// Game-specific facts about this state that the `legal` tool reports
+    /// beside the legal decisions (Paco Ŝako: the kind of decision required
+    /// and the number of whole turns; Shako: check and the UCI moves). The
+    /// names are JSON field names.
+    fn facts(&self) -> Vec<(&'static str, Fact)> {
+        Vec::new()
+    }
+}
+
+/// One of [`Game::facts`]' values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fact {
+    Flag(bool),
+    Count(u64),
+    Text(String),
+    List(Vec<String>),
 }
 
 /// One whole turn given as its decisions' names ([`Game::action_name`]),

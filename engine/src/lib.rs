@@ -13,6 +13,6 @@ pub mod shako;
 pub mod types;
 mod util;
 
-pub use game::{parse_decision_names, perft, BadNotation, Game, Outcome};
+pub use game::{parse_decision_names, perft, BadNotation, Fact, Game, Outcome};
 pub use registry::{GameKind, GameVisitor, UnknownGame};
 pub use types::{BitBoard, Color, PieceKind, Square};

@@ -11,11 +11,14 @@
 //!   decisions, and starts where the game says a turn starts;
 //! * the turns the game enumerates (every tenth turn start) are legal,
 //!   whole, distinct in result, and read back from their notation;
-//! * the diagram is text ending in a newline.
+//! * the diagram is text ending in a newline;
+//! * the decisions of every whole turn, named one by one, read back as a
+//!   line of play; the status text says `Running` exactly while the game runs;
+//! * the game's own perft counts what the generic one counts.
 //!
 //! A new game passes this by being added to `GameKind`; nothing here names a game.
 
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{perft, Game, GameKind, GameVisitor};
 
 mod common;
 use common::Rng;
@@ -109,6 +112,19 @@ fn check_turn<G: Game>(from: &G, decisions: &[u16]) {
     let text = from.turn_notation(decisions);
     let back = from.parse_turn(&text).unwrap_or_else(|e| panic!("{}: turn {text:?} from {} does not read back: {e}", G::NAME, from.notation()));
     assert_eq!(back, decisions, "{}: turn {text:?} from {}", G::NAME, from.notation());
+    // The same decisions by name, as tools take a line of play.
+    let mut g = from.clone();
+    let names: Vec<String> = decisions
+        .iter()
+        .map(|&d| {
+            let name = g.action_name(d);
+            g.apply(d);
+            name
+        })
+        .collect();
+    let line = names.join(" ");
+    let back = from.parse_decisions(&line).unwrap_or_else(|e| panic!("{}: decisions {line:?} from {} do not read back: {e}", G::NAME, from.notation()));
+    assert_eq!(back, decisions, "{}: decisions {line:?} from {}", G::NAME, from.notation());
 }
 
 fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
@@ -117,6 +133,7 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
     let c = g.clone();
     assert_eq!(c.hash(), g.hash(), "{}: clone hash in {at}", G::NAME);
     assert_eq!(c.notation(), at, "{}: clone notation", G::NAME);
+    assert_eq!(g.outcome().is_none(), g.status_text() == "Running", "{}: status {:?} in {at}", G::NAME, g.status_text());
     // Incremental hash = recomputed hash.
     assert_eq!(g.hash(), g.recomputed_hash(), "{}: incremental hash in {at}", G::NAME);
     // Encoding sizes: exactly the declared buffers, and the planes stay on the board.
@@ -218,9 +235,34 @@ fn every_game_refuses_turns_that_are_not_legal() {
     }
 }
 
+/// Each game's own perft ([`Game::fast_perft`]) counts what the generic
+/// one does, by whole turns and by decisions, from the start and from
+/// random starts.
+struct FastPerft;
+
+impl GameVisitor for FastPerft {
+    type Output = ();
+    fn visit<G: Game>(self) {
+        for g in [G::start(), G::random_start(7), G::random_start(500)] {
+            for (depth, whole_turns) in [(2, true), (4, false)] {
+                let generic = perft(&g, depth, whole_turns);
+                assert!(generic > 0, "{}: no leaves from {}", G::NAME, g.notation());
+                assert_eq!(g.fast_perft(depth, whole_turns), generic, "{}: depth {depth}, whole turns {whole_turns}, from {}", G::NAME, g.notation());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_games_fast_perft_matches_the_generic_one() {
+    for kind in GameKind::ALL {
+        kind.visit(FastPerft);
+    }
+}
+
 #[test]
 fn the_generic_perft_matches_each_games_own() {
-    use pacozero_engine::{paco, perft, shako};
+    use pacozero_engine::{paco, shako};
     let p = paco::GameState::start();
     assert_eq!(perft(&p, 3, true), p.perft_full(3));
     assert_eq!(perft(&p, 6, false), p.perft_atomic(6));

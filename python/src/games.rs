@@ -38,22 +38,14 @@ pub trait PyGame: SelfplayGame {
     fn accepted_actions(&self) -> Vec<u16>;
     /// One decision from its name (Paco `Le2`, `=Q`; Shako a UCI move).
     fn action_from_name(&self, name: &str) -> Result<u16, String>;
-    /// A whole turn (Paco chain notation, e.g. `Bf3xe4>c3>c6`; Shako a UCI move).
-    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String>;
     /// The name of a turn given as decisions from this state.
     fn turn_name(&self, actions: &[u16]) -> Result<String, String>;
-    /// Perft: leaves after `depth` turns, or after `depth` decisions with `atomic`.
-    fn perft(&self, depth: u32, atomic: bool) -> u64;
     /// Fischer-random setup `n` (Paco Ŝako only).
     fn fischer_random(n: i64, rules: Rules) -> Result<Self, String>;
 }
 
 fn paco_action(g: &paco::GameState, index: u16) -> Result<Action, String> {
     paco::action_from_index(index as usize, g.position().side_to_move()).ok_or_else(|| format!("action index {index} is out of range 0..{}", paco::NUM_ACTIONS))
-}
-
-fn paco_indices(actions: &[Action], mover: Color) -> Vec<u16> {
-    actions.iter().map(|&a| paco::action_index(a, mover) as u16).collect()
 }
 
 fn game_over<G: SelfplayGame>(g: &G) -> Option<String> {
@@ -88,24 +80,11 @@ impl PyGame for paco::GameState {
         Ok(paco::action_index(a, self.position().side_to_move()) as u16)
     }
 
-    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String> {
-        let actions = paco::parse_turn(self.position(), text).map_err(|e| e.to_string())?;
-        Ok(paco_indices(&actions, self.position().side_to_move()))
-    }
-
     fn turn_name(&self, actions: &[u16]) -> Result<String, String> {
         for &i in actions {
             paco_action(self, i)?;
         }
         Ok(self.turn_notation(actions))
-    }
-
-    fn perft(&self, depth: u32, atomic: bool) -> u64 {
-        if atomic {
-            self.perft_atomic(depth)
-        } else {
-            self.perft_full(depth)
-        }
     }
 
     fn fischer_random(n: i64, rules: Rules) -> Result<Self, String> {
@@ -148,19 +127,11 @@ impl PyGame for shako::GameState {
         Ok(shako::action_index(m, self.position().side_to_move()) as u16)
     }
 
-    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String> {
-        Ok(vec![self.action_from_name(text)?])
-    }
-
     fn turn_name(&self, actions: &[u16]) -> Result<String, String> {
         match actions {
             [a] => Ok(shako_move(self, *a)?.to_string()),
             _ => Err(format!("a Shako turn is one move, got {} actions", actions.len())),
         }
-    }
-
-    fn perft(&self, depth: u32, _atomic: bool) -> u64 {
-        self.position().perft(depth)
     }
 
     fn fischer_random(_n: i64, _rules: Rules) -> Result<Self, String> {
@@ -315,7 +286,7 @@ macro_rules! game_class {
             /// notation (`e2-e4`, `Bf3xe4>c3>c6`, `0-0`, `=Q Nb1-c3`; Shako: a
             /// UCI move). Raises ValueError if it is not a legal turn here.
             fn parse_turn(&self, text: &str) -> PyResult<Vec<u16>> {
-                PyGame::parse_turn(&self.g, text).map_err(value_error)
+                Game::parse_turn(&self.g, text).map_err(value_error)
             }
 
             /// The chain notation of a turn given as decisions from this state.
@@ -348,7 +319,7 @@ macro_rules! game_class {
             /// A new state after a whole turn in chain notation.
             fn apply_turn(&self, text: &str) -> PyResult<Self> {
                 let mut g = self.g.clone();
-                for a in PyGame::parse_turn(&self.g, text).map_err(value_error)? {
+                for a in Game::parse_turn(&self.g, text).map_err(value_error)? {
                     g.play_checked(a).map_err(value_error)?;
                 }
                 Ok(Self::wrap(g))
@@ -357,7 +328,7 @@ macro_rules! game_class {
             /// Plays a whole turn in chain notation on this state (in place).
             fn push_turn(&mut self, text: &str) -> PyResult<()> {
                 let mut g = self.g.clone();
-                for a in PyGame::parse_turn(&self.g, text).map_err(value_error)? {
+                for a in Game::parse_turn(&self.g, text).map_err(value_error)? {
                     g.play_checked(a).map_err(value_error)?;
                 }
                 self.g = g;
@@ -369,7 +340,7 @@ macro_rules! game_class {
             #[pyo3(signature = (depth, atomic=false))]
             fn perft(&self, py: Python<'_>, depth: u32, atomic: bool) -> u64 {
                 let g = &self.g;
-                py.detach(|| g.perft(depth, atomic))
+                py.detach(|| g.fast_perft(depth, !atomic))
             }
 
             /// The network input: `(planes, scalars)`, planes a float32 array

@@ -3,7 +3,7 @@
 
 use crate::args::AnalyzeArgs;
 use crate::turns::{principal_variation, root_turns};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use pacozero_engine::{Color, Game, GameVisitor};
 use pacozero_nn::NetworkEvaluator;
 use pacozero_selfplay::turns::search_decision;
@@ -18,14 +18,6 @@ pub fn color_name(c: Color) -> &'static str {
         "White"
     } else {
         "Black"
-    }
-}
-
-/// The game at `fen` in `G`'s notation (default: the standard start).
-fn game_at<G: Game>(fen: Option<&str>) -> Result<G> {
-    match fen {
-        Some(f) => G::from_notation(f).with_context(|| format!("reading FEN \"{f}\"")),
-        None => Ok(G::start()),
     }
 }
 
@@ -45,7 +37,7 @@ fn check_playable<G: Game>(g: &G) -> Result<()> {
 /// The position at `fen` (checked playable, before the network is loaded)
 /// and the network of `model`, refused when it was made for another game.
 pub fn position_and_network<G: Game>(fen: Option<&str>, model: &Path) -> Result<(G, NetworkEvaluator)> {
-    let g: G = game_at(fen)?;
+    let g: G = super::game_at(fen, None)?;
     check_playable(&g)?;
     Ok((g, pacozero_nn::load_network::<G>(model, 0)?))
 }

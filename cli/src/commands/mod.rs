@@ -19,7 +19,7 @@ use crate::args::Command;
 /// The engine's reference vectors (JSON lines), for `bench perft` and `tactics generate`.
 const REFERENCE_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
 use anyhow::{Context, Result};
-use pacozero_engine::paco::{parse_actions, GameState, Position};
+use pacozero_engine::Game;
 
 pub fn run(cmd: Command) -> Result<()> {
     match cmd {
@@ -40,16 +40,16 @@ pub fn run(cmd: Command) -> Result<()> {
     }
 }
 
-/// A game from an optional FEN (default: start) and optional actions played from it.
-pub fn game_from(fen: Option<&str>, actions: Option<&str>) -> Result<GameState> {
-    let pos: Position = match fen {
-        Some(f) => f.parse().with_context(|| format!("reading FEN \"{f}\""))?,
-        None => Position::startpos(),
+/// The game of `G` at `fen` in its notation (default: the standard start),
+/// with `decisions` ([`Game::parse_decisions`]) played from there.
+pub fn game_at<G: Game>(fen: Option<&str>, decisions: Option<&str>) -> Result<G> {
+    let mut g = match fen {
+        Some(f) => G::from_notation(f).with_context(|| format!("reading FEN \"{f}\""))?,
+        None => G::start(),
     };
-    let mut g = GameState::new(pos);
-    if let Some(acts) = actions {
-        for (i, a) in parse_actions(acts)?.into_iter().enumerate() {
-            g.play(a).with_context(|| format!("playing action {} ({a})", i + 1))?;
+    if let Some(text) = decisions {
+        for d in g.parse_decisions(text)? {
+            g.apply(d);
         }
     }
     Ok(g)

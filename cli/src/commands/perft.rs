@@ -1,89 +1,70 @@
-use super::game_from;
+//! `pacozero perft`: leaf counts of any game through its fastest perft
+//! ([`Game::fast_perft`]), by whole turns (Paco Ŝako's full moves; the
+//! default) or by decisions (`--atomic`). `--divide` prints each first
+//! turn's count, sorted by its notation, before the total.
+
+use super::game_at;
 use crate::args::PerftArgs;
-use anyhow::{bail, Context, Result};
-use pacozero_engine::paco::{action_to_string, FullMoveGen, GameState};
-use pacozero_engine::shako;
-use pacozero_engine::GameKind;
+use anyhow::Result;
+use pacozero_engine::{Game, GameVisitor};
 use std::time::Instant;
 
 pub fn run(a: PerftArgs) -> Result<()> {
-    match a.game {
-        GameKind::Paco => run_paco(a),
-        GameKind::Shako => run_shako(a),
+    a.game.visit(Perft(&a))
+}
+
+struct Perft<'a>(&'a PerftArgs);
+
+impl GameVisitor for Perft<'_> {
+    type Output = Result<()>;
+    fn visit<G: Game>(self) -> Result<()> {
+        let a = self.0;
+        let g: G = game_at(a.fen.as_deref(), None)?;
+        let whole_turns = !a.atomic;
+        let start = Instant::now();
+        let total = if a.divide { divide(&g, a.depth, whole_turns) } else { g.fast_perft(a.depth, whole_turns) };
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "{} {} perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)",
+            G::NAME,
+            if whole_turns { "whole-turn" } else { "decision" },
+            a.depth,
+            total,
+            secs,
+            total as f64 / secs.max(1e-9) / 1e6
+        );
+        println!("{total}");
+        Ok(())
     }
 }
 
-fn run_paco(a: PerftArgs) -> Result<()> {
-    let g = game_from(a.fen.as_deref(), None)?;
-    let start = Instant::now();
-    let total = if a.divide {
-        divide(&g, a.depth, a.atomic)
-    } else if a.atomic {
-        g.perft_atomic(a.depth)
-    } else {
-        g.perft_full(a.depth)
-    };
-    let secs = start.elapsed().as_secs_f64();
-    eprintln!(
-        "{} perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)",
-        if a.atomic { "atomic" } else { "full-move" },
-        a.depth,
-        total,
-        secs,
-        total as f64 / secs.max(1e-9) / 1e6
-    );
-    println!("{total}");
-    Ok(())
-}
-
-fn divide(g: &GameState, depth: u32, atomic: bool) -> u64 {
-    if depth == 0 {
-        return 1;
+/// Prints `first turn: leaves` for every first turn (or decision), sorted by
+/// name so that outputs diff against other engines, and returns the total.
+fn divide<G: Game>(g: &G, depth: u32, whole_turns: bool) -> u64 {
+    if depth == 0 || g.outcome().is_some() {
+        return u64::from(depth == 0);
     }
-    let mut total = 0;
-    if atomic {
-        for act in g.position().actions() {
-            let mut c = g.clone();
-            c.play_unchecked(act);
-            let n = c.perft_atomic(depth - 1);
-            println!("{}: {n}", action_to_string(act));
-            total += n;
-        }
+    let firsts: Vec<Vec<u16>> = if whole_turns {
+        g.legal_turns()
     } else {
-        let mut gen = FullMoveGen::new();
-        for (child, trace) in g.full_moves(&mut gen) {
-            let n = if child.status().is_over() && depth > 1 { 0 } else { child.perft_full(depth - 1) };
-            let t: Vec<String> = trace.iter().map(|a| action_to_string(*a)).collect();
-            println!("{}: {n}", t.join(" "));
-            total += n;
-        }
-    }
-    total
-}
-
-/// Shako perft: legal-move leaves (Fairy-Stockfish's `go perft`); `--divide`
-/// prints each first move's count in UCI order.
-fn run_shako(a: PerftArgs) -> Result<()> {
-    if a.atomic {
-        bail!("--atomic applies to Paco Ŝako only (Shako has no atomic actions)");
-    }
-    let pos: shako::Position = match a.fen.as_deref() {
-        Some(f) => f.parse().with_context(|| format!("reading FEN \"{f}\""))?,
-        None => shako::Position::startpos(),
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        legal.into_iter().map(|d| vec![d]).collect()
     };
-    let start = Instant::now();
-    let total = if a.divide && a.depth > 0 {
-        let mut lines: Vec<(String, u64)> = pos.divide(a.depth).into_iter().map(|(m, n)| (m.to_string(), n)).collect();
-        lines.sort();
-        for (m, n) in &lines {
-            println!("{m}: {n}");
-        }
-        lines.iter().map(|(_, n)| n).sum()
-    } else {
-        pos.perft(a.depth)
-    };
-    let secs = start.elapsed().as_secs_f64();
-    eprintln!("shako perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)", a.depth, total, secs, total as f64 / secs.max(1e-9) / 1e6);
-    println!("{total}");
-    Ok(())
+    let mut lines: Vec<(String, u64)> = firsts
+        .iter()
+        .map(|first| {
+            let mut child = g.clone();
+            for &d in first {
+                child.apply(d);
+            }
+            let name = if whole_turns { g.turn_notation(first) } else { g.action_name(first[0]) };
+            (name, child.fast_perft(depth - 1, whole_turns))
+        })
+        .collect();
+    lines.sort();
+    for (name, n) in &lines {
+        println!("{name}: {n}");
+    }
+    lines.iter().map(|(_, n)| n).sum()
 }

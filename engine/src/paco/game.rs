@@ -5,7 +5,7 @@
 
 use super::fullmove::FullMoveGen;
 use super::{Action, IllegalAction, Position, Required, Status, Transition};
-use crate::game::{parse_decision_names, BadNotation, Game, Outcome};
+use crate::game::{parse_decision_names, BadNotation, Fact, Game, Outcome};
 use crate::types::Color;
 
 /// Number of occurrences of a settled position that draws the game (the platform's default).
@@ -350,6 +350,40 @@ impl Game for GameState {
         }
         let actions = super::parse_turn(pos, text).map_err(|e| BadNotation::new(text, e))?;
         Ok(actions.iter().map(|&a| super::action_index(a, mover) as u16).collect())
+    }
+
+    /// The whole line is read first, so a misspelt action is named by its
+    /// place in the text (`'Le2 Pe9' at character 6: expected a square
+    /// a1..h8`); then each action is played, and an illegal one is named by
+    /// its number with the engine's reason.
+    fn parse_decisions(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
+        let actions = super::parse_actions(text).map_err(|e| BadNotation::new(text, e))?;
+        let mut g = self.clone();
+        let mut out = Vec::with_capacity(actions.len());
+        for (i, a) in actions.into_iter().enumerate() {
+            let mover = g.position().side_to_move();
+            g.play(a).map_err(|e| BadNotation::new(text, format!("action {} ({a}): {e}", i + 1)))?;
+            out.push(super::action_index(a, mover) as u16);
+        }
+        Ok(out)
+    }
+
+    fn fast_perft(&self, depth: u32, whole_turns: bool) -> u64 {
+        if whole_turns {
+            self.perft_full(depth)
+        } else {
+            self.perft_atomic(depth)
+        }
+    }
+
+    fn status_text(&self) -> String {
+        self.status().to_string()
+    }
+
+    fn facts(&self) -> Vec<(&'static str, Fact)> {
+        let pos = self.position();
+        let num_full_moves = SCRATCH.with(|g| g.borrow_mut().count(pos));
+        vec![("required", Fact::Text(pos.required().name().to_string())), ("num_full_moves", Fact::Count(num_full_moves))]
     }
 }
 

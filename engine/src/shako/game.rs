@@ -5,7 +5,7 @@ use super::encode::{self, action_index, move_from_action};
 use super::fen::FenError;
 use super::moves::{Move, UciError};
 use super::position::{IllegalMove, Position};
-use crate::game::{Game, Outcome};
+use crate::game::{BadNotation, Fact, Game, Outcome};
 use crate::types::Color;
 use std::fmt;
 
@@ -251,8 +251,8 @@ impl Game for GameState {
         GameState::startpos()
     }
 
-    fn from_notation(s: &str) -> Result<Self, crate::game::BadNotation> {
-        GameState::from_fen(s.trim()).map_err(|e| crate::game::BadNotation::new(s, e))
+    fn from_notation(s: &str) -> Result<Self, BadNotation> {
+        GameState::from_fen(s.trim()).map_err(|e| BadNotation::new(s, e))
     }
 
     fn parse_action(&self, name: &str) -> Option<u16> {
@@ -262,6 +262,38 @@ impl Game for GameState {
 
     fn recomputed_hash(&self) -> u64 {
         self.pos.compute_hash()
+    }
+
+    /// UCI moves; a malformed one is named with the parser's reason, an
+    /// illegal one with the position's.
+    fn parse_decisions(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
+        let mut g = self.clone();
+        let mut out = Vec::new();
+        for (i, name) in text.split_whitespace().enumerate() {
+            let mover = g.pos.side_to_move();
+            let m = g.play_uci(name).map_err(|e| BadNotation::new(text, format!("move {} ({name}): {e}", i + 1)))?;
+            out.push(action_index(m, mover) as u16);
+        }
+        Ok(out)
+    }
+
+    /// Legal-move perft of the position (Fairy-Stockfish's `go perft`); a
+    /// Shako turn is one decision, so both modes count the same.
+    fn fast_perft(&self, depth: u32, _whole_turns: bool) -> u64 {
+        if depth > 0 && self.status.is_over() {
+            return 0;
+        }
+        self.pos.perft(depth)
+    }
+
+    fn status_text(&self) -> String {
+        self.status.to_string()
+    }
+
+    fn facts(&self) -> Vec<(&'static str, Fact)> {
+        let mut moves: Vec<String> = self.pos.legal_moves_vec().iter().map(|m| m.to_string()).collect();
+        moves.sort();
+        vec![("in_check", Fact::Flag(self.pos.in_check())), ("legal_moves", Fact::List(moves))]
     }
 }
 
