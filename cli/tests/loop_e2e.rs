@@ -176,3 +176,25 @@ fn eval_every_skips_the_matches_of_the_generations_between() {
     let gens = std::fs::read_to_string(run.join("generations.jsonl")).unwrap();
     assert_eq!(gens.matches("\"eval_seconds\"").count(), 3, "{gens}");
 }
+
+/// `max_minutes`: a budget smaller than one generation makes generation 1
+/// the last (it is evaluated and promoted); run again, the spent budget
+/// starts nothing.
+#[test]
+fn the_time_budget_stops_the_run_and_a_resumed_run_counts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let text = tiny_loop().replace("generations = 2\n", "generations = 5\nmax_minutes = 0.0001\n").replace("baseline_games = 2", "baseline_games = 0");
+    let cfg = write_config(dir.path(), "budget.toml", &text);
+    let out = run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("generation 1 is the last within the time budget (0.0001 min)"), "{log}");
+    assert!(run.join("models/gen-0001.pzmodel").exists());
+    assert!(!run.join("models/gen-0002.pzmodel").exists(), "no generation after the budget");
+    let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["best"], "gen-0001");
+    let out = run_ok(&["loop", "--run", run.to_str().unwrap()]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("done: the time budget (0.0001 min) is spent before generation 2"), "{log}");
+    assert!(!run.join("models/gen-0002.pzmodel").exists());
+}

@@ -36,7 +36,9 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::files::{append_match, append_stage, load_state, model_name, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage};
+use crate::files::{
+    append_match, append_stage, load_state, model_name, read_generations, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage,
+};
 
 /// Where the loop reports what it does (the command line prints it).
 pub trait LoopObserver: Sync {
@@ -115,6 +117,14 @@ pub struct LoopConfig {
     /// play none, so more of the wall time goes to self-play and training.
     /// Needs `promotion = "always"` above 1 (nothing else could promote).
     pub eval_every: u32,
+    /// Wall-time budget of the run in minutes (0 = none; at most 100000),
+    /// for comparisons at equal time: the run's time is the sum of its
+    /// generations' recorded stage times (`generations.jsonl`), so a resumed
+    /// run counts what it already spent. A generation whose self-play plus
+    /// training, repeated, would cross the budget is the last one (it plays
+    /// the final evaluation); no generation starts once the budget is spent.
+    /// `generations` still caps the run.
+    pub max_minutes: f64,
     /// Seed of the run (self-play seeds and openings derive from it and the generation).
     pub seed: u64,
 }
@@ -150,6 +160,7 @@ impl Default for LoopConfig {
             max_decisions: 600,
             adjudicate_material: 0,
             eval_every: 1,
+            max_minutes: 0.0,
             seed: 1,
         }
     }
@@ -199,6 +210,7 @@ impl LoopFile {
             check("adjudicate_material", l.adjudicate_material <= 100, "in 0..=100")?;
             check("eval_every", (1..=1000).contains(&l.eval_every), "in 1..=1000")?;
             check("eval_every", l.eval_every == 1 || l.promotion == Promotion::Always, "1 unless promotion = \"always\" (a skipped evaluation cannot gate)")?;
+            check("max_minutes", (0.0..=100_000.0).contains(&l.max_minutes), "in 0..=100000")?;
             f.selfplay.validate()?;
             f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
             f.net.to_config(&spec_of(l.game))?;
@@ -263,11 +275,18 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
         state.game = G::NAME.to_string();
         save_state(run, &state)?;
     }
-    let generations = generations.unwrap_or(cfg.looping.generations);
+    let mut generations = generations.unwrap_or(cfg.looping.generations);
+    let budget = TimeBudget::of(&cfg.looping);
     let data = run.join("data");
     std::fs::create_dir_all(&data)?;
     while state.generation <= generations {
         let g = state.generation;
+        if let Some(b) = budget {
+            if state.done == Stage::None && b.spent(run)? >= b.seconds {
+                obs.note(&format!("done: the time budget ({} min) is spent before generation {g}", cfg.looping.max_minutes));
+                return Ok(());
+            }
+        }
         obs.note(&format!("== generation {g}/{generations} (best: {})", if state.best.is_empty() { "none, rollout self-play" } else { &state.best }));
         let mut clock = StageClock::start();
         if state.done == Stage::None {
@@ -283,6 +302,12 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
             save_state(run, &state)?;
         }
         if state.done == Stage::Train {
+            if let Some(b) = budget {
+                if b.ends_with(run, g)? {
+                    obs.note(&format!("generation {g} is the last within the time budget ({} min)", cfg.looping.max_minutes));
+                    generations = g;
+                }
+            }
             let promote = eval_stage::<G>(run, cfg, &state, g, generations, obs)?;
             clock.lap(run, g, "eval")?;
             if promote {
@@ -303,6 +328,40 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
     }
     obs.note(&format!("done: {} generations in {}", generations, run.display()));
     Ok(())
+}
+
+/// The run's wall-time budget (`loop.max_minutes`), judged from the stage
+/// times in `generations.jsonl`.
+#[derive(Clone, Copy, Debug)]
+struct TimeBudget {
+    seconds: f64,
+}
+
+impl TimeBudget {
+    fn of(l: &LoopConfig) -> Option<TimeBudget> {
+        (l.max_minutes > 0.0).then_some(TimeBudget { seconds: l.max_minutes * 60.0 })
+    }
+
+    /// Seconds the run has spent: every recorded stage time.
+    fn spent(&self, run: &Path) -> Result<f64> {
+        Ok(read_generations(run)?.values().flat_map(|figures| figures.iter()).filter(|(k, _)| k.starts_with("time.")).map(|(_, v)| v).sum())
+    }
+
+    /// After generation `g`'s training: would another generation like this
+    /// one (self-play plus training) cross the budget?
+    fn ends_with(&self, run: &Path, g: u32) -> Result<bool> {
+        let generations = read_generations(run)?;
+        let this = generations.get(&g);
+        let figure = |k: &str| this.and_then(|f| f.get(k)).copied().unwrap_or(0.0);
+        let next = figure("time.selfplay_seconds") + figure("time.train_seconds");
+        Ok(budget_ends(self.spent(run)?, next, self.seconds))
+    }
+}
+
+/// Whether a run that has spent `spent` seconds cannot fit another
+/// generation of `next` seconds in a budget of `budget` seconds.
+fn budget_ends(spent: f64, next: f64, budget: f64) -> bool {
+    spent + next > budget
 }
 
 /// Wall time of a generation by stage, written to `generations.jsonl` as
@@ -544,6 +603,18 @@ mod tests {
         assert!(e.contains("eval_every") && e.contains("always"), "{e}");
         let e = format!("{:#}", LoopFile::parse("[loop]\npromotion = \"always\"\neval_every = 0\n", "t").unwrap_err());
         assert!(e.contains("eval_every must be in 1..=1000"), "{e}");
+    }
+
+    #[test]
+    fn the_time_budget_ends_the_run_before_a_generation_would_cross_it() {
+        assert!(!budget_ends(100.0, 50.0, 200.0), "another generation fits");
+        assert!(!budget_ends(150.0, 50.0, 200.0), "it fits exactly");
+        assert!(budget_ends(151.0, 50.0, 200.0), "it would cross the budget");
+        assert!(TimeBudget::of(&LoopConfig::default()).is_none(), "0 = no budget");
+        let f = LoopFile::parse("[loop]\nmax_minutes = 30\n", "t").unwrap();
+        assert_eq!(TimeBudget::of(&f.looping).unwrap().seconds, 1800.0);
+        let e = format!("{:#}", LoopFile::parse("[loop]\nmax_minutes = -1\n", "t").unwrap_err());
+        assert!(e.contains("max_minutes must be in 0..=100000"), "{e}");
     }
 
     #[test]

@@ -47,7 +47,9 @@ pub enum LrSchedule {
 /// | `value_weight` | 1.0 | >= 0 | weight of the WDL cross-entropy |
 /// | `moves_left_weight` | 0.05 | >= 0 | weight of the moves-left MSE on `ln(1+moves_left)` |
 /// | `sako_weight` | 0.1 | >= 0 | weight of the sako/paco BCE |
-/// | `value_q_mix` | 0.0 | [0, 1] | WDL target = (1-m)·onehot(result) + m·root_wdl |
+/// | `value_q_mix` | 0.0 | [0, 1] | WDL target = (1-m-h)·onehot(result) + m·root_wdl + h·(root_wdl `value_horizon` decisions later) |
+/// | `value_horizon` | 0 | 0..=1000 | decisions ahead of the short-horizon value target (`targets.rs`) |
+/// | `value_horizon_mix` | 0.0 | [0, 1], with `value_q_mix` at most 1 | h above; needs `value_horizon` > 0 |
 /// | `mirror_augment` | false | bool | Paco Ŝako: each sampled position without a castling right is file-mirrored (a ↔ h: planes and policy) with probability 1/2 |
 /// | `window_c` | 250000 | >= 1 | KataGo-style window: `c·(1 + β((N/c)^α − 1)/α)` for N positions seen |
 /// | `window_alpha` | 0.75 | (0, 1] | α of the window formula |
@@ -81,6 +83,8 @@ pub struct TrainConfig {
     pub moves_left_weight: f64,
     pub sako_weight: f64,
     pub value_q_mix: f64,
+    pub value_horizon: u32,
+    pub value_horizon_mix: f64,
     pub mirror_augment: bool,
     pub window_c: f64,
     pub window_alpha: f64,
@@ -116,6 +120,8 @@ impl Default for TrainConfig {
             moves_left_weight: 0.05,
             sako_weight: 0.1,
             value_q_mix: 0.0,
+            value_horizon: 0,
+            value_horizon_mix: 0.0,
             mirror_augment: false,
             window_c: 250_000.0,
             window_alpha: 0.75,
@@ -175,6 +181,10 @@ impl TrainConfig {
             range(n, v, v >= 0.0, ">= 0")?;
         }
         range("value_q_mix", self.value_q_mix, (0.0..=1.0).contains(&self.value_q_mix), "in [0, 1]")?;
+        range("value_horizon", self.value_horizon as f64, self.value_horizon <= 1000, "at most 1000")?;
+        range("value_horizon_mix", self.value_horizon_mix, (0.0..=1.0).contains(&self.value_horizon_mix), "in [0, 1]")?;
+        range("value_horizon_mix", self.value_horizon_mix, self.value_q_mix + self.value_horizon_mix <= 1.0 + 1e-9, "at most 1 - value_q_mix")?;
+        range("value_horizon_mix", self.value_horizon_mix, self.value_horizon_mix == 0.0 || self.value_horizon > 0, "0 unless value_horizon > 0")?;
         range("window_c", self.window_c, self.window_c >= 1.0, ">= 1")?;
         range("window_alpha", self.window_alpha, self.window_alpha > 0.0 && self.window_alpha <= 1.0, "in (0, 1]")?;
         range("window_beta", self.window_beta, (0.0..=10.0).contains(&self.window_beta), "in [0, 10]")?;
@@ -230,6 +240,12 @@ mod tests {
         assert!(e.contains("bogus"), "{e}");
         let e = TrainConfig::from_toml("lr = -1.0").unwrap_err().to_string();
         assert!(e.contains("train.lr"), "{e}");
+        let c = TrainConfig::from_toml("value_q_mix = 0.25\nvalue_horizon = 6\nvalue_horizon_mix = 0.5").unwrap();
+        assert_eq!((c.value_horizon, c.value_horizon_mix), (6, 0.5));
+        let e = TrainConfig::from_toml("value_q_mix = 0.6\nvalue_horizon = 6\nvalue_horizon_mix = 0.5").unwrap_err().to_string();
+        assert!(e.contains("train.value_horizon_mix = 0.5 must be at most 1 - value_q_mix"), "{e}");
+        let e = TrainConfig::from_toml("value_horizon_mix = 0.5").unwrap_err().to_string();
+        assert!(e.contains("0 unless value_horizon > 0"), "{e}");
     }
 
     #[test]

@@ -12,8 +12,10 @@
 //! * policy: cross-entropy between the search policy and the softmax of the
 //!   logits with illegal slots masked, on rows with `full_search` only,
 //!   weighted by `w` and normalised by the sum of those weights;
-//! * value: cross-entropy of the WDL logits against the one-hot game result
-//!   (optionally mixed with `root_wdl`, `value_q_mix`);
+//! * value: cross-entropy of the WDL logits against the one-hot game result,
+//!   optionally mixed with `root_wdl` (`value_q_mix`) and with the root's
+//!   WDL some decisions later (`value_horizon`, `value_horizon_mix`; see
+//!   [`targets`]);
 //! * moves-left: squared error on `ln(1 + moves_left)`;
 //! * sako: binary cross-entropy on the two flags (mean of the two).
 //!
@@ -35,10 +37,12 @@ mod config;
 mod error;
 mod files;
 pub mod plots;
+pub mod targets;
 mod train;
 
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
 pub use config::{LrSchedule, OptimizerKind, TrainConfig};
 pub use error::{TrainError, TrainResult};
 pub use files::{load_train_file, train_run, NetTable, TrainFile, TrainRun};
+pub use targets::ValueMix;
 pub use train::{checkpoint_path, permutation, Batch, DataPosition, FreshLoss, StepMetrics, TrainSummary, Trainer, FRESH_LOSS_ROWS};

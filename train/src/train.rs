@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::targets::{future_wdl, ValueMix};
 use burn::grad_clipping::GradientClippingConfig;
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
@@ -170,6 +171,15 @@ struct Window {
     spec: GameSpec,
     rows: Vec<PositionRow>,
     perm: Vec<u32>,
+    /// Each row's short-horizon value estimate (empty without one).
+    future: Vec<[f32; 3]>,
+}
+
+impl Window {
+    fn new(spec: GameSpec, rows: Vec<PositionRow>, perm: Vec<u32>, cfg: &TrainConfig) -> Window {
+        let future = if cfg.value_horizon_mix > 0.0 { future_wdl(&rows, cfg.value_horizon) } else { Vec::new() };
+        Window { spec, rows, perm, future }
+    }
 }
 
 /// A training run in `<run>/`: checkpoints in `<run>/checkpoints/`, metrics in
@@ -354,7 +364,7 @@ impl Trainer {
             windows_loaded: self.pos.windows_loaded + 1,
         };
         let perm = permutation(w.rows.len(), perm_seed);
-        self.window = Some(Window { spec: w.spec, rows: w.rows, perm });
+        self.window = Some(Window::new(w.spec, w.rows, perm, &self.cfg));
         Ok(())
     }
 
@@ -386,7 +396,7 @@ impl Trainer {
         let spec = spec.ok_or_else(|| TrainError::NotEnoughData("checkpointed window is empty".into()))?;
         self.net.check_spec(&spec)?;
         let perm = permutation(rows.len(), self.pos.perm_seed);
-        self.window = Some(Window { spec, rows, perm });
+        self.window = Some(Window::new(spec, rows, perm, &self.cfg));
         Ok(())
     }
 
@@ -465,15 +475,12 @@ impl Trainer {
         let t0 = Instant::now();
         let idx = self.next_batch_indices(data_dir)?;
         let w = self.window.as_ref().expect("window loaded");
-        let batch = if self.cfg.mirror_augment {
-            // A coin per (step, row) from the seed: no draw from the trainer's
-            // generator, so runs without augmentation are unchanged and a
-            // resumed run mirrors the same rows.
-            let (seed, step) = (self.cfg.seed, self.step);
-            Batch::build_mirrored(&w.spec, &w.rows, &idx, self.cfg.value_q_mix, &|k| mirror_coin(seed, step, k))
-        } else {
-            Batch::build(&w.spec, &w.rows, &idx, self.cfg.value_q_mix)
-        };
+        let value = ValueMix { q_mix: self.cfg.value_q_mix as f32, horizon_mix: self.cfg.value_horizon_mix as f32, future: &w.future };
+        // A coin per (step, row) from the seed: no draw from the trainer's
+        // generator, so runs without augmentation are unchanged and a
+        // resumed run mirrors the same rows.
+        let (seed, step, mirror) = (self.cfg.seed, self.step, self.cfg.mirror_augment);
+        let batch = Batch::build_mirrored(&w.spec, &w.rows, &idx, &value, &|k| mirror && mirror_coin(seed, step, k));
         self.last_batch = idx.iter().map(|&i| (w.rows[i as usize].game_id, w.rows[i as usize].ply)).collect();
         let window_rows = w.rows.len();
         let lr = self.cfg.lr_at(self.step);
@@ -668,14 +675,15 @@ pub struct Batch {
 impl Batch {
     /// Decodes rows `idx` of `rows`; `q_mix` is `train.value_q_mix`.
     pub fn build(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64) -> Batch {
-        Self::build_mirrored(spec, rows, idx, q_mix, &|_| false)
+        Self::build_mirrored(spec, rows, idx, &ValueMix::root(q_mix), &|_| false)
     }
 
     /// [`Batch::build`] where the `k`-th row of the batch is file-mirrored
     /// (a ↔ h: its planes and its policy indices) when `mirror(k)` says so
     /// and the row can be: Paco Ŝako rows without a castling right
     /// (`pacozero_engine::paco::mirror_encoded_planes`).
-    pub fn build_mirrored(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64, mirror: &dyn Fn(usize) -> bool) -> Batch {
+    /// The value targets mix as `value` says ([`crate::targets`]).
+    pub fn build_mirrored(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], value: &ValueMix, mirror: &dyn Fn(usize) -> bool) -> Batch {
         let n = idx.len();
         let (c, h, w, p) = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize, spec.policy_size as usize);
         let len = spec.input_len();
@@ -695,7 +703,6 @@ impl Batch {
             sako: vec![0.0; n * 2],
             result: vec![0; n],
         };
-        let m = q_mix as f32;
         let paco = spec.game == <pacozero_engine::paco::GameState as pacozero_engine::Game>::NAME;
         let mut flipped: Vec<u64> = Vec::new();
         for (k, &i) in idx.iter().enumerate() {
@@ -714,14 +721,7 @@ impl Batch {
             }
             b.row_w[k] = r.weight;
             b.policy_w[k] = if r.full_search && !r.legal_actions.is_empty() { r.weight } else { 0.0 };
-            let onehot = match r.result {
-                1 => [1.0, 0.0, 0.0],
-                0 => [0.0, 1.0, 0.0],
-                _ => [0.0, 0.0, 1.0],
-            };
-            for (j, (&o, &q)) in onehot.iter().zip(&r.root_wdl).enumerate() {
-                b.wdl[k * 3 + j] = (1.0 - m) * o + m * q;
-            }
+            b.wdl[k * 3..k * 3 + 3].copy_from_slice(&value.target(rows, i as usize));
             b.moves_left[k] = (r.moves_left as f32).ln_1p();
             b.sako[k * 2] = r.mover_in_sako as u8 as f32;
             b.sako[k * 2 + 1] = r.mover_can_paco as u8 as f32;

@@ -2,7 +2,7 @@
 //! `--game` picks Paco Ŝako or Shako.
 
 use crate::args::ArenaArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use pacozero_arena::{book_opening, run_match, run_match_from, Player};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_selfplay::BookStarts;
@@ -54,7 +54,7 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
             "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
             "end_reasons": m.end_reasons,
         });
-        std::fs::write(&path, serde_json::to_string_pretty(&v)?).with_context(|| format!("writing {}", path.display()))?;
+        crate::atomic::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }
     Ok(())
 }

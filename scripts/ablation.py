@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""An ablation of the learning recipe at equal wall time (issue 17).
+
+Two loops run at once, each pinned to one core (`taskset`), from the same
+configuration except for the variant's overrides, under the same time budget
+(`loop.max_minutes`); then the two final networks play a match at equal time
+per decision from paired Fischer-random openings. The result goes to
+`<out>/result.json` and one Markdown row is printed for `docs/ablations.md`.
+
+    scripts/ablation.py --name mirror --minutes 30 --games 100 \\
+        --variant train.mirror_augment=true [--both train.x=1 ...] [--out DIR]
+
+Both arms get `loop.generations = 1000`, `loop.eval_every = 1000` (only the
+first and the last generation play the loop's own matches: the same cost in
+both arms), `loop.max_minutes`, `selfplay.threads = 1`; `--both` adds
+overrides to both arms. Overrides are `section.key=value` with a TOML value
+(`[selfplay.search]` keys: `selfplay.search.key=value`). Resumable: a finished
+arm is not rerun, a finished match is not replayed.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fail(msg):
+    print(f"ablation.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def override(text, dotted, value, origin):
+    """Sets `key = value` in `[section]` of a TOML text (added if absent)."""
+    if "." not in dotted:
+        fail(f"{origin}: override `{dotted}` must be section.key=value")
+    section, key = dotted.rsplit(".", 1)
+    lines = text.splitlines()
+    header = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")
+    start = next((i for i, l in enumerate(lines) if (m := header.match(l)) and m.group(1).strip() == section), None)
+    if start is None:
+        lines += ["", f"[{section}]", f"{key} = {value}"]
+        return "\n".join(lines) + "\n"
+    end = next((i for i in range(start + 1, len(lines)) if header.match(lines[i])), len(lines))
+    keyline = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for i in range(start + 1, end):
+        if keyline.match(lines[i]):
+            lines[i] = f"{key} = {value}"
+            break
+    else:
+        lines.insert(start + 1, f"{key} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def write_atomic(path, text):
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def parse_overrides(items, what):
+    out = []
+    for item in items:
+        if "=" not in item:
+            fail(f"{what} `{item}` must be section.key=value")
+        k, v = item.split("=", 1)
+        out.append((k.strip(), v.strip()))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--minutes", type=float, required=True)
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--movetime-ms", type=int, default=50)
+    ap.add_argument("--variant", action="append", default=[], help="override of arm B")
+    ap.add_argument("--both", action="append", default=[], help="override of both arms")
+    ap.add_argument("--base", default=str(ROOT / "configs/quick.toml"))
+    ap.add_argument("--out")
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--bin", default=os.environ.get("PACOZERO_BIN", "pacozero"))
+    a = ap.parse_args()
+    if not a.variant:
+        fail("give at least one --variant override (what arm B changes)")
+    if a.games < 2 or a.games % 2:
+        fail(f"--games {a.games}: must be even and at least 2 (each opening is played with both colours)")
+    out = Path(a.out or ROOT / "runs" / f"ablation-{a.name}")
+    out.mkdir(parents=True, exist_ok=True)
+    base = Path(a.base).read_text()
+    common = [("loop.generations", "1000"), ("loop.eval_every", "1000"), ("loop.max_minutes", repr(a.minutes)), ("selfplay.threads", "1")]
+    common += parse_overrides(a.both, "--both")
+    variant = parse_overrides(a.variant, "--variant")
+    arms = {"a": common, "b": common + variant}
+    cores = os.sched_getaffinity(0)
+    if len(cores) < 2:
+        fail("needs two cores, one per arm")
+    procs = {}
+    for (arm, overrides), core in zip(arms.items(), sorted(cores)):
+        text = base
+        for k, v in overrides:
+            text = override(text, k, v, a.base)
+        cfg = out / f"{arm}.toml"
+        write_atomic(cfg, text)
+        run = out / arm
+        state = run / "state.json"
+        if state.exists() and (run / "done").exists():
+            print(f"arm {arm}: finished before, kept ({run})")
+            continue
+        log = open(out / f"{arm}.log", "a")
+        cmd = ["taskset", "-c", str(core), a.bin, "loop", "--config", str(cfg), "--run", str(run)]
+        print(f"arm {arm} on core {core}: {' '.join(cmd)}")
+        procs[arm] = (subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), run)
+    for arm, (p, run) in procs.items():
+        if p.wait() != 0:
+            fail(f"arm {arm} failed (exit {p.returncode}); see {out / (arm + '.log')}")
+        (run / "done").write_text("")
+    finals = {}
+    for arm in arms:
+        st = json.loads((out / arm / "state.json").read_text())
+        model = out / arm / "models" / f"{st['best']}.pzmodel"
+        if not model.exists():
+            fail(f"arm {arm}: no final model {model}")
+        gens = [json.loads(l) for l in (out / arm / "generations.jsonl").read_text().splitlines() if l.strip()]
+        # Stage `fresh`: the previous network's losses on this generation's new games.
+        fresh = [g["value_loss"] for g in gens if g["stage"] == "fresh" and g.get("value_loss") is not None]
+        secs = sum(v for g in gens if g["stage"] == "time" for k, v in g.items() if k.endswith("_seconds") and v is not None)
+        finals[arm] = {"model": str(model), "generations": st["best"], "seconds": round(secs), "fresh_value_loss": fresh[-1] if fresh else None}
+    match = out / "match.json"
+    if not match.exists():
+        players = [f"net:{finals['b']['model']}:{a.movetime_ms}ms", f"net:{finals['a']['model']}:{a.movetime_ms}ms"]
+        cmd = [a.bin, "arena", "--players", *players, "--games", str(a.games), "--openings", "fischer-random", "--seed", str(a.seed), "--json", str(match)]
+        print("match:", " ".join(cmd))
+        subprocess.run(cmd, check=True)
+    m = json.loads(match.read_text())
+    result = {"name": a.name, "minutes": a.minutes, "variant": a.variant, "both": a.both, "arms": finals, "match": m}
+    write_atomic(out / "result.json", json.dumps(result, indent=2) + "\n")
+    print(
+        f"| {a.name} | {', '.join(a.variant)} | {a.minutes:g} min | {finals['a']['generations']} / {finals['b']['generations']} "
+        f"| {m['wins']}/{m['draws']}/{m['losses']} | {100 * m['score']:.1f}% | {m['elo']:+.0f} ± {m['elo_ci95']:.0f} |"
+    )
+
+
+if __name__ == "__main__":
+    main()

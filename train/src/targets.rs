@@ -1,0 +1,138 @@
+//! Value targets: what the value head learns for a row.
+//!
+//! The target is a mix of three WDL triples, all from the row's mover's
+//! point of view:
+//!
+//! | part | weight | source |
+//! |---|---|---|
+//! | the game's result | `1 − value_q_mix − value_horizon_mix` | `result`, one-hot |
+//! | the root's estimate | `value_q_mix` | `root_wdl` of the row |
+//! | a short-horizon estimate | `value_horizon_mix` | `root_wdl` of the same game's row `value_horizon` decisions later; the result where the game ended sooner |
+//!
+//! The short-horizon part (KataGo's TD-style value targets) is less noisy
+//! than the result, which a single blunder many moves later flips, and
+//! less biased than the row's own root value, which is what the network
+//! already believed.
+
+use pacozero_data::PositionRow;
+use std::collections::HashMap;
+
+/// The one-hot WDL of a result (`1` win, `0` draw, `-1` loss).
+pub fn result_wdl(result: i8) -> [f32; 3] {
+    match result {
+        1 => [1.0, 0.0, 0.0],
+        0 => [0.0, 1.0, 0.0],
+        _ => [0.0, 0.0, 1.0],
+    }
+}
+
+/// How a batch's value targets are mixed (see the module table).
+#[derive(Clone, Copy, Debug)]
+pub struct ValueMix<'a> {
+    /// Weight of the row's own `root_wdl`.
+    pub q_mix: f32,
+    /// Weight of the short-horizon estimate.
+    pub horizon_mix: f32,
+    /// The short-horizon estimate of each row of the window ([`future_wdl`]);
+    /// may be empty when `horizon_mix` is 0.
+    pub future: &'a [[f32; 3]],
+}
+
+impl ValueMix<'_> {
+    /// The result and the row's root value only.
+    pub fn root(q_mix: f64) -> ValueMix<'static> {
+        ValueMix { q_mix: q_mix as f32, horizon_mix: 0.0, future: &[] }
+    }
+
+    /// The target of row `i` of the window.
+    pub fn target(&self, rows: &[PositionRow], i: usize) -> [f32; 3] {
+        let r = &rows[i];
+        let onehot = result_wdl(r.result);
+        let future = if self.horizon_mix > 0.0 { self.future[i] } else { onehot };
+        let keep = 1.0 - self.q_mix - self.horizon_mix;
+        std::array::from_fn(|j| keep * onehot[j] + self.q_mix * r.root_wdl[j] + self.horizon_mix * future[j])
+    }
+}
+
+/// For each row, the `root_wdl` of the same game's row `horizon` decisions
+/// later, turned to this row's mover's point of view (win and loss swap
+/// when the other side moves there); the row's result where the game ended
+/// within `horizon` decisions or that row is not in `rows`.
+pub fn future_wdl(rows: &[PositionRow], horizon: u32) -> Vec<[f32; 3]> {
+    let at: HashMap<(u64, u32), usize> = rows.iter().enumerate().map(|(i, r)| ((r.game_id, r.ply), i)).collect();
+    rows.iter()
+        .map(|r| {
+            let later = r.ply.checked_add(horizon).and_then(|ply| at.get(&(r.game_id, ply)));
+            match later {
+                Some(&j) if r.moves_left >= horizon => {
+                    let f = &rows[j];
+                    if f.side_to_move == r.side_to_move {
+                        f.root_wdl
+                    } else {
+                        [f.root_wdl[2], f.root_wdl[1], f.root_wdl[0]]
+                    }
+                }
+                _ => result_wdl(r.result),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(game_id: u64, ply: u32, side: u8, wdl: [f32; 3], result: i8, moves_left: u32) -> PositionRow {
+        PositionRow {
+            game_id,
+            ply,
+            side_to_move: side,
+            planes: Vec::new(),
+            scalars: Vec::new(),
+            legal_actions: Vec::new(),
+            policy: Vec::new(),
+            full_search: false,
+            root_q: wdl[0] - wdl[2],
+            root_wdl: wdl,
+            action: 0,
+            result,
+            moves_left,
+            mover_in_sako: false,
+            mover_can_paco: false,
+            weight: 1.0,
+            network_id: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_future_estimate_is_the_later_rows_root_seen_by_this_mover() {
+        // Game 7: White moves at plies 0 and 1 (a two-decision turn), Black at 2, White at 3 (the last).
+        let rows = vec![
+            row(7, 0, 0, [0.5, 0.3, 0.2], 1, 3),
+            row(7, 1, 0, [0.6, 0.3, 0.1], 1, 2),
+            row(7, 2, 1, [0.1, 0.2, 0.7], -1, 1),
+            row(7, 3, 0, [0.9, 0.1, 0.0], 1, 0),
+            // Another game in between, to be sure rows are matched by game.
+            row(8, 2, 1, [0.3, 0.3, 0.4], 0, 5),
+        ];
+        let f = future_wdl(&rows, 2);
+        assert_eq!(f[0], [0.7, 0.2, 0.1], "ply 2 is Black's: win and loss swap");
+        assert_eq!(f[1], [0.9, 0.1, 0.0], "ply 3 is White's again");
+        assert_eq!(f[2], [0.0, 0.0, 1.0], "the game ends within 2 decisions: Black's result");
+        assert_eq!(f[3], [1.0, 0.0, 0.0]);
+        assert_eq!(f[4], [0.0, 1.0, 0.0], "ply 4 of game 8 is not there: the result");
+        assert_eq!(future_wdl(&rows, 0)[2], rows[2].root_wdl, "horizon 0 is the row's own root");
+    }
+
+    #[test]
+    fn the_mix_weights_the_three_parts() {
+        let rows = vec![row(1, 0, 0, [0.2, 0.6, 0.2], -1, 4)];
+        let future = [[0.5, 0.5, 0.0]];
+        let t = ValueMix { q_mix: 0.25, horizon_mix: 0.5, future: &future }.target(&rows, 0);
+        let want = [0.25 * 0.2 + 0.5 * 0.5, 0.25 * 0.6 + 0.5 * 0.5, 0.25 + 0.25 * 0.2];
+        for j in 0..3 {
+            assert!((t[j] - want[j]).abs() < 1e-6, "{t:?} != {want:?}");
+        }
+        assert_eq!(ValueMix::root(0.0).target(&rows, 0), [0.0, 0.0, 1.0], "the result alone");
+    }
+}
