@@ -88,8 +88,11 @@ pub struct FastNet {
     policy_fc: Dense,
     /// 1x1 conv + BN, `[C, Vc]`.
     value_conv: Dense,
-    /// `[H*W*Vc, Vh]`, rows in square-major order.
+    /// `[H*W*Vc, Vh]`, rows in square-major order; with `value_pool`,
+    /// `[2*Vc, Vh]` reading the channels' means then maxima.
     value_fc: Dense,
+    /// [`NetConfig::value_pool`].
+    value_pool: bool,
     /// `[Vh, 3]`.
     wdl_fc: Dense,
     /// `[Vh, 1]`.
@@ -346,7 +349,8 @@ impl FastNet {
             policy_conv: wt.conv_bn("policy_conv", c, pc, 1)?,
             policy_fc: wt.linear_square_major("policy_fc", pc, hw, p)?,
             value_conv: wt.conv_bn("value_conv", c, vc, 1)?,
-            value_fc: wt.linear_square_major("value_fc", vc, hw, vh)?,
+            value_fc: if net.value_pool { wt.linear("value_fc", 2 * vc, vh)? } else { wt.linear_square_major("value_fc", vc, hw, vh)? },
+            value_pool: net.value_pool,
             wdl_fc: wt.linear("wdl_fc", vh, 3)?,
             moves_left_fc: wt.linear("moves_left_fc", vh, 1)?,
         })
@@ -486,7 +490,25 @@ impl FastNet {
         let vconv = &mut cols[..m * vc];
         dense(&self.value_conv, m, act, vconv, true); // [B*HW, Vc] = [B, HW*Vc]
         let hid = take(&mut s.s1, b * vh);
-        dense(&self.value_fc, b, vconv, hid, true); // [B, Vh]
+        if self.value_pool {
+            let pooled = take(&mut s.s2, b * 2 * vc); // [B, 2*Vc]: means, then maxima
+            for bi in 0..b {
+                let (mean, max) = pooled[bi * 2 * vc..(bi + 1) * 2 * vc].split_at_mut(vc);
+                mean.fill(0.0);
+                max.fill(f32::NEG_INFINITY);
+                for row in vconv[bi * hw * vc..(bi + 1) * hw * vc].chunks_exact(vc) {
+                    for ((a, x), v) in mean.iter_mut().zip(max.iter_mut()).zip(row) {
+                        *a += v;
+                        *x = x.max(*v);
+                    }
+                }
+                let inv = 1.0 / hw as f32;
+                mean.iter_mut().for_each(|a| *a *= inv);
+            }
+            dense(&self.value_fc, b, pooled, hid, true); // [B, Vh]
+        } else {
+            dense(&self.value_fc, b, vconv, hid, true); // [B, Vh]
+        }
         let logits = take(&mut s.s2, b * 3);
         dense(&self.wdl_fc, b, hid, logits, false); // [B, 3]
         for bi in 0..b {

@@ -27,8 +27,12 @@
 //! 3x3 conv + BN + ReLU → `blocks` residual blocks (conv-BN-ReLU-conv-BN,
 //! squeeze-excitation with global average pooling giving a per-channel scale
 //! and bias, skip, ReLU) → heads:
-//! * policy: 1x1 conv (`policy_channels`) + BN + ReLU → linear → `policy_size` logits;
-//! * value trunk: 1x1 conv (`value_channels`) + BN + ReLU → linear (`value_hidden`) + ReLU, then
+//! * policy: 1x1 conv (`policy_channels`) + BN + ReLU → linear → `policy_size` logits
+//!   (with `reply_policy`, a second linear layer on the same features: the
+//!   opponent's reply, an auxiliary target search does not use);
+//! * value trunk: 1x1 conv (`value_channels`) + BN + ReLU → (with
+//!   `value_pool`: each channel's mean and maximum over the board, KataGo's
+//!   global pooling) → linear (`value_hidden`) + ReLU, then
 //!   * WDL: 3 logits (win, draw, loss for the mover),
 //!   * moves-left: 1 output predicting `ln(1 + moves_left)`,
 //!   * sako: 2 logits (`mover_in_sako`, `mover_can_paco`).

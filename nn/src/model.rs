@@ -36,6 +36,19 @@ pub struct NetConfig {
     /// Hidden units of the value head's fully connected layer (1..=4096). Default 128.
     #[serde(default = "d_value_hidden")]
     pub value_hidden: u32,
+    /// Global pooling in the value head (KataGo's): the hidden layer reads
+    /// the mean and the maximum of each value channel over the board
+    /// (`2 * value_channels` inputs) instead of every square's
+    /// (`value_channels * H * W`), so it has far fewer weights to overfit
+    /// with. Default false (the files of earlier builds have no such key).
+    #[serde(default)]
+    pub value_pool: bool,
+    /// A second policy head (auxiliary, unused by search) trained on the
+    /// opponent's reply: the search policy of the opponent's next decision
+    /// (KataGo's opponent-policy target). It reads the policy head's
+    /// convolution. Default false.
+    #[serde(default)]
+    pub reply_policy: bool,
     /// Bit planes of the input (from the data spec; 1..=4096).
     pub bit_planes: u32,
     /// Scalar inputs, broadcast to constant planes (0..=4096).
@@ -77,6 +90,8 @@ impl NetConfig {
             policy_channels: d_policy_channels(),
             value_channels: d_value_channels(),
             value_hidden: d_value_hidden(),
+            value_pool: false,
+            reply_policy: false,
             bit_planes: spec.bit_planes,
             scalars: spec.scalars,
             height: spec.board_height,
@@ -154,9 +169,21 @@ impl NetConfig {
         let pc = self.policy_channels as f64;
         let vc = self.value_channels as f64;
         let vh = self.value_hidden as f64;
-        f += 2.0 * c * pc * hw + 2.0 * pc * hw * self.policy_size as f64;
-        f += 2.0 * c * vc * hw + 2.0 * vc * hw * vh + 2.0 * vh * 6.0;
+        let policy_heads = if self.reply_policy { 2.0 } else { 1.0 };
+        f += 2.0 * c * pc * hw + policy_heads * 2.0 * pc * hw * self.policy_size as f64;
+        f += 2.0 * c * vc * hw + 2.0 * self.value_features() as f64 * vh + 2.0 * vh * 6.0;
         f
+    }
+
+    /// Inputs of the value head's hidden layer: every square's value
+    /// channels, or with [`NetConfig::value_pool`] their mean and maximum.
+    pub fn value_features(&self) -> usize {
+        let vc = self.value_channels as usize;
+        if self.value_pool {
+            2 * vc
+        } else {
+            vc * self.squares()
+        }
     }
 
     /// Number of 3x3 tower convolutions.
@@ -281,6 +308,9 @@ pub struct NetOutput {
     pub moves_left: Tensor<2>,
     /// Logits of (mover_in_sako, mover_can_paco), `[B, 2]`.
     pub sako: Tensor<2>,
+    /// Logits of the opponent's reply, `[B, P]` (not masked), with
+    /// [`NetConfig::reply_policy`].
+    pub reply: Option<Tensor<2>>,
 }
 
 /// The PacoZero network.
@@ -295,6 +325,9 @@ pub struct PacoNet {
     wdl_fc: Linear,
     moves_left_fc: Linear,
     sako_fc: Linear,
+    /// [`NetConfig::reply_policy`]'s head (last, so the records of networks
+    /// without it are unchanged).
+    reply_fc: Option<Linear>,
 }
 
 impl PacoNet {
@@ -317,10 +350,11 @@ impl PacoNet {
             policy_conv: ConvBn::new(c, pc, 1, device),
             policy_fc: LinearConfig::new(pc * hw, cfg.policy_size as usize).init(device),
             value_conv: ConvBn::new(c, vc, 1, device),
-            value_fc: LinearConfig::new(vc * hw, vh).init(device),
+            value_fc: LinearConfig::new(cfg.value_features(), vh).init(device),
             wdl_fc: LinearConfig::new(vh, 3).init(device),
             moves_left_fc: LinearConfig::new(vh, 1).init(device),
             sako_fc: LinearConfig::new(vh, 2).init(device),
+            reply_fc: cfg.reply_policy.then(|| LinearConfig::new(pc * hw, cfg.policy_size as usize).init(device)),
         }
     }
 
@@ -333,14 +367,27 @@ impl PacoNet {
         }
         let p = relu(self.policy_conv.forward(t.clone())); // [B, Pc, H, W]
         let p = p.reshape([b as i32, -1]); // [B, Pc*H*W]
+        let reply = self.reply_fc.as_ref().map(|fc| fc.forward(p.clone())); // [B, P]
         let policy = self.policy_fc.forward(p); // [B, P]
         let v = relu(self.value_conv.forward(t)); // [B, Vc, H, W]
-        let v = v.reshape([b as i32, -1]); // [B, Vc*H*W]
+                                                  // Pooled ([`NetConfig::value_pool`]) when the hidden layer reads
+                                                  // 2*Vc features rather than Vc*H*W (the two differ on any board of
+                                                  // more than 2 squares). Read from the weights, so the records of
+                                                  // earlier builds load unchanged.
+        let [_, vc, _, _] = v.dims();
+        let pooled = self.value_fc.weight.dims()[0] == 2 * vc && h * w != 2;
+        let v = if pooled {
+            let v = v.reshape([b, vc, h * w]); // [B, Vc, H*W]
+            let mean = v.clone().mean_dim(2).reshape([b, vc]); // [B, Vc]
+            let max = v.max_dim(2).reshape([b, vc]); // [B, Vc]
+            Tensor::cat(vec![mean, max], 1) // [B, 2*Vc]: means, then maxima
+        } else {
+            v.reshape([b as i32, -1]) // [B, Vc*H*W]
+        };
         let v = relu(self.value_fc.forward(v)); // [B, Vh]
         let wdl = self.wdl_fc.forward(v.clone()); // [B, 3]
         let moves_left = self.moves_left_fc.forward(v.clone()); // [B, 1]
         let sako = self.sako_fc.forward(v); // [B, 2]
-        let _ = (h, w);
-        NetOutput { policy, wdl, moves_left, sako }
+        NetOutput { policy, wdl, moves_left, sako, reply }
     }
 }

@@ -143,6 +143,8 @@ impl Network {
         d.set_item("policy_channels", c.policy_channels)?;
         d.set_item("value_channels", c.value_channels)?;
         d.set_item("value_hidden", c.value_hidden)?;
+        d.set_item("value_pool", c.value_pool)?;
+        d.set_item("reply_policy", c.reply_policy)?;
         Ok(d)
     }
 

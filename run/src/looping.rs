@@ -460,6 +460,8 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, obs: &dyn LoopObserv
                 ("value_loss", last.value_loss),
                 ("policy_top1", last.policy_top1),
                 ("samples_per_sec", summary.samples_per_sec),
+                // NaN (left out) without a reply head.
+                ("reply_policy_loss", last.reply_policy_loss),
             ],
         )?;
     }
@@ -487,12 +489,12 @@ fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str, budget: &
     Ok(player)
 }
 
-/// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
 /// Does generation `g` of `last` play its evaluation matches?
 fn evaluates(l: &LoopConfig, g: u32, last: u32) -> bool {
     g.is_multiple_of(l.eval_every) || g >= last || g == 1
 }
 
+/// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
 fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, last: u32, obs: &dyn LoopObserver) -> Result<bool> {
     let l = &cfg.looping;
     if !evaluates(l, g, last) {

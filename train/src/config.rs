@@ -47,6 +47,7 @@ pub enum LrSchedule {
 /// | `value_weight` | 1.0 | >= 0 | weight of the WDL cross-entropy |
 /// | `moves_left_weight` | 0.05 | >= 0 | weight of the moves-left MSE on `ln(1+moves_left)` |
 /// | `sako_weight` | 0.1 | >= 0 | weight of the sako/paco BCE |
+/// | `reply_policy_weight` | 0.15 | >= 0 | weight of the reply head's cross-entropy (networks with `net.reply_policy`) |
 /// | `value_q_mix` | 0.0 | [0, 1] | WDL target = (1-m-h)·onehot(result) + m·root_wdl + h·(root_wdl `value_horizon` decisions later) |
 /// | `value_horizon` | 0 | 0..=1000 | decisions ahead of the short-horizon value target (`targets.rs`) |
 /// | `value_horizon_mix` | 0.0 | [0, 1], with `value_q_mix` at most 1 | h above; needs `value_horizon` > 0 |
@@ -82,6 +83,7 @@ pub struct TrainConfig {
     pub value_weight: f64,
     pub moves_left_weight: f64,
     pub sako_weight: f64,
+    pub reply_policy_weight: f64,
     pub value_q_mix: f64,
     pub value_horizon: u32,
     pub value_horizon_mix: f64,
@@ -119,6 +121,7 @@ impl Default for TrainConfig {
             value_weight: 1.0,
             moves_left_weight: 0.05,
             sako_weight: 0.1,
+            reply_policy_weight: 0.15,
             value_q_mix: 0.0,
             value_horizon: 0,
             value_horizon_mix: 0.0,
@@ -177,6 +180,7 @@ impl TrainConfig {
             ("value_weight", self.value_weight),
             ("moves_left_weight", self.moves_left_weight),
             ("sako_weight", self.sako_weight),
+            ("reply_policy_weight", self.reply_policy_weight),
         ] {
             range(n, v, v >= 0.0, ">= 0")?;
         }

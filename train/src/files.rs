@@ -34,6 +34,8 @@ pub struct NetTable {
     pub policy_channels: u32,
     pub value_channels: u32,
     pub value_hidden: u32,
+    pub value_pool: bool,
+    pub reply_policy: bool,
 }
 
 impl Default for NetTable {
@@ -46,6 +48,8 @@ impl Default for NetTable {
             policy_channels: d.policy_channels,
             value_channels: d.value_channels,
             value_hidden: d.value_hidden,
+            value_pool: d.value_pool,
+            reply_policy: d.reply_policy,
         }
     }
 }
@@ -60,6 +64,8 @@ impl NetTable {
             policy_channels: self.policy_channels,
             value_channels: self.value_channels,
             value_hidden: self.value_hidden,
+            value_pool: self.value_pool,
+            reply_policy: self.reply_policy,
             ..NetConfig::default_for(spec)
         };
         net.validate().map_err(|e| anyhow::anyhow!("[net]: {e}"))?;

@@ -44,5 +44,5 @@ pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
 pub use config::{LrSchedule, OptimizerKind, TrainConfig};
 pub use error::{TrainError, TrainResult};
 pub use files::{load_train_file, train_run, NetTable, TrainFile, TrainRun};
-pub use targets::ValueMix;
+pub use targets::Targets;
 pub use train::{checkpoint_path, permutation, Batch, DataPosition, FreshLoss, StepMetrics, TrainSummary, Trainer, FRESH_LOSS_ROWS};

@@ -1,7 +1,7 @@
-//! Value targets: what the value head learns for a row.
+//! Training targets that come from other rows of the same game.
 //!
-//! The target is a mix of three WDL triples, all from the row's mover's
-//! point of view:
+//! **Value.** The value target is a mix of three WDL triples, all from the
+//! row's mover's point of view:
 //!
 //! | part | weight | source |
 //! |---|---|---|
@@ -13,6 +13,10 @@
 //! than the result, which a single blunder many moves later flips, and
 //! less biased than the row's own root value, which is what the network
 //! already believed.
+//!
+//! **Reply policy.** With `net.reply_policy`, the second policy head learns
+//! the search policy of the opponent's first decision after this row's turn
+//! ([`reply_rows`]), where that decision got a full search.
 
 use pacozero_data::PositionRow;
 use std::collections::HashMap;
@@ -26,9 +30,9 @@ pub fn result_wdl(result: i8) -> [f32; 3] {
     }
 }
 
-/// How a batch's value targets are mixed (see the module table).
+/// The targets of a batch beyond each row's own columns (see the module docs).
 #[derive(Clone, Copy, Debug)]
-pub struct ValueMix<'a> {
+pub struct Targets<'a> {
     /// Weight of the row's own `root_wdl`.
     pub q_mix: f32,
     /// Weight of the short-horizon estimate.
@@ -36,16 +40,18 @@ pub struct ValueMix<'a> {
     /// The short-horizon estimate of each row of the window ([`future_wdl`]);
     /// may be empty when `horizon_mix` is 0.
     pub future: &'a [[f32; 3]],
+    /// Each row's reply row ([`reply_rows`]); empty without a reply head.
+    pub reply: &'a [Option<u32>],
 }
 
-impl ValueMix<'_> {
-    /// The result and the row's root value only.
-    pub fn root(q_mix: f64) -> ValueMix<'static> {
-        ValueMix { q_mix: q_mix as f32, horizon_mix: 0.0, future: &[] }
+impl Targets<'_> {
+    /// The result and the row's root value only; no reply targets.
+    pub fn root(q_mix: f64) -> Targets<'static> {
+        Targets { q_mix: q_mix as f32, horizon_mix: 0.0, future: &[], reply: &[] }
     }
 
-    /// The target of row `i` of the window.
-    pub fn target(&self, rows: &[PositionRow], i: usize) -> [f32; 3] {
+    /// The value target of row `i` of the window.
+    pub fn value(&self, rows: &[PositionRow], i: usize) -> [f32; 3] {
         let r = &rows[i];
         let onehot = result_wdl(r.result);
         let future = if self.horizon_mix > 0.0 { self.future[i] } else { onehot };
@@ -73,6 +79,27 @@ pub fn future_wdl(rows: &[PositionRow], horizon: u32) -> Vec<[f32; 3]> {
                     }
                 }
                 _ => result_wdl(r.result),
+            }
+        })
+        .collect()
+}
+
+/// For each row, the row of the opponent's first decision after this row's
+/// turn (the next row of the same game whose mover differs), when it is in
+/// `rows` and got a full search with legal decisions; `None` otherwise (the
+/// game ended, or that decision had only a cheap search).
+pub fn reply_rows(rows: &[PositionRow]) -> Vec<Option<u32>> {
+    let at: HashMap<(u64, u32), usize> = rows.iter().enumerate().map(|(i, r)| ((r.game_id, r.ply), i)).collect();
+    rows.iter()
+        .map(|r| {
+            let mut ply = r.ply;
+            loop {
+                ply = ply.checked_add(1)?;
+                let &j = at.get(&(r.game_id, ply))?;
+                let f = &rows[j];
+                if f.side_to_move != r.side_to_move {
+                    return (f.full_search && !f.legal_actions.is_empty()).then_some(j as u32);
+                }
             }
         })
         .collect()
@@ -128,11 +155,33 @@ mod tests {
     fn the_mix_weights_the_three_parts() {
         let rows = vec![row(1, 0, 0, [0.2, 0.6, 0.2], -1, 4)];
         let future = [[0.5, 0.5, 0.0]];
-        let t = ValueMix { q_mix: 0.25, horizon_mix: 0.5, future: &future }.target(&rows, 0);
+        let t = Targets { q_mix: 0.25, horizon_mix: 0.5, future: &future, reply: &[] }.value(&rows, 0);
         let want = [0.25 * 0.2 + 0.5 * 0.5, 0.25 * 0.6 + 0.5 * 0.5, 0.25 + 0.25 * 0.2];
         for j in 0..3 {
             assert!((t[j] - want[j]).abs() < 1e-6, "{t:?} != {want:?}");
         }
-        assert_eq!(ValueMix::root(0.0).target(&rows, 0), [0.0, 0.0, 1.0], "the result alone");
+        assert_eq!(Targets::root(0.0).value(&rows, 0), [0.0, 0.0, 1.0], "the result alone");
+    }
+
+    #[test]
+    fn the_reply_is_the_opponents_next_full_search() {
+        let full = |mut r: PositionRow| {
+            r.full_search = true;
+            r.legal_actions = vec![3, 5];
+            r
+        };
+        let rows = vec![
+            full(row(7, 0, 0, [0.5, 0.3, 0.2], 1, 4)),
+            full(row(7, 1, 0, [0.5, 0.3, 0.2], 1, 3)),
+            full(row(7, 2, 1, [0.5, 0.3, 0.2], -1, 2)),
+            row(7, 3, 0, [0.5, 0.3, 0.2], 1, 1),
+            full(row(7, 4, 1, [0.5, 0.3, 0.2], -1, 0)),
+        ];
+        let r = reply_rows(&rows);
+        assert_eq!(r[0], Some(2), "past the mover's own second decision");
+        assert_eq!(r[1], Some(2));
+        assert_eq!(r[2], None, "the reply (ply 3) had a cheap search only");
+        assert_eq!(r[3], Some(4));
+        assert_eq!(r[4], None, "the game ended");
     }
 }

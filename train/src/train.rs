@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::targets::{future_wdl, ValueMix};
+use crate::targets::{future_wdl, reply_rows, Targets};
 use burn::grad_clipping::GradientClippingConfig;
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
@@ -80,14 +80,17 @@ pub struct StepMetrics {
     pub actual_score: f64,
     pub samples_per_sec: f64,
     pub window_rows: usize,
+    /// Cross-entropy of the reply head (`NaN` without one, or without reply
+    /// targets in the batch).
+    pub reply_policy_loss: f64,
 }
 
-pub(crate) const METRICS_HEADER: &str = "step,samples_seen,lr,loss,policy_loss,value_loss,moves_left_loss,sako_loss,policy_top1,pred_win,actual_win,pred_draw,actual_draw,pred_score,actual_score,samples_per_sec,window_rows";
+pub(crate) const METRICS_HEADER: &str = "step,samples_seen,lr,loss,policy_loss,value_loss,moves_left_loss,sako_loss,policy_top1,pred_win,actual_win,pred_draw,actual_draw,pred_score,actual_score,samples_per_sec,window_rows,reply_policy_loss";
 
 impl StepMetrics {
     fn csv_row(&self) -> String {
         format!(
-            "{},{},{:.6e},{:.6},{:.6},{:.6},{:.6},{:.6},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{}",
+            "{},{},{:.6e},{:.6},{:.6},{:.6},{:.6},{:.6},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{},{:.6}",
             self.step,
             self.samples_seen,
             self.lr,
@@ -104,7 +107,8 @@ impl StepMetrics {
             self.pred_score,
             self.actual_score,
             self.samples_per_sec,
-            self.window_rows
+            self.window_rows,
+            self.reply_policy_loss
         )
     }
 }
@@ -173,12 +177,15 @@ struct Window {
     perm: Vec<u32>,
     /// Each row's short-horizon value estimate (empty without one).
     future: Vec<[f32; 3]>,
+    /// Each row's reply row (empty without a reply head).
+    reply: Vec<Option<u32>>,
 }
 
 impl Window {
-    fn new(spec: GameSpec, rows: Vec<PositionRow>, perm: Vec<u32>, cfg: &TrainConfig) -> Window {
+    fn new(spec: GameSpec, rows: Vec<PositionRow>, perm: Vec<u32>, cfg: &TrainConfig, net: &NetConfig) -> Window {
         let future = if cfg.value_horizon_mix > 0.0 { future_wdl(&rows, cfg.value_horizon) } else { Vec::new() };
-        Window { spec, rows, perm, future }
+        let reply = if net.reply_policy { reply_rows(&rows) } else { Vec::new() };
+        Window { spec, rows, perm, future, reply }
     }
 }
 
@@ -364,7 +371,7 @@ impl Trainer {
             windows_loaded: self.pos.windows_loaded + 1,
         };
         let perm = permutation(w.rows.len(), perm_seed);
-        self.window = Some(Window::new(w.spec, w.rows, perm, &self.cfg));
+        self.window = Some(Window::new(w.spec, w.rows, perm, &self.cfg, &self.net));
         Ok(())
     }
 
@@ -396,7 +403,7 @@ impl Trainer {
         let spec = spec.ok_or_else(|| TrainError::NotEnoughData("checkpointed window is empty".into()))?;
         self.net.check_spec(&spec)?;
         let perm = permutation(rows.len(), self.pos.perm_seed);
-        self.window = Some(Window::new(spec, rows, perm, &self.cfg));
+        self.window = Some(Window::new(spec, rows, perm, &self.cfg, &self.net));
         Ok(())
     }
 
@@ -475,12 +482,12 @@ impl Trainer {
         let t0 = Instant::now();
         let idx = self.next_batch_indices(data_dir)?;
         let w = self.window.as_ref().expect("window loaded");
-        let value = ValueMix { q_mix: self.cfg.value_q_mix as f32, horizon_mix: self.cfg.value_horizon_mix as f32, future: &w.future };
+        let targets = Targets { q_mix: self.cfg.value_q_mix as f32, horizon_mix: self.cfg.value_horizon_mix as f32, future: &w.future, reply: &w.reply };
         // A coin per (step, row) from the seed: no draw from the trainer's
         // generator, so runs without augmentation are unchanged and a
         // resumed run mirrors the same rows.
         let (seed, step, mirror) = (self.cfg.seed, self.step, self.cfg.mirror_augment);
-        let batch = Batch::build_mirrored(&w.spec, &w.rows, &idx, &value, &|k| mirror && mirror_coin(seed, step, k));
+        let batch = Batch::build_mirrored(&w.spec, &w.rows, &idx, &targets, &|k| mirror && mirror_coin(seed, step, k));
         self.last_batch = idx.iter().map(|&i| (w.rows[i as usize].game_id, w.rows[i as usize].ply)).collect();
         let window_rows = w.rows.len();
         let lr = self.cfg.lr_at(self.step);
@@ -621,22 +628,34 @@ impl Trainer {
 /// Drops the rows of `metrics.csv` past checkpoint step `step` (steps a
 /// killed run did after its last checkpoint, which the resumed run redoes)
 /// and a cut last line, so the file holds each step at most once, in order.
+/// A file of an earlier build, whose header lacks columns added since at
+/// the end, gets the current header and `NaN` in those columns.
 fn trim_metrics(path: &Path, step: u64) -> TrainResult<()> {
     let text = match fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io_err(path)(e)),
     };
+    let columns = METRICS_HEADER.split(',').count();
     let mut keep = String::with_capacity(text.len());
+    let mut missing = 0;
     for line in text.split_inclusive('\n') {
         let whole = line.ends_with('\n');
         let first = line.split(',').next().unwrap_or("");
-        let ok = whole && (line.starts_with("step,") || first.parse::<u64>().is_ok_and(|s| s <= step));
-        if ok {
-            keep.push_str(line);
+        if whole && line.starts_with("step,") {
+            let header = line.trim_end();
+            if header != METRICS_HEADER && METRICS_HEADER.starts_with(&format!("{header},")) {
+                missing = columns - header.split(',').count();
+            }
+            keep.push_str(if missing > 0 { METRICS_HEADER } else { header });
+            keep.push('\n');
+        } else if whole && first.parse::<u64>().is_ok_and(|s| s <= step) {
+            keep.push_str(line.trim_end());
+            keep.push_str(&",NaN".repeat(missing));
+            keep.push('\n');
         }
     }
-    if keep.len() != text.len() {
+    if keep != text {
         pacozero_nn::modelfile::write_atomic(path, &[keep.as_bytes()])?;
     }
     Ok(())
@@ -670,20 +689,26 @@ pub struct Batch {
     pub moves_left: Vec<f32>,
     pub sako: Vec<f32>,
     pub result: Vec<i8>,
+    /// The opponent's reply policy ([`crate::targets::reply_rows`]), its
+    /// mask (as `mask`) and its row weight (0 without a reply target).
+    pub reply: Vec<f32>,
+    pub reply_mask: Vec<f32>,
+    pub reply_w: Vec<f32>,
 }
 
 impl Batch {
     /// Decodes rows `idx` of `rows`; `q_mix` is `train.value_q_mix`.
     pub fn build(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64) -> Batch {
-        Self::build_mirrored(spec, rows, idx, &ValueMix::root(q_mix), &|_| false)
+        Self::build_mirrored(spec, rows, idx, &Targets::root(q_mix), &|_| false)
     }
 
     /// [`Batch::build`] where the `k`-th row of the batch is file-mirrored
     /// (a ↔ h: its planes and its policy indices) when `mirror(k)` says so
     /// and the row can be: Paco Ŝako rows without a castling right
     /// (`pacozero_engine::paco::mirror_encoded_planes`).
-    /// The value targets mix as `value` says ([`crate::targets`]).
-    pub fn build_mirrored(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], value: &ValueMix, mirror: &dyn Fn(usize) -> bool) -> Batch {
+    /// The value targets mix and the reply targets come as `targets` says
+    /// ([`crate::targets`]).
+    pub fn build_mirrored(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], targets: &Targets, mirror: &dyn Fn(usize) -> bool) -> Batch {
         let n = idx.len();
         let (c, h, w, p) = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize, spec.policy_size as usize);
         let len = spec.input_len();
@@ -702,6 +727,9 @@ impl Batch {
             moves_left: vec![0.0; n],
             sako: vec![0.0; n * 2],
             result: vec![0; n],
+            reply: if targets.reply.is_empty() { Vec::new() } else { vec![0.0; n * p] },
+            reply_mask: if targets.reply.is_empty() { Vec::new() } else { vec![-1e9; n * p] },
+            reply_w: vec![0.0; n],
         };
         let paco = spec.game == <pacozero_engine::paco::GameState as pacozero_engine::Game>::NAME;
         let mut flipped: Vec<u64> = Vec::new();
@@ -721,7 +749,18 @@ impl Batch {
             }
             b.row_w[k] = r.weight;
             b.policy_w[k] = if r.full_search && !r.legal_actions.is_empty() { r.weight } else { 0.0 };
-            b.wdl[k * 3..k * 3 + 3].copy_from_slice(&value.target(rows, i as usize));
+            b.wdl[k * 3..k * 3 + 3].copy_from_slice(&targets.value(rows, i as usize));
+            if let Some(&Some(j)) = targets.reply.get(i as usize) {
+                let reply = &rows[j as usize];
+                for (&a, &pr) in reply.legal_actions.iter().zip(&reply.policy) {
+                    // The reply comes later in the same game: no castling right
+                    // can have come back, so it mirrors whenever this row does.
+                    let a = if mirrored { pacozero_engine::paco::mirror_action_index(a as usize) } else { a as usize };
+                    b.reply_mask[k * p + a] = 0.0;
+                    b.reply[k * p + a] = pr;
+                }
+                b.reply_w[k] = r.weight;
+            }
             b.moves_left[k] = (r.moves_left as f32).ln_1p();
             b.sako[k * 2] = r.mover_in_sako as u8 as f32;
             b.sako[k * 2 + 1] = r.mover_can_paco as u8 as f32;
@@ -755,6 +794,8 @@ pub(crate) struct Losses {
     pub value: Tensor<1>,
     pub moves_left: Tensor<1>,
     pub sako: Tensor<1>,
+    /// `None` without a reply head or reply targets in the batch.
+    pub reply: Option<Tensor<1>>,
     pub masked_logits: Tensor<2>,
     pub wdl_prob: Tensor<2>,
 }
@@ -786,11 +827,25 @@ pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Dev
     let bce = relu(z.clone()) - z.clone() * t + (z.abs().neg().exp() + 1.0).log(); // [B, 2]
     let sako = (bce.sum_dim(1) * row_w).sum().div_scalar(2.0 * sum_w); // [1]
 
-    let total = policy.clone().mul_scalar(cfg.policy_weight)
+    let sum_rw = b.reply_w.iter().sum::<f32>();
+    let reply = match out.reply {
+        Some(logits) if sum_rw > 0.0 && !b.reply.is_empty() => {
+            let logp = log_softmax(logits + t2(&b.reply_mask, [n, p], device), 1); // [B, P]
+            let ce = (logp * t2(&b.reply, [n, p], device)).sum_dim(1).neg(); // [B, 1]
+            Some((ce * t2(&b.reply_w, [n, 1], device)).sum().div_scalar(sum_rw))
+            // [1]
+        }
+        _ => None,
+    };
+
+    let mut total = policy.clone().mul_scalar(cfg.policy_weight)
         + value.clone().mul_scalar(cfg.value_weight)
         + moves_left.clone().mul_scalar(cfg.moves_left_weight)
         + sako.clone().mul_scalar(cfg.sako_weight); // [1]
-    Losses { total, policy, value, moves_left, sako, masked_logits: masked, wdl_prob: softmax(out.wdl, 1) }
+    if let Some(r) = &reply {
+        total = total + r.clone().mul_scalar(cfg.reply_policy_weight);
+    }
+    Losses { total, policy, value, moves_left, sako, reply, masked_logits: masked, wdl_prob: softmax(out.wdl, 1) }
 }
 
 /// Host-side accuracy and calibration figures.
@@ -829,10 +884,33 @@ fn train_step(model: PacoNet, optim: &mut ModuleOptimizer, b: &Batch, cfg: &Trai
         value_loss: scalar(l.value),
         moves_left_loss: scalar(l.moves_left),
         sako_loss: scalar(l.sako),
+        reply_policy_loss: l.reply.map_or(f64::NAN, scalar),
         ..Default::default()
     };
     let logits = l.masked_logits.detach().into_data();
     let wdl = l.wdl_prob.detach().into_data();
     batch_stats(b, logits.as_slice::<f32>().unwrap_or(&[]), wdl.as_slice::<f32>().unwrap_or(&[]), &mut m);
     (model, m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_earlier_builds_metrics_get_the_new_columns_as_nan() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.csv");
+        let old_header = METRICS_HEADER.rsplit_once(',').unwrap().0;
+        let row = |step: u64| format!("{step},{},0.001,2.5,1.5,0.9,0.05,0.6,0.4,0.5,0.5,0.1,0.1,0.0,0.0,1200.0,4096", step * 128);
+        fs::write(&path, format!("{old_header}\n{}\n{}\n{}\n", row(1), row(2), row(3))).unwrap();
+        trim_metrics(&path, 2).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines, vec![METRICS_HEADER.to_string(), format!("{},NaN", row(1)), format!("{},NaN", row(2))]);
+        // Current files are only trimmed.
+        fs::write(&path, format!("{METRICS_HEADER}\n{},0.5\n{},0.4\n", row(1), row(2))).unwrap();
+        trim_metrics(&path, 5).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{METRICS_HEADER}\n{},0.5\n{},0.4\n", row(1), row(2)));
+    }
 }

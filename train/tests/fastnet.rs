@@ -90,7 +90,7 @@ fn check(model: &PacoNet, net: &NetConfig, seed: u64) {
         let wdl = softmax(out.wdl, 1).into_data().try_into_vec_as::<f32>().unwrap();
         let ml = out.moves_left.into_data().try_into_vec_as::<f32>().unwrap();
         let f = fast.forward(&x, batch);
-        let tag = format!("{}x{} se{} b{batch}", net.blocks, net.channels, net.se_ratio);
+        let tag = format!("{}x{} se{} pool{} b{batch}", net.blocks, net.channels, net.se_ratio, net.value_pool);
         assert_close(&format!("{tag} policy"), &f.policy, &policy, 1e-4);
         assert_close(&format!("{tag} wdl"), &f.wdl, &wdl, 1e-4);
         assert_close(&format!("{tag} moves_left"), &f.moves_left, &ml, 1e-4);
@@ -118,7 +118,29 @@ fn fastnet_matches_burn_on_random_nets() {
         // Non-default batch-norm statistics and biases.
         let model = model.map(&mut Perturb { path: Vec::new() });
         check(&model, &net, 200 + i as u64);
+        // The same with global pooling in the value head.
+        let pooled = NetConfig { value_pool: true, ..net };
+        let model = pooled.init(&device).unwrap().map(&mut Perturb { path: Vec::new() });
+        check(&model, &pooled, 300 + i as u64);
     }
+}
+
+/// With `value_pool` the value head's hidden layer reads 2 features per
+/// value channel, whatever the board, and the value depends on the position.
+#[test]
+fn the_pooled_value_head_reads_means_and_maxima() {
+    let device = Device::flex();
+    let s = spec(4, 1, 50);
+    let net = NetConfig { value_pool: true, value_channels: 5, ..NetConfig::tiny_for(&s) };
+    assert_eq!(net.value_features(), 10);
+    assert_eq!(NetConfig { value_pool: false, ..net.clone() }.value_features(), 5 * 64);
+    let model = net.init(&device).unwrap().map(&mut Perturb { path: Vec::new() });
+    let fast = FastNet::from_model(&model.valid(), &net).unwrap();
+    let f = fast.forward(&inputs(&net, 4, 9), 4);
+    let spread = (0..3)
+        .map(|j| (0..4).map(|k| f.wdl[k * 3 + j]).fold(f32::MIN, f32::max) - (0..4).map(|k| f.wdl[k * 3 + j]).fold(f32::MAX, f32::min))
+        .fold(0.0, f32::max);
+    assert!(spread > 1e-4, "the pooled value is the same for every position: {:?}", f.wdl);
 }
 
 fn rows(n: usize) -> Vec<PositionRow> {

@@ -7,7 +7,7 @@ use pacozero_data::PositionRow;
 use pacozero_engine::paco::{mirror_action, GameState, Position};
 use pacozero_engine::{shako, Game};
 use pacozero_selfplay::game_spec;
-use pacozero_train::{Batch, ValueMix};
+use pacozero_train::{Batch, Targets};
 
 /// The row of `g` with a policy target that differs between decisions.
 fn row_of<G: Game>(g: &G) -> PositionRow {
@@ -62,7 +62,7 @@ fn a_mirrored_batch_row_is_the_mirrored_positions_row() {
     let g = GameState::new("2bqk2r/1pp2pp1/p1n2n2/3Pp2p/4P3/2N2N2/PPP2PPP/R1BQK2R b 4 - - -".parse::<Position>().unwrap());
     let rows = vec![row_of(&g), mirrored_row(&g), row_of(&GameState::new(Position::startpos()))];
     let plain = Batch::build(&spec, &rows, &[0, 1, 2], 0.0);
-    let mirrored = Batch::build_mirrored(&spec, &rows, &[0, 1, 2], &ValueMix::root(0.0), &|k| k == 0 || k == 2);
+    let mirrored = Batch::build_mirrored(&spec, &rows, &[0, 1, 2], &Targets::root(0.0), &|k| k == 0 || k == 2);
     let (len, p) = (spec.input_len(), spec.policy_size as usize);
     // Row 0 mirrored equals the mirrored position's row.
     assert_eq!(mirrored.x[..len], plain.x[len..2 * len]);
@@ -79,6 +79,38 @@ fn shako_rows_are_never_mirrored() {
     let spec = game_spec::<shako::GameState>();
     let rows = vec![row_of(&shako::GameState::start())];
     let a = Batch::build(&spec, &rows, &[0], 0.0);
-    let b = Batch::build_mirrored(&spec, &rows, &[0], &ValueMix::root(0.0), &|_| true);
+    let b = Batch::build_mirrored(&spec, &rows, &[0], &Targets::root(0.0), &|_| true);
     assert_eq!((a.x, a.policy), (b.x, b.policy));
+}
+
+/// A mirrored row's reply target is mirrored with it: it is the mirrored
+/// reply position's policy.
+#[test]
+fn a_mirrored_rows_reply_target_is_mirrored_too() {
+    let spec = game_spec::<GameState>();
+    let g = GameState::new("2bqk2r/1pp2pp1/p1n2n2/3Pp2p/4P3/2N2N2/PPP2PPP/R1BQK2R b 4 - - -".parse::<Position>().unwrap());
+    let turn = g.legal_turns().into_iter().max_by_key(|t| t.len()).unwrap();
+    // A row for each decision of Black's turn, then White's reply.
+    let mut rows = Vec::new();
+    let mut g2 = g.clone();
+    for &d in &turn {
+        let mut r = row_of(&g2);
+        (r.ply, r.side_to_move) = (rows.len() as u32, 1);
+        rows.push(r);
+        g2.apply(d);
+    }
+    assert_ne!(g2.to_move(), g.to_move());
+    let mut reply = row_of(&g2);
+    reply.ply = turn.len() as u32;
+    rows.push(reply);
+    let replies = pacozero_train::targets::reply_rows(&rows);
+    assert_eq!(replies[0], Some(turn.len() as u32), "{} decisions in the turn", turn.len());
+    let targets = Targets { reply: &replies, ..Targets::root(0.0) };
+    let mirrored = Batch::build_mirrored(&spec, &rows, &[0], &targets, &|_| true);
+    let plain = Batch::build_mirrored(&spec, &rows, &[0], &targets, &|_| false);
+    let want = Batch::build(&spec, &[mirrored_row(&g2)], &[0], 0.0);
+    let p = spec.policy_size as usize;
+    assert_eq!(mirrored.reply[..p], want.policy[..p]);
+    assert_eq!(mirrored.reply_mask[..p], want.mask[..p]);
+    assert_ne!(mirrored.reply[..p], plain.reply[..p], "the reply position is not symmetric");
 }

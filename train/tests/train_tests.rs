@@ -249,3 +249,64 @@ fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
     eprintln!("fresh {fresh:?}, training batch value loss {:.3}", trained.value_loss);
     assert!(fresh.value_loss > trained.value_loss, "fresh {} vs trained {}", fresh.value_loss, trained.value_loss);
 }
+
+/// A network with both new heads (global pooling in the value head, the
+/// reply policy): the reply loss is reported and falls, `metrics.csv` has
+/// its column, and the exported file loads for inference, where the fast
+/// path agrees with burn's.
+#[test]
+fn a_network_with_a_pooled_value_head_and_a_reply_head_trains_and_loads() {
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let net = NetConfig { value_pool: true, reply_policy: true, ..NetConfig::tiny_for(&spec()) };
+    let mut t = Trainer::new(run.path(), net.clone(), test_cfg(), &default_device()).unwrap();
+    let s = t.train_steps(data.path(), 300).unwrap();
+    // Each game's rows alternate movers, so every row but a game's last has a reply.
+    let (first, last) = (s.first.reply_policy_loss, s.last.reply_policy_loss);
+    assert!(first.is_finite() && last.is_finite(), "{first} {last}");
+    assert!(last < 0.7 * first, "the reply loss did not fall: {first:.3} -> {last:.3}");
+    let csv = std::fs::read_to_string(run.path().join("metrics.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",reply_policy_loss"));
+    let last_row = csv.lines().last().unwrap();
+    assert!(last_row.rsplit(',').next().unwrap().parse::<f64>().unwrap().is_finite(), "{last_row}");
+
+    let path = t.export("gen-0001", false).unwrap();
+    let loaded = Network::load(&path, 1).unwrap();
+    assert_eq!(loaded.config(), &net);
+    let mut slow = Network::load(&path, 1).unwrap();
+    slow.set_fastnet(false);
+    let rs = rows(20, 5);
+    let inputs: Vec<EvalInput> = rs.iter().map(|r| EvalInput { planes: &r.planes, scalars: &r.scalars }).collect();
+    let (a, b) = (loaded.evaluate_batch(&inputs).unwrap(), slow.evaluate_batch(&inputs).unwrap());
+    for (x, y) in a.iter().zip(&b) {
+        for (p, q) in x.policy_logits.iter().zip(&y.policy_logits).chain(x.wdl.iter().zip(&y.wdl)) {
+            assert!((p - q).abs() <= 1e-4 * (1.0 + q.abs()), "fast {p} vs burn {q}");
+        }
+    }
+}
+
+/// Reply targets in a batch: the next row's policy where the mover changes,
+/// weighted by the row; none for a game's last row.
+#[test]
+fn a_batch_carries_the_reply_targets() {
+    let rs = rows(20, 3);
+    let reply = pacozero_train::targets::reply_rows(&rs);
+    let targets = Targets { reply: &reply, ..Targets::root(0.0) };
+    let b = Batch::build_mirrored(&spec(), &rs, &[0, 9, 10], &targets, &|_| false);
+    let p = b.p;
+    // Row 0's reply is row 1 (game 0, the other side).
+    assert_eq!(b.reply_w[0], 1.0);
+    for (&a, &pr) in rs[1].legal_actions.iter().zip(&rs[1].policy) {
+        assert_eq!(b.reply[a as usize], pr);
+        assert_eq!(b.reply_mask[a as usize], 0.0);
+    }
+    assert!(b.reply_mask[..p].iter().filter(|&&m| m == 0.0).count() == rs[1].legal_actions.len());
+    // Row 9 is game 0's last: no reply.
+    assert_eq!(b.reply_w[1], 0.0);
+    assert!(b.reply[p..2 * p].iter().all(|&x| x == 0.0));
+    assert_eq!(b.reply_w[2], 1.0);
+    // Without a reply head the batch has no reply arrays.
+    let plain = Batch::build(&spec(), &rs, &[0], 0.0);
+    assert!(plain.reply.is_empty() && plain.reply_w == vec![0.0]);
+}
