@@ -129,7 +129,15 @@ def main():
         # Stage `fresh`: the previous network's losses on this generation's new games.
         fresh = [g["value_loss"] for g in gens if g["stage"] == "fresh" and g.get("value_loss") is not None]
         secs = sum(v for g in gens if g["stage"] == "time" for k, v in g.items() if k.endswith("_seconds") and v is not None)
-        finals[arm] = {"model": str(model), "generations": st["best"], "seconds": round(secs), "fresh_value_loss": fresh[-1] if fresh else None}
+        last5 = fresh[-5:]
+        finals[arm] = {
+            "model": str(model),
+            "generations": st["best"],
+            "seconds": round(secs),
+            "fresh_value_loss": fresh[-1] if fresh else None,
+            # One generation's 4,096 fresh rows are noisy: the mean of the last five.
+            "fresh_value_loss_last5": sum(last5) / len(last5) if last5 else None,
+        }
     match = out / "match.json"
     if not match.exists():
         players = [f"net:{finals['b']['model']}:{a.movetime_ms}ms", f"net:{finals['a']['model']}:{a.movetime_ms}ms"]
@@ -139,9 +147,10 @@ def main():
     m = json.loads(match.read_text())
     result = {"name": a.name, "minutes": a.minutes, "variant": a.variant, "both": a.both, "arms": finals, "match": m}
     write_atomic(out / "result.json", json.dumps(result, indent=2) + "\n")
+    loss = " / ".join(f"{finals[k]['fresh_value_loss_last5']:.3f}" if finals[k]["fresh_value_loss_last5"] is not None else "-" for k in ("a", "b"))
     print(
-        f"| {a.name} | {', '.join(a.variant)} | {a.minutes:g} min | {finals['a']['generations']} / {finals['b']['generations']} "
-        f"| {m['wins']}/{m['draws']}/{m['losses']} | {100 * m['score']:.1f}% | {m['elo']:+.0f} ± {m['elo_ci95']:.0f} |"
+        f"| {a.name} | {', '.join(a.variant)} | {', '.join(a.both) or '-'} | {a.minutes:g} min | {finals['a']['generations']} / {finals['b']['generations']} "
+        f"| {loss} | {m['wins']}/{m['draws']}/{m['losses']} | {100 * m['score']:.1f}% | {m['elo']:+.0f} ± {m['elo_ci95']:.0f} |"
     )
 
 
