@@ -344,7 +344,7 @@ impl TimeBudget {
 
     /// Seconds the run has spent: every recorded stage time.
     fn spent(&self, run: &Path) -> Result<f64> {
-        Ok(read_generations(run)?.values().flat_map(|figures| figures.iter()).filter(|(k, _)| k.starts_with("time.")).map(|(_, v)| v).sum())
+        Ok(spent_seconds(&read_generations(run)?))
     }
 
     /// After generation `g`'s training: would another generation like this
@@ -354,8 +354,13 @@ impl TimeBudget {
         let this = generations.get(&g);
         let figure = |k: &str| this.and_then(|f| f.get(k)).copied().unwrap_or(0.0);
         let next = figure("time.selfplay_seconds") + figure("time.train_seconds");
-        Ok(budget_ends(self.spent(run)?, next, self.seconds))
+        Ok(budget_ends(spent_seconds(&generations), next, self.seconds))
     }
+}
+
+/// Every stage time recorded in `generations`, in seconds.
+fn spent_seconds(generations: &crate::files::Generations) -> f64 {
+    generations.values().flat_map(|figures| figures.iter()).filter(|(k, _)| k.starts_with("time.")).map(|(_, v)| v).sum()
 }
 
 /// Whether a run that has spent `spent` seconds cannot fit another

@@ -18,11 +18,8 @@ use crate::eval::{EvalOutput, Evaluator};
 use crate::mcts::{evaluate_pending, Search};
 use crate::SelfplayGame;
 
-fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+fn splitmix64(x: u64) -> u64 {
+    crate::runs::mix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15))
 }
 
 /// Seed of game number `index` of a run with master seed `seed`.

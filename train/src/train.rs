@@ -772,10 +772,7 @@ impl Batch {
 
 /// Heads or tails for row `k` of the batch of `step` (SplitMix64 of both and the seed).
 fn mirror_coin(seed: u64, step: u64, k: usize) -> bool {
-    let mut z = seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)) & 1 == 1
+    pacozero_selfplay::mix64(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)) & 1 == 1
 }
 
 fn t2(v: &[f32], shape: [usize; 2], device: &Device) -> Tensor<2> {
@@ -832,8 +829,8 @@ pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Dev
         Some(logits) if sum_rw > 0.0 && !b.reply.is_empty() => {
             let logp = log_softmax(logits + t2(&b.reply_mask, [n, p], device), 1); // [B, P]
             let ce = (logp * t2(&b.reply, [n, p], device)).sum_dim(1).neg(); // [B, 1]
-            Some((ce * t2(&b.reply_w, [n, 1], device)).sum().div_scalar(sum_rw))
-            // [1]
+            let reply = (ce * t2(&b.reply_w, [n, 1], device)).sum().div_scalar(sum_rw); // [1]
+            Some(reply)
         }
         _ => None,
     };
