@@ -25,6 +25,22 @@ impl Color {
         self as usize
     }
 
+    /// `white` or `black`: the spelling of JSON answers and data.
+    pub fn name(self) -> &'static str {
+        match self {
+            Color::White => "white",
+            Color::Black => "black",
+        }
+    }
+
+    /// `White` or `Black`: the spelling at the start of a sentence.
+    pub fn title(self) -> &'static str {
+        match self {
+            Color::White => "White",
+            Color::Black => "Black",
+        }
+    }
+
     /// `w` or `b`, as in FEN.
     pub fn letter(self) -> char {
         match self {

@@ -20,12 +20,6 @@ pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(msg.to_string())
 }
 
-pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
 
 /// What the Python classes need beyond [`SelfplayGame`].
 pub trait PyGame: SelfplayGame {
@@ -157,7 +151,7 @@ pub fn encode_dense_into<G: Game>(spec: &GameSpec, g: &G, out: &mut [f32]) {
 
 pub fn outcome_name(o: Option<Outcome>) -> Option<&'static str> {
     o.map(|o| match o {
-        Outcome::Win(c) => color_name(c),
+        Outcome::Win(c) => c.name(),
         Outcome::Draw => "draw",
     })
 }
@@ -229,7 +223,7 @@ macro_rules! game_class {
             /// `"white"` or `"black"`: who takes the next decision.
             #[getter]
             fn to_move(&self) -> &'static str {
-                color_name(self.g.to_move())
+                self.g.to_move().name()
             }
 
             /// `None` while the game runs, else `"white"`, `"black"` (the

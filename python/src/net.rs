@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rand::SeedableRng;
 
-use crate::games::{color_name, encode_dense_into, value_error, Paco, Shako};
+use crate::games::{encode_dense_into, value_error, Paco, Shako};
 
 /// A model file, or a run directory whose `models/current` names one.
 pub fn resolve_model(path: &Path) -> PyResult<PathBuf> {
@@ -300,7 +300,7 @@ pub fn analyze<'py>(
 
 fn fill_root<G: Game>(out: &Bound<'_, PyDict>, g: &G, res: &SearchResult) -> PyResult<()> {
     out.set_item("fen", g.notation())?;
-    out.set_item("to_move", color_name(g.to_move()))?;
+    out.set_item("to_move", g.to_move().name())?;
     out.set_item("simulations", res.simulations)?;
     out.set_item("value", res.root_q)?;
     out.set_item("wdl", (res.root_wdl[0], res.root_wdl[1], res.root_wdl[2]))?;

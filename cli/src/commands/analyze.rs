@@ -4,7 +4,7 @@
 use crate::args::AnalyzeArgs;
 use crate::turns::{principal_variation, root_turns};
 use anyhow::{bail, Result};
-use pacozero_engine::{Color, Game, GameVisitor};
+use pacozero_engine::{Game, GameVisitor};
 use pacozero_nn::NetworkEvaluator;
 use pacozero_selfplay::turns::search_decision;
 use pacozero_selfplay::{Evaluator, Search};
@@ -12,14 +12,6 @@ use std::path::Path;
 
 /// Search settings of analysis and play: PUCT without noise, tree reuse.
 pub use pacozero_selfplay::analysis::analysis_search_config as analysis_config;
-
-pub fn color_name(c: Color) -> &'static str {
-    if c == Color::White {
-        "White"
-    } else {
-        "Black"
-    }
-}
 
 /// Refuses a finished game, or one whose mover has no legal decision.
 fn check_playable<G: Game>(g: &G) -> Result<()> {
@@ -62,7 +54,7 @@ impl GameVisitor for Analyze<'_> {
         println!("position: {}", g.notation());
         println!(
             "{} to move; {} simulations with {}: value {:+.3} (W {:.1}% D {:.1}% L {:.1}%)",
-            color_name(g.to_move()),
+            g.to_move().title(),
             res.simulations,
             Evaluator::<G>::name(&evaluator),
             res.root_q,

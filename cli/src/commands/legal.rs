@@ -17,7 +17,7 @@
 
 use crate::args::LegalArgs;
 use anyhow::{anyhow, bail, Context, Result};
-use pacozero_engine::{Color, Fact, Game, GameVisitor};
+use pacozero_engine::{Fact, Game, GameVisitor};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
@@ -69,7 +69,7 @@ fn answer<G: Game>(line: &str) -> Result<Value> {
     g.legal_actions(&mut legal);
     let mut answer = json!({
         "fen": g.notation(),
-        "to_move": if g.to_move() == Color::White { "white" } else { "black" },
+        "to_move": g.to_move().name(),
         "legal_actions": legal.iter().map(|&d| g.action_name(d)).collect::<Vec<_>>(),
         "status": g.status_text(),
     });

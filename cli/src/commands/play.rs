@@ -7,7 +7,7 @@
 //! end of input ends the session. Commands: `help`, `board`, `moves`,
 //! `undo`, `quit`.
 
-use super::analyze::{analysis_config, color_name, position_and_network};
+use super::analyze::{analysis_config, position_and_network};
 use crate::args::{PlayArgs, Side};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Color, Game, GameVisitor, Outcome};
@@ -50,10 +50,10 @@ pub fn play<G: Game, E: Evaluator<G> + ?Sized>(mut g: G, human: Color, sims: u32
     writeln!(
         out,
         "You play {}, the bot ({}, {} simulations per decision) plays {}. Type 'help' for help.",
-        color_name(human),
+        human.title(),
         evaluator.name(),
         sims,
-        color_name(bot)
+        bot.title()
     )?;
     write!(out, "{}", g.diagram())?;
     // Games at the start of each of the human's turns, for undo.
@@ -71,7 +71,7 @@ pub fn play<G: Game, E: Evaluator<G> + ?Sized>(mut g: G, human: Color, sims: u32
             continue;
         }
         let mid = if g.is_turn_start() { "" } else { " (continue your turn)" };
-        write!(out, "{} to move{mid}> ", color_name(human))?;
+        write!(out, "{} to move{mid}> ", human.title())?;
         out.flush()?;
         line.clear();
         if input.read_line(&mut line).context("reading the input")? == 0 {
@@ -116,12 +116,12 @@ pub fn play<G: Game, E: Evaluator<G> + ?Sized>(mut g: G, human: Color, sims: u32
 /// Why the game is over, if it is.
 fn game_over<G: Game>(g: &G) -> Option<String> {
     match g.outcome() {
-        Some(Outcome::Win(c)) => Some(format!("Game over ({}): {} wins.", g.end_reason(), color_name(c))),
+        Some(Outcome::Win(c)) => Some(format!("Game over ({}): {} wins.", g.end_reason(), c.title())),
         Some(Outcome::Draw) => Some(format!("Game over ({}): a draw.", g.end_reason())),
         None => {
             let mut legal = Vec::new();
             g.legal_actions(&mut legal);
-            legal.is_empty().then(|| format!("{} has no legal move: the game is drawn.", color_name(g.to_move())))
+            legal.is_empty().then(|| format!("{} has no legal move: the game is drawn.", g.to_move().title()))
         }
     }
 }

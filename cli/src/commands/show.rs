@@ -18,7 +18,7 @@ impl GameVisitor for Show<'_> {
     fn visit<G: Game>(self) -> Result<()> {
         let g: G = game_at(self.0.fen.as_deref(), self.0.actions.as_deref())?;
         print!("{}", g.diagram());
-        println!("{} to move; status: {}", super::analyze::color_name(g.to_move()), g.status_text());
+        println!("{} to move; status: {}", g.to_move().title(), g.status_text());
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! black bishop).
 
 use super::{Hand, Position};
-use crate::types::{Color, Square};
+use crate::types::Square;
 
 /// Draws the board, rank 8 at the top, then who acts, the piece in hand and
 /// the FEN.
@@ -27,7 +27,7 @@ pub fn diagram(pos: &Position) -> String {
         s.push_str(line);
     }
     s.push_str("     a    b    c    d    e    f    g    h\n");
-    let mover = if pos.side_to_move() == Color::White { "White" } else { "Black" };
+    let mover = pos.side_to_move().title();
     s.push_str(&format!("{mover} to act: {}", pos.required().name()));
     match pos.hand() {
         Hand::Empty => {}

@@ -1,6 +1,6 @@
 //! Why a [`super::Setup`] is not a position any game can reach.
 
-use crate::types::{Color, PieceKind, Square};
+use crate::types::{PieceKind, Square};
 use std::fmt;
 
 /// An impossible setup: the field at fault, the square where there is one, and
@@ -31,14 +31,6 @@ impl fmt::Display for PositionError {
 }
 
 impl std::error::Error for PositionError {}
-
-/// `White` / `Black`.
-pub(crate) fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
-}
 
 /// `pawn`, `rook`, ... (singular) or `pawns`, `rooks`, ... (plural).
 pub(crate) fn kind_name(k: PieceKind, plural: bool) -> &'static str {

@@ -46,7 +46,7 @@
 //! Pawns inside unions may stand on any rank (the opponent carries them), and
 //! a pawn carried to its last rank waits there for its owner's promotion.
 
-use super::position_error::{color_name, kind_name, PositionError};
+use super::position_error::{kind_name, PositionError};
 use super::{Castling, Hand, Position, Required, Rules, Status};
 use crate::types::{BitBoard, Color, PieceKind, Square};
 
@@ -219,11 +219,7 @@ fn check_board(s: &Setup) -> Result<(), PositionError> {
             let b = s.pieces[color.index()][k.index()];
             if let Some(sq) = BitBoard(b & seen).first() {
                 let other = PieceKind::ALL.into_iter().find(|o| *o != k && s.pieces[color.index()][o.index()] & sq.bb() != 0).unwrap_or(k);
-                return err(
-                    "board",
-                    Some(sq),
-                    format!("two {} pieces on {sq} ({} and {})", color_name(color).to_lowercase(), kind_name(other, false), kind_name(k, false)),
-                );
+                return err("board", Some(sq), format!("two {} pieces on {sq} ({} and {})", color.name(), kind_name(other, false), kind_name(k, false)));
             }
             seen |= b;
         }
@@ -234,7 +230,7 @@ fn check_board(s: &Setup) -> Result<(), PositionError> {
 /// The piece in hand fits the required action and the board below it.
 fn check_hand(s: &Setup, rules: Rules) -> Result<(), PositionError> {
     let me = s.side;
-    let mover = color_name(me);
+    let mover = me.title();
     let occ = [s.occupied(Color::White), s.occupied(Color::Black)];
     let needs = match s.required {
         Required::Place => "Place",
@@ -325,7 +321,7 @@ fn check_material(s: &Setup) -> Result<(), PositionError> {
     let n = counts(s);
     for color in Color::BOTH {
         let c = color.index();
-        let name = color_name(color);
+        let name = color.title();
         let kings = n[c][PieceKind::King.index()];
         if kings != 1 {
             let both = s.occupied(Color::White) & s.occupied(Color::Black);
@@ -350,7 +346,7 @@ fn check_material(s: &Setup) -> Result<(), PositionError> {
     }
     for color in Color::BOTH {
         let c = color.index();
-        let name = color_name(color);
+        let name = color.title();
         let total: u32 = n[c].iter().sum();
         if total > PIECES_PER_SIDE {
             return err("board", None, format!("{name} has {total} pieces; a side has {PIECES_PER_SIDE}, and nothing is ever captured"));
@@ -400,19 +396,15 @@ fn check_kings(s: &Setup, rules: Rules) -> Result<Status, PositionError> {
                     Some(*sq),
                     format!(
                         "{}'s king is united on {sq}: {} won with the last move, so {} is to move (or {} promoting the pawn that won)",
-                        color_name(*loser),
-                        color_name(winner),
-                        color_name(*loser),
-                        color_name(winner)
+                        loser.title(),
+                        winner.title(),
+                        loser.title(),
+                        winner.title()
                     ),
                 );
             }
             if s.side == *loser && s.required != Required::Lift {
-                return err(
-                    "side",
-                    Some(*sq),
-                    format!("{}'s king is united on {sq}: the game is over, so nothing is in hand or to promote", color_name(*loser)),
-                );
+                return err("side", Some(*sq), format!("{}'s king is united on {sq}: the game is over, so nothing is in hand or to promote", loser.title()));
             }
             Ok(Status::PacoVictory(winner))
         }
@@ -430,7 +422,7 @@ fn check_pawns(s: &Setup) -> Result<(), PositionError> {
     let occ = [s.occupied(Color::White), s.occupied(Color::Black)];
     for color in Color::BOTH {
         let c = color.index();
-        let name = color_name(color);
+        let name = color.title();
         let pawns = s.pieces[c][PieceKind::Pawn.index()];
         let lone = occ[c] & !occ[color.other().index()];
         let first = pawns & lone & (0xFF << (8 * color.home_rank()));
@@ -455,7 +447,7 @@ fn check_pawns(s: &Setup) -> Result<(), PositionError> {
         (None, true) => err("promotion", None, format!("the required action is {}, but no promotion is pending", s.required.name())),
         (Some(sq), true) => {
             if sq.rank() != last_rank(me) || s.pieces[me.index()][PieceKind::Pawn.index()] & sq.bb() == 0 {
-                return err("promotion", Some(sq), format!("the promotion pending on {sq} needs {}'s pawn there, on its last rank", color_name(me)));
+                return err("promotion", Some(sq), format!("the promotion pending on {sq} needs {}'s pawn there, on its last rank", me.title()));
             }
             let union = occ[0] & occ[1] & sq.bb() != 0;
             match s.required {
@@ -464,7 +456,7 @@ fn check_pawns(s: &Setup) -> Result<(), PositionError> {
                     Some(sq),
                     format!(
                         "{}'s pawn on {sq} is to be promoted before lifting, but it is not in a union: only the opponent carries a pawn to promote",
-                        color_name(me)
+                        me.title()
                     ),
                 ),
                 Required::PromoteThenPlace if s.hand.from() != Some(sq) => {
@@ -488,7 +480,7 @@ fn check_castling(s: &Setup) -> Result<(), PositionError> {
             }
             let rf = c.rook_file[color.index()][side];
             let letter = right_letter(color, rf);
-            let name = color_name(color);
+            let name = color.title();
             if kf > 7 || rf > 7 || (side == 0 && rf >= kf) || (side == 1 && rf <= kf) {
                 return err(
                     "castling",
@@ -524,7 +516,7 @@ fn check_en_passant(s: &Setup) -> Result<(), PositionError> {
     };
     let occ = [s.occupied(Color::White), s.occupied(Color::Black)];
     let all = occ[0] | occ[1];
-    let them_name = color_name(them);
+    let them_name = them.title();
     if ep.rank() != ep_rank {
         return err("en passant", Some(ep), format!("{ep} is not on rank {}, where {them_name}'s pawns skip a square", ep_rank + 1));
     }

@@ -173,7 +173,7 @@ const START_COUNTS: [u32; 8] = [10, 2, 2, 2, 1, 1, 2, 2];
 /// only move forward). Fewer pieces are normal: pieces are captured.
 fn check_kings(pos: &Position) -> Result<(), FenError> {
     for color in Color::BOTH {
-        let name = if color == Color::White { "White" } else { "Black" };
+        let name = color.title();
         let kings = pos.pieces(color, Kind::King).count();
         if kings != 1 {
             let squares: Vec<String> = pos.pieces(color, Kind::King).map(|s| s.to_string()).collect();
@@ -188,7 +188,7 @@ fn check_kings(pos: &Position) -> Result<(), FenError> {
 /// checked after the other fields.
 fn check_counts(pos: &Position) -> Result<(), FenError> {
     for color in Color::BOTH {
-        let name = if color == Color::White { "White" } else { "Black" };
+        let name = color.title();
         let (last, behind) = match color {
             Color::White => (9, [0, 1]),
             Color::Black => (0, [9, 8]),

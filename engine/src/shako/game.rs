@@ -201,7 +201,7 @@ impl Game for GameState {
     }
 
     fn diagram(&self) -> String {
-        let mover = if self.pos.side_to_move() == Color::White { "White" } else { "Black" };
+        let mover = self.pos.side_to_move().title();
         format!("{}\n{mover} to move\nfen: {}\n", self.pos, self.pos.fen())
     }
 

@@ -1,6 +1,6 @@
 //! The answer to a query: what its search tree says, as one JSON object.
 
-use pacozero_engine::{Color, Game};
+use pacozero_engine::Game;
 use serde_json::{json, Value};
 
 use super::query::Query;
@@ -21,14 +21,6 @@ fn wdl(w: [f32; 3]) -> Value {
     Value::Array(w.iter().map(|&x| r6(x)).collect())
 }
 
-fn side(c: Color) -> &'static str {
-    if c == Color::White {
-        "white"
-    } else {
-        "black"
-    }
-}
-
 /// The response to `query`, searched in `search` for `elapsed_ms`;
 /// `terminated`: stopped by a `terminate` line. `network`: the evaluator's name.
 pub fn response<G: Game>(query: &Query<G>, search: &mut Search<G>, network: &str, elapsed_ms: f64, terminated: bool) -> Value {
@@ -38,7 +30,7 @@ pub fn response<G: Game>(query: &Query<G>, search: &mut Search<G>, network: &str
     out.insert("id".into(), query.id.clone());
     out.insert("game".into(), json!(G::NAME));
     out.insert("fen".into(), json!(root.notation()));
-    out.insert("to_move".into(), json!(side(root.to_move())));
+    out.insert("to_move".into(), json!(root.to_move().name()));
     out.insert("network".into(), json!(network));
     let mut moves = Vec::new();
     if search.root_is_detected_win() {
