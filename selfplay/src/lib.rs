@@ -68,8 +68,8 @@ pub mod turns;
 pub use config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
 pub use eval::{masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use mcts::{evaluate_pending, search, Search, SearchResult};
-pub use runs::{baseline_evaluator, check_data_dir, data_spec, derive_seed, mix64, spec_of};
-pub use selfplay::{bench_mcts, game_seed, game_spec, play_game, run_selfplay, BenchReport, BookStarts, GameRecord, Summary};
+pub use runs::{baseline_evaluator, check_data_dir, data_spec, derive_seed, spec_of};
+pub use selfplay::{bench_mcts, game_seed, game_spec, mix64, play_game, run_selfplay, BenchReport, BookStarts, GameRecord, Summary};
 
 use pacozero_engine::Game;
 

@@ -9,13 +9,6 @@ use pacozero_engine::{Game, GameKind, GameVisitor};
 use crate::eval::{Evaluator, RolloutEvaluator, UniformEvaluator};
 use crate::selfplay::game_spec;
 
-/// SplitMix64's output mix (Steele et al.): a well-spread 64-bit hash of `z`.
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// A seed derived from a base seed and an index (round, generation), kept to
 /// 63 bits so configurations holding it still serialise to TOML.
 pub fn derive_seed(base: u64, index: u64) -> u64 {

@@ -18,8 +18,15 @@ use crate::eval::{EvalOutput, Evaluator};
 use crate::mcts::{evaluate_pending, Search};
 use crate::SelfplayGame;
 
+/// SplitMix64's output mix (Steele et al.): a well-spread 64-bit hash of `z`.
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 fn splitmix64(x: u64) -> u64 {
-    crate::runs::mix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15))
+    mix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15))
 }
 
 /// Seed of game number `index` of a run with master seed `seed`.
