@@ -20,7 +20,6 @@ pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(msg.to_string())
 }
 
-
 /// What the Python classes need beyond [`SelfplayGame`].
 pub trait PyGame: SelfplayGame {
     /// Reads a position (`rules`: the Paco Ŝako optional rules; Shako has none).
