@@ -12,8 +12,9 @@ per decision from paired Fischer-random openings. The result goes to
 
 Both arms get `loop.generations = 1000`, `loop.eval_every = 1000` (only the
 first and the last generation play the loop's own matches: the same cost in
-both arms), `loop.max_minutes`, `selfplay.threads = 1`; `--both` adds
-overrides to both arms. Overrides are `section.key=value` with a TOML value
+both arms), `loop.max_minutes`, `selfplay.threads = 1`, `train.threads = 1`
+and `loop.overlap = false` (an arm has one core: its stages take turns on
+it); `--both` adds overrides to both arms. Overrides are `section.key=value` with a TOML value
 (`[selfplay.search]` keys: `selfplay.search.key=value`). Resumable: a finished
 arm is not rerun, a finished match is not replayed.
 """
@@ -92,7 +93,7 @@ def main():
     out = Path(a.out or ROOT / "runs" / f"ablation-{a.name}")
     out.mkdir(parents=True, exist_ok=True)
     base = Path(a.base).read_text()
-    common = [("loop.generations", "1000"), ("loop.eval_every", "1000"), ("loop.max_minutes", repr(a.minutes)), ("selfplay.threads", "1")]
+    common = [("loop.generations", "1000"), ("loop.eval_every", "1000"), ("loop.max_minutes", repr(a.minutes)), ("selfplay.threads", "1"), ("train.threads", "1"), ("loop.overlap", "false")]
     common += parse_overrides(a.both, "--both")
     variant = parse_overrides(a.variant, "--variant")
     arms = {"a": common, "b": common + variant}

@@ -97,6 +97,31 @@ fn arena_plays_the_reference_network_by_name() {
     assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-199eb03-gen28"), "{err}");
 }
 
+/// Away from the checkout (an empty reference folder), the built-in copy of
+/// the reference network plays, written once to the temporary directory.
+#[test]
+fn the_reference_network_is_built_into_the_binary() {
+    let empty = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let run = || {
+        bin()
+            .env("PACOZERO_REFERENCE_DIR", empty.path())
+            .env("TMPDIR", tmp.path())
+            .args(["arena", "--players", "ref:quick-199eb03-gen28:4", "random", "--games", "2", "--max-decisions", "40"])
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let copy = tmp.path().join("pacozero-reference/quick-199eb03-gen28.pzmodel");
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read("../models/reference/quick-199eb03-gen28.pzmodel").unwrap());
+    // A damaged copy is rewritten, not loaded.
+    std::fs::write(&copy, b"garbage").unwrap();
+    let out = run();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&copy).unwrap().len(), std::fs::metadata("../models/reference/quick-199eb03-gen28.pzmodel").unwrap().len() as usize);
+}
+
 /// `tactics solve` reports the solve rate by depth, and a bad suite line is named.
 #[test]
 fn tactics_solve_reports_by_depth_and_names_a_bad_line() {

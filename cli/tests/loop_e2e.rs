@@ -198,3 +198,66 @@ fn the_time_budget_stops_the_run_and_a_resumed_run_counts_it() {
     assert!(log.contains("done: the time budget (0.0001 min) is spent before generation 2"), "{log}");
     assert!(!run.join("models/gen-0002.pzmodel").exists());
 }
+
+/// The games of a run's data directory, oldest chunk first: (start, actions, result).
+fn games_of(run: &Path) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for c in pacozero_data::list_chunks(&run.join("data")).unwrap() {
+        let (_, games) = pacozero_data::read_games_file(&c.games_path).unwrap();
+        out.extend(games.into_iter().map(|g| (g.start_fen, g.actions, g.result)));
+    }
+    out
+}
+
+/// `overlap = true`: from generation 2 on, self-play and training run at the
+/// same time. Training reads only the chunks that were complete when its
+/// generation began, so the run does not depend on how far self-play got:
+/// two runs from the same seed play the same games. The time of the two
+/// stages together is recorded once (`time.overlap_seconds`), each stage's
+/// own time beside it, and the report counts it as self-play and training.
+#[test]
+fn overlapped_generations_train_on_earlier_chunks_and_repeat_exactly() {
+    let text = tiny_loop()
+        .replace("generations = 2\n", "generations = 3\noverlap = true\n")
+        .replace("baseline_games = 2", "baseline_games = 0")
+        .replace("threads = 2\n", "threads = 1\n")
+        + "threads = 1\n";
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(dir.path(), "overlap.toml", &text);
+    let runs = [dir.path().join("one"), dir.path().join("two")];
+    for run in &runs {
+        let out = run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(log.matches("self-play and training at once").count(), 2, "generations 2 and 3 overlap: {log}");
+        assert!(run.join("models/gen-0003.pzmodel").exists());
+        let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+        assert!(state.get("train_upto").is_none(), "cleared once the stage is done: {state}");
+    }
+    let games = games_of(&runs[0]);
+    assert_eq!(games.len(), 12, "four games in each of three generations");
+    assert_eq!(games, games_of(&runs[1]), "the same seed plays the same games");
+
+    let gens: Vec<serde_json::Value> =
+        std::fs::read_to_string(runs[0].join("generations.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let stage = |g: u64, s: &str| gens.iter().find(|v| v["generation"] == g && v["stage"] == s && v.as_object().unwrap().len() > 2).cloned();
+    let times = |g: u64| {
+        gens.iter()
+            .filter(|v| v["generation"] == g && v["stage"] == "time")
+            .flat_map(|v| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    assert!(times(1).contains(&"selfplay_seconds".to_string()) && !times(1).contains(&"overlap_seconds".to_string()), "generation 1 runs in turn");
+    for g in [2, 3] {
+        let t = times(g);
+        assert!(t.contains(&"overlap_seconds".to_string()) && !t.contains(&"selfplay_seconds".to_string()), "generation {g}: {t:?}");
+        let own = stage(g, "overlap").unwrap_or_else(|| panic!("generation {g}: no overlap stage"));
+        assert!(own["selfplay_seconds"].as_f64().unwrap() > 0.0 && own["train_seconds"].as_f64().unwrap() > 0.0, "{own}");
+    }
+    // Before training, the network's loss on the games it has not trained on:
+    // in generation 3 those of generation 2 (in generation 2, none: its
+    // training reads generation 1's games, which gen-0001 trained on).
+    assert!(stage(2, "fresh").is_none() && stage(3, "fresh").is_some(), "{gens:?}");
+    let page = std::fs::read_to_string(runs[0].join("report.html")).unwrap();
+    assert!(page.contains("over 3 generations"), "every generation counts in the time share");
+    assert!(std::fs::read_to_string(runs[0].join("plots/time.svg")).unwrap().contains("self-play ‖ training"));
+}

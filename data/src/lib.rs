@@ -93,7 +93,10 @@ mod writer;
 pub use decode::{decode_into, decode_position};
 pub use durable::{crash_point, write_atomic};
 pub use error::{DataError, Result};
-pub use reader::{game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file, read_positions_window, ChunkInfo, PositionWindow};
+pub use reader::{
+    game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file, read_positions_window, read_positions_window_of, ChunkInfo,
+    PositionWindow,
+};
 pub use schema::{
     games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_BOARD_SIDE, POSITIONS_SUFFIX, POSITION_COLUMNS,
     SCHEMA_VERSION, TMP_SUFFIX,

@@ -72,9 +72,16 @@ pub struct PositionWindow {
 /// available; rows of the oldest chunk read beyond the window are dropped.
 /// All chunks read must share one [`GameSpec`].
 pub fn read_positions_window(dir: &Path, max_positions: usize) -> Result<PositionWindow> {
-    let chunks = list_chunks(dir)?;
+    read_positions_window_of(dir, &list_chunks(dir)?, max_positions)
+}
+
+/// [`read_positions_window`] over the given chunks of `dir` (in stem order)
+/// instead of all of them: the trainer of an overlapped loop reads the chunks
+/// that were complete when its generation began, not those self-play is
+/// writing meanwhile.
+pub fn read_positions_window_of(dir: &Path, chunks: &[ChunkInfo], max_positions: usize) -> Result<PositionWindow> {
     let mut counts = Vec::with_capacity(chunks.len());
-    for c in &chunks {
+    for c in chunks {
         counts.push(c.num_positions()?);
     }
     let total: u64 = counts.iter().sum();

@@ -23,24 +23,55 @@ pub fn resolve_model(path: &Path) -> Result<PathBuf> {
     }
 }
 
+/// The reference networks built into the program, so that `ref:<name>`
+/// works from an installed binary, away from the checkout it was built from.
+const BUILT_IN: &[(&str, &[u8])] = &[("quick-199eb03-gen28", include_bytes!("../../models/reference/quick-199eb03-gen28.pzmodel"))];
+
 /// Where the reference networks are: `$PACOZERO_REFERENCE_DIR`, or
 /// `models/reference/` of the checkout the program was built from.
 pub fn reference_dir() -> PathBuf {
     std::env::var_os("PACOZERO_REFERENCE_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/reference"))
 }
 
-/// The model file of the reference network `name`; the error lists the names there are.
+/// The model file of the reference network `name`: from [`reference_dir`],
+/// else the built-in copy, written once to the temporary directory (the
+/// loaders read files). The error lists the names there are.
 pub fn reference_model(name: &str) -> Result<PathBuf> {
     let dir = reference_dir();
     let path = dir.join(format!("{name}.pzmodel"));
     if path.is_file() {
         return Ok(path);
     }
+    if let Some((_, bytes)) = BUILT_IN.iter().find(|(n, _)| *n == name) {
+        return built_in_file(name, bytes);
+    }
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".pzmodel").map(String::from)).collect())
         .unwrap_or_default();
+    names.extend(BUILT_IN.iter().map(|(n, _)| n.to_string()));
     names.sort();
-    bail!("no reference network '{name}' in {} (there are: {})", dir.display(), if names.is_empty() { "none".to_string() } else { names.join(", ") })
+    names.dedup();
+    bail!(
+        "no reference network '{name}' in {} or built in (there are: {})",
+        dir.display(),
+        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+    )
+}
+
+/// The built-in reference `name` as a file: `<tmp>/pacozero-reference/<name>.pzmodel`,
+/// rewritten (temporary name, then rename) unless it already holds these bytes.
+fn built_in_file(name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join("pacozero-reference");
+    let path = dir.join(format!("{name}.pzmodel"));
+    if std::fs::read(&path).is_ok_and(|b| b == bytes) {
+        return Ok(path);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
+    let tmp = dir.join(format!("{name}.pzmodel.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| anyhow!("writing the built-in reference network to {}: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// The model file a spec names (see the table above).

@@ -49,6 +49,11 @@ pub struct LoopState {
     pub done: Stage,
     /// Name of the current best model (empty before the first).
     pub best: String,
+    /// In an overlapped generation (`loop.overlap`): the newest chunk that
+    /// was complete when it began, the last its training reads (kept so that
+    /// a resumed generation trains on the same chunks); empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub train_upto: String,
 }
 
 pub fn load_state(run: &Path) -> Result<LoopState> {

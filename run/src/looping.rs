@@ -6,13 +6,13 @@
 //! | path | written by | content |
 //! |---|---|---|
 //! | `config.toml` | start | copy of the loop configuration (later runs use it) |
-//! | `state.json` | each stage | game, generation and the last completed stage (atomic) |
+//! | `state.json` | each stage | game, generation, the last completed stage, the best network, and in an overlapped generation the last chunk its training reads (atomic) |
 //! | `data/` | self-play | Parquet chunks (atomic; see docs/DATA.md) |
 //! | `checkpoints/`, `metrics.csv`, `plots/` | training | resumable trainer state, per-step metrics, curves |
 //! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
 //! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
 //! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
-//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion, and the wall time of each stage (stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds`, `other_seconds`)) |
+//! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion, and the wall time of each stage (stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds`, `other_seconds`; an overlapped generation has `overlap_seconds`, self-play and training at once, instead of the first two, and stage `overlap` gives each one's own time)) |
 //! | `report.html`, `plots/*.svg` | evaluation | the run report (see [`crate::report`]) |
 //!
 //! A stage is recorded in `state.json` only once its files are complete, so a
@@ -125,6 +125,14 @@ pub struct LoopConfig {
     /// the final evaluation); no generation starts once the budget is spent.
     /// `generations` still caps the run.
     pub max_minutes: f64,
+    /// From generation 2 on, self-play and training run at the same time:
+    /// generation g's self-play (with the best network so far) beside the
+    /// training of gen-g on the chunks complete when g began (so on data up
+    /// to generation g-1; its own games are first trained on in g+1). The
+    /// network that plays is one generation older, as in KataGo's
+    /// asynchronous loop, and each stage has a core of its own: give
+    /// `[selfplay] threads` plus `[train] threads` the cores there are.
+    pub overlap: bool,
     /// Seed of the run (self-play seeds and openings derive from it and the generation).
     pub seed: u64,
 }
@@ -161,6 +169,7 @@ impl Default for LoopConfig {
             adjudicate_material: 0,
             eval_every: 1,
             max_minutes: 0.0,
+            overlap: false,
             seed: 1,
         }
     }
@@ -289,14 +298,25 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
         }
         obs.note(&format!("== generation {g}/{generations} (best: {})", if state.best.is_empty() { "none, rollout self-play" } else { &state.best }));
         let mut clock = StageClock::start();
+        if state.done == Stage::None && cfg.looping.overlap && g > 1 {
+            if state.train_upto.is_empty() {
+                state.train_upto = newest_chunk(&data)?;
+                save_state(run, &state)?;
+            }
+            overlapped_stage::<G>(run, cfg, &state, obs)?;
+            clock.lap(run, g, "overlap")?;
+            state.done = Stage::Train;
+            state.train_upto.clear();
+            save_state(run, &state)?;
+        }
         if state.done == Stage::None {
-            selfplay_stage::<G>(run, cfg, &state, obs)?;
+            selfplay_stage::<G>(run, cfg, &state, 0, obs)?;
             clock.lap(run, g, "selfplay")?;
             state.done = Stage::Selfplay;
             save_state(run, &state)?;
         }
         if state.done == Stage::Selfplay {
-            train_stage::<G>(run, cfg, g, obs)?;
+            train_stage::<G>(run, cfg, g, None, obs)?;
             clock.lap(run, g, "train")?;
             state.done = Stage::Train;
             save_state(run, &state)?;
@@ -353,7 +373,7 @@ impl TimeBudget {
         let generations = read_generations(run)?;
         let this = generations.get(&g);
         let figure = |k: &str| this.and_then(|f| f.get(k)).copied().unwrap_or(0.0);
-        let next = figure("time.selfplay_seconds") + figure("time.train_seconds");
+        let next = figure("time.selfplay_seconds") + figure("time.train_seconds") + figure("time.overlap_seconds");
         Ok(budget_ends(spent_seconds(&generations), next, self.seconds))
     }
 }
@@ -400,14 +420,44 @@ impl StageClock {
     }
 }
 
-fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs: &dyn LoopObserver) -> Result<()> {
+/// The stem of the newest complete chunk of `data` (empty: none).
+fn newest_chunk(data: &Path) -> Result<String> {
+    let chunks = pacozero_data::list_chunks(data).with_context(|| format!("listing {}", data.display()))?;
+    Ok(chunks.last().map(|c| c.stem.clone()).unwrap_or_default())
+}
+
+/// Generation g's self-play beside gen-g's training on the chunks up to
+/// `state.train_upto` (`loop.overlap`). Each stage's own wall time goes to
+/// `generations.jsonl` as stage `overlap`; the loop's clock records the
+/// time of the two together (`time.overlap_seconds`).
+fn overlapped_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs: &dyn LoopObserver) -> Result<()> {
+    let g = state.generation;
+    obs.note(&format!("self-play and training at once: gen-{g:04} trains on the chunks up to {}", state.train_upto));
+    let timed = |f: &dyn Fn() -> Result<()>| -> Result<f64> {
+        let t = Instant::now();
+        f()?;
+        Ok(t.elapsed().as_secs_f64())
+    };
+    let (played, trained) = std::thread::scope(|s| {
+        let selfplay = s.spawn(|| timed(&|| selfplay_stage::<G>(run, cfg, state, cfg.selfplay.threads.max(1), obs)));
+        let trained = timed(&|| train_stage::<G>(run, cfg, g, Some(&state.train_upto), obs));
+        let played = selfplay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (played, trained)
+    });
+    append_stage(run, g, "overlap", &[("selfplay_seconds", played?), ("train_seconds", trained?)])
+}
+
+/// Self-play of the generation: with rollouts before the first network,
+/// else with the best network, on `net_threads` threads of its own (0: the
+/// global pool).
+fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_threads: usize, obs: &dyn LoopObserver) -> Result<()> {
     let mut sp = cfg.selfplay.clone();
     sp.seed = derive_seed(cfg.looping.seed, state.generation as u64);
     check_data_dir::<G>(&run.join("data"))?;
     let evaluator: Box<dyn Evaluator<G>> = if state.best.is_empty() {
         baseline_evaluator("rollout", sp.seed)?
     } else {
-        pacozero_nn::selfplay_network::<G>(&pacozero_nn::model_path(run, &state.best), &sp)?
+        pacozero_nn::network_with_playouts::<G>(&pacozero_nn::model_path(run, &state.best), net_threads, sp.playout_mix, 1, sp.seed)?
     };
     obs.note(&format!("self-play with {}", evaluator.name()));
     let summary = run_selfplay::<G, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
@@ -430,10 +480,16 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs: &
     )
 }
 
-fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, obs: &dyn LoopObserver) -> Result<()> {
+/// Training up to generation `g`'s steps, on the chunks up to `upto` (all
+/// when `None`; an overlapped generation's training shows no progress bar,
+/// self-play's has the terminal).
+fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, obs: &dyn LoopObserver) -> Result<()> {
     let device = default_device();
     let net = cfg.net.to_config(&game_spec::<G>())?;
-    let mut trainer = Trainer::resume_or_new(run, net, cfg.train.clone(), &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    let mut train = cfg.train.clone();
+    train.progress &= upto.is_none();
+    let mut trainer = Trainer::resume_or_new(run, net, train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    trainer.limit_data(upto.map(String::from));
     let target = g as u64 * cfg.looping.train_steps_per_generation;
     let todo = target.saturating_sub(trainer.step());
     // Before training on them: the network's losses on this generation's new games.

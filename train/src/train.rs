@@ -23,7 +23,7 @@ use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, OptimizerRecord
 use burn::prelude::*;
 use burn::tensor::activation::{log_softmax, relu, softmax};
 use burn::tensor::{Bytes, TensorData};
-use pacozero_data::{decode_into, list_chunks, read_positions_file, read_positions_window, GameSpec, PositionRow};
+use pacozero_data::{decode_into, list_chunks, read_positions_file, read_positions_window_of, ChunkInfo, GameSpec, PositionRow};
 use rand::seq::SliceRandom;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -205,6 +205,9 @@ pub struct Trainer {
     pos: DataPosition,
     window: Option<Window>,
     last_batch: Vec<(u64, u32)>,
+    /// Only chunks whose stem sorts at or before this one are read (see
+    /// [`Trainer::limit_data`]); `None`: every complete chunk.
+    data_upto: Option<String>,
 }
 
 /// Path of the checkpoint of a run.
@@ -251,6 +254,7 @@ impl Trainer {
             pos: DataPosition::default(),
             window: None,
             last_batch: Vec::new(),
+            data_upto: None,
         })
     }
 
@@ -293,6 +297,7 @@ impl Trainer {
             pos: h.data,
             window: None,
             last_batch: Vec::new(),
+            data_upto: None,
         })
     }
 
@@ -345,8 +350,26 @@ impl Trainer {
         &self.run_dir
     }
 
+    /// Reads only the chunks of the data directory whose stems sort at or
+    /// before `upto` (chunk stems begin with their creation time), from now
+    /// on: the loop's overlapped generations train on the chunks that were
+    /// complete when the generation began while self-play adds more, so the
+    /// trained network does not depend on how far self-play got.
+    pub fn limit_data(&mut self, upto: Option<String>) {
+        self.data_upto = upto;
+    }
+
+    /// The complete chunks of `data_dir` this trainer may read, in stem order.
+    fn chunks(&self, data_dir: &Path) -> TrainResult<Vec<ChunkInfo>> {
+        let mut all = list_chunks(data_dir)?;
+        if let Some(upto) = &self.data_upto {
+            all.retain(|c| c.stem.as_str() <= upto.as_str());
+        }
+        Ok(all)
+    }
+
     fn load_window(&mut self, data_dir: &Path) -> TrainResult<()> {
-        let chunks = list_chunks(data_dir)?;
+        let chunks = self.chunks(data_dir)?;
         let mut total = 0u64;
         for c in &chunks {
             total += c.num_positions()?;
@@ -359,7 +382,7 @@ impl Trainer {
             )));
         }
         let size = self.cfg.window_size(total);
-        let w = read_positions_window(data_dir, size)?;
+        let w = read_positions_window_of(data_dir, &chunks, size)?;
         self.net.check_spec(&w.spec)?;
         let perm_seed = self.rng.next_u64();
         self.pos = DataPosition {
@@ -519,7 +542,7 @@ impl Trainer {
     /// (no trained network) and when there are no newer chunks.
     pub fn fresh_data_loss(&self, data_dir: &Path, max_rows: usize) -> TrainResult<Option<FreshLoss>> {
         let Some(newest) = self.pos.chunks.last() else { return Ok(None) };
-        let all = list_chunks(data_dir)?;
+        let all = self.chunks(data_dir)?;
         let Some(at) = all.iter().position(|c| &c.stem == newest) else { return Ok(None) };
         let fresh = &all[at + 1..];
         if fresh.is_empty() || max_rows == 0 {

@@ -250,6 +250,29 @@ fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
     assert!(fresh.value_loss > trained.value_loss, "fresh {} vs trained {}", fresh.value_loss, trained.value_loss);
 }
 
+/// `limit_data`: the window and the fresh-loss chunks stop at the given
+/// stem, whatever newer chunks appear (the loop's overlapped generations).
+#[test]
+fn a_data_limit_hides_the_newer_chunks() {
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data(data.path(), 96, 3);
+    let mut cfg = test_cfg();
+    cfg.reload_every_steps = 1;
+    let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), cfg, &default_device()).unwrap();
+    t.limit_data(Some("chunk-000".into()));
+    t.train_steps(data.path(), 3).unwrap();
+    assert_eq!(t.data_position().chunks, ["chunk-000"], "the window of every step");
+    assert_eq!(t.fresh_data_loss(data.path(), 1000).unwrap(), None, "the newer chunks are not fresh either");
+    t.limit_data(Some("chunk-001".into()));
+    assert_eq!(t.fresh_data_loss(data.path(), 1000).unwrap().expect("chunk-001 is fresh").chunks, 1);
+    t.train_steps(data.path(), 1).unwrap();
+    assert_eq!(t.data_position().chunks, ["chunk-000", "chunk-001"]);
+    t.limit_data(None);
+    t.train_steps(data.path(), 1).unwrap();
+    assert_eq!(t.data_position().chunks, ["chunk-000", "chunk-001", "chunk-002"]);
+}
+
 /// A network with both new heads (global pooling in the value head, the
 /// reply policy): the reply loss is reported and falls, `metrics.csv` has
 /// its column, and the exported file loads for inference, where the fast

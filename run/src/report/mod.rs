@@ -279,9 +279,13 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     out.push(("length.svg", len));
 
     let mut time = Chart::new("Wall time by generation and stage", "generation", "minutes");
-    for (stage, name, color) in
-        [("selfplay", "self-play", "#1f5fd1"), ("train", "training", "#2a9d3a"), ("eval", "evaluation", "#d12f1f"), ("other", "other", "#999999")]
-    {
+    for (stage, name, color) in [
+        ("selfplay", "self-play", "#1f5fd1"),
+        ("train", "training", "#2a9d3a"),
+        ("overlap", "self-play ‖ training", "#17a2b8"),
+        ("eval", "evaluation", "#d12f1f"),
+        ("other", "other", "#999999"),
+    ] {
         let key = format!("time.{stage}_seconds");
         time.stacked.push(Series::markers(name, color, gens.iter().filter_map(|(g, v)| Some((*g as f64, v.get(&key)? / 60.0))).collect()));
     }
@@ -309,15 +313,21 @@ struct TimeShare {
 }
 
 /// Self-play plus training against the whole, over the generations whose
-/// four stage times are all recorded (`None` before the first).
+/// stage times are all recorded (`None` before the first). The time of an
+/// overlapped generation's self-play and training at once counts once.
 fn time_share(gens: &Generations) -> Option<TimeShare> {
     let mut share = TimeShare { productive: 0.0, eval: 0.0, total: 0.0, generations: 0 };
     for v in gens.values() {
         let get = |k: &str| v.get(&format!("time.{k}_seconds")).copied();
-        if let (Some(sp), Some(tr), Some(ev), Some(ot)) = (get("selfplay"), get("train"), get("eval"), get("other")) {
-            share.productive += sp + tr;
+        let productive = match (get("selfplay"), get("train"), get("overlap")) {
+            (Some(sp), Some(tr), None) => Some(sp + tr),
+            (None, None, Some(both)) => Some(both),
+            _ => None,
+        };
+        if let (Some(p), Some(ev), Some(ot)) = (productive, get("eval"), get("other")) {
+            share.productive += p;
             share.eval += ev;
-            share.total += sp + tr + ev + ot;
+            share.total += p + ev + ot;
             share.generations += 1;
         }
     }
