@@ -60,6 +60,9 @@ pub fn reference_model(name: &str) -> Result<PathBuf> {
 
 /// The built-in reference `name` as a file: `<tmp>/pacozero-reference/<name>.pzmodel`,
 /// rewritten (temporary name, then rename) unless it already holds these bytes.
+/// The temporary name carries the process id, unlike `write_atomic`'s fixed
+/// `.tmp`: two programs started at once (an ablation's two arms, a match's
+/// two players) may both write the file.
 fn built_in_file(name: &str, bytes: &[u8]) -> Result<PathBuf> {
     let dir = std::env::temp_dir().join("pacozero-reference");
     let path = dir.join(format!("{name}.pzmodel"));
@@ -133,8 +136,9 @@ pub fn network_with_playouts<G: Game>(path: &Path, threads: usize, weight: f32, 
     Ok(if weight > 0.0 { Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight }) } else { Box::new(net) })
 }
 
-/// The self-play evaluator of a model file: the network, with
-/// `cfg.playout_mix` of a random playout mixed into its leaf values when set.
-pub fn selfplay_network<G: Game>(path: &Path, cfg: &SelfplayConfig) -> Result<Box<dyn Evaluator<G>>> {
-    network_with_playouts(path, 0, cfg.playout_mix, 1, cfg.seed)
+/// The self-play evaluator of a model file on `threads` threads of its own
+/// (0: rayon's global pool): the network, with `cfg.playout_mix` of a random
+/// playout mixed into its leaf values when set.
+pub fn selfplay_network<G: Game>(path: &Path, cfg: &SelfplayConfig, threads: usize) -> Result<Box<dyn Evaluator<G>>> {
+    network_with_playouts(path, threads, cfg.playout_mix, 1, cfg.seed)
 }

@@ -457,7 +457,7 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
     let evaluator: Box<dyn Evaluator<G>> = if state.best.is_empty() {
         baseline_evaluator("rollout", sp.seed)?
     } else {
-        pacozero_nn::network_with_playouts::<G>(&pacozero_nn::model_path(run, &state.best), net_threads, sp.playout_mix, 1, sp.seed)?
+        pacozero_nn::selfplay_network::<G>(&pacozero_nn::model_path(run, &state.best), &sp, net_threads)?
     };
     obs.note(&format!("self-play with {}", evaluator.name()));
     let summary = run_selfplay::<G, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;

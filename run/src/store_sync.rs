@@ -202,7 +202,7 @@ pub fn store_selfplay<G: Game>(a: &StoreWorker, notes: &dyn Fn(&str)) -> Result<
         let (evaluator, with): (Box<dyn Evaluator<G>>, String) = match sync_model(&store, &run_dir)? {
             Some(name) => {
                 let path = pacozero_nn::model_path(&run_dir, &name);
-                let ev = pacozero_nn::selfplay_network::<G>(&path, &cfg)?;
+                let ev = pacozero_nn::selfplay_network::<G>(&path, &cfg, 0)?;
                 (ev, format!("model {name}"))
             }
             None => {

@@ -40,7 +40,7 @@ fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
             let n = round.min(a.games - played);
             cfg.seed = derive_seed(base_seed, index);
             let evaluator: Box<dyn Evaluator<G>> = match pacozero_nn::current_model(run_dir) {
-                Ok(model) => pacozero_nn::selfplay_network::<G>(&model, &cfg)?,
+                Ok(model) => pacozero_nn::selfplay_network::<G>(&model, &cfg, 0)?,
                 // No pointer yet: the baseline; a broken pointer is an error.
                 Err(_) if !pacozero_nn::models_dir(run_dir).join("current").exists() => baseline_evaluator(&a.evaluator, cfg.seed)?,
                 Err(e) => bail!("{e}"),
@@ -55,7 +55,7 @@ fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
         return Ok(());
     }
     let evaluator: Box<dyn Evaluator<G>> = match &a.model {
-        Some(m) => pacozero_nn::selfplay_network::<G>(m, &cfg)?,
+        Some(m) => pacozero_nn::selfplay_network::<G>(m, &cfg, 0)?,
         None => baseline_evaluator(&a.evaluator, cfg.seed)?,
     };
     let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), &out, a.games, !a.quiet)?;
