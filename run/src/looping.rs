@@ -500,7 +500,21 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
             run,
             g,
             "fresh",
-            &[("rows", f.rows as f64), ("policy_loss", f.policy_loss), ("value_loss", f.value_loss), ("policy_top1", f.policy_top1)],
+            &[
+                ("rows", f.rows as f64),
+                ("policy_loss", f.policy_loss),
+                ("value_loss", f.value_loss),
+                ("policy_top1", f.policy_top1),
+                // Calibration: the loss of the constant prediction of these
+                // rows' result shares, the draw share and its prediction,
+                // and the loss split by result (NaN, left out, where none).
+                ("base_rate_loss", f.base_rate_loss),
+                ("draw_share", f.result_share[1]),
+                ("pred_draw", f.mean_wdl[1]),
+                ("value_loss_win", f.value_loss_by_result[0]),
+                ("value_loss_draw", f.value_loss_by_result[1]),
+                ("value_loss_loss", f.value_loss_by_result[2]),
+            ],
         )?;
     }
     if todo > 0 {

@@ -52,6 +52,68 @@ fn a_detected_win_is_played_at_once_and_wins_the_turn() {
     }
 }
 
+/// The fewest decisions from `g` to its mover's union with the king within
+/// the turn (a breadth-first search over the turn's positions), `None` when
+/// the mover cannot win this turn.
+fn decisions_to_win(g: &GameState) -> Option<usize> {
+    let mover = g.to_move();
+    let mut seen = std::collections::HashSet::from([g.hash()]);
+    let (mut level, mut depth, mut legal) = (vec![g.clone()], 0, Vec::new());
+    while !level.is_empty() {
+        depth += 1;
+        let mut next_level = Vec::new();
+        for s in &level {
+            s.legal_actions(&mut legal);
+            for &a in &legal {
+                let mut n = s.clone();
+                n.apply(a);
+                if n.outcome() == Some(Outcome::Win(mover)) {
+                    return Some(depth);
+                }
+                if n.outcome().is_none() && n.to_move() == mover && seen.insert(n.hash()) {
+                    next_level.push(n);
+                }
+            }
+        }
+        level = next_level;
+    }
+    None
+}
+
+/// Plays the search's decisions from `start` while its mover moves; the
+/// decisions it took and whether they won.
+fn play_out_detected_win(start: &GameState, rng: &mut ChaCha8Rng) -> (usize, bool) {
+    let (mover, mut g, mut decisions) = (start.to_move(), start.clone(), 0);
+    while g.outcome().is_none() && g.to_move() == mover && decisions < 1000 {
+        let r = search(&SearchConfig::default(), &g, &UniformEvaluator, 64, true, rng).unwrap();
+        assert_eq!(r.simulations, 0, "a detected win is answered at once");
+        g.apply(r.action);
+        decisions += 1;
+    }
+    (decisions, g.outcome() == Some(Outcome::Win(mover)))
+}
+
+#[test]
+fn a_detected_win_takes_the_fewest_decisions_and_cannot_loop() {
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    // From a quick-loop self-play game: White holds a bishop above f1 with the
+    // union with Black's king in reach, but its chain can also go round
+    // d2-c4-d2-f2 for ever. Listing every action that keeps the win in hand
+    // let the search take that loop until the game's length cap (a draw).
+    let looping: GameState = "1b3s1h/3P1kp1/2CEp1P1/2a3F1/p1d3p1/P2c4/3o1fK1/2B5^f1B w 4 - - -".parse::<paco::Position>().map(GameState::new).unwrap();
+    assert!(looping.can_win_this_turn());
+    let shortest = decisions_to_win(&looping).expect("a win this turn");
+    assert_eq!(play_out_detected_win(&looping, &mut rng), (shortest, true), "{}", looping.notation());
+    // Turn starts of random games, and every position along their shortest wins.
+    let mut checked = 0;
+    for start in winnable_positions(40) {
+        let shortest = decisions_to_win(&start).expect("a win this turn");
+        assert_eq!(play_out_detected_win(&start, &mut rng), (shortest, true), "{}", start.notation());
+        checked += shortest;
+    }
+    assert!(checked >= 40, "{checked} decisions");
+}
+
 #[test]
 fn without_win_detection_the_same_positions_are_searched() {
     let mut rng = ChaCha8Rng::seed_from_u64(4);

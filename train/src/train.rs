@@ -128,16 +128,32 @@ pub struct FreshLoss {
     pub value_loss: f64,
     /// Fraction of full-search rows whose top (masked) logit is the top target move.
     pub policy_top1: f64,
+    /// Share of the rows (by weight) from won, drawn and lost games, mover's view.
+    #[serde(default)]
+    pub result_share: [f64; 3],
+    /// Mean predicted (win, draw, loss) probabilities over the rows.
+    #[serde(default)]
+    pub mean_wdl: [f64; 3],
+    /// The value loss of the rows from won, drawn and lost games (NaN where none).
+    #[serde(default)]
+    pub value_loss_by_result: [f64; 3],
+    /// The value loss of the best constant prediction, the rows' own result
+    /// shares (their entropy): a head that scores above it is overconfident.
+    #[serde(default)]
+    pub base_rate_loss: f64,
 }
 
 impl std::fmt::Display for FreshLoss {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "on {} new positions (never trained on): policy loss {:.4}, value loss {:.4}, policy top-1 {:.1}%",
+            "on {} new positions (never trained on): policy loss {:.4}, value loss {:.4} (constant base rate {:.4}; draws {:.1}% predicted {:.1}%), policy top-1 {:.1}%",
             self.rows,
             self.policy_loss,
             self.value_loss,
+            self.base_rate_loss,
+            100.0 * self.result_share[1],
+            100.0 * self.mean_wdl[1],
             100.0 * self.policy_top1
         )
     }
@@ -565,17 +581,19 @@ impl Trainer {
         let idx: Vec<u32> = (0..take).map(|i| (i * rows.len() / take) as u32).collect();
         let (mut policy, mut value, mut top1) = (0.0, 0.0, 0.0);
         let (mut policy_rows, mut top1_rows, mut total_weight) = (0.0, 0.0, 0.0);
+        let mut calib = Calibration::default();
         for part in idx.chunks(self.cfg.batch_size.max(1)) {
             let b = Batch::build(&spec, &rows, part, 0.0);
             let (model, cfg, device) = (&self.model, &self.cfg, &self.device);
-            let (l, stats) = in_pool(&self.pool, || {
+            let (l, stats, wdl) = in_pool(&self.pool, || {
                 let l = losses(model, &b, cfg, device);
                 let mut m = StepMetrics::default();
                 let logits = l.masked_logits.clone().into_data();
-                let wdl = l.wdl_prob.clone().into_data();
-                batch_stats(&b, logits.as_slice::<f32>().unwrap_or(&[]), wdl.as_slice::<f32>().unwrap_or(&[]), &mut m);
-                ((scalar(l.policy), scalar(l.value)), m)
+                let wdl = l.wdl_prob.clone().into_data().as_slice::<f32>().map(<[f32]>::to_vec).unwrap_or_default();
+                batch_stats(&b, logits.as_slice::<f32>().unwrap_or(&[]), &wdl, &mut m);
+                ((scalar(l.policy), scalar(l.value)), m, wdl)
             });
+            calib.add(&b, &wdl);
             // Batch losses are weighted means: add them back up by their weights.
             let policy_weight: f64 = b.policy_w.iter().map(|&w| w as f64).sum();
             let weight: f64 = b.row_w.iter().map(|&w| w as f64).sum();
@@ -590,12 +608,17 @@ impl Trainer {
             }
         }
         let div = |x: f64, n: f64| if n > 0.0 { x / n } else { f64::NAN };
+        let (result_share, mean_wdl, value_loss_by_result, base_rate_loss) = calib.finish();
         Ok(Some(FreshLoss {
             rows: take,
             chunks: fresh.len(),
             policy_loss: div(policy, policy_rows),
             value_loss: div(value, total_weight),
             policy_top1: div(top1, top1_rows),
+            result_share,
+            mean_wdl,
+            value_loss_by_result,
+            base_rate_loss,
         }))
     }
 
@@ -866,6 +889,49 @@ pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Dev
         total = total + r.clone().mul_scalar(cfg.reply_policy_weight);
     }
     Losses { total, policy, value, moves_left, sako, reply, masked_logits: masked, wdl_prob: softmax(out.wdl, 1) }
+}
+
+/// Weighted sums behind [`FreshLoss`]'s calibration figures: the value
+/// loss split by the game's result, the mean prediction and the loss of
+/// the best constant prediction.
+#[derive(Default)]
+struct Calibration {
+    /// Weight of the rows of each result (win, draw, loss).
+    weight: [f64; 3],
+    /// Weighted cross-entropy of the rows of each result.
+    loss: [f64; 3],
+    /// Weighted sum of the predicted WDL.
+    pred: [f64; 3],
+}
+
+impl Calibration {
+    fn add(&mut self, b: &Batch, wdl_prob: &[f32]) {
+        for k in 0..b.n.min(wdl_prob.len() / 3) {
+            let w = b.row_w[k] as f64;
+            let j = match b.result[k] {
+                1 => 0,
+                0 => 1,
+                _ => 2,
+            };
+            let p = &wdl_prob[k * 3..k * 3 + 3];
+            self.weight[j] += w;
+            self.loss[j] += w * -(p[j].max(1e-12) as f64).ln();
+            for (sum, &q) in self.pred.iter_mut().zip(p) {
+                *sum += w * q as f64;
+            }
+        }
+    }
+
+    /// (result shares, mean prediction, loss by result, base-rate loss).
+    fn finish(&self) -> ([f64; 3], [f64; 3], [f64; 3], f64) {
+        let total: f64 = self.weight.iter().sum();
+        let nan_div = |x: f64, n: f64| if n > 0.0 { x / n } else { f64::NAN };
+        let share: [f64; 3] = std::array::from_fn(|j| nan_div(self.weight[j], total));
+        let mean: [f64; 3] = std::array::from_fn(|j| nan_div(self.pred[j], total));
+        let by_result: [f64; 3] = std::array::from_fn(|j| nan_div(self.loss[j], self.weight[j]));
+        let base = share.iter().filter(|&&s| s > 0.0).map(|&s| -s * s.ln()).sum();
+        (share, mean, by_result, if total > 0.0 { base } else { f64::NAN })
+    }
 }
 
 /// Host-side accuracy and calibration figures.

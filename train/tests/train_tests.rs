@@ -242,6 +242,19 @@ fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
     let fresh = t.fresh_data_loss(data.path(), 1000).unwrap().expect("a newer chunk");
     assert_eq!((fresh.rows, fresh.chunks), (40, 1));
     assert!(fresh.policy_loss.is_finite() && fresh.value_loss.is_finite() && (0.0..=1.0).contains(&fresh.policy_top1), "{fresh:?}");
+    // The calibration figures add up: the shares and the mean prediction
+    // are distributions, the value loss is the share-weighted mean of the
+    // loss by result, and the base rate is the shares' entropy.
+    let sum = |v: [f64; 3]| v.iter().sum::<f64>();
+    assert!((sum(fresh.result_share) - 1.0).abs() < 1e-9 && (sum(fresh.mean_wdl) - 1.0).abs() < 1e-4, "{fresh:?}");
+    let mixed: f64 = (0..3).filter(|&j| fresh.result_share[j] > 0.0).map(|j| fresh.result_share[j] * fresh.value_loss_by_result[j]).sum();
+    assert!((mixed - fresh.value_loss).abs() < 1e-4, "{mixed} vs {fresh:?}");
+    let entropy: f64 = fresh.result_share.iter().filter(|&&s| s > 0.0).map(|&s| -s * s.ln()).sum();
+    assert!((entropy - fresh.base_rate_loss).abs() < 1e-9 && fresh.base_rate_loss <= 3f64.ln() + 1e-9, "{fresh:?}");
+    // A result that no row has: no loss for it.
+    for j in 0..3 {
+        assert_eq!(fresh.result_share[j] == 0.0, fresh.value_loss_by_result[j].is_nan(), "{fresh:?}");
+    }
     // At most `max_rows` positions.
     assert_eq!(t.fresh_data_loss(data.path(), 10).unwrap().expect("fresh").rows, 10);
     // Unseen positions: the value loss is well above the memorised training batches'.
