@@ -128,7 +128,12 @@ def main():
             fail(f"arm {arm}: no final model {model}")
         gens = [json.loads(l) for l in (out / arm / "generations.jsonl").read_text().splitlines() if l.strip()]
         # Stage `fresh`: the previous network's losses on this generation's new games.
-        fresh = [g["value_loss"] for g in gens if g["stage"] == "fresh" and g.get("value_loss") is not None]
+        fresh_rows = [g for g in gens if g["stage"] == "fresh" and g.get("value_loss") is not None]
+        fresh = [g["value_loss"] for g in fresh_rows]
+        # What a constant prediction of those rows' result shares would score
+        # (loops of older runs lack it): an arm whose self-play draws more has
+        # a higher floor, so compare each loss with its own base rate.
+        base5 = [g["base_rate_loss"] for g in fresh_rows[-5:] if g.get("base_rate_loss") is not None]
         secs = sum(v for g in gens if g["stage"] == "time" for k, v in g.items() if k.endswith("_seconds") and v is not None)
         last5 = fresh[-5:]
         finals[arm] = {
@@ -138,6 +143,7 @@ def main():
             "fresh_value_loss": fresh[-1] if fresh else None,
             # One generation's 4,096 fresh rows are noisy: the mean of the last five.
             "fresh_value_loss_last5": sum(last5) / len(last5) if last5 else None,
+            "fresh_base_rate_last5": sum(base5) / len(base5) if base5 else None,
         }
     match = out / "match.json"
     if not match.exists():
@@ -148,7 +154,13 @@ def main():
     m = json.loads(match.read_text())
     result = {"name": a.name, "minutes": a.minutes, "variant": a.variant, "both": a.both, "arms": finals, "match": m}
     write_atomic(out / "result.json", json.dumps(result, indent=2) + "\n")
-    loss = " / ".join(f"{finals[k]['fresh_value_loss_last5']:.3f}" if finals[k]["fresh_value_loss_last5"] is not None else "-" for k in ("a", "b"))
+    def loss_of(f):
+        if f["fresh_value_loss_last5"] is None:
+            return "-"
+        base = f" (base {f['fresh_base_rate_last5']:.3f})" if f["fresh_base_rate_last5"] is not None else ""
+        return f"{f['fresh_value_loss_last5']:.3f}{base}"
+
+    loss = " / ".join(loss_of(finals[k]) for k in ("a", "b"))
     print(
         f"| {a.name} | {', '.join(a.variant)} | {', '.join(a.both) or '-'} | {a.minutes:g} min | {finals['a']['generations']} / {finals['b']['generations']} "
         f"| {loss} | {m['wins']}/{m['draws']}/{m['losses']} | {100 * m['score']:.1f}% | {m['elo']:+.0f} ± {m['elo_ci95']:.0f} |"

@@ -66,7 +66,7 @@ pub enum TacticsCommand {
     },
     /// Solve the suite with a network: the turn its search plays must be one of the winning turns.
     Solve {
-        /// Network model file (or a run directory: its current model).
+        /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
         #[arg(long)]
         model: PathBuf,
         /// Simulations per decision (0: the network's policy alone, the most likely decision each time).
@@ -334,7 +334,7 @@ pub struct BookArgs {
 pub enum BookCommand {
     /// Build (or extend) an opening book by search from the start position(s).
     Build {
-        /// Network model file (or a run directory: its current model).
+        /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
         #[arg(long)]
         model: PathBuf,
         /// Book configuration (TOML, see configs/book.toml; default: the built-in defaults).
@@ -383,7 +383,7 @@ pub enum BookCommand {
         /// Reference book: the platform's JSON or one of ours (Parquet), told apart by content.
         #[arg(long)]
         reference: PathBuf,
-        /// Network model file (or a run directory: its current model); it plays
+        /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network); it plays
         /// each reference position's whole turn by search.
         #[arg(long, required_unless_present = "book", conflicts_with = "book")]
         model: Option<PathBuf>,
@@ -434,7 +434,7 @@ pub enum ImportFormat {
 
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
-    /// Network model file (or a run directory: its current model).
+    /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
     #[arg(long)]
     pub model: PathBuf,
     /// Position in the game's FEN (default: the start position).
@@ -486,7 +486,7 @@ pub enum Side {
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// Network model file (or a run directory: its current model).
+    /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
     #[arg(long)]
     pub model: PathBuf,
     /// Simulations per bot decision.

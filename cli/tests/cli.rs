@@ -136,6 +136,12 @@ fn tactics_solve_reports_by_depth_and_names_a_bad_line() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("on 2 positions") && text.contains("Paco in 1: ") && text.contains("/1 solved") && text.contains("Paco in 2: "), "{text}");
+    // The reference network by name gives the same figures as its file.
+    let mut by_name = args;
+    by_name[3] = "ref:quick-199eb03-gen28";
+    let named = bin().args(by_name).output().unwrap();
+    assert!(named.status.success(), "{}", String::from_utf8_lossy(&named.stderr));
+    assert_eq!(String::from_utf8_lossy(&named.stdout), text);
     std::fs::write(
         &suite,
         format!("{one}\n{{\"fen\": \"8/8/8/8/8/8/8/8 w 0 - - -\", \"depth\": 1, \"winning_turns\": [], \"winning_actions\": [], \"source\": \"x\"}}\n"),

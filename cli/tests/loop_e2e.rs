@@ -114,7 +114,15 @@ fn miniature_loop_runs_every_stage_and_resumes() {
         let selfplay = time.iter().find_map(|l| l["selfplay_seconds"].as_f64()).unwrap();
         assert!(selfplay > 0.0, "self-play takes time");
     }
-    for plot in ["elo", "baseline", "draw_rate", "length", "time", "losses"] {
+    // The calibration figures of the fresh value loss, and their plot.
+    for key in ["base_rate_loss", "draw_share", "pred_draw"] {
+        assert!(fresh[0][key].as_f64().is_some_and(f64::is_finite), "{key} in {}", fresh[0]);
+    }
+    // The loss by result, for the results the new games had (others are left out).
+    assert!(["value_loss_win", "value_loss_draw", "value_loss_loss"].iter().any(|k| fresh[0][k].as_f64().is_some()), "{}", fresh[0]);
+    let base = fresh[0]["base_rate_loss"].as_f64().unwrap();
+    assert!((0.0..=3f64.ln() + 1e-9).contains(&base), "{}", fresh[0]);
+    for plot in ["elo", "baseline", "draw_rate", "length", "time", "fresh_value", "losses"] {
         let svg = std::fs::read_to_string(run.join(format!("plots/{plot}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<text"), "plots/{plot}.svg");
     }
@@ -122,7 +130,7 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert!(time_svg.matches(r#"class="bar""#).count() >= 6, "two generations of at least three stages:\n{time_svg}");
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(page.contains("gen-0002") && page.contains("const GAMES = [{"), "report lacks generations or sample games");
-    assert_eq!(page.matches("<svg").count(), 6, "six inline plots");
+    assert_eq!(page.matches("<svg").count(), 7, "seven inline plots");
     assert!(page.contains("id=\"time-share\">Self-play and training took ") && page.contains("over 2 generations"), "no time share in the report");
     check_report_in_browser(&run.join("report.html"), 8, "report.png");
 

@@ -14,9 +14,13 @@ use std::path::{Path, PathBuf};
 
 use crate::{current_model, NetConfig, NetworkEvaluator};
 
-/// A model file, or a run directory whose `models/current` pointer names one.
+/// The model file a path names: a model file, a run directory whose
+/// `models/current` pointer names one, or `ref:<name>`, a reference network
+/// (so every command that takes a model takes a reference by name).
 pub fn resolve_model(path: &Path) -> Result<PathBuf> {
-    if path.is_dir() {
+    if let Some(name) = path.to_str().and_then(|s| s.strip_prefix("ref:")) {
+        reference_model(name)
+    } else if path.is_dir() {
         current_model(path).map_err(|e| anyhow!("{}: {e}", path.display()))
     } else {
         Ok(path.to_path_buf())
@@ -79,10 +83,7 @@ fn built_in_file(name: &str, bytes: &[u8]) -> Result<PathBuf> {
 
 /// The model file a spec names (see the table above).
 pub fn model_of_spec(spec: &str) -> Result<PathBuf> {
-    match spec.strip_prefix("ref:") {
-        Some(name) => reference_model(name),
-        None => resolve_model(Path::new(spec)),
-    }
+    resolve_model(Path::new(spec))
 }
 
 /// A network evaluator for a model file (or a run directory's current model)

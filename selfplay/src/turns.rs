@@ -179,40 +179,23 @@ pub fn principal_variation<G: Game>(search: &Search<G>, path: &[u16], state: &G,
 
 /// The decisions that complete a won turn from `state`, whose mover can
 /// unite with the opponent's king this turn ([`Game::can_win_this_turn`]):
-/// the first winning decision in index order at each step (a depth-first
-/// search that never revisits a position, so a chain cannot loop). `None`
-/// when `state`'s mover cannot win this turn.
+/// a shortest such continuation, the first of the search's winning actions
+/// (`mcts::winning_actions`) at each step, so the turn shown is the
+/// one the search plays. `None` when `state`'s mover cannot win this turn.
 pub fn winning_turn<G: Game>(state: &G) -> Option<Vec<u16>> {
-    fn extend<G: Game>(g: &G, mover: pacozero_engine::Color, seen: &mut Vec<u64>, out: &mut Vec<u16>) -> bool {
-        if out.len() >= MAX_TURN_DECISIONS {
-            return false;
-        }
-        let mut legal = Vec::new();
-        g.legal_actions(&mut legal);
-        for a in legal {
-            let mut next = g.clone();
-            next.apply(a);
-            let won = next.outcome() == Some(pacozero_engine::Outcome::Win(mover));
-            let promising = next.outcome().is_none() && next.to_move() == mover && !seen.contains(&next.hash()) && next.can_win_this_turn();
-            if won || promising {
-                out.push(a);
-                if won {
-                    return true;
-                }
-                seen.push(next.hash());
-                if extend(&next, mover, seen, out) {
-                    return true;
-                }
-                out.pop();
-            }
-        }
-        false
-    }
     if state.outcome().is_some() || !state.can_win_this_turn() {
         return None;
     }
-    let mut out = Vec::new();
-    extend(state, state.to_move(), &mut vec![state.hash()], &mut out).then_some(out)
+    let mover = state.to_move();
+    let (mut g, mut out, mut legal) = (state.clone(), Vec::new(), Vec::new());
+    // Each step is on a shortest path, so the turn is at most that long.
+    while g.outcome().is_none() && g.to_move() == mover {
+        g.legal_actions(&mut legal);
+        let a = *crate::mcts::winning_actions(&g, &legal).first()?;
+        out.push(a);
+        g.apply(a);
+    }
+    (g.outcome() == Some(pacozero_engine::Outcome::Win(mover))).then_some(out)
 }
 
 /// One decision search of `simulations` more simulations on `search` (batch

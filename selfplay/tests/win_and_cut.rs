@@ -104,6 +104,11 @@ fn a_detected_win_takes_the_fewest_decisions_and_cannot_loop() {
     assert!(looping.can_win_this_turn());
     let shortest = decisions_to_win(&looping).expect("a win this turn");
     assert_eq!(play_out_detected_win(&looping, &mut rng), (shortest, true), "{}", looping.notation());
+    // The analysis tools name the same shortest turn.
+    let turn = pacozero_selfplay::turns::winning_turn(&looping).expect("a winning turn");
+    let mut g = looping.clone();
+    turn.iter().for_each(|&a| g.apply(a));
+    assert_eq!((turn.len(), g.outcome()), (shortest, Some(Outcome::Win(Color::White))));
     // Turn starts of random games, and every position along their shortest wins.
     let mut checked = 0;
     for start in winnable_positions(40) {

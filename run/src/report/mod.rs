@@ -9,6 +9,7 @@
 //! | `plots/baseline.svg` | each candidate's score against the rollout baseline |
 //! | `plots/draw_rate.svg` | draw rate by generation: self-play, baseline and gating matches |
 //! | `plots/length.svg` | mean game length (decisions) by generation |
+//! | `plots/fresh_value.svg` | value loss on each generation's new games (stage `fresh`) against the loss of the constant prediction of their result shares, and the draw share against its prediction |
 //! | `plots/losses.svg` | training losses by step (smoothed) |
 //! | `report.html` | the tables, the plots and sample games with a board viewer (8x8 Paco Ŝako, 10x10 Shako) and their move lists |
 //!
@@ -290,6 +291,18 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
         time.stacked.push(Series::markers(name, color, gens.iter().filter_map(|(g, v)| Some((*g as f64, v.get(&key)? / 60.0))).collect()));
     }
     out.push(("time.svg", time));
+
+    // Generalisation of the value head: on games it has never trained on, a
+    // head above the constant prediction of the results' shares (their
+    // entropy) is overconfident, whatever its training loss.
+    let mut fresh = Chart::new("Value on new games (before training on them)", "generation", "nats / share");
+    let by_gen = |key: &str| -> Vec<(f64, f64)> { gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get(key)?))).collect() };
+    fresh.series.push(Series::markers("value loss", "#d12f1f", by_gen("fresh.value_loss")));
+    fresh.series.push(Series::markers("constant base rate", "#999999", by_gen("fresh.base_rate_loss")));
+    fresh.series.push(Series::markers("draw share", "#1f5fd1", by_gen("fresh.draw_share")));
+    fresh.series.push(Series::markers("predicted draws", "#2a9d3a", by_gen("fresh.pred_draw")));
+    fresh.y_include.push(0.0);
+    out.push(("fresh_value.svg", fresh));
 
     let losses = read_losses(run)?;
     let mut lc = Chart::new("Training losses (smoothed)", "step", "loss");

@@ -37,7 +37,7 @@ mod tree;
 
 pub use noise::dirichlet;
 use noise::{nan_max, sanitize_wdl, softmax_in_place};
-use result::winning_actions;
+pub(crate) use result::winning_actions;
 pub use result::{ChildStats, SearchResult};
 use tree::{flip_for, outcome_white_wdl, sign, Kind, Node};
 

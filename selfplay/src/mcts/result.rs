@@ -141,7 +141,7 @@ impl<G: Game> Search<G> {
 /// turn's positions, never revisiting one along a first action's paths,
 /// finds the fewest decisions to the union with the king; every action
 /// that starts such a path is listed, so the next decision is one shorter.
-pub(super) fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
+pub(crate) fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
     use std::collections::{HashMap, HashSet};
     let mover = state.to_move();
     // `can_win_this_turn` is a threat search: asked once per position.
@@ -154,11 +154,8 @@ pub(super) fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
         let mut next = g.clone();
         next.apply(a);
         match next.outcome() {
-            Some(o) => {
-                if o == Outcome::Win(mover) {
-                    wins.push(first);
-                }
-            }
+            Some(o) if o == Outcome::Win(mover) => wins.push(first),
+            Some(_) => {}
             None if next.to_move() == mover => {
                 let h = next.hash();
                 if seen.insert((first, h)) && *winnable.entry(h).or_insert_with(|| next.can_win_this_turn()) {
