@@ -257,8 +257,10 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     base.y_include.extend([0.0, 1.0]);
     out.push(("baseline.svg", base));
 
+    // A figure of `generations.jsonl` by generation (`stage.key`), where recorded.
+    let by_gen = |key: &str| -> Vec<(f64, f64)> { gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get(key)?))).collect() };
     let mut draws = Chart::new("Draw rate by generation", "generation", "draw rate");
-    draws.series.push(Series::markers("self-play", "#1f5fd1", gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get("selfplay.draw_rate")?))).collect()));
+    draws.series.push(Series::markers("self-play", "#1f5fd1", by_gen("selfplay.draw_rate")));
     draws.series.push(Series::markers(
         "vs baseline",
         "#d12f1f",
@@ -269,7 +271,7 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     out.push(("draw_rate.svg", draws));
 
     let mut len = Chart::new("Game length by generation", "generation", "decisions per game");
-    len.series.push(Series::markers("self-play", "#1f5fd1", gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get("selfplay.avg_length")?))).collect()));
+    len.series.push(Series::markers("self-play", "#1f5fd1", by_gen("selfplay.avg_length")));
     len.series.push(Series::markers(
         "vs baseline",
         "#d12f1f",
@@ -296,7 +298,6 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     // head above the constant prediction of the results' shares (their
     // entropy) is overconfident, whatever its training loss.
     let mut fresh = Chart::new("Value on new games (before training on them)", "generation", "nats / share");
-    let by_gen = |key: &str| -> Vec<(f64, f64)> { gens.iter().filter_map(|(g, v)| Some((*g as f64, *v.get(key)?))).collect() };
     fresh.series.push(Series::markers("value loss", "#d12f1f", by_gen("fresh.value_loss")));
     fresh.series.push(Series::markers("constant base rate", "#999999", by_gen("fresh.base_rate_loss")));
     fresh.series.push(Series::markers("draw share", "#1f5fd1", by_gen("fresh.draw_share")));
