@@ -53,6 +53,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn can_win_this_turn(&self) -> bool {
         false
     }
+    /// `true` at a turn start whose position occurred before in this game
+    /// (since the last irreversible progress), which the rules do not draw
+    /// yet: search may score it as a draw (`SearchConfig::twofold_draws`).
+    /// `false` for states without history.
+    fn repeats_earlier_position(&self) -> bool {
+        false
+    }
 
     /// The standard start of a game.
     fn start() -> Self;

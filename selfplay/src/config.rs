@@ -74,6 +74,17 @@ pub struct SearchConfig {
     /// any chain) as won leaves, and at the root play a winning action at
     /// once without searching.
     pub win_detection: bool,
+    /// Score a position below the root that repeats an earlier one of the
+    /// game since the last progress
+    /// ([`pacozero_engine::Game::repeats_earlier_position`]) as a drawn leaf,
+    /// instead of only the third occurrence that the rules draw. Stricter than
+    /// the two-fold rule of Lc0 and Stockfish, which count only a cycle inside
+    /// the search: here a side can reach a "draw" by returning to any position
+    /// of the game. Off: in self-play it cut the quick loop's draws from 5-12%
+    /// to 1-4% of the games, but the network lost 36% of a match to the
+    /// recipe's (-100 +- 62 Elo; docs/ablations.md): the search's root WDL,
+    /// half of the value target, then predicted draws the game did not have.
+    pub twofold_draws: bool,
 }
 
 impl Default for SearchConfig {
@@ -93,6 +104,7 @@ impl Default for SearchConfig {
             gumbel_noise: true,
             tree_reuse: true,
             win_detection: true,
+            twofold_draws: false,
         }
     }
 }

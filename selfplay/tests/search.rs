@@ -39,18 +39,7 @@ fn apply_names(g: &mut GameState, names: &str) {
 /// Plays the searched decisions of the side to move until its turn ends;
 /// returns the state after the turn and the decisions taken.
 fn play_turn<E: Evaluator<GameState>>(alg: Algorithm, g: &GameState, ev: &E, sims: u32, seed: u64) -> (GameState, Vec<String>) {
-    let c = cfg(alg);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut g = g.clone();
-    let me = g.to_move();
-    let mut names = Vec::new();
-    while g.to_move() == me && g.outcome().is_none() {
-        let r = searched(&c, &g, ev, sims, false, &mut rng);
-        names.push(g.action_name(r.action));
-        g.apply(r.action);
-        assert!(names.len() < 10, "turn too long: {names:?}");
-    }
-    (g, names)
+    play_turn_with(&cfg(alg), g, ev, sims, seed)
 }
 
 // White rook e1 unites with the black king on e8 (lift, place: two decisions of one turn).
@@ -343,4 +332,104 @@ fn rollout_evaluator_sees_the_win() {
     assert_eq!(wdl, ev.rollout_wdl(&g));
     let (after, names) = play_turn(Algorithm::Puct, &state(DIRECT_WIN), &ev, 32, 0);
     assert_eq!(after.outcome(), Some(Outcome::Win(Color::White)), "{names:?}");
+}
+
+/// Uniform priors; Black is better everywhere (a constant 0.6-0.3-0.1 for Black).
+struct BlackIsBetter;
+
+impl Evaluator<GameState> for BlackIsBetter {
+    fn name(&self) -> String {
+        "black-is-better".into()
+    }
+    fn needs_encoding(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
+        out.reset(batch);
+        for (i, r) in batch.iter().enumerate() {
+            out.priors_of_mut(i).fill(1.0 / r.legal.len() as f32);
+            out.wdl[i] = if r.state.to_move() == Color::Black { [0.6, 0.3, 0.1] } else { [0.1, 0.3, 0.6] };
+        }
+        Ok(())
+    }
+}
+
+// Two-fold draws: White's rook a1 and Black's king shuffle; after
+// `SHUFFLE`, `La1 Pa2` brings back the position after White's first turn.
+const SHUFFLE_START: &str = "4k3/8/8/8/8/8/8/R3K3 w 0 - - -";
+const SHUFFLE: &str = "La1 Pa2 Le8 Pd8 La2 Pa1 Ld8 Pe8";
+
+#[test]
+fn with_twofold_draws_a_repeated_position_below_the_root_is_a_draw_that_the_side_behind_takes() {
+    let mut g = state(SHUFFLE_START);
+    apply_names(&mut g, SHUFFLE);
+    // The start of a game is not in its history, so this is the first occurrence.
+    assert_eq!(g.hash(), state(SHUFFLE_START).hash(), "{}", g.notation());
+    assert!(!g.repeats_earlier_position(), "{}", g.notation());
+    let mut back = g.clone();
+    apply_names(&mut back, "La1");
+    assert!(!back.repeats_earlier_position(), "the middle of a turn repeats nothing");
+    apply_names(&mut back, "Pa2");
+    assert!(back.repeats_earlier_position(), "{} came before", back.notation());
+    assert_eq!(back.outcome(), None, "the rules draw the third occurrence, not the second");
+
+    let la1 = g.parse_action("La1").unwrap();
+    let pa2 = {
+        let mut mid = g.clone();
+        mid.apply(la1);
+        mid.parse_action("Pa2").unwrap()
+    };
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        for twofold in [true, false] {
+            let c = SearchConfig { twofold_draws: twofold, gumbel_noise: false, ..cfg(alg) };
+            let mut s = Search::new(c.clone(), g.clone(), false);
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let r = s.search_until(&BlackIsBetter, 400, None, false, &mut rng).unwrap();
+            assert!(r.simulations > 0);
+            let children = s.children_at(&[la1]).unwrap_or_else(|| panic!("{alg:?}: La1 was not expanded"));
+            let pa2 = children.iter().find(|c| c.action == pa2).expect("Pa2 is a child of La1");
+            assert!(pa2.visits > 0, "{alg:?} twofold={twofold}: Pa2 never visited");
+            if twofold {
+                // A drawn leaf, never evaluated; White, behind everywhere else, plays into it.
+                assert_eq!(pa2.wdl, [0.0, 1.0, 0.0], "{alg:?}");
+                assert!(!pa2.expanded, "{alg:?}");
+                assert_eq!(g.action_name(r.action), "La1", "{alg:?}: White did not go for the draw");
+                let (after, names) = play_turn_with(&c, &g, &BlackIsBetter, 400, 7);
+                assert_eq!(names, ["La1", "Pa2"], "{alg:?}");
+                assert!(after.repeats_earlier_position());
+            } else {
+                assert!(pa2.expanded, "{alg:?}: without two-fold draws Pa2 is evaluated");
+                assert!((pa2.wdl[0] - 0.1).abs() < 0.2 && pa2.wdl[2] > 0.4, "{alg:?}: {:?}", pa2.wdl);
+            }
+        }
+    }
+}
+
+#[test]
+fn with_twofold_draws_a_repeated_root_is_searched_and_the_side_ahead_avoids_repeating() {
+    // Black, ahead, to move in a position that occurred before: the root is
+    // searched (only positions below it count as drawn), and Black keeps
+    // away from the repetitions (draws) its king could make.
+    let mut g = state(SHUFFLE_START);
+    apply_names(&mut g, &format!("{SHUFFLE} La1 Pa2"));
+    assert!(g.repeats_earlier_position());
+    let c = SearchConfig { twofold_draws: true, gumbel_noise: false, ..cfg(Algorithm::Puct) };
+    let (after, names) = play_turn_with(&c, &g, &BlackIsBetter, 400, 3);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(!after.repeats_earlier_position(), "Black, ahead, played into a repetition: {names:?}");
+}
+
+/// [`play_turn`] with a given configuration.
+fn play_turn_with<E: Evaluator<GameState>>(c: &SearchConfig, g: &GameState, ev: &E, sims: u32, seed: u64) -> (GameState, Vec<String>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut g = g.clone();
+    let me = g.to_move();
+    let mut names = Vec::new();
+    while g.to_move() == me && g.outcome().is_none() {
+        let r = searched(c, &g, ev, sims, false, &mut rng);
+        names.push(g.action_name(r.action));
+        g.apply(r.action);
+        assert!(names.len() < 10, "turn too long: {names:?}");
+    }
+    (g, names)
 }

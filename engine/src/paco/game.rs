@@ -234,6 +234,10 @@ impl Game for GameState {
         self.position().fen()
     }
 
+    fn repeats_earlier_position(&self) -> bool {
+        self.repetitions() >= 1
+    }
+
     /// Exact under the official rules. With the optional vchess king-chain
     /// rule a threat may end in a draw instead, so nothing is claimed there.
     fn can_win_this_turn(&self) -> bool {

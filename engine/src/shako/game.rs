@@ -239,6 +239,10 @@ impl Game for GameState {
         self.pos.hash()
     }
 
+    fn repeats_earlier_position(&self) -> bool {
+        self.repetitions() >= 1
+    }
+
     fn action_name(&self, action: u16) -> String {
         move_from_action(&self.pos, action as usize).map_or_else(|| format!("#{action}"), |m| m.to_string())
     }

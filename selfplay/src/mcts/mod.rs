@@ -319,6 +319,8 @@ impl<G: Game> Search<G> {
                         Some(o) => Some(outcome_white_wdl(o)),
                         // A sure win this turn is as good as the win itself.
                         None if self.cfg.win_detection && st.can_win_this_turn() => Some(flip_for(st.to_move(), [1.0, 0.0, 0.0])),
+                        // Checked after the win: a mover that can win this turn wins, repeated or not.
+                        None if self.cfg.twofold_draws && st.repeats_earlier_position() => Some([0.0, 1.0, 0.0]),
                         None => {
                             st.legal_actions(&mut self.pending_legal);
                             // Stuck: adjudicated as a draw.
