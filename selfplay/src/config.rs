@@ -85,6 +85,12 @@ pub struct SearchConfig {
     /// recipe's (-100 +- 62 Elo; docs/ablations.md): the search's root WDL,
     /// half of the value target, then predicted draws the game did not have.
     pub twofold_draws: bool,
+    /// What a draw costs the side searching (the root's mover), in units of
+    /// win minus loss (Lc0's draw score, negated): its own values count a
+    /// node's draw share at `-contempt`, its opponent's at `+contempt`, so
+    /// the utility stays zero-sum. Only selection and the move choice see it;
+    /// the recorded root WDL is the plain one (0..=1; 0 = off).
+    pub contempt: f32,
 }
 
 impl Default for SearchConfig {
@@ -105,6 +111,7 @@ impl Default for SearchConfig {
             tree_reuse: true,
             win_detection: true,
             twofold_draws: false,
+            contempt: 0.0,
         }
     }
 }
@@ -220,6 +227,7 @@ impl SearchConfig {
         check("search.dirichlet_epsilon", self.dirichlet_epsilon, 0.0, 1.0)?;
         check("search.gumbel_max_considered", self.gumbel_max_considered, 1, 65_536)?;
         check("search.gumbel_c_visit", self.gumbel_c_visit, 0.0, 1e6)?;
+        check("search.contempt", self.contempt, 0.0, 1.0)?;
         if !(self.gumbel_c_scale > 0.0 && self.gumbel_c_scale <= 1e3) {
             bail!("config key `search.gumbel_c_scale` = {} is out of range: must be > 0 and <= 1000", self.gumbel_c_scale);
         }

@@ -334,12 +334,18 @@ fn rollout_evaluator_sees_the_win() {
     assert_eq!(after.outcome(), Some(Outcome::Win(Color::White)), "{names:?}");
 }
 
-/// Uniform priors; Black is better everywhere (a constant 0.6-0.3-0.1 for Black).
-struct BlackIsBetter;
+/// Uniform priors and a constant (win, draw, loss) for each mover.
+struct Constant {
+    white: [f32; 3],
+    black: [f32; 3],
+}
 
-impl Evaluator<GameState> for BlackIsBetter {
+/// Black is better everywhere (0.6-0.3-0.1 for Black).
+const BLACK_IS_BETTER: Constant = Constant { white: [0.1, 0.3, 0.6], black: [0.6, 0.3, 0.1] };
+
+impl Evaluator<GameState> for Constant {
     fn name(&self) -> String {
-        "black-is-better".into()
+        "constant".into()
     }
     fn needs_encoding(&self) -> bool {
         false
@@ -348,7 +354,7 @@ impl Evaluator<GameState> for BlackIsBetter {
         out.reset(batch);
         for (i, r) in batch.iter().enumerate() {
             out.priors_of_mut(i).fill(1.0 / r.legal.len() as f32);
-            out.wdl[i] = if r.state.to_move() == Color::Black { [0.6, 0.3, 0.1] } else { [0.1, 0.3, 0.6] };
+            out.wdl[i] = if r.state.to_move() == Color::White { self.white } else { self.black };
         }
         Ok(())
     }
@@ -384,7 +390,7 @@ fn with_twofold_draws_a_repeated_position_below_the_root_is_a_draw_that_the_side
             let c = SearchConfig { twofold_draws: twofold, gumbel_noise: false, ..cfg(alg) };
             let mut s = Search::new(c.clone(), g.clone(), false);
             let mut rng = ChaCha8Rng::seed_from_u64(7);
-            let r = s.search_until(&BlackIsBetter, 400, None, false, &mut rng).unwrap();
+            let r = s.search_until(&BLACK_IS_BETTER, 400, None, false, &mut rng).unwrap();
             assert!(r.simulations > 0);
             let children = s.children_at(&[la1]).unwrap_or_else(|| panic!("{alg:?}: La1 was not expanded"));
             let pa2 = children.iter().find(|c| c.action == pa2).expect("Pa2 is a child of La1");
@@ -394,7 +400,7 @@ fn with_twofold_draws_a_repeated_position_below_the_root_is_a_draw_that_the_side
                 assert_eq!(pa2.wdl, [0.0, 1.0, 0.0], "{alg:?}");
                 assert!(!pa2.expanded, "{alg:?}");
                 assert_eq!(g.action_name(r.action), "La1", "{alg:?}: White did not go for the draw");
-                let (after, names) = play_turn_with(&c, &g, &BlackIsBetter, 400, 7);
+                let (after, names) = play_turn_with(&c, &g, &BLACK_IS_BETTER, 400, 7);
                 assert_eq!(names, ["La1", "Pa2"], "{alg:?}");
                 assert!(after.repeats_earlier_position());
             } else {
@@ -414,7 +420,7 @@ fn with_twofold_draws_a_repeated_root_is_searched_and_the_side_ahead_avoids_repe
     apply_names(&mut g, &format!("{SHUFFLE} La1 Pa2"));
     assert!(g.repeats_earlier_position());
     let c = SearchConfig { twofold_draws: true, gumbel_noise: false, ..cfg(Algorithm::Puct) };
-    let (after, names) = play_turn_with(&c, &g, &BlackIsBetter, 400, 3);
+    let (after, names) = play_turn_with(&c, &g, &BLACK_IS_BETTER, 400, 3);
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(!after.repeats_earlier_position(), "Black, ahead, played into a repetition: {names:?}");
 }
@@ -432,4 +438,28 @@ fn play_turn_with<E: Evaluator<GameState>>(c: &SearchConfig, g: &GameState, ev: 
         assert!(names.len() < 10, "turn too long: {names:?}");
     }
     (g, names)
+}
+
+#[test]
+fn contempt_makes_the_searching_side_play_on_instead_of_taking_a_draw() {
+    // White, slightly behind everywhere (-0.06), can complete a threefold
+    // repetition with `La1 Pa2`: worth more than playing on at no contempt,
+    // less at contempt 0.2 (a draw then costs White 0.2, playing on 0.08).
+    let mut g = state(SHUFFLE_START);
+    apply_names(&mut g, &format!("{SHUFFLE} {SHUFFLE}"));
+    let mut drawn = g.clone();
+    apply_names(&mut drawn, "La1 Pa2");
+    assert_eq!(drawn.outcome(), Some(Outcome::Draw), "La1 Pa2 is the third occurrence");
+    let slightly_behind = Constant { white: [0.42, 0.1, 0.48], black: [0.48, 0.1, 0.42] };
+    for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+        for contempt in [0.0, 0.2] {
+            let c = SearchConfig { contempt, gumbel_noise: false, ..cfg(alg) };
+            let (after, names) = play_turn_with(&c, &g, &slightly_behind, 400, 5);
+            if contempt == 0.0 {
+                assert_eq!(after.outcome(), Some(Outcome::Draw), "{alg:?}: {names:?} did not take the draw");
+            } else {
+                assert_eq!(after.outcome(), None, "{alg:?}: {names:?} took the draw at contempt {contempt}");
+            }
+        }
+    }
 }

@@ -275,6 +275,7 @@ impl<G: Game> Search<G> {
         node.kind = Kind::Expanded;
         node.to_move = to_move;
         node.value = white[0] - white[2];
+        node.draw = white[1];
         self.backprop(white);
         if idx != 0 {
             self.sims += 1;
@@ -332,6 +333,7 @@ impl<G: Game> Search<G> {
                         n.kind = Kind::Terminal;
                         n.twdl = t;
                         n.value = t[0] - t[2];
+                        n.draw = t[1];
                         n.to_move = st.to_move();
                         self.backprop(t);
                         self.sims += 1;

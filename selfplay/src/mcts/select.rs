@@ -29,8 +29,8 @@ impl<G: Game> Search<G> {
 
     pub(super) fn pick_puct(&self, p: u32, fpu_reduction: f32) -> u32 {
         let pn = &self.nodes[p as usize];
-        let s = sign(pn.to_move);
-        let parent_q = s * pn.white_value();
+        let mover = pn.to_move;
+        let parent_q = self.q_for(p as usize, mover);
         let fpu = parent_q - fpu_reduction;
         let sqrt_n = (pn.n as f32).sqrt();
         let c = self.cfg.c_puct * sqrt_n.max(1.0);
@@ -38,7 +38,7 @@ impl<G: Game> Search<G> {
         let mut best_score = f32::NEG_INFINITY;
         for i in self.children(p) {
             let ch = &self.nodes[i];
-            let q = if ch.n > 0 { s * ch.white_value() } else { fpu };
+            let q = if ch.n > 0 { self.q_for(i, mover) } else { fpu };
             let score = q + c * ch.prior / (1.0 + ch.n as f32);
             if score > best_score {
                 best_score = score;
@@ -51,7 +51,7 @@ impl<G: Game> Search<G> {
     /// Fills `out` with `log prior + sigma(completed, normalised Q)` of `p`'s children.
     pub(super) fn transformed_logits(&self, p: u32, out: &mut Vec<f32>) {
         let pn = &self.nodes[p as usize];
-        let s = sign(pn.to_move);
+        let mover = pn.to_move;
         let mut sum_n = 0u32;
         let mut max_n = 0u32;
         let mut sum_prior_visited = 0f32;
@@ -62,10 +62,10 @@ impl<G: Game> Search<G> {
                 sum_n += ch.n;
                 max_n = max_n.max(ch.n);
                 sum_prior_visited += ch.prior;
-                sum_pq += ch.prior * s * ch.white_value();
+                sum_pq += ch.prior * self.q_for(i, mover);
             }
         }
-        let raw = s * pn.value;
+        let raw = self.raw_for_mover(p as usize);
         let v_mix = if sum_n == 0 {
             raw
         } else {
@@ -76,7 +76,7 @@ impl<G: Game> Search<G> {
         let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
         for i in self.children(p) {
             let ch = &self.nodes[i];
-            let q = if ch.n > 0 { s * ch.white_value() } else { v_mix };
+            let q = if ch.n > 0 { self.q_for(i, mover) } else { v_mix };
             lo = lo.min(q);
             hi = hi.max(q);
             out.push(q);

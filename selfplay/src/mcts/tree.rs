@@ -29,6 +29,8 @@ pub(super) struct Node {
     pub(super) value: f32,
     /// Exact (White, draw, Black) of a terminal node.
     pub(super) twdl: [f32; 3],
+    /// Draw probability of the raw evaluation (or the exact one of a terminal node).
+    pub(super) draw: f32,
 }
 
 impl Node {
@@ -46,6 +48,7 @@ impl Node {
             wdl: [0.0; 3],
             value: 0.0,
             twdl: [0.0; 3],
+            draw: 0.0,
         }
     }
     #[inline]
@@ -82,6 +85,39 @@ pub(super) fn outcome_white_wdl(o: Outcome) -> [f32; 3] {
 }
 
 impl<G: Game> Search<G> {
+    /// What a draw costs `mover` ([`SearchConfig::contempt`] for the root's
+    /// mover, its negative for the opponent).
+    #[inline]
+    fn draw_cost(&self, mover: Color) -> f32 {
+        if mover == self.nodes[0].to_move {
+            self.cfg.contempt
+        } else {
+            -self.cfg.contempt
+        }
+    }
+
+    /// Mean value of visited node `i` for `mover` (its parent's mover), draws at their cost.
+    #[inline]
+    pub(super) fn q_for(&self, i: usize, mover: Color) -> f32 {
+        let n = &self.nodes[i];
+        let q = sign(mover) * n.white_value();
+        if self.cfg.contempt == 0.0 {
+            return q;
+        }
+        q - self.draw_cost(mover) * n.wdl[1] / n.n as f32
+    }
+
+    /// Raw evaluation of expanded node `i` for its own mover, draws at their cost.
+    #[inline]
+    pub(super) fn raw_for_mover(&self, i: usize) -> f32 {
+        let n = &self.nodes[i];
+        let v = sign(n.to_move) * n.value;
+        if self.cfg.contempt == 0.0 {
+            return v;
+        }
+        v - self.draw_cost(n.to_move) * n.draw
+    }
+
     /// Moves the root to the child reached by `action` (kept with its subtree
     /// if `tree_reuse` and it was expanded); `new_state` is the state after
     /// `action` (used when the subtree is not kept).
