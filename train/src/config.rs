@@ -52,6 +52,7 @@ pub enum LrSchedule {
 /// | `value_horizon` | 0 | 0..=1000 | decisions ahead of the short-horizon value target (`targets.rs`) |
 /// | `value_horizon_mix` | 0.0 | [0, 1], with `value_q_mix` at most 1 | h above; needs `value_horizon` > 0 |
 /// | `mirror_augment` | false | bool | Paco Ŝako: each sampled position without a castling right is file-mirrored (a ↔ h: planes and policy) with probability 1/2 |
+/// | `export_average` | 0.0 | [0, 0.99] | exported weights = this × the previous export's + (1 − this) × the trained ones, folded at the end of each `train_steps` call (parameters and batch-norm statistics; 0 = the trained weights) |
 /// | `window_c` | 250000 | >= 1 | KataGo-style window: `c·(1 + β((N/c)^α − 1)/α)` for N positions seen |
 /// | `window_alpha` | 0.75 | (0, 1] | α of the window formula |
 /// | `window_beta` | 0.4 | [0, 10] | β of the window formula |
@@ -88,6 +89,7 @@ pub struct TrainConfig {
     pub value_horizon: u32,
     pub value_horizon_mix: f64,
     pub mirror_augment: bool,
+    pub export_average: f64,
     pub window_c: f64,
     pub window_alpha: f64,
     pub window_beta: f64,
@@ -126,6 +128,7 @@ impl Default for TrainConfig {
             value_horizon: 0,
             value_horizon_mix: 0.0,
             mirror_augment: false,
+            export_average: 0.0,
             window_c: 250_000.0,
             window_alpha: 0.75,
             window_beta: 0.4,
@@ -189,6 +192,7 @@ impl TrainConfig {
         range("value_horizon_mix", self.value_horizon_mix, (0.0..=1.0).contains(&self.value_horizon_mix), "in [0, 1]")?;
         range("value_horizon_mix", self.value_horizon_mix, self.value_q_mix + self.value_horizon_mix <= 1.0 + 1e-9, "at most 1 - value_q_mix")?;
         range("value_horizon_mix", self.value_horizon_mix, self.value_horizon_mix == 0.0 || self.value_horizon > 0, "0 unless value_horizon > 0")?;
+        range("export_average", self.export_average, (0.0..=0.99).contains(&self.export_average), "in [0, 0.99]")?;
         range("window_c", self.window_c, self.window_c >= 1.0, ">= 1")?;
         range("window_alpha", self.window_alpha, self.window_alpha > 0.0 && self.window_alpha <= 1.0, "in (0, 1]")?;
         range("window_beta", self.window_beta, (0.0..=10.0).contains(&self.window_beta), "in [0, 10]")?;

@@ -224,6 +224,9 @@ pub struct Trainer {
     /// Only chunks whose stem sorts at or before this one are read (see
     /// [`Trainer::limit_data`]); `None`: every complete chunk.
     data_upto: Option<String>,
+    /// The averaged weights that are exported (`export_average` > 0), folded
+    /// at the end of each [`Trainer::train_steps`]; kept in the checkpoint.
+    average: Option<PacoNet>,
 }
 
 /// Path of the checkpoint of a run.
@@ -271,6 +274,7 @@ impl Trainer {
             window: None,
             last_batch: Vec::new(),
             data_upto: None,
+            average: None,
         })
     }
 
@@ -295,6 +299,11 @@ impl Trainer {
         let optim_bytes = take("optimizer")?;
         let device = training_device(device);
         let model = model_from_bytes(&path, &h.net, &device, model_bytes)?;
+        // Checkpoints of runs without weight averaging have no such section.
+        let average = match sections.iter().position(|(n, _)| n == "average") {
+            Some(i) => Some(model_from_bytes(&path, &h.net, &device, sections.swap_remove(i).1)?),
+            None => None,
+        };
         let cfg = cfg.unwrap_or(h.train);
         cfg.validate()?;
         let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
@@ -314,6 +323,7 @@ impl Trainer {
             window: None,
             last_batch: Vec::new(),
             data_upto: None,
+            average,
         })
     }
 
@@ -507,6 +517,7 @@ impl Trainer {
         }
         bar.finish_and_clear();
         if steps > 0 {
+            self.fold_average()?;
             self.save_checkpoint()?;
             self.plot()?;
         }
@@ -584,7 +595,7 @@ impl Trainer {
         let mut calib = Calibration::default();
         for part in idx.chunks(self.cfg.batch_size.max(1)) {
             let b = Batch::build(&spec, &rows, part, 0.0);
-            let (model, cfg, device) = (&self.model, &self.cfg, &self.device);
+            let (model, cfg, device) = (self.played(), &self.cfg, &self.device);
             let (l, stats, wdl) = in_pool(&self.pool, || {
                 let l = losses(model, &b, cfg, device);
                 let mut m = StepMetrics::default();
@@ -647,7 +658,11 @@ impl Trainer {
         let path = checkpoint_path(&self.run_dir);
         let model = record_bytes(&self.model)?;
         let optim = self.optim.into_bytes().map_err(|e| TrainError::Other(format!("cannot serialise the optimizer: {e}")))?.to_vec();
-        let parts: [(&str, &[u8]); 2] = [("model", &model), ("optimizer", &optim)];
+        let average = self.average.as_ref().map(record_bytes).transpose()?;
+        let mut parts: Vec<(&str, &[u8])> = vec![("model", &model), ("optimizer", &optim)];
+        if let Some(a) = &average {
+            parts.push(("average", a));
+        }
         let header = CheckpointHeader {
             kind: "pacozero-checkpoint".into(),
             net: self.net.clone(),
@@ -667,7 +682,84 @@ impl Trainer {
     /// making it the `current` model.
     pub fn export(&self, name: &str, make_current: bool) -> TrainResult<PathBuf> {
         let info = ModelInfo { name: name.to_string(), step: self.step, samples_seen: self.samples_seen };
-        Ok(export_to_run(&self.run_dir, &self.model, &self.net, &info, make_current)?)
+        Ok(export_to_run(&self.run_dir, self.played(), &self.net, &info, make_current)?)
+    }
+
+    /// The weights that are exported and played: the average with
+    /// `export_average` > 0 (once folded), else the trained ones. The fresh
+    /// loss measures these, since they are what played the fresh games.
+    pub fn played(&self) -> &PacoNet {
+        self.average.as_ref().unwrap_or(&self.model)
+    }
+
+    /// Folds the trained weights into the average (`export_average` > 0).
+    fn fold_average(&mut self) -> TrainResult<()> {
+        let keep = self.cfg.export_average as f32;
+        if keep <= 0.0 {
+            self.average = None;
+            return Ok(());
+        }
+        self.average = Some(match self.average.take() {
+            // A copy through the record: a module's clone shares its
+            // batch-norm statistics with the original, which training updates
+            // in place (and blending would then write into the trained model).
+            None => model_from_bytes(&self.run_dir, &self.net, &self.device, record_bytes(&self.model)?)?,
+            Some(avg) => blend(avg, &self.model, keep)?,
+        });
+        Ok(())
+    }
+}
+
+/// `keep` × `avg` + (1 − `keep`) × `model`, tensor by tensor: every float
+/// tensor of the module (parameters and batch-norm running statistics).
+/// Visiting and mapping walk a module's tensors in the same order, so the
+/// model's are collected first and the average's mapped against them.
+fn blend(avg: PacoNet, model: &PacoNet, keep: f32) -> TrainResult<PacoNet> {
+    use burn::module::{ModuleMapper, ModuleVisitor, Param};
+    use burn::tensor::{Tensor, TensorData};
+
+    struct Collect(Vec<TensorData>);
+    impl ModuleVisitor for Collect {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            self.0.push(param.val().into_data());
+        }
+    }
+    struct Blend {
+        news: std::vec::IntoIter<TensorData>,
+        keep: f32,
+        error: Option<String>,
+    }
+    impl ModuleMapper for Blend {
+        fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+            let (id, old, _) = param.consume();
+            let Some(new) = self.news.next() else {
+                self.error.get_or_insert_with(|| "the average has more tensors than the model".into());
+                return Param::initialized(id, old);
+            };
+            let device = old.device();
+            let old = old.into_data();
+            let (a, b) = match (old.try_to_vec::<f32>(), new.try_to_vec::<f32>()) {
+                (Ok(a), Ok(b)) if a.len() == b.len() => (a, b),
+                _ => {
+                    self.error.get_or_insert_with(|| format!("a tensor of shape {:?} does not match the model's {:?}", old.shape(), new.shape()));
+                    return Param::initialized(id, Tensor::from_data(old, &device));
+                }
+            };
+            let mixed: Vec<f32> = a.iter().zip(&b).map(|(x, y)| self.keep * x + (1.0 - self.keep) * y).collect();
+            Param::initialized(id, Tensor::from_data(TensorData::new(mixed, old.shape().clone()), &device))
+        }
+    }
+
+    let mut collect = Collect(Vec::new());
+    model.visit(&mut collect);
+    let mut mapper = Blend { news: collect.0.into_iter(), keep, error: None };
+    let avg = avg.map(&mut mapper);
+    if mapper.news.next().is_some() {
+        mapper.error.get_or_insert_with(|| "the model has more tensors than the average".into());
+    }
+    match mapper.error {
+        Some(e) => Err(TrainError::Other(format!("weight averaging: {e}"))),
+        None => Ok(avg),
     }
 }
 

@@ -346,3 +346,59 @@ fn a_batch_carries_the_reply_targets() {
     let plain = Batch::build(&spec(), &rs, &[0], 0.0);
     assert!(plain.reply.is_empty() && plain.reply_w == vec![0.0]);
 }
+
+/// Every float tensor of a network (parameters and batch-norm statistics), in visiting order.
+fn weights(m: &PacoNet) -> Vec<Vec<f32>> {
+    use burn::module::{Module, ModuleVisitor, Param};
+    use burn::tensor::Tensor;
+    struct Collect(Vec<Vec<f32>>);
+    impl ModuleVisitor for Collect {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            self.0.push(param.val().into_data().try_to_vec::<f32>().unwrap());
+        }
+    }
+    let mut c = Collect(Vec::new());
+    m.visit(&mut c);
+    c.0
+}
+
+#[test]
+fn export_average_folds_the_trained_weights_into_the_exported_ones_and_survives_a_resume() {
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 1);
+    let net = NetConfig::tiny_for(&spec());
+    let cfg = TrainConfig { export_average: 0.75, ..test_cfg() };
+    let mut t = Trainer::new(run.path(), net.clone(), cfg.clone(), &default_device()).unwrap();
+    t.train_steps(data.path(), 10).unwrap();
+    // The first fold is the trained weights themselves.
+    let first = weights(t.played());
+    assert_eq!(first, weights(t.model()));
+    t.train_steps(data.path(), 10).unwrap();
+    let trained = weights(t.model());
+    let avg = weights(t.played());
+    assert_ne!(avg, trained, "the exported weights are not averaged");
+    let (mut n, mut moved) = (0, 0);
+    for ((a, f), m) in avg.iter().zip(&first).zip(&trained) {
+        for ((&a, &f), &m) in a.iter().zip(f).zip(m) {
+            let want = 0.75 * f + 0.25 * m;
+            assert!((a - want).abs() <= 1e-5 * (1.0 + want.abs()), "{a} != 0.75 x {f} + 0.25 x {m}");
+            n += 1;
+            moved += (f != m) as usize;
+        }
+    }
+    assert!(n > 1000 && moved > n / 2, "{moved} of {n} weights changed in training");
+    // The export is the average, and a resumed trainer has it back.
+    let path = t.export("gen-0002", false).unwrap();
+    let (loaded, _, _) = load_model(&path, &default_device(), Some(&net)).unwrap();
+    assert_eq!(weights(&loaded), avg);
+    drop(t);
+    let r = Trainer::resume(run.path(), &default_device()).unwrap();
+    assert_eq!(weights(r.played()), avg);
+    assert_eq!(weights(r.model()), trained);
+    // Without averaging the export is the trained weights.
+    let run2 = tempfile::tempdir().unwrap();
+    let mut plain = Trainer::new(run2.path(), net, test_cfg(), &default_device()).unwrap();
+    plain.train_steps(data.path(), 10).unwrap();
+    assert_eq!(weights(plain.played()), weights(plain.model()));
+}
