@@ -158,6 +158,11 @@ pub struct SelfplayConfig {
     pub temperature_decisions: u32,
     /// Temperature afterwards (0..=10).
     pub final_temperature: f32,
+    /// Gumbel move choice: during the first this many decisions the move is
+    /// sampled from the search's improved policy (more varied games), after
+    /// them it is the sequential-halving winner (0..=100000; 0 = always the
+    /// winner, as Gumbel MuZero plays).
+    pub gumbel_sample_decisions: u32,
     /// Resign when the mover's root value stays below this for
     /// `resign_consecutive` of its decisions in a row (-1..=0; -1 = never).
     pub resign_threshold: f32,
@@ -194,6 +199,7 @@ impl Default for SelfplayConfig {
             temperature: 1.0,
             temperature_decisions: 30,
             final_temperature: 0.0,
+            gumbel_sample_decisions: 0,
             resign_threshold: -0.95,
             resign_consecutive: 3,
             no_resign_fraction: 0.1,
@@ -287,6 +293,7 @@ impl SelfplayConfig {
         check("temperature", self.temperature, 0.0, 10.0)?;
         check("temperature_decisions", self.temperature_decisions, 0, 100_000)?;
         check("final_temperature", self.final_temperature, 0.0, 10.0)?;
+        check("gumbel_sample_decisions", self.gumbel_sample_decisions, 0, 100_000)?;
         check("resign_threshold", self.resign_threshold, -1.0, 0.0)?;
         check("resign_consecutive", self.resign_consecutive, 1, 1000)?;
         check("no_resign_fraction", self.no_resign_fraction, 0.0, 1.0)?;

@@ -205,6 +205,7 @@ impl<G: SelfplayGame> Runner<G> {
             let res = self.search.result();
             let ply = self.drafts.len() as u32;
             let action = match cfg.search.algorithm {
+                Algorithm::Gumbel if ply < cfg.gumbel_sample_decisions => res.choose(Algorithm::Gumbel, 1.0, &mut self.rng),
                 Algorithm::Gumbel => res.action,
                 Algorithm::Puct => {
                     let t = if ply < cfg.temperature_decisions { cfg.temperature } else { cfg.final_temperature };
