@@ -6,6 +6,8 @@
 //! MCTS. Every search here asserts that it simulated. The detector has its own
 //! tests (`engine/tests/win_detection.rs`, `tests/win_and_cut.rs`).
 
+mod common;
+use common::Constant;
 use pacozero_engine::paco::{in_sako, GameState, Position};
 use pacozero_engine::{Color, Game, Outcome};
 use pacozero_selfplay::{search, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
@@ -334,31 +336,8 @@ fn rollout_evaluator_sees_the_win() {
     assert_eq!(after.outcome(), Some(Outcome::Win(Color::White)), "{names:?}");
 }
 
-/// Uniform priors and a constant (win, draw, loss) for each mover.
-struct Constant {
-    white: [f32; 3],
-    black: [f32; 3],
-}
-
 /// Black is better everywhere (0.6-0.3-0.1 for Black).
 const BLACK_IS_BETTER: Constant = Constant { white: [0.1, 0.3, 0.6], black: [0.6, 0.3, 0.1] };
-
-impl Evaluator<GameState> for Constant {
-    fn name(&self) -> String {
-        "constant".into()
-    }
-    fn needs_encoding(&self) -> bool {
-        false
-    }
-    fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
-        out.reset(batch);
-        for (i, r) in batch.iter().enumerate() {
-            out.priors_of_mut(i).fill(1.0 / r.legal.len() as f32);
-            out.wdl[i] = if r.state.to_move() == Color::White { self.white } else { self.black };
-        }
-        Ok(())
-    }
-}
 
 // Two-fold draws: White's rook a1 and Black's king shuffle; after
 // `SHUFFLE`, `La1 Pa2` brings back the position after White's first turn.

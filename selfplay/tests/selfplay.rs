@@ -1,12 +1,10 @@
 //! Self-play end to end: config, chunks written and read back with pacozero-data.
 
 mod common;
+use common::Constant;
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
-use pacozero_selfplay::{
-    bench_mcts, play_game, run_selfplay, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions,
-    UniformEvaluator,
-};
+use pacozero_selfplay::{bench_mcts, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator};
 
 fn small(alg: Algorithm) -> SelfplayConfig {
     SelfplayConfig {
@@ -138,25 +136,7 @@ fn fischer_random_and_fen_file_starts() {
 
 /// Believes White is winning everywhere (uniform priors): Black's root value
 /// is about -0.9 at every decision, so Black resigns whenever it may.
-struct WhiteWinsEvaluator;
-
-impl Evaluator<GameState> for WhiteWinsEvaluator {
-    fn name(&self) -> String {
-        "white-wins".into()
-    }
-    fn needs_encoding(&self) -> bool {
-        false
-    }
-    fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
-        out.reset(batch);
-        for (i, r) in batch.iter().enumerate() {
-            let n = r.legal.len() as f32;
-            out.priors_of_mut(i).iter_mut().for_each(|p| *p = 1.0 / n);
-            out.wdl[i] = if r.state.to_move() == Color::White { [0.95, 0.05, 0.0] } else { [0.0, 0.05, 0.95] };
-        }
-        Ok(())
-    }
-}
+const WHITE_WINS: Constant = Constant { white: [0.95, 0.05, 0.0], black: [0.0, 0.05, 0.95] };
 
 #[test]
 fn resignation_and_no_resign_games() {
@@ -168,13 +148,13 @@ fn resignation_and_no_resign_games() {
     cfg.threads = 2;
     let games = 12;
     let dir = tempfile::tempdir().unwrap();
-    let s = run_selfplay::<GameState, _>(&cfg, &WhiteWinsEvaluator, dir.path(), games, false).unwrap();
+    let s = run_selfplay::<GameState, _>(&cfg, &WHITE_WINS, dir.path(), games, false).unwrap();
     assert_eq!(s.games, games);
     // Each game replayed alone (same seed, same index) says what the summary
     // must count.
     let (mut resigned, mut no_resign, mut false_resignations) = (0, 0, 0);
     for i in 0..games {
-        let r = play_game::<GameState, _>(&cfg, &WhiteWinsEvaluator, i, None).unwrap();
+        let r = play_game::<GameState, _>(&cfg, &WHITE_WINS, i, None).unwrap();
         if r.no_resign {
             no_resign += 1;
             assert_ne!(r.reason, "resign", "game {i} may not resign");
