@@ -402,3 +402,18 @@ fn export_average_folds_the_trained_weights_into_the_exported_ones_and_survives_
     plain.train_steps(data.path(), 10).unwrap();
     assert_eq!(weights(plain.played()), weights(plain.model()));
 }
+
+#[test]
+fn the_shipped_training_file_loads_with_every_key_it_documents() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/train.toml");
+    let file = load_train_file(Some(&path)).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+    assert_eq!(file.train.export_average, 0.0);
+    assert_eq!(file.train.mirror_augment, TrainConfig::default().mirror_augment);
+    // An unknown key is refused, naming it.
+    let text = std::fs::read_to_string(&path).unwrap().replace("export_average =", "export_averag =");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("train.toml");
+    std::fs::write(&bad, text).unwrap();
+    let e = format!("{:#}", load_train_file(Some(&bad)).err().expect("an unknown key must be refused"));
+    assert!(e.contains("export_averag"), "{e}");
+}
