@@ -414,6 +414,7 @@ fn the_shipped_training_file_loads_with_every_key_it_documents() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("train.toml");
     std::fs::write(&bad, text).unwrap();
-    let e = format!("{:#}", load_train_file(Some(&bad)).err().expect("an unknown key must be refused"));
+    let Err(e) = load_train_file(Some(&bad)) else { panic!("an unknown key must be refused") };
+    let e = format!("{e:#}");
     assert!(e.contains("export_averag"), "{e}");
 }
