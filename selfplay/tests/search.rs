@@ -44,6 +44,21 @@ fn play_turn<E: Evaluator<GameState>>(alg: Algorithm, g: &GameState, ev: &E, sim
     play_turn_with(&cfg(alg), g, ev, sims, seed)
 }
 
+/// [`play_turn`] with a given search configuration.
+fn play_turn_with<E: Evaluator<GameState>>(c: &SearchConfig, g: &GameState, ev: &E, sims: u32, seed: u64) -> (GameState, Vec<String>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut g = g.clone();
+    let me = g.to_move();
+    let mut names = Vec::new();
+    while g.to_move() == me && g.outcome().is_none() {
+        let r = searched(c, &g, ev, sims, false, &mut rng);
+        names.push(g.action_name(r.action));
+        g.apply(r.action);
+        assert!(names.len() < 10, "turn too long: {names:?}");
+    }
+    (g, names)
+}
+
 // White rook e1 unites with the black king on e8 (lift, place: two decisions of one turn).
 const DIRECT_WIN: &str = "4k3/8/8/8/8/8/8/4RK2 w 0 - - -";
 // Chain: rook a4 joins the union d4 (black pawn + white knight), the released
@@ -402,21 +417,6 @@ fn with_twofold_draws_a_repeated_root_is_searched_and_the_side_ahead_avoids_repe
     let (after, names) = play_turn_with(&c, &g, &BLACK_IS_BETTER, 400, 3);
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(!after.repeats_earlier_position(), "Black, ahead, played into a repetition: {names:?}");
-}
-
-/// [`play_turn`] with a given configuration.
-fn play_turn_with<E: Evaluator<GameState>>(c: &SearchConfig, g: &GameState, ev: &E, sims: u32, seed: u64) -> (GameState, Vec<String>) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut g = g.clone();
-    let me = g.to_move();
-    let mut names = Vec::new();
-    while g.to_move() == me && g.outcome().is_none() {
-        let r = searched(c, &g, ev, sims, false, &mut rng);
-        names.push(g.action_name(r.action));
-        g.apply(r.action);
-        assert!(names.len() < 10, "turn too long: {names:?}");
-    }
-    (g, names)
 }
 
 #[test]

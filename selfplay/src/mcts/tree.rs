@@ -85,37 +85,31 @@ pub(super) fn outcome_white_wdl(o: Outcome) -> [f32; 3] {
 }
 
 impl<G: Game> Search<G> {
-    /// What a draw costs `mover` ([`SearchConfig::contempt`] for the root's
-    /// mover, its negative for the opponent).
+    /// `v`, a value for `mover`, less what its draw share `draw` costs
+    /// `mover` ([`SearchConfig::contempt`] for the root's mover, its
+    /// negative for the opponent); `v` itself without contempt.
     #[inline]
-    fn draw_cost(&self, mover: Color) -> f32 {
-        if mover == self.nodes[0].to_move {
-            self.cfg.contempt
-        } else {
-            -self.cfg.contempt
+    fn at_draw_cost(&self, mover: Color, v: f32, draw: f32) -> f32 {
+        let c = self.cfg.contempt;
+        if c == 0.0 {
+            return v;
         }
+        let cost = if mover == self.nodes[0].to_move { c } else { -c };
+        v - cost * draw
     }
 
     /// Mean value of visited node `i` for `mover` (its parent's mover), draws at their cost.
     #[inline]
     pub(super) fn q_for(&self, i: usize, mover: Color) -> f32 {
         let n = &self.nodes[i];
-        let q = sign(mover) * n.white_value();
-        if self.cfg.contempt == 0.0 {
-            return q;
-        }
-        q - self.draw_cost(mover) * n.wdl[1] / n.n as f32
+        self.at_draw_cost(mover, sign(mover) * n.white_value(), n.wdl[1] / n.n as f32)
     }
 
     /// Raw evaluation of expanded node `i` for its own mover, draws at their cost.
     #[inline]
     pub(super) fn raw_for_mover(&self, i: usize) -> f32 {
         let n = &self.nodes[i];
-        let v = sign(n.to_move) * n.value;
-        if self.cfg.contempt == 0.0 {
-            return v;
-        }
-        v - self.draw_cost(n.to_move) * n.draw
+        self.at_draw_cost(n.to_move, sign(n.to_move) * n.value, n.draw)
     }
 
     /// Moves the root to the child reached by `action` (kept with its subtree
