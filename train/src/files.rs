@@ -108,8 +108,12 @@ pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&
     // Games newer than the checkpoint's window measure how the network generalises.
     let fresh = if steps > 0 { trainer.fresh_data_loss(&data, crate::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
     let summary = trainer.train_steps(&data, steps).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
-    trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
-    trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
+    // `train_steps` saves and plots after any step; zero steps still write
+    // the checkpoint, so that `--steps 0` creates one for a fresh run.
+    if steps == 0 {
+        trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+        trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     let exported = match export {
         Some(name) => Some(trainer.export(name, true).map_err(|e| anyhow::anyhow!("{e}"))?),
         None => None,

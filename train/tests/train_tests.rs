@@ -405,7 +405,9 @@ fn export_average_folds_the_trained_weights_into_the_exported_ones_and_survives_
 
 #[test]
 fn the_shipped_training_file_loads_with_every_key_it_documents() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/train.toml");
+    // At run time: a binary built from another checkout keeps its path at compile time.
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    let path = Path::new(&dir).join("../configs/train.toml");
     let file = load_train_file(Some(&path)).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
     assert_eq!(file.train.export_average, 0.0);
     assert_eq!(file.train.mirror_augment, TrainConfig::default().mirror_augment);
@@ -417,4 +419,24 @@ fn the_shipped_training_file_loads_with_every_key_it_documents() {
     let Err(e) = load_train_file(Some(&bad)) else { panic!("an unknown key must be refused") };
     let e = format!("{e:#}");
     assert!(e.contains("export_averag"), "{e}");
+}
+
+#[test]
+fn train_run_checkpoints_a_fresh_run_at_zero_steps_and_resumes_it() {
+    let run = tempfile::tempdir().unwrap();
+    write_data(&run.path().join("data"), 100, 2);
+    let config = run.path().join("train.toml");
+    let file = "[net]\nblocks = 1\nchannels = 8\nse_ratio = 0\n[train]\nbatch_size = 16\nprogress = false\nthreads = 2\n";
+    std::fs::write(&config, file).unwrap();
+    // Zero steps: a checkpoint at step 0 and nothing exported.
+    let r = train_run(run.path(), Some(&config), 0, None).unwrap();
+    assert_eq!((r.step, r.summary.steps), (0, 0));
+    assert!(r.fresh.is_none() && r.exported.is_none());
+    assert_eq!(Trainer::resume(run.path(), &default_device()).unwrap().step(), 0);
+    // Then 3 steps resume it, export a model and leave a checkpoint at step 3.
+    let r = train_run(run.path(), Some(&config), 3, Some("gen-0001")).unwrap();
+    assert_eq!(r.step, 3);
+    let exported = r.exported.expect("asked for an export");
+    assert!(exported.is_file(), "{}", exported.display());
+    assert_eq!(Trainer::resume(run.path(), &default_device()).unwrap().step(), 3);
 }
