@@ -43,7 +43,7 @@ fn main() {
         let t0 = Instant::now();
         let job = cluster.sbatch(
             &["--cpus-per-task=1", "--mem=1G", "--time=60:00", &array],
-            SELFPLAY_SBATCH,
+            &selfplay_sbatch(),
             &[("PACOZERO_SELFPLAY_CONFIG", s(&sp)), ("PACOZERO_GAMES", &games.to_string())],
         );
         cluster.wait_ok(&job, 0);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 mod common;
-use common::{bin, tiny_model_of};
+use common::{bin, manifest_dir, tiny_model_of};
 
 fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
@@ -173,7 +173,7 @@ fn book_build_probe_export_extend_and_selfplay() {
     }
 
     // The commented configuration file is valid (two positions with its settings).
-    let shipped = format!("{}/../configs/book.toml", manifest_dir());
+    let shipped = manifest_dir().join("../configs/book.toml").display().to_string();
     let small = dir.path().join("shipped.parquet");
     let out = ok(&["book", "build", "--model", m, "--config", &shipped, "--out", small.to_str().unwrap(), "--positions", "2", "--quiet"]);
     assert!(out.contains("2 positions"), "{out}");
@@ -466,14 +466,6 @@ fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
         }
     }
     assert_eq!(games, 8);
-}
-
-/// The package directory of this checkout: cargo sets it when it runs the
-/// test. The compile-time value is only a fallback, because a test binary
-/// built from another checkout sharing the target directory keeps that
-/// checkout's path.
-fn manifest_dir() -> String {
-    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }
 
 #[test]

@@ -13,10 +13,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{bin, output_text, run_ok, s, tiny_model_of};
+use common::{bin, manifest_dir, output_text, run_ok, s, tiny_model_of};
 
 fn test_book() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/platform_book.json")
+    manifest_dir().join("tests/data/platform_book.json")
 }
 
 /// A platform book as FEN -> (position value, {actions -> move value}).

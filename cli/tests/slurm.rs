@@ -26,7 +26,7 @@ use pacozero_store::RunStore;
 
 mod common;
 mod slurm_support;
-use common::{bin, output_text, s, tiny_selfplay, tiny_train, write_config};
+use common::{bin, manifest_dir, output_text, s, tiny_selfplay, tiny_train, write_config};
 use slurm_support::*;
 
 /// The documented job array and trainer, end to end.
@@ -47,7 +47,7 @@ fn slurm_job_array_of_workers_and_a_trainer() {
     let with = |extra: &[&'static str]| small.iter().chain(extra).copied().collect::<Vec<&str>>();
 
     // 1. The job array: four workers, four games each, no model yet.
-    let first = cluster.sbatch(&with(&["--array=0-3"]), SELFPLAY_SBATCH, &[config[0], ("PACOZERO_GAMES", "4")]);
+    let first = cluster.sbatch(&with(&["--array=0-3"]), &selfplay_sbatch(), &[config[0], ("PACOZERO_GAMES", "4")]);
     cluster.wait_ok(&first, 0);
     let games = store_games(&store, "data", tmp);
     for w in 0..4 {
@@ -64,7 +64,7 @@ fn slurm_job_array_of_workers_and_a_trainer() {
     assert_eq!(pointer(&store), None);
     let trainer = cluster.sbatch(
         &small,
-        TRAIN_SBATCH,
+        &train_sbatch(),
         &[("PACOZERO_TRAINER_DIR", s(&tmp.join("trainer"))), ("PACOZERO_TRAIN_CONFIG", s(&tr)), ("PACOZERO_STEPS", "3"), ("PACOZERO_RETRY_SECONDS", "1")],
     );
     let waited = Instant::now();
@@ -85,7 +85,7 @@ fn slurm_job_array_of_workers_and_a_trainer() {
     // 3. A second array of the same workers, started afterwards: each resumes
     // (its earlier games stay, their seeds are not played again) and plays
     // two new games with the trainer's model.
-    let second = cluster.sbatch(&with(&["--array=0-3"]), SELFPLAY_SBATCH, &[config[0], ("PACOZERO_GAMES", "2")]);
+    let second = cluster.sbatch(&with(&["--array=0-3"]), &selfplay_sbatch(), &[config[0], ("PACOZERO_GAMES", "2")]);
     cluster.wait_ok(&second, 0);
     let games = store_games(&store, "data", tmp);
     for w in 0..4 {
@@ -99,7 +99,7 @@ fn slurm_job_array_of_workers_and_a_trainer() {
 
     // 4. A worker task cancelled in the middle of its games, then requeued.
     let games_per_start = 30u64;
-    let killed = cluster.sbatch(&with(&["--array=6"]), SELFPLAY_SBATCH, &[config[0], ("PACOZERO_GAMES", "30")]);
+    let killed = cluster.sbatch(&with(&["--array=6"]), &selfplay_sbatch(), &[config[0], ("PACOZERO_GAMES", "30")]);
     let task = format!("{killed}_6");
     let waited = Instant::now();
     while store.list("data/w0006").unwrap().iter().filter(|k| k.ends_with(".games.parquet")).count() < 3 {
@@ -157,10 +157,10 @@ fn slurm_job_array_of_workers_and_a_trainer() {
 /// the files the cluster test submits, byte for byte.
 #[test]
 fn the_docs_show_the_job_scripts_the_test_submits() {
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/scale-out.md")).unwrap();
+    let docs = std::fs::read_to_string(manifest_dir().join("../docs/scale-out.md")).unwrap();
     let listings: Vec<&str> = docs.split("```bash\n").skip(1).map(|b| b.split("\n```").next().unwrap()).collect();
-    for (file, name) in [(SELFPLAY_SBATCH, "docs/slurm/selfplay.sbatch"), (TRAIN_SBATCH, "docs/slurm/train.sbatch")] {
-        let script = std::fs::read_to_string(file).unwrap();
+    for (file, name) in [(selfplay_sbatch(), "docs/slurm/selfplay.sbatch"), (train_sbatch(), "docs/slurm/train.sbatch")] {
+        let script = std::fs::read_to_string(&file).unwrap();
         assert!(listings.iter().any(|l| *l == script.trim_end()), "docs/scale-out.md must show {name} exactly as it is (copy the file into its ```bash block)");
     }
 }

@@ -5,6 +5,9 @@ use pacozero_engine::paco::{action_to_string, parse_actions, FullMoveGen, GameSt
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+mod common;
+use common::manifest_dir;
+
 fn read_jsonl(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/{name}", manifest_dir());
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
@@ -210,12 +213,4 @@ fn start_position_perft() {
     for (d, &n) in atomic.iter().enumerate() {
         assert_eq!(g.perft_atomic(d as u32 + 1), n, "atomic perft depth {}", d + 1);
     }
-}
-
-/// The package directory of this checkout: cargo sets it when it runs the
-/// test. The compile-time value is only a fallback, because a test binary
-/// built from another checkout sharing the target directory keeps that
-/// checkout's path.
-fn manifest_dir() -> String {
-    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }

@@ -7,6 +7,9 @@ use pacozero_engine::{Color, Game, Outcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+mod common;
+use common::manifest_dir;
+
 fn read_jsonl(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/shako/{name}", manifest_dir());
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
@@ -376,12 +379,4 @@ fn game_trait_surface() {
     assert_eq!(bits(5), 1 << 15, "own king on f2 of the mirrored frame");
     assert_eq!(bits(17), (1 << 11) | (1 << 18), "own castling rooks");
     assert_eq!(scalars, vec![1.0, 0.0, 0.0, 1.0]);
-}
-
-/// The package directory of this checkout: cargo sets it when it runs the
-/// test. The compile-time value is only a fallback, because a test binary
-/// built from another checkout sharing the target directory keeps that
-/// checkout's path.
-fn manifest_dir() -> String {
-    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }

@@ -11,7 +11,7 @@ use pacozero_engine::Square;
 use serde_json::Value;
 
 mod common;
-use common::Rng;
+use common::{manifest_dir, Rng};
 
 fn rules_of(bits: u8) -> Rules {
     Rules { no_union_undo: bits & 1 != 0, one_double_step_per_file: bits & 2 != 0, king_chain_draw: bits & 4 != 0 }
@@ -92,7 +92,7 @@ fn every_position_of_random_playouts_is_valid() {
 }
 
 fn read_jsonl(name: &str) -> Vec<Value> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/data/{name}", manifest_dir());
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
 }

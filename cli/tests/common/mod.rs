@@ -5,6 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The package directory of this checkout: cargo sets it when it runs the
+/// test. The compile-time value is only a fallback, because a test binary
+/// built from another checkout sharing the target directory keeps that
+/// checkout's path.
+#[allow(dead_code)]
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+}
+
 /// The `pacozero` binary under test: cargo names it to integration tests;
 /// an example (which cargo does not tell) finds it beside its own folder,
 /// `<target>/release/examples/..`.

@@ -12,10 +12,15 @@ use std::time::{Duration, Instant};
 
 use pacozero_store::RunStore;
 
-use crate::common::{bin_path, fresh_s3_store, output_text, s};
+use crate::common::{bin_path, fresh_s3_store, manifest_dir, output_text, s};
 
-pub const SELFPLAY_SBATCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/slurm/selfplay.sbatch");
-pub const TRAIN_SBATCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/slurm/train.sbatch");
+/// The job scripts the cluster tests submit (those `docs/scale-out.md` shows).
+pub fn selfplay_sbatch() -> String {
+    manifest_dir().join("../docs/slurm/selfplay.sbatch").display().to_string()
+}
+pub fn train_sbatch() -> String {
+    manifest_dir().join("../docs/slurm/train.sbatch").display().to_string()
+}
 
 /// How long one wait for jobs may take before the test gives up.
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(600);

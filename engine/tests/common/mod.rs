@@ -1,4 +1,14 @@
-//! Shared by the engine's integration tests.
+//! Shared by the engine's integration tests; not every test file uses
+//! every item.
+#![allow(dead_code)]
+
+/// The package directory of this checkout: cargo sets it when it runs the
+/// test. The compile-time value is only a fallback, because a test binary
+/// built from another checkout sharing the target directory keeps that
+/// checkout's path.
+pub fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
+}
 
 /// A small deterministic generator (SplitMix64): seeded playouts are the same
 /// on every run, and the engine's tests need no dependency for it.
