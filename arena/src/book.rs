@@ -402,7 +402,7 @@ fn child_state<G: BookGame>(parent: &BookPosition, m: &BookMove) -> Result<G> {
 /// Can the game go on from here (running, with a legal action)?
 fn searchable<G: Game>(g: &G) -> bool {
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     g.outcome().is_none() && !legal.is_empty()
 }
 

@@ -180,7 +180,7 @@ impl<G: Game> Player<G> {
         match &self.spec {
             PlayerSpec::Random => {
                 let mut legal = Vec::new();
-                g.legal_actions(&mut legal);
+                g.playable_actions(&mut legal);
                 Ok((legal.choose(rng).map(|&a| vec![a]).unwrap_or_default(), 0))
             }
             PlayerSpec::Greedy => Ok((greedy_turn(g, rng), 0)),
@@ -222,7 +222,7 @@ pub fn greedy_turn<G: Game>(g: &G, rng: &mut ChaCha8Rng) -> Vec<u16> {
             Some(_) => safe.push(i),
             None => {
                 let loses = next.can_win_this_turn() || {
-                    next.legal_actions(&mut replies);
+                    next.playable_actions(&mut replies);
                     replies.iter().any(|&r| {
                         let mut after = next.clone();
                         after.apply(r);

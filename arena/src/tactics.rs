@@ -167,7 +167,7 @@ fn policy_turn<E: Evaluator<GameState>>(evaluator: &E, state: &mut GameState) ->
     let (mut planes, mut scalars) = (vec![0u64; GameState::NUM_BIT_PLANES * words], vec![0f32; GameState::NUM_SCALARS]);
     let (mut legal, mut out, mut played) = (Vec::new(), EvalOutput::default(), Vec::new());
     while state.to_move() == mover && state.outcome().is_none() && played.len() < MAX_TURN_DECISIONS {
-        state.legal_actions(&mut legal);
+        state.playable_actions(&mut legal);
         if legal.is_empty() {
             break;
         }

@@ -325,7 +325,7 @@ fn every_shako_pv_replays_as_legal() {
     let mut legal = Vec::new();
     let mut moves = Vec::new();
     for k in [0, 5, 9] {
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         let a = legal[k % legal.len()];
         moves.push(g.turn_notation(&[a]));
         g.apply(a);
@@ -333,7 +333,7 @@ fn every_shako_pv_replays_as_legal() {
     // A middle game position by notation: twenty more such decisions.
     let mut mid = g.clone();
     for k in 0..20 {
-        mid.legal_actions(&mut legal);
+        mid.playable_actions(&mut legal);
         mid.apply(legal[(7 * k + 3) % legal.len()]);
     }
     assert!(mid.outcome().is_none());

@@ -133,7 +133,7 @@ fn analyze_and_play_shako_with_a_shako_network() {
 
     // A game: a legal move, undo, the same move, quit; the bot answers twice with legal moves.
     let mut legal = Vec::new();
-    start.legal_actions(&mut legal);
+    start.playable_actions(&mut legal);
     let first = start.action_name(legal[3]);
     let mut child = bin()
         .args(["play", "--game", "shako", "--model", s(&model), "--sims", "8"])

@@ -34,10 +34,22 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn to_move(&self) -> Color;
     /// `None` while the game runs.
     fn outcome(&self) -> Option<Outcome>;
-    /// The decisions search may take (policy indices, ascending). Empty for a
-    /// finished game; a running game with none is stuck (callers adjudicate).
-    fn legal_actions(&self, out: &mut Vec<u16>);
-    /// Takes a decision from [`Game::legal_actions`].
+    /// The decisions search, self-play and players may take (policy
+    /// indices, ascending): the legal decisions after which the turn can
+    /// still be completed. Empty for a finished game; a running game with
+    /// none is stuck (callers adjudicate).
+    fn playable_actions(&self, out: &mut Vec<u16>);
+    /// Every decision the rules allow, as the game's reference engine lists
+    /// them (policy indices, ascending): Paco Ŝako's platform also lists the
+    /// actions that can only lead into a dead-end chain (its player may undo
+    /// them), which [`Game::playable_actions`] leaves out. This is what
+    /// `pacozero legal` and the Python package's `legal_actions` report; the
+    /// default, for games without dead ends, is the playable list.
+    fn legal_actions(&self, out: &mut Vec<u16>) {
+        self.playable_actions(out)
+    }
+    /// Takes a decision from [`Game::legal_actions`] (search takes only
+    /// playable ones).
     fn apply(&mut self, action: u16);
     /// Writes the network input (see the game's encoding table).
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]);
@@ -111,7 +123,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// decision, is each legal decision alone.
     fn legal_turns(&self) -> Vec<Vec<u16>> {
         let mut legal = Vec::new();
-        self.legal_actions(&mut legal);
+        self.playable_actions(&mut legal);
         legal.into_iter().map(|d| vec![d]).collect()
     }
     /// The position drawn as text for a terminal, ending with a newline
@@ -257,6 +269,8 @@ pub fn perft<G: Game>(g: &G, depth: u32, whole_turns: bool) -> u64 {
             total += perft(&next, depth - 1, true);
         }
     } else {
+        // Atomic perft counts every legal decision, dead ends included (the
+        // platform's atomic perft does).
         let mut legal = Vec::new();
         g.legal_actions(&mut legal);
         for a in legal {

@@ -89,14 +89,14 @@ fn check_legal_turns<G: Game>(from: &G) -> usize {
     assert!(diagram.ends_with('\n') && diagram.len() > 10, "{}: diagram of {at}: {diagram:?}", G::NAME);
     let turns = from.legal_turns();
     let mut legal = Vec::new();
-    from.legal_actions(&mut legal);
+    from.playable_actions(&mut legal);
     assert_eq!(turns.is_empty(), legal.is_empty(), "{}: turns and decisions disagree in {at}", G::NAME);
     let mut results = std::collections::HashSet::new();
     for t in &turns {
         let mut g = from.clone();
         for &d in t {
             assert!(g.outcome().is_none() && g.to_move() == from.to_move(), "{}: turn {t:?} goes on after it ended in {at}", G::NAME);
-            g.legal_actions(&mut legal);
+            g.playable_actions(&mut legal);
             assert!(legal.contains(&d), "{}: turn {t:?} takes an illegal decision in {at}", G::NAME);
             g.apply(d);
         }

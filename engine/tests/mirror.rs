@@ -18,7 +18,7 @@ use common::Rng;
 fn mirrored_legal(g: &GameState) -> Vec<u16> {
     let mover = g.to_move();
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     let mut m: Vec<u16> = legal.iter().map(|&i| action_index(mirror_action(action_from_index(i as usize, mover).unwrap()), mover) as u16).collect();
     m.sort_unstable();
     m
@@ -55,7 +55,7 @@ fn the_file_mirror_maps_legal_decisions_to_legal_decisions() {
                     let back = m.mirrored_files().expect("a mirror has no castling rights");
                     assert_eq!(back.hash(), pos.hash(), "mirroring twice: {}", pos.fen());
                     let mut ml = Vec::new();
-                    GameState::new(m).legal_actions(&mut ml);
+                    GameState::new(m).playable_actions(&mut ml);
                     assert_eq!(ml, mirrored_legal(&GameState::new(*pos)), "legal decisions of the mirror of {} ({})", pos.fen(), m.fen());
                     // The training-side mirror: the encoding and the policy indices.
                     let (mut planes, mut scalars) = ([0u64; NUM_BIT_PLANES], [0f32; NUM_SCALARS]);
@@ -66,7 +66,7 @@ fn the_file_mirror_maps_legal_decisions_to_legal_decisions() {
                     assert_eq!((planes, scalars), (want_planes, want_scalars), "encoding of the mirror of {}", pos.fen());
                     let mut by_index: Vec<u16> = mirrored_legal(&GameState::new(*pos));
                     let mut legal_here = Vec::new();
-                    GameState::new(*pos).legal_actions(&mut legal_here);
+                    GameState::new(*pos).playable_actions(&mut legal_here);
                     by_index.clear();
                     by_index.extend(legal_here.iter().map(|&i| mirror_action_index(i as usize) as u16));
                     by_index.sort_unstable();
@@ -74,7 +74,7 @@ fn the_file_mirror_maps_legal_decisions_to_legal_decisions() {
                     mirrored += 1;
                 }
             }
-            g.legal_actions(&mut legal);
+            g.playable_actions(&mut legal);
             if legal.is_empty() {
                 break;
             }

@@ -243,7 +243,7 @@ fn action_indices_are_a_bijection_on_legal_moves() {
         }
         let g = GameState::new(*pos);
         let mut actions = Vec::new();
-        g.legal_actions(&mut actions);
+        g.playable_actions(&mut actions);
         assert!(actions.windows(2).all(|w| w[0] < w[1]));
         let mut expected: Vec<u16> = seen.iter().map(|&i| i as u16).collect();
         expected.sort();
@@ -336,7 +336,7 @@ fn threefold_repetition_and_fifty_moves_draw() {
     assert_eq!(g.status(), Status::RepetitionDraw);
     assert_eq!(g.outcome(), Some(Outcome::Draw));
     let mut actions = Vec::new();
-    g.legal_actions(&mut actions);
+    g.playable_actions(&mut actions);
     assert!(actions.is_empty());
 
     let mut g = GameState::from_fen("9k/10/10/10/10/10/10/10/R9/K9 w - - 99 80").unwrap();
@@ -356,7 +356,7 @@ fn game_trait_surface() {
     assert_eq!(<GameState as Game>::NUM_ACTIONS, 3656);
     let mut g = GameState::startpos();
     let mut actions = Vec::new();
-    g.legal_actions(&mut actions);
+    g.playable_actions(&mut actions);
     assert_eq!(actions.len(), 58);
     let names: Vec<String> = actions.iter().map(|&a| g.action_name(a)).collect();
     assert!(names.contains(&"a3a5".to_string()) && !names.contains(&"f2h2".to_string()));
@@ -365,7 +365,7 @@ fn game_trait_surface() {
     assert_eq!(g.notation(), "c8c/ernbqkbnre/pppppppppp/10/10/4P5/10/PPPP1PPPPP/ERNBQKBNRE/C8C b KQkq - 0 1");
     // Black's mirrored e8e6 has White's e3e5 index.
     let mut b_actions = Vec::new();
-    g.legal_actions(&mut b_actions);
+    g.playable_actions(&mut b_actions);
     let b = b_actions.iter().copied().find(|&x| g.action_name(x) == "e8e6").unwrap();
     assert_eq!(a, b);
 

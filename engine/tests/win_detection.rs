@@ -16,7 +16,7 @@ fn wins_by_search(g: &GameState, mover: Color, seen: &mut HashSet<u64>) -> bool 
         return false;
     }
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     legal.iter().any(|&a| {
         let mut n = g.clone();
         n.apply(a);
@@ -32,7 +32,7 @@ fn winning_line(g: &GameState, mover: Color, seen: &mut HashSet<u64>) -> Option<
         return None;
     }
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     for &a in &legal {
         let mut n = g.clone();
         n.apply(a);
@@ -86,7 +86,7 @@ fn check_playouts() {
                     mid_turn_wins += 1;
                 }
             }
-            g.legal_actions(&mut legal);
+            g.playable_actions(&mut legal);
             if legal.is_empty() {
                 break;
             }

@@ -2,11 +2,11 @@
 
     python -m pacozero.bench [--data RUN_OR_DIR] [--game paco|shako] [--decisions N] [--states N]
 
-* ``legal_actions + apply``: playouts from the start (the choice among the
+* ``playable_actions + apply``: playouts from the start (the choice among the
   legal actions is a fixed function of the decision count, the same in both
   languages, so both play the same games); Python with ``apply`` (a new
   state per decision) and with ``push`` (in place), Rust with the engine's
-  ``Game::legal_actions`` + ``Game::apply``;
+  ``Game::playable_actions`` + ``Game::apply``;
 * ``encode``: the states of those playouts to (planes, scalars) arrays;
 * ``data``: one shuffled pass over a data directory in batches of 256
   (``pacozero.data.open`` against ``Batch::build`` on the same window; the
@@ -33,7 +33,7 @@ def playout(cls, n, inplace):
     k = 0
     t = time.perf_counter()
     while k < n:
-        legal = g.legal_actions()
+        legal = g.playable_actions()
         if not legal:
             g = start.copy()
             continue
@@ -52,7 +52,7 @@ def encode(cls, n):
     states = []
     k = 0
     while len(states) < n:
-        legal = g.legal_actions()
+        legal = g.playable_actions()
         if not legal:
             g = start.copy()
             continue
@@ -93,8 +93,8 @@ def run(game="paco", decisions=100_000, states=5_000, data_path=None, batch_size
         lambda: playout(cls, decisions, True),
         lambda: bench_rust("playout", game, decisions)[1],
     ], repeat)
-    out.append((f"{game} legal_actions + apply (decisions)", decisions / apply_s, decisions / rust_s))
-    out.append((f"{game} legal_actions + push (decisions)", decisions / push_s, decisions / rust_s))
+    out.append((f"{game} playable_actions + apply (decisions)", decisions / apply_s, decisions / rust_s))
+    out.append((f"{game} playable_actions + push (decisions)", decisions / push_s, decisions / rust_s))
     py_s, rs_s = _best([lambda: encode(cls, states), lambda: bench_rust("encode", game, states)[1]], repeat)
     out.append((f"{game} encode (states)", states / py_s, states / rs_s))
     if data_path is not None:

@@ -29,7 +29,7 @@ fn playout<G: SelfplayGame>(decisions: u64) -> f64 {
     let t = Instant::now();
     let mut k = 0;
     while k < decisions {
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         if legal.is_empty() {
             g = start.clone();
             continue;
@@ -49,7 +49,7 @@ fn encode<G: SelfplayGame>(n: u64) -> f64 {
     let mut states = Vec::with_capacity(n as usize);
     let mut k = 0;
     while (states.len() as u64) < n {
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         if legal.is_empty() {
             g = start.clone();
             continue;

@@ -26,9 +26,6 @@ pub trait PyGame: SelfplayGame {
     fn parse(fen: &str, rules: Rules) -> Result<Self, String>;
     /// Plays a decision after checking that the engine accepts it.
     fn play_checked(&mut self, action: u16) -> Result<(), String>;
-    /// Every decision the engine accepts here (Paco: the platform's list,
-    /// which includes actions leading into dead-end chains; Shako: the legal moves).
-    fn accepted_actions(&self) -> Vec<u16>;
     /// One decision from its name (Paco `Le2`, `=Q`; Shako a UCI move).
     fn action_from_name(&self, name: &str) -> Result<u16, String>;
     /// The name of a turn given as decisions from this state.
@@ -58,15 +55,6 @@ impl PyGame for paco::GameState {
         self.play(a).map(|_| ()).map_err(|e| format!("{e} in {}", self.position().fen()))
     }
 
-    fn accepted_actions(&self) -> Vec<u16> {
-        if self.outcome().is_some() {
-            return Vec::new();
-        }
-        let mover = self.position().side_to_move();
-        let mut v: Vec<u16> = self.position().actions().iter().map(|a| paco::action_index(a, mover) as u16).collect();
-        v.sort_unstable();
-        v
-    }
 
     fn action_from_name(&self, name: &str) -> Result<u16, String> {
         let a: Action = name.trim().parse().map_err(|e: paco::ActionParseError| e.to_string())?;
@@ -109,11 +97,6 @@ impl PyGame for shako::GameState {
         self.play(m).map_err(|e| e.to_string())
     }
 
-    fn accepted_actions(&self) -> Vec<u16> {
-        let mut v = Vec::new();
-        self.legal_actions(&mut v);
-        v
-    }
 
     fn action_from_name(&self, name: &str) -> Result<u16, String> {
         let m = self.position().parse_uci(name.trim()).map_err(|e| e.to_string())?;
@@ -246,18 +229,29 @@ macro_rules! game_class {
                 Game::hash(&self.g)
             }
 
-            /// The legal decisions as policy indices (mover's frame),
-            /// ascending: what search may take. With
-            /// `include_dead_ends=True` (Paco Ŝako), the platform's full
-            /// list, which also has the actions that can only lead into a
-            /// dead-end chain.
-            #[pyo3(signature = (include_dead_ends=false))]
+            /// Every decision the rules allow, as policy indices (mover's
+            /// frame), ascending: for Paco Ŝako the platform's list, which
+            /// also has the actions that can only lead into a dead-end chain
+            /// (`pacozero legal` gives the same list). With
+            /// `include_dead_ends=False`, the playable decisions instead
+            /// (the same as `playable_actions()`).
+            #[pyo3(signature = (include_dead_ends=true))]
             fn legal_actions(&self, include_dead_ends: bool) -> Vec<u16> {
-                if include_dead_ends {
-                    return self.g.accepted_actions();
-                }
                 let mut v = Vec::new();
-                self.g.legal_actions(&mut v);
+                if include_dead_ends {
+                    Game::legal_actions(&self.g, &mut v);
+                } else {
+                    self.g.playable_actions(&mut v);
+                }
+                v
+            }
+
+            /// The legal decisions after which the turn can still be
+            /// completed, ascending: what search and the network's players
+            /// choose from (no dead-end chains).
+            fn playable_actions(&self) -> Vec<u16> {
+                let mut v = Vec::new();
+                self.g.playable_actions(&mut v);
                 v
             }
 

@@ -190,9 +190,9 @@ impl Network {
     fn priors<'py>(&self, py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<(Vec<u16>, Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>)> {
         let mut legal = Vec::new();
         if let Ok(p) = state.cast::<Paco>() {
-            p.borrow().g.legal_actions(&mut legal);
+            p.borrow().g.playable_actions(&mut legal);
         } else if let Ok(s) = state.cast::<Shako>() {
-            s.borrow().g.legal_actions(&mut legal);
+            s.borrow().g.playable_actions(&mut legal);
         } else {
             return Err(value_error("expected a Paco or Shako state"));
         }
@@ -231,7 +231,7 @@ fn search_state<G: Game>(py: Python<'_>, g: &G, ev: &NetworkEvaluator, visits: u
         return Err(value_error(format!("the game is already over ({o:?}): nothing to analyse")));
     }
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     if legal.is_empty() {
         return Err(value_error("the side to move has no legal action"));
     }

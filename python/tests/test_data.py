@@ -36,7 +36,7 @@ def test_encode_equals_the_trainer_decoding(game, paco_run, shako_run):
             planes, scalars = s.encode()
             assert np.array_equal(s.encode_input(), r["x"]), (g["game_id"], ply)
             assert np.array_equal(planes, r["planes"]) and np.array_equal(scalars, r["scalars"])
-            legal = s.legal_actions()
+            legal = s.playable_actions()
             assert np.flatnonzero(r["legal"]).tolist() == legal
             assert abs(float(r["policy"].sum()) - 1.0) < 1e-4
             assert np.all(r["mask"][r["legal"]] == 0.0) and np.all(r["mask"][~r["legal"]] < -1e8)

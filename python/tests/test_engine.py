@@ -60,8 +60,9 @@ def test_reference_vectors_legal_actions():
         got = sorted(s.action_name(a) for a in s.legal_actions(include_dead_ends=True))
         assert got == sorted(r["legal_actions"]), r["id"]
         assert len(got) == r["num_legal_actions"]
-        # What search may take is a subset (no dead-end chains).
-        assert set(s.legal_actions()) <= set(s.legal_actions(include_dead_ends=True))
+        # What search may take is a subset (no dead-end chains), and the default list is the full one.
+        assert set(s.playable_actions()) <= set(s.legal_actions()) and s.legal_actions() == s.legal_actions(include_dead_ends=True)
+        assert s.legal_actions(include_dead_ends=False) == s.playable_actions()
         if r["num_full_moves"] <= 20000:
             turns = s.legal_turns()
             assert len(turns) == r["num_full_moves"], r["id"]

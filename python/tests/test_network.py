@@ -41,7 +41,7 @@ def test_network_loads_and_evaluates(paco_run):
     l1, w1 = net.evaluate(states[1])
     assert l1.shape == (132,) and np.allclose(l1, logits[1], atol=1e-5) and np.allclose(w1, wdl[1], atol=1e-6)
     actions, priors, w = net.priors(states[0])
-    assert actions == states[0].legal_actions()
+    assert actions == states[0].playable_actions()
     assert np.allclose(priors, softmax_over(logits[0], actions), atol=1e-6)
     with pytest.raises(ValueError, match="shape"):
         net.evaluate(np.zeros((2, 40, 8, 8), np.float32))
@@ -66,7 +66,7 @@ def test_network_priors_equal_the_cli_analyze(paco_run, run_cli):
             # Recompute the prior from the network outputs, decision by decision.
             s, p = state, 1.0
             for a in t["actions"]:
-                legal = s.legal_actions()
+                legal = s.playable_actions()
                 logits, _ = net.evaluate(s)
                 p *= softmax_over(logits, legal)[legal.index(a)]
                 s = s.apply(a)

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 
 /// One position to evaluate. `planes`/`scalars` are [`Game::encode`]'s output
 /// (empty if the evaluator said it does not need them); `legal` is
-/// [`Game::legal_actions`] (never empty).
+/// [`Game::playable_actions`] (never empty).
 pub struct EvalRequest<'a, G> {
     pub state: &'a G,
     pub legal: &'a [u16],
@@ -143,7 +143,7 @@ impl RolloutEvaluator {
                 if depth >= self.max_depth {
                     break Outcome::Draw;
                 }
-                s.legal_actions(&mut legal);
+                s.playable_actions(&mut legal);
                 if legal.is_empty() {
                     break Outcome::Draw;
                 }

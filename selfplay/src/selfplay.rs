@@ -180,7 +180,7 @@ impl<G: SelfplayGame> Runner<G> {
                     let winner = cfg.limits().cut_winner(&self.state);
                     return self.finish(winner, if winner.is_some() { "material" } else { "max_length" });
                 }
-                self.state.legal_actions(&mut self.legal);
+                self.state.playable_actions(&mut self.legal);
                 if self.legal.is_empty() {
                     return self.finish(None, "stuck");
                 }

@@ -190,7 +190,7 @@ pub fn winning_turn<G: Game>(state: &G) -> Option<Vec<u16>> {
     let (mut g, mut out, mut legal) = (state.clone(), Vec::new(), Vec::new());
     // Each step is on a shortest path, so the turn is at most that long.
     while g.outcome().is_none() && g.to_move() == mover {
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         let a = *crate::mcts::winning_actions(&g, &legal).first()?;
         out.push(a);
         g.apply(a);

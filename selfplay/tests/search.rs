@@ -32,7 +32,7 @@ fn searched<E: Evaluator<GameState>>(c: &SearchConfig, g: &GameState, ev: &E, si
 fn apply_names(g: &mut GameState, names: &str) {
     for n in names.split_whitespace() {
         let mut legal = Vec::new();
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         let a = *legal.iter().find(|&&a| g.action_name(a) == n).unwrap_or_else(|| panic!("{n} not legal in {}", g.notation()));
         g.apply(a);
     }
@@ -76,12 +76,12 @@ fn crafted_positions_are_what_they_claim() {
     // No direct (two-decision) win in the chain position.
     let g0 = state(CHAIN_WIN);
     let mut legal = Vec::new();
-    g0.legal_actions(&mut legal);
+    g0.playable_actions(&mut legal);
     for &a in &legal {
         let mut g1 = g0.clone();
         g1.apply(a);
         let mut l2 = Vec::new();
-        g1.legal_actions(&mut l2);
+        g1.playable_actions(&mut l2);
         for &b in &l2 {
             let mut g2 = g1.clone();
             g2.apply(b);
@@ -186,11 +186,11 @@ fn avoids_moves_that_lose_at_once_both_algorithms() {
     let g = state(BLOCKER);
     let mut losing = 0;
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     let mut rook = g.clone();
     apply_names(&mut rook, "Le4");
     let mut places = Vec::new();
-    rook.legal_actions(&mut places);
+    rook.playable_actions(&mut places);
     for &p in &places {
         let mut r2 = rook.clone();
         r2.apply(p);

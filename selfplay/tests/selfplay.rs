@@ -79,7 +79,7 @@ fn selfplay_chunks_read_back() {
                     assert_eq!(p.moves_left, g.num_decisions - 1 - i as u32);
                     assert_eq!(p.side_to_move as usize, st.to_move().index());
                     let mut legal = Vec::new();
-                    st.legal_actions(&mut legal);
+                    st.playable_actions(&mut legal);
                     assert_eq!(p.legal_actions, legal);
                     let sum: f32 = p.policy.iter().sum();
                     assert!((sum - 1.0).abs() < 1e-3);

@@ -52,7 +52,7 @@ fn shako_selfplay_chunks_read_back_and_replay() {
                     assert_eq!(p.planes.len(), 19 * 2);
                     assert_eq!(p.scalars.len(), 4);
                     let mut legal = Vec::new();
-                    st.legal_actions(&mut legal);
+                    st.playable_actions(&mut legal);
                     assert_eq!(p.legal_actions, legal);
                     assert!(legal.iter().all(|&a| (a as usize) < 3656));
                     assert!(((p.policy.iter().sum::<f32>()) - 1.0).abs() < 1e-3);

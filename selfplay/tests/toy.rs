@@ -30,7 +30,7 @@ impl Game for Nim {
     fn outcome(&self) -> Option<Outcome> {
         self.winner.map(Outcome::Win)
     }
-    fn legal_actions(&self, out: &mut Vec<u16>) {
+    fn playable_actions(&self, out: &mut Vec<u16>) {
         out.clear();
         if self.winner.is_some() {
             return;

@@ -23,7 +23,7 @@ fn winnable_positions(n: usize) -> Vec<GameState> {
                 }
                 break;
             }
-            g.legal_actions(&mut legal);
+            g.playable_actions(&mut legal);
             g.apply(legal[rng.gen_range(0..legal.len())]);
         }
     }
@@ -63,7 +63,7 @@ fn decisions_to_win(g: &GameState) -> Option<usize> {
         depth += 1;
         let mut next_level = Vec::new();
         for s in &level {
-            s.legal_actions(&mut legal);
+            s.playable_actions(&mut legal);
             for &a in &legal {
                 let mut n = s.clone();
                 n.apply(a);
@@ -144,7 +144,7 @@ fn leaves_where_the_opponent_wins_at_once_are_avoided() {
         if g.outcome().is_some() {
             g = GameState::new(paco::fischer_random(play.gen_range(0..960), paco::Rules::OFFICIAL));
         }
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         // Look for a decision some of whose actions end the turn into a sure loss.
         let losing: Vec<u16> = legal
             .iter()
@@ -215,7 +215,7 @@ fn a_mixed_evaluator_keeps_the_priors_and_blends_the_values() {
     use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator};
     let g = GameState::start();
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     let req = EvalRequest { state: &g, legal: &legal, planes: &[], scalars: &[] };
     let rollout = RolloutEvaluator::new(9, 8, 400);
     let played = rollout.rollout_wdl(&g);

@@ -16,7 +16,7 @@ fn row_of<G: Game>(g: &G) -> PositionRow {
     let mut scalars = vec![0f32; G::NUM_SCALARS];
     g.encode(&mut planes, &mut scalars);
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     let total: f32 = (1..=legal.len()).map(|i| i as f32).sum();
     let policy = (1..=legal.len()).map(|i| i as f32 / total).collect();
     PositionRow {

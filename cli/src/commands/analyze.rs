@@ -19,7 +19,7 @@ fn check_playable<G: Game>(g: &G) -> Result<()> {
         bail!("the game is already over ({o:?}, {}): nothing to analyse", g.end_reason());
     }
     let mut legal = Vec::new();
-    g.legal_actions(&mut legal);
+    g.playable_actions(&mut legal);
     if legal.is_empty() {
         bail!("the side to move has no legal action");
     }

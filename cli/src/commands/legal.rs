@@ -10,7 +10,8 @@
 //! |---|---|
 //! | `fen` | the position reached, in the game's notation |
 //! | `to_move` | `white` or `black` |
-//! | `legal_actions` | the legal decisions' names, in the engine's order (none once the game is over) |
+//! | `legal_actions` | every decision the rules allow, by name, in the engine's order (none once the game is over); Paco Ŝako lists the actions into dead-end chains too, as the platform does |
+//! | `playable_actions` | those of them after which the turn can still be completed (what search and players choose from) |
 //! | `status` | `Running`, or how the game ended |
 //! | Paco Ŝako `required`, `num_full_moves` | the kind of decision due; the number of distinct whole turns |
 //! | Shako `in_check`, `legal_moves` | check; the legal UCI moves, sorted (also where a draw rule ended the game) |
@@ -67,10 +68,13 @@ fn answer<G: Game>(line: &str) -> Result<Value> {
     let g: G = super::game_at(Some(fen), decisions)?;
     let mut legal = Vec::new();
     g.legal_actions(&mut legal);
+    let mut playable = Vec::new();
+    g.playable_actions(&mut playable);
     let mut answer = json!({
         "fen": g.notation(),
         "to_move": g.to_move().name(),
         "legal_actions": legal.iter().map(|&d| g.action_name(d)).collect::<Vec<_>>(),
+        "playable_actions": playable.iter().map(|&d| g.action_name(d)).collect::<Vec<_>>(),
         "status": g.status_text(),
     });
     let fields = answer.as_object_mut().context("an object")?;

@@ -120,7 +120,7 @@ fn game_over<G: Game>(g: &G) -> Option<String> {
         Some(Outcome::Draw) => Some(format!("Game over ({}): a draw.", g.end_reason())),
         None => {
             let mut legal = Vec::new();
-            g.legal_actions(&mut legal);
+            g.playable_actions(&mut legal);
             legal.is_empty().then(|| format!("{} has no legal move: the game is drawn.", g.to_move().title()))
         }
     }
@@ -157,7 +157,7 @@ fn human_input<G: Game>(g: &mut G, text: &str) -> Result<()> {
                 _ => bail!("'{name}' is not a legal decision here"),
             }
         };
-        work.legal_actions(&mut legal);
+        work.playable_actions(&mut legal);
         if !legal.contains(&d) {
             bail!("'{name}' leads into a turn that cannot be completed");
         }
@@ -175,7 +175,7 @@ fn legal_list<G: Game>(g: &G) -> String {
         format!("{} legal turns: {}", names.len(), names.join(" "))
     } else {
         let mut legal = Vec::new();
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         let names: Vec<String> = legal.iter().map(|&i| g.action_name(i)).collect();
         format!("legal actions: {}", names.join(" "))
     }

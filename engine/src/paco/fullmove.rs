@@ -38,6 +38,19 @@ impl fmt::Display for LimitExceeded {
 }
 impl std::error::Error for LimitExceeded {}
 
+/// What tells two states of a turn apart: the hash, and for a result the
+/// way the game ended where the board cannot tell (under the vchess king
+/// rule the same board is a king-chain draw or a win, depending on which
+/// piece started the chain).
+#[inline(always)]
+fn result_key(p: &Position) -> u64 {
+    if p.status() == super::Status::KingChainDraw {
+        p.hash() ^ zobrist::KING_CHAIN_DRAW
+    } else {
+        p.hash()
+    }
+}
+
 /// Reusable scratch space for full-move enumeration (keeps its allocation between calls).
 #[derive(Default)]
 pub struct FullMoveGen {
@@ -124,7 +137,7 @@ impl FullMoveGen {
             };
             let mut n = *pos;
             n.play_unchecked(a);
-            if !self.visited.insert(n.hash()) {
+            if !self.visited.insert(result_key(&n)) {
                 continue;
             }
             self.states_visited += 1;
@@ -185,7 +198,7 @@ impl FullMoveGen {
         }
         let t = BitBoard(added).first().expect("one square");
         if let Some(kind) = n.kind_at(mover, t) {
-            let base = n.hash() ^ zobrist::piece(mover.index(), kind.index(), t.index());
+            let base = result_key(n) ^ zobrist::piece(mover.index(), kind.index(), t.index());
             self.maybe_in_group.push((base ^ zobrist::GROUP_SALT[kind.index()], added));
         }
     }

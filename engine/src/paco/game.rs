@@ -201,7 +201,7 @@ impl Game for GameState {
         }
     }
 
-    fn legal_actions(&self, out: &mut Vec<u16>) {
+    fn playable_actions(&self, out: &mut Vec<u16>) {
         out.clear();
         let pos = self.position();
         let mover = pos.side_to_move();
@@ -209,6 +209,16 @@ impl Game for GameState {
             let set = g.borrow_mut().completable_actions(pos);
             out.extend(set.iter().map(|a| super::action_index(a, mover) as u16));
         });
+        out.sort_unstable();
+    }
+
+    fn legal_actions(&self, out: &mut Vec<u16>) {
+        out.clear();
+        if self.outcome().is_some() {
+            return;
+        }
+        let mover = self.position().side_to_move();
+        out.extend(self.position().actions().iter().map(|a| super::action_index(a, mover) as u16));
         out.sort_unstable();
     }
 

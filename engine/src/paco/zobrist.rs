@@ -46,6 +46,11 @@ pub const LAST_PAIR_FROM: [u64; 64] = keys(0x5041_434F_0009);
 pub const LAST_PAIR_TO: [u64; 64] = keys(0x5041_434F_000A);
 pub const BLACK_TO_MOVE: u64 = keys::<1>(0x5041_434F_000B)[0];
 pub const KING_CHAIN: u64 = keys::<1>(0x5041_434F_000C)[0];
+/// Full-move enumeration's key of a result that ended in a king-chain draw
+/// (vchess rule): the same board can also be a win, reached by a chain the
+/// king did not start, and the two are different full moves. Not part of
+/// any position's hash (the status is not hashed).
+pub const KING_CHAIN_DRAW: u64 = keys::<1>(0x5041_434F_000E)[0];
 /// Full-move counting's group keys: a result hash without its last placed
 /// piece, salted with that piece's kind (not part of any position's hash).
 pub const GROUP_SALT: [u64; 6] = keys(0x5041_434F_000D);

@@ -218,7 +218,7 @@ impl Game for GameState {
         self.status.outcome()
     }
 
-    fn legal_actions(&self, out: &mut Vec<u16>) {
+    fn playable_actions(&self, out: &mut Vec<u16>) {
         out.clear();
         let mover = self.pos.side_to_move();
         out.extend(self.legal_moves().into_iter().map(|m| action_index(m, mover) as u16));

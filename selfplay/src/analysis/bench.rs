@@ -45,7 +45,7 @@ pub fn bench_queries<G: Game>(n: usize, visits: u32, seed: u64) -> String {
         let mut g = G::start();
         let mut names = Vec::new();
         for _ in 0..rng.gen_range(0..40) {
-            g.legal_actions(&mut legal);
+            g.playable_actions(&mut legal);
             if legal.is_empty() {
                 break;
             }
@@ -53,7 +53,7 @@ pub fn bench_queries<G: Game>(n: usize, visits: u32, seed: u64) -> String {
             names.push(g.action_name(a));
             g.apply(a);
         }
-        g.legal_actions(&mut legal);
+        g.playable_actions(&mut legal);
         if g.outcome().is_some() || legal.is_empty() {
             continue;
         }

@@ -148,7 +148,7 @@ fn query<G: Game>(raw: RawLine, number: usize, opts: &ServeOptions) -> Result<Qu
                 }
                 let a = state.parse_action(name).ok_or_else(|| err(format!("actions[{i}] `{name}` is not a legal decision in {}", state.notation())))?;
                 let mut legal = Vec::new();
-                state.legal_actions(&mut legal);
+                state.playable_actions(&mut legal);
                 if !legal.contains(&a) {
                     return Err(err(format!("actions[{i}] `{name}` leads into a turn that cannot be completed in {}", state.notation())));
                 }
@@ -172,7 +172,7 @@ fn query<G: Game>(raw: RawLine, number: usize, opts: &ServeOptions) -> Result<Qu
         return Err(err(format!("the game is already over ({o:?}) in {}: nothing to analyse", state.notation())));
     }
     let mut legal = Vec::new();
-    state.legal_actions(&mut legal);
+    state.playable_actions(&mut legal);
     if legal.is_empty() {
         return Err(err(format!("the side to move has no legal decision in {} (stuck)", state.notation())));
     }

@@ -189,7 +189,7 @@ impl<G: Game> Search<G> {
             if st.outcome().is_some() {
                 return false;
             }
-            st.legal_actions(&mut self.pending_legal);
+            st.playable_actions(&mut self.pending_legal);
             if self.pending_legal.is_empty() {
                 return false;
             }
@@ -323,7 +323,7 @@ impl<G: Game> Search<G> {
                         // Checked after the win: a mover that can win this turn wins, repeated or not.
                         None if self.cfg.twofold_draws && st.repeats_earlier_position() => Some([0.0, 1.0, 0.0]),
                         None => {
-                            st.legal_actions(&mut self.pending_legal);
+                            st.playable_actions(&mut self.pending_legal);
                             // Stuck: adjudicated as a draw.
                             self.pending_legal.is_empty().then_some([0.0, 1.0, 0.0])
                         }

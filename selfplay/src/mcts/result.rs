@@ -173,7 +173,7 @@ pub(crate) fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
     while wins.is_empty() && !level.is_empty() {
         let mut next_level = Vec::new();
         for (first, g) in &level {
-            g.legal_actions(&mut actions);
+            g.playable_actions(&mut actions);
             for &a in &actions {
                 step(*first, g, a, &mut wins, &mut next_level);
             }
