@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::Stdio;
 
 mod common;
-use common::bin;
+use common::{bin, manifest_dir};
 
 #[test]
 fn perft_prints_the_leaf_count_last() {
@@ -72,6 +72,57 @@ fn legal_answers_each_line_and_survives_bad_ones() {
     assert_eq!(lines[2]["legal_actions"], serde_json::json!(["Pe3", "Pe4"]));
     assert_eq!(lines[2]["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR^e2P w 1 AHah - -");
     assert!(lines[3]["error"].as_str().unwrap().contains("Pe5"), "{}", lines[3]);
+}
+
+/// `pacozero legal` lists what the platform lists, actions into dead-end
+/// chains included: every reference vector (replayed where its FEN cannot
+/// say everything) and the two positions the platform found it short in
+/// (issue 31). The playable list leaves out exactly the dead ends.
+#[test]
+fn legal_lists_the_platforms_actions() {
+    let data = manifest_dir().join("../engine/tests/data");
+    let read = |name: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(data.join(name)).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let mut queries = Vec::new();
+    let mut expected = Vec::new();
+    for v in read("vectors.jsonl") {
+        let query = if v["fen_exact"] == true {
+            serde_json::json!({ "fen": v["fen"] })
+        } else {
+            serde_json::json!({ "start_fen": v["source"]["start_fen"], "actions": v["source"]["actions_from_start"] })
+        };
+        queries.push(query.to_string());
+        expected.push((v["fen"].clone(), v["legal_actions"].clone(), None));
+    }
+    for v in read("platform_checks.jsonl") {
+        queries.push(serde_json::json!({ "fen": v["fen"] }).to_string());
+        expected.push((v["fen"].clone(), v["legal_actions"].clone(), Some(v["dead_end_actions"].clone())));
+    }
+    let mut child = bin().arg("legal").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(queries.join("\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answers: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), expected.len());
+    let sorted = |v: &serde_json::Value| -> Vec<String> {
+        let mut n: Vec<String> = v.as_array().unwrap_or_else(|| panic!("a list: {v}")).iter().map(|a| a.as_str().unwrap().to_string()).collect();
+        n.sort();
+        n
+    };
+    let mut with_dead_ends = 0;
+    for (a, (fen, legal, dead_ends)) in answers.iter().zip(&expected) {
+        assert_eq!(&a["fen"], fen);
+        assert_eq!(sorted(&a["legal_actions"]), sorted(legal), "legal actions in {fen}");
+        let playable = sorted(&a["playable_actions"]);
+        assert!(playable.iter().all(|p| sorted(legal).contains(p)), "playable actions in {fen}");
+        if let Some(d) = dead_ends {
+            let want: Vec<String> = sorted(legal).into_iter().filter(|x| !sorted(d).contains(x)).collect();
+            assert_eq!(playable, want, "playable actions in {fen}");
+        }
+        with_dead_ends += usize::from(playable.len() < sorted(legal).len());
+    }
+    assert!(with_dead_ends >= 2, "only {with_dead_ends} positions with dead-end actions");
 }
 
 #[test]

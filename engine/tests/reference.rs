@@ -2,6 +2,7 @@
 //! platform's rules engine) must be reproduced exactly.
 
 use pacozero_engine::paco::{action_to_string, parse_actions, FullMoveGen, GameState, Position, Status};
+use pacozero_engine::Game;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -212,5 +213,37 @@ fn start_position_perft() {
     let atomic = [10u64, 20, 200, 400, 4_472, 8_902, 99_312, 197_784];
     for (d, &n) in atomic.iter().enumerate() {
         assert_eq!(g.perft_atomic(d as u32 + 1), n, "atomic perft depth {}", d + 1);
+    }
+}
+
+/// The positions in which the platform found `pacozero legal` short of one
+/// action each (issue 31): the position's list, the `Game` trait's list
+/// (what `pacozero legal` and Python report) and the full-move count.
+#[test]
+fn platform_checks() {
+    let records = read_jsonl("platform_checks.jsonl");
+    assert_eq!(records.len(), 2);
+    for v in &records {
+        let fen = v["fen"].as_str().unwrap();
+        let strings = |key: &str| -> Vec<String> { v[key].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect() };
+        let want = strings("legal_actions");
+        let pos: Position = fen.parse().unwrap();
+        let mut got = legal_strings(&pos);
+        got.sort();
+        assert_eq!(got, want, "Position::actions in {fen}");
+        let g = GameState::new(pos);
+        let names = |f: fn(&GameState, &mut Vec<u16>)| -> Vec<String> {
+            let mut out = Vec::new();
+            f(&g, &mut out);
+            let mut n: Vec<String> = out.iter().map(|&a| g.action_name(a)).collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(|g, out| g.legal_actions(out)), want, "Game::legal_actions in {fen}");
+        let dead_ends = strings("dead_end_actions");
+        let playable: Vec<String> = want.iter().filter(|a| !dead_ends.contains(a)).cloned().collect();
+        assert_eq!(names(|g, out| g.playable_actions(out)), playable, "Game::playable_actions in {fen}");
+        let moves = g.full_moves(&mut FullMoveGen::new());
+        assert_eq!(moves.len() as u64, v["num_full_moves"].as_u64().unwrap(), "full moves in {fen}");
     }
 }

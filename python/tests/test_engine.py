@@ -70,6 +70,18 @@ def test_reference_vectors_legal_actions():
             assert s.perft(2) == r["perft2_full"], r["id"]
 
 
+def test_platform_checks_list_dead_end_actions():
+    """The two positions the platform found ``legal_actions`` short in
+    (issue 31): the full list has the action into a dead-end chain, the
+    playable list leaves exactly that one out."""
+    for r in load_jsonl(VECTORS.parent / "platform_checks.jsonl"):
+        s = Paco.from_fen(r["fen"])
+        assert sorted(s.action_name(a) for a in s.legal_actions()) == r["legal_actions"]
+        playable = sorted(s.action_name(a) for a in s.playable_actions())
+        assert playable == [a for a in r["legal_actions"] if a not in r["dead_end_actions"]]
+        assert len(s.legal_turns()) == r["num_full_moves"]
+
+
 def test_shako_reference_positions():
     for r in load_jsonl(SHAKO_POSITIONS)[:40]:
         s = Shako.from_fen(r["fen"])
