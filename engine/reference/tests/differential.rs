@@ -9,7 +9,7 @@ use pacozero_paco_reference::differential::{every_rule_option, play_bytes, playo
 
 /// States to compare in all (the sample the suite runs by default).
 fn budget() -> u64 {
-    std::env::var("PACO_DIFF_STATES").ok().map(|v| v.parse().expect("PACO_DIFF_STATES is a number")).unwrap_or(40_000)
+    std::env::var("PACO_DIFF_STATES").ok().map(|v| v.parse().expect("PACO_DIFF_STATES is a number")).unwrap_or(170_000)
 }
 
 /// Plays seeded games from `starts` until `states` states are compared.
@@ -45,50 +45,20 @@ fn the_fast_engine_equals_the_reference() {
     let chains = Playout { max_actions: 400, union_bias: 80, avoid_dead_ends: 95, turns_every: 3 };
     let options = every_rule_option();
     let mut tally = Tally::default();
-    // Random playouts from the standard start under every rule option, with
-    // repetition draws at 3 (the platform's) and at 2.
-    tally.add(&run(
-        "random, every rule option",
-        total * 3 / 10,
-        &|seed| (STANDARD.to_string(), options[seed as usize % options.len()], if seed % 5 == 4 { 2 } else { 3 }),
-        uniform,
-        &hooks,
-    ));
-    // Fischer-random starts (castling with the king next to or on its
-    // destination, rooks anywhere).
-    tally.add(&run(
-        "fischer-random",
-        total * 25 / 100,
-        &|seed| (fischer_random((seed * 7 % 960) as u16, options[(seed / 7) as usize % options.len()]).fen(), options[(seed / 7) as usize % options.len()], 3),
-        uniform,
-        &hooks,
-    ));
-    // Games steered into unions and chains.
-    tally.add(&run(
-        "unions and chains",
-        total * 3 / 10,
-        &|seed| {
-            let start = if seed % 2 == 0 { STANDARD.to_string() } else { fischer_random((seed * 13 % 960) as u16, fast::Rules::OFFICIAL).fen() };
-            (start, options[seed as usize % options.len()], 3)
-        },
-        chains,
-        &hooks,
-    ));
-    // The play fuzzer's corpus, every file (each a whole game).
+    // The play fuzzer's corpus, every file (each a whole game): its turns at
+    // every state in the full run, at every 16th in the sample.
+    let corpus_turns_every = if total >= 1_000_000 { 1 } else { 16 };
+    let started = std::time::Instant::now();
     let corpus = format!("{}/../fuzz/corpus/play", manifest_dir());
     let mut files: Vec<_> = std::fs::read_dir(&corpus).unwrap_or_else(|e| panic!("cannot read {corpus}: {e}")).map(|e| e.unwrap().path()).collect();
     files.sort();
-    // The whole corpus, its turns at every state in the full run, at every
-    // 16th in the sample.
-    let corpus_turns_every = if total >= 1_000_000 { 1 } else { 16 };
-    let started = std::time::Instant::now();
+    assert!(files.len() > 100, "only {} corpus files", files.len());
     let mut from_corpus = Tally::default();
     for f in &files {
         let data = std::fs::read(f).unwrap_or_else(|e| panic!("cannot read {}: {e}", f.display()));
         let t = play_bytes(&data, corpus_turns_every, 8).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         from_corpus.add(&t);
     }
-    assert!(files.len() > 100, "only {} corpus files", files.len());
     eprintln!(
         "fuzz corpus: {} files, {} states ({} with their turns) in {:.1} s",
         files.len(),
@@ -98,6 +68,38 @@ fn the_fast_engine_equals_the_reference() {
     );
     from_corpus.by_source.insert("fuzz corpus".into(), from_corpus.states);
     tally.add(&from_corpus);
+    // The playouts share the rest: 35% random, 30% Fischer-random, the rest
+    // steered into unions.
+    let rest = total.saturating_sub(tally.states);
+    // Random playouts from the standard start under every rule option, with
+    // repetition draws at 3 (the platform's) and at 2.
+    tally.add(&run(
+        "random, every rule option",
+        rest * 35 / 100,
+        &|seed| (STANDARD.to_string(), options[seed as usize % options.len()], if seed % 5 == 4 { 2 } else { 3 }),
+        uniform,
+        &hooks,
+    ));
+    // Fischer-random starts (castling with the king next to or on its
+    // destination, rooks anywhere).
+    tally.add(&run(
+        "fischer-random",
+        rest * 30 / 100,
+        &|seed| (fischer_random((seed * 7 % 960) as u16, options[(seed / 7) as usize % options.len()]).fen(), options[(seed / 7) as usize % options.len()], 3),
+        uniform,
+        &hooks,
+    ));
+    // Games steered into unions and chains, until the total is reached.
+    tally.add(&run(
+        "unions and chains",
+        total.saturating_sub(tally.states),
+        &|seed| {
+            let start = if seed % 2 == 0 { STANDARD.to_string() } else { fischer_random((seed * 13 % 960) as u16, fast::Rules::OFFICIAL).fen() };
+            (start, options[seed as usize % options.len()], 3)
+        },
+        chains,
+        &hooks,
+    ));
     eprintln!(
         "in all: {} states compared, {} with every result of their turn ({} results; {} turns over the cap)",
         tally.states, tally.turn_states, tally.results, tally.turns_skipped
