@@ -275,4 +275,28 @@ mod tests {
         let even = Pentanomial([1, 2, 3, 2, 1]);
         assert_eq!(sprt.decide(&even), SprtDecision::Continue);
     }
+
+    /// The LLR and the bounds against numbers worked out by hand (Python,
+    /// the formulas in the doc comments), and decisions that depend on which
+    /// error rate is which: with α = 0.05, β = 0.10 the bounds are
+    /// ln(β/(1−α)) = −2.2513 and ln((1−β)/α) = 2.8904; swapped they would be
+    /// −2.8904 and 2.2513.
+    #[test]
+    fn sprt_llr_and_bounds_match_hand_computed_values() {
+        let sprt = Sprt { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.10 };
+        let (lo, hi) = sprt.bounds();
+        assert!((lo - -2.251_291_8).abs() < 1e-6 && (hi - 2.890_371_8).abs() < 1e-6, "{lo} {hi}");
+        // 40 pairs: mean 0.6375 a game, variance 0.074844 a pair; s0 = 0.5,
+        // s1 = 0.514387 (10 Elo): LLR = 40 (s1 − s0)(2·0.6375 − s0 − s1) / (2·0.074844).
+        let llr = sprt.llr(&Pentanomial([2, 5, 10, 15, 8]));
+        assert!((llr - 1.001_949_9).abs() < 1e-5, "{llr}");
+        // LLR 2.53: past the swapped upper bound, short of the right one.
+        let between_up = Pentanomial([128, 320, 640, 352, 160]);
+        assert!((sprt.llr(&between_up) - 2.530_089).abs() < 1e-5, "{}", sprt.llr(&between_up));
+        assert_eq!(sprt.decide(&between_up), SprtDecision::Continue);
+        // LLR −2.44: past the right lower bound, short of the swapped one.
+        let between_down = Pentanomial([130, 273, 494, 286, 117]);
+        assert!((sprt.llr(&between_down) - -2.437_886).abs() < 1e-5, "{}", sprt.llr(&between_down));
+        assert_eq!(sprt.decide(&between_down), SprtDecision::AcceptH0);
+    }
 }

@@ -45,7 +45,9 @@ fn pyarrow_reads_a_chunk() {
     assert_eq!(get("/first/ply"), 0);
     assert_eq!(get("/first/planes_len"), 3);
     assert_eq!(get("/first/network_id"), "gen-0001");
-    assert_eq!(get("/first/root_wdl"), serde_json::json!([0.5, 0.25, 0.25]));
+    // (win, draw, loss) of ply 0, in that order: pyarrow reads what the docs say is on disk.
+    assert_eq!(get("/first/root_wdl"), serde_json::json!([0.125, 0.03125, 0.84375]));
+    assert_eq!(common::root_wdl(0), [0.125, 0.03125, 0.84375]);
     assert_eq!(get("/game0/result"), "1-0");
     assert_eq!(get("/game0/seed"), 49);
     assert_eq!(get("/metadata/board_height"), "8");

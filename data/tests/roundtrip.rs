@@ -38,6 +38,24 @@ fn roundtrip_all_columns_equal() {
     assert_eq!(pos, all_pos);
     assert_eq!(games, all_games);
     assert_eq!(read_file_spec(&paths.games).unwrap(), spec);
+    // On disk, `root_wdl` is (win, draw, loss) in that order (docs/DATA.md),
+    // read here with the Parquet reader alone, not through ours.
+    let file = fs::File::open(&paths.positions).unwrap();
+    let batches: Vec<_> = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap().map(|b| b.unwrap()).collect();
+    use arrow::array::{Array, AsArray};
+    let mut on_disk = Vec::new();
+    for b in &batches {
+        let col = b.column_by_name("root_wdl").unwrap().as_fixed_size_list();
+        let v = col.values().as_primitive::<arrow::datatypes::Float32Type>();
+        for i in 0..col.len() {
+            let o = col.value_offset_at(i);
+            on_disk.push([v.value(o), v.value(o + 1), v.value(o + 2)]);
+        }
+    }
+    let written: Vec<[f32; 3]> = all_pos.iter().map(|r| r.root_wdl).collect();
+    assert_eq!(on_disk, written);
+    assert_eq!(written[1], common::root_wdl(1));
+    assert!(written.iter().all(|w| w[0] != w[1] && w[1] != w[2] && w[0] != w[2]));
 }
 
 #[test]

@@ -18,6 +18,7 @@
 //! the search policy of the opponent's first decision after this row's turn
 //! ([`reply_rows`]), where that decision got a full search.
 
+use crate::config::TrainConfig;
 use pacozero_data::PositionRow;
 use std::collections::HashMap;
 
@@ -82,6 +83,16 @@ pub fn future_wdl(rows: &[PositionRow], horizon: u32) -> Vec<[f32; 3]> {
             }
         })
         .collect()
+}
+
+/// The short-horizon estimates a window of rows trains on: [`future_wdl`]
+/// at the configured `value_horizon`, or none when `value_horizon_mix` is 0.
+pub fn window_future(rows: &[PositionRow], cfg: &TrainConfig) -> Vec<[f32; 3]> {
+    if cfg.value_horizon_mix > 0.0 {
+        future_wdl(rows, cfg.value_horizon)
+    } else {
+        Vec::new()
+    }
 }
 
 /// For each row, the row of the opponent's first decision after this row's
@@ -149,6 +160,30 @@ mod tests {
         assert_eq!(f[3], [1.0, 0.0, 0.0]);
         assert_eq!(f[4], [0.0, 1.0, 0.0], "ply 4 of game 8 is not there: the result");
         assert_eq!(future_wdl(&rows, 0)[2], rows[2].root_wdl, "horizon 0 is the row's own root");
+    }
+
+    /// The trainer's window takes its estimates at the configured horizon
+    /// (the one `configs/quick.toml` ships), not the row's own root.
+    #[test]
+    fn the_window_uses_the_configured_horizon() {
+        let rows = vec![
+            row(7, 0, 0, [0.5, 0.3, 0.2], 1, 3),
+            row(7, 1, 0, [0.6, 0.3, 0.1], 1, 2),
+            row(7, 2, 1, [0.1, 0.2, 0.7], -1, 1),
+            row(7, 3, 0, [0.9, 0.1, 0.0], 1, 0),
+        ];
+        let cfg = TrainConfig { value_horizon: 2, value_horizon_mix: 0.3, ..TrainConfig::default() };
+        let f = window_future(&rows, &cfg);
+        assert_eq!(f, future_wdl(&rows, 2));
+        assert_eq!(f[0], [0.7, 0.2, 0.1], "ply 2's root, seen by White");
+        assert_ne!(f, future_wdl(&rows, 0));
+        let t = Targets { q_mix: 0.0, horizon_mix: 0.3, future: &f, reply: &[] }.value(&rows, 0);
+        let want = [0.7 * 1.0 + 0.3 * 0.7, 0.3 * 0.2, 0.3 * 0.1];
+        for j in 0..3 {
+            assert!((t[j] - want[j]).abs() < 1e-6, "{t:?} != {want:?}");
+        }
+        let off = TrainConfig { value_horizon: 2, value_horizon_mix: 0.0, ..TrainConfig::default() };
+        assert!(window_future(&rows, &off).is_empty());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::targets::{future_wdl, reply_rows, Targets};
+use crate::targets::{reply_rows, window_future, Targets};
 use burn::grad_clipping::GradientClippingConfig;
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
@@ -199,7 +199,7 @@ struct Window {
 
 impl Window {
     fn new(spec: GameSpec, rows: Vec<PositionRow>, perm: Vec<u32>, cfg: &TrainConfig, net: &NetConfig) -> Window {
-        let future = if cfg.value_horizon_mix > 0.0 { future_wdl(&rows, cfg.value_horizon) } else { Vec::new() };
+        let future = window_future(&rows, cfg);
         let reply = if net.reply_policy { reply_rows(&rows) } else { Vec::new() };
         Window { spec, rows, perm, future, reply }
     }

@@ -25,7 +25,9 @@ pub fn position(spec: &GameSpec, game: u64, ply: u32) -> PositionRow {
         legal_actions: legal,
         full_search: !ply.is_multiple_of(3),
         root_q: (ply as f32 / 40.0).min(1.0) - 0.5,
-        root_wdl: [0.5, 0.25, 0.25],
+        // Three different numbers that change with the ply, so that a writer
+        // or reader that swaps two of them fails the round trips.
+        root_wdl: root_wdl(ply),
         result: [(1i8), 0, -1][(ply % 3) as usize],
         moves_left: 40 - ply,
         mover_in_sako: ply.is_multiple_of(4),
@@ -33,6 +35,13 @@ pub fn position(spec: &GameSpec, game: u64, ply: u32) -> PositionRow {
         weight: 1.0,
         network_id: format!("gen-{:04}", game % 3),
     }
+}
+
+/// The fixture's root (win, draw, loss) of a ply: three different values.
+pub fn root_wdl(ply: u32) -> [f32; 3] {
+    let win = 0.125 * (ply % 4 + 1) as f32;
+    let draw = 0.03125 * (ply % 3 + 1) as f32;
+    [win, draw, 1.0 - win - draw]
 }
 
 pub fn game(game_id: u64, plies: u32) -> (GameRow, Vec<PositionRow>) {
