@@ -44,6 +44,13 @@ fi
 # (installing Slurm and MUNGE once). Both stop what they started on exit.
 scripts/with-s3.sh scripts/test-scaleout.sh cargo test --release --workspace "$@"
 
+# The engine, self-play (search) and data tests once more with their debug
+# assertions on (profile `checked`: release optimisation, debug_assert!s
+# kept), and the fuzz targets compiled (their own workspace, engine/fuzz),
+# so that neither rots unseen.
+cargo test --profile checked -p pacozero-engine -p pacozero-selfplay -p pacozero-data "$@"
+cargo check --manifest-path engine/fuzz/Cargo.toml --bins
+
 # --- Python package (python/) -------------------------------------------
 # Builds `pacozero` with `pip install ./python` (PyO3 + maturin) into a
 # virtual environment in the target directory and runs its pytest suite

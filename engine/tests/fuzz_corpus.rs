@@ -20,14 +20,19 @@ fn replay(target: &str, check: fn(&[u8])) -> usize {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read the corpus {}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
+        .filter(|p| !p.is_dir())
         .collect();
     files.sort();
     let failures: Vec<String> = files
         .iter()
         .filter_map(|f| {
-            // A fuzzer running on this corpus may remove files as it minimises them.
-            let data = std::fs::read(f).ok()?;
+            // A fuzzer running on this corpus may remove files as it minimises
+            // them; any other file that cannot be read fails the replay.
+            let data = match std::fs::read(f) {
+                Ok(d) => d,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+                Err(e) => return Some(format!("{}: cannot read it: {e}", f.display())),
+            };
             catch_unwind(AssertUnwindSafe(|| check(&data))).err().map(|e| {
                 let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
                 format!("{}: {msg}", f.display())

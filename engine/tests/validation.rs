@@ -82,10 +82,23 @@ fn playouts(n: usize, seed: u64) -> usize {
     positions
 }
 
+/// A count from the environment variable `name`, or `default`; a value
+/// that is not a positive number is an error (a count of 0 would pass
+/// without validating anything).
+fn count_from_env(name: &str, default: usize) -> usize {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => panic!("{name}={v:?}: expected a positive number of games to validate"),
+        },
+    }
+}
+
 /// 10,000 random playouts; `VALIDATION_PLAYOUTS` sets another number.
 #[test]
 fn every_position_of_random_playouts_is_valid() {
-    let n = std::env::var("VALIDATION_PLAYOUTS").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let n = count_from_env("VALIDATION_PLAYOUTS", 10_000);
     let positions = playouts(n, 0x5041_434F_0016);
     eprintln!("{n} playouts, {positions} positions validated");
     assert!(positions > n * 50);
@@ -275,7 +288,7 @@ fn reachable_oddities_are_accepted() {
 #[test]
 fn every_position_of_random_shako_games_reads_back() {
     use pacozero_engine::shako;
-    let n: usize = std::env::var("VALIDATION_SHAKO_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000);
+    let n = count_from_env("VALIDATION_SHAKO_GAMES", 2_000);
     let mut rng = Rng(0x5348_414B_4F16);
     let mut positions = 0;
     for game in 0..n {

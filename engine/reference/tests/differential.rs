@@ -9,7 +9,10 @@ use pacozero_paco_reference::differential::{every_rule_option, play_bytes, playo
 
 /// States to compare in all (the sample the suite runs by default).
 fn budget() -> u64 {
-    std::env::var("PACO_DIFF_STATES").ok().map(|v| v.parse().expect("PACO_DIFF_STATES is a number")).unwrap_or(170_000)
+    match std::env::var("PACO_DIFF_STATES") {
+        Err(_) => 170_000,
+        Ok(v) => v.trim().parse().ok().filter(|&n| n > 0).unwrap_or_else(|| panic!("PACO_DIFF_STATES={v:?}: expected a positive number of states")),
+    }
 }
 
 /// Plays seeded games from `starts` until `states` states are compared.
