@@ -37,6 +37,15 @@ if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
         echo "warning: chromium not found; install it or set CHROMIUM=/path/to/chromium, or the report test fails" >&2
     fi
 fi
+# The durability test (cli/tests/durability.rs) traces the writers with strace.
+if [ -z "${STRACE:-}" ] && ! command -v strace >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing strace (Debian package) for the durability test ..."
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
+    else
+        echo "warning: strace not found; install it or set STRACE=/path/to/strace, or the durability test fails" >&2
+    fi
+fi
 # The object-store tests (cli/tests/object_store.rs) run against a real
 # S3-compatible server that scripts/with-s3.sh starts around the tests; the
 # scale-out test (cli/tests/slurm.rs) submits the documented Slurm jobs to a
