@@ -28,24 +28,23 @@ if split=$(diff <(features normal,build) <(features normal,build,dev) | grep '^<
     exit 1
 fi
 
+# Programs some tests drive, installed from Debian when missing (as root);
+# the variable names another binary instead.
+#   need_debian_tool <command> <variable> <what needs it>
+need_debian_tool() {
+    if [ -z "${!2:-}" ] && ! command -v "$1" >/dev/null 2>&1; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "installing $1 (Debian package) for $3 ..."
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+        else
+            echo "warning: $1 not found; install it or set $2=/path/to/$1, or $3 fails" >&2
+        fi
+    fi
+}
 # The report test opens report.html in headless Chromium.
-if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing chromium (Debian package) for the report test ..."
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-    else
-        echo "warning: chromium not found; install it or set CHROMIUM=/path/to/chromium, or the report test fails" >&2
-    fi
-fi
+need_debian_tool chromium CHROMIUM "the report test"
 # The durability test (cli/tests/durability.rs) traces the writers with strace.
-if [ -z "${STRACE:-}" ] && ! command -v strace >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing strace (Debian package) for the durability test ..."
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
-    else
-        echo "warning: strace not found; install it or set STRACE=/path/to/strace, or the durability test fails" >&2
-    fi
-fi
+need_debian_tool strace STRACE "the durability test"
 # The object-store tests (cli/tests/object_store.rs) run against a real
 # S3-compatible server that scripts/with-s3.sh starts around the tests; the
 # scale-out test (cli/tests/slurm.rs) submits the documented Slurm jobs to a

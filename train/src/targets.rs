@@ -142,17 +142,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_future_estimate_is_the_later_rows_root_seen_by_this_mover() {
-        // Game 7: White moves at plies 0 and 1 (a two-decision turn), Black at 2, White at 3 (the last).
-        let rows = vec![
+    /// Game 7: White moves at plies 0 and 1 (a two-decision turn), Black at 2, White at 3 (the last).
+    fn game_seven() -> Vec<PositionRow> {
+        vec![
             row(7, 0, 0, [0.5, 0.3, 0.2], 1, 3),
             row(7, 1, 0, [0.6, 0.3, 0.1], 1, 2),
             row(7, 2, 1, [0.1, 0.2, 0.7], -1, 1),
             row(7, 3, 0, [0.9, 0.1, 0.0], 1, 0),
-            // Another game in between, to be sure rows are matched by game.
-            row(8, 2, 1, [0.3, 0.3, 0.4], 0, 5),
-        ];
+        ]
+    }
+
+    #[test]
+    fn the_future_estimate_is_the_later_rows_root_seen_by_this_mover() {
+        let mut rows = game_seven();
+        // A row of another game, to be sure rows are matched by game.
+        rows.push(row(8, 2, 1, [0.3, 0.3, 0.4], 0, 5));
         let f = future_wdl(&rows, 2);
         assert_eq!(f[0], [0.7, 0.2, 0.1], "ply 2 is Black's: win and loss swap");
         assert_eq!(f[1], [0.9, 0.1, 0.0], "ply 3 is White's again");
@@ -166,12 +170,7 @@ mod tests {
     /// (the one `configs/quick.toml` ships), not the row's own root.
     #[test]
     fn the_window_uses_the_configured_horizon() {
-        let rows = vec![
-            row(7, 0, 0, [0.5, 0.3, 0.2], 1, 3),
-            row(7, 1, 0, [0.6, 0.3, 0.1], 1, 2),
-            row(7, 2, 1, [0.1, 0.2, 0.7], -1, 1),
-            row(7, 3, 0, [0.9, 0.1, 0.0], 1, 0),
-        ];
+        let rows = game_seven();
         let cfg = TrainConfig { value_horizon: 2, value_horizon_mix: 0.3, ..TrainConfig::default() };
         let f = window_future(&rows, &cfg);
         assert_eq!(f, future_wdl(&rows, 2));
