@@ -55,7 +55,6 @@ impl PyGame for paco::GameState {
         self.play(a).map(|_| ()).map_err(|e| format!("{e} in {}", self.position().fen()))
     }
 
-
     fn action_from_name(&self, name: &str) -> Result<u16, String> {
         let a: Action = name.trim().parse().map_err(|e: paco::ActionParseError| e.to_string())?;
         Ok(paco::action_index(a, self.position().side_to_move()) as u16)
@@ -96,7 +95,6 @@ impl PyGame for shako::GameState {
         let m = shako_move(self, action)?;
         self.play(m).map_err(|e| e.to_string())
     }
-
 
     fn action_from_name(&self, name: &str) -> Result<u16, String> {
         let m = self.position().parse_uci(name.trim()).map_err(|e| e.to_string())?;
