@@ -230,7 +230,7 @@ pub fn playout(start: &str, rules: fast::Rules, draw_after: u8, seed: u64, how: 
     let mut played: Vec<String> = Vec::new();
     let fail = |played: &[String], e: String| format!("{e}\n  start {start} ({rules:?}, draw after {draw_after}), seed {seed}, after {:?}", played.join(" "));
     for step in 0..=how.max_actions {
-        let depth = if how.turns_every > 0 && step as u64 % how.turns_every == 0 { Depth::Turns } else { Depth::Actions };
+        let depth = if how.turns_every > 0 && (step as u64).is_multiple_of(how.turns_every) { Depth::Turns } else { Depth::Actions };
         compare(&fast, &reference, depth, hooks, &mut tally).map_err(|e| fail(&played, e))?;
         if step == how.max_actions {
             break;
@@ -284,7 +284,7 @@ pub fn play_bytes(data: &[u8], turns_every: usize, turn_unions: usize) -> Result
     let fail = |played: &[String], e: String| format!("{e}\n  start {start_fen}, after {:?}", played.join(" "));
     for i in 0..=rest.len() {
         let unions = fast.position().unions().len() as usize;
-        let depth = if turns_every > 0 && i % turns_every == 0 && unions <= turn_unions { Depth::Turns } else { Depth::Actions };
+        let depth = if turns_every > 0 && i.is_multiple_of(turns_every) && unions <= turn_unions { Depth::Turns } else { Depth::Actions };
         compare(&fast, &reference, depth, &hooks, &mut tally).map_err(|e| fail(&played, e))?;
         if i == rest.len() {
             break;
