@@ -108,7 +108,25 @@ impl MatchResult {
         (1000.0 * self.seconds[side] / n, self.simulations[side] as f64 / n)
     }
 
-    pub fn elo(&self) -> (f64, f64) {
+    /// Elo and the half-width of its 95% interval, from the pentanomial
+    /// counts where there are two pairs or more (the pairing of the
+    /// openings is in the variance; see [`crate::ratings::PairStats`]),
+    /// else from the games ([`MatchResult::elo_trinomial`]). The flag says
+    /// which: `true` for the pentanomial figures.
+    pub fn elo(&self) -> (f64, f64, bool) {
+        match self.pentanomial.stats() {
+            Some(p) => (p.elo, p.elo_ci95, true),
+            None => {
+                let (e, ci) = self.elo_trinomial();
+                (e, ci, false)
+            }
+        }
+    }
+
+    /// Elo and its 95% half-width from the per-game variance of the W/D/L
+    /// counts, as if the games were independent (they are not: a pair
+    /// shares its opening).
+    pub fn elo_trinomial(&self) -> (f64, f64) {
         let n = self.wdl.games().max(1) as f64;
         let s = self.wdl.score();
         // Standard error of the mean score from the per-game variance.

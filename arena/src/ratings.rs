@@ -182,6 +182,63 @@ impl Pentanomial {
     }
 }
 
+/// A match's figures from its pentanomial counts, as fastchess reports them:
+/// each pair (one opening, colours swapped) is one sample of the average
+/// score of its two games, so the pairing of the openings is in the
+/// variance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairStats {
+    /// Mean score a game, in [0, 1].
+    pub score: f64,
+    /// Elo of that score, and the half-width of its 95% interval (the Elo
+    /// of the score ± 1.96 standard errors, halved).
+    pub elo: f64,
+    pub elo_ci95: f64,
+    /// Normalised Elo: (score − 0.5) / sqrt(2 · pair variance) · 800 / ln 10,
+    /// and its 95% half-width; `None` when every pair scored the same.
+    pub nelo: Option<(f64, f64)>,
+    /// Likelihood of superiority: P(true score > 0.5), normal approximation.
+    pub los: f64,
+}
+
+/// Standard normal distribution function.
+fn normal_cdf(z: f64) -> f64 {
+    // Abramowitz-Stegun 7.1.26 for erf, accurate to 1.5e-7.
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-x * x).exp();
+    if z >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
+}
+
+impl Pentanomial {
+    /// The match's figures from the pair counts (see [`PairStats`]); `None`
+    /// for fewer than two pairs.
+    pub fn stats(&self) -> Option<PairStats> {
+        let n = self.pairs();
+        if n < 2 {
+            return None;
+        }
+        let (score, var) = self.mean_var();
+        let se = (var / n as f64).sqrt();
+        let z = 1.959_963_984_540_054;
+        let (lo, hi) = (elo_from_score(score - z * se), elo_from_score(score + z * se));
+        let per_sd = 800.0 / std::f64::consts::LN_10 / (2.0 * var).sqrt();
+        let nelo = (var > 0.0).then_some(((score - 0.5) * per_sd, z * se * per_sd));
+        let los = if se > 0.0 {
+            normal_cdf((score - 0.5) / se)
+        } else {
+            // Every pair scored the same: certain either way, or a tie.
+            0.5 + 0.5 * (score - 0.5).signum() * f64::from(score != 0.5)
+        };
+        Some(PairStats { score, elo: elo_from_score(score), elo_ci95: (hi - lo) / 2.0, nelo, los })
+    }
+}
+
 /// Sequential probability ratio test between Elo hypotheses `elo0` (H0) and
 /// `elo1` (H1), with error rates `alpha` and `beta`.
 #[derive(Clone, Copy, Debug)]
@@ -259,6 +316,32 @@ mod tests {
         let get = |n: &str| r.iter().find(|x| x.name == n).unwrap().elo;
         assert!((get("b") - 100.0).abs() < 10.0, "{r:?}");
         assert!((get("c") - 200.0).abs() < 20.0, "{r:?}");
+    }
+
+    /// The pentanomial figures against numbers worked out by hand: 40 pairs
+    /// [2, 5, 10, 15, 8] score 0.6375 a game with a pair variance of
+    /// 0.074844, so a standard error of 0.043256; Elo(0.6375) = 98.07,
+    /// Elo(0.6375 ± 1.96 · 0.043256) = 36.77 and 166.04 (± 64.63); nElo =
+    /// 0.1375 / sqrt(2 · 0.074844) · 347.44 = 123.48 ± 1.96 · 0.043256 ·
+    /// 898.01 = ± 76.13; LOS Φ(3.1787) = 0.99926.
+    #[test]
+    fn pentanomial_figures_match_hand_computed_values() {
+        let s = Pentanomial([2, 5, 10, 15, 8]).stats().unwrap();
+        assert!((s.score - 0.6375).abs() < 1e-12);
+        assert!((s.elo - 98.069).abs() < 0.01, "{s:?}");
+        assert!((s.elo_ci95 - 64.635).abs() < 0.01, "{s:?}");
+        let (nelo, nelo_ci) = s.nelo.unwrap();
+        assert!((nelo - 123.476).abs() < 0.01 && (nelo_ci - 76.134).abs() < 0.01, "{s:?}");
+        assert!((s.los - 0.99926).abs() < 2e-5, "{s:?}");
+        // The pairing matters: the same 80 games as 40 pairs of one win and
+        // one loss each are far more certain than 20 of two wins and 20 of
+        // two losses.
+        let mixed = Pentanomial([0, 0, 40, 0, 0]).stats().unwrap();
+        let split = Pentanomial([20, 0, 0, 0, 20]).stats().unwrap();
+        assert_eq!((mixed.score, split.score), (0.5, 0.5));
+        assert_eq!(mixed.elo_ci95, 0.0);
+        assert!(mixed.nelo.is_none() && split.elo_ci95 > 100.0, "{split:?}");
+        assert!(Pentanomial([0, 0, 1, 0, 0]).stats().is_none());
     }
 
     #[test]

@@ -148,6 +148,26 @@ fn arena_plays_the_reference_network_by_name() {
     assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-199eb03-gen28"), "{err}");
 }
 
+/// The Elo interval comes from the pentanomial counts (the pairs), the
+/// trinomial one beside it, with the normalised Elo and the LOS; the JSON
+/// says which interval it gives as `elo_ci95`.
+#[test]
+fn arena_reports_pentanomial_and_trinomial_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("m.json");
+    let out = bin().args(["arena", "--players", "rollout:8", "uniform:8", "--games", "24", "--seed", "3", "--json", common::s(&json)]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(m["interval"], "pentanomial");
+    let pairs: Vec<u32> = m["pentanomial"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+    let stats = pacozero_arena::ratings::Pentanomial(pairs.try_into().unwrap()).stats().unwrap();
+    assert!((m["elo_ci95"].as_f64().unwrap() - stats.elo_ci95).abs() < 1e-9, "{m}");
+    assert!((m["los"].as_f64().unwrap() - stats.los).abs() < 1e-9, "{m}");
+    assert!(m["elo_ci95_trinomial"].as_f64().is_some(), "{m}");
+    assert!(text.contains("pentanomial, 12 pairs; trinomial ±") && text.contains("LOS"), "{text}");
+}
+
 /// Away from the checkout (an empty reference folder), the built-in copy of
 /// the reference network plays, written once to the temporary directory.
 #[test]

@@ -30,7 +30,9 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         }
         None => with_match_bar(pairs, |progress| run_match(&pa, &pb, pairs, a.openings, limits, a.seed, progress))?,
     };
-    let (elo, ci) = m.elo();
+    let (elo, ci, pentanomial) = m.elo();
+    let (_, ci_trinomial) = m.elo_trinomial();
+    let pairs = m.pentanomial.stats();
     println!("{} vs {}: {} games", pa.name, pb.name, m.games);
     let n = m.wdl.games().max(1) as f64;
     let elo_text = if m.wdl.wins == m.wdl.games() {
@@ -39,10 +41,15 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     } else if m.wdl.losses == m.wdl.games() {
         format!("Elo <= {:+.0} (95% one-sided, every game lost)", -pacozero_arena::ratings::elo_from_score(0.05f64.powf(1.0 / n)))
     } else {
-        format!("Elo {elo:+.0} ± {ci:.0} (95%)")
+        let model = if pentanomial { format!("pentanomial, {} pairs", m.pentanomial.pairs()) } else { "trinomial".into() };
+        format!("Elo {elo:+.0} ± {ci:.0} (95%, {model}; trinomial ± {ci_trinomial:.0})")
     };
     println!("W/D/L {}/{}/{}  score {:.1}%  {elo_text}", m.wdl.wins, m.wdl.draws, m.wdl.losses, 100.0 * m.wdl.score());
     println!("pentanomial (pairs scoring 0, 0.5, 1, 1.5, 2): {:?}", m.pentanomial.0);
+    if let Some(p) = &pairs {
+        let nelo = p.nelo.map_or_else(|| "nElo n/a (every pair scored the same)".to_string(), |(n, c)| format!("nElo {n:+.0} ± {c:.0}"));
+        println!("{nelo}  LOS {:.1}%  (from the pairs)", 100.0 * p.los);
+    }
     println!("end reasons: {}", serde_json::to_string(&m.end_reasons)?);
     let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
     println!("per decision: {ta:.2} ms, {sa:.1} simulations ({}) vs {tb:.2} ms, {sb:.1} simulations ({}); {} decisions", pa.name, pb.name, m.decisions);
@@ -50,7 +57,11 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         let v = serde_json::json!({
             "players": [pa.name, pb.name], "games": m.games,
             "wins": m.wdl.wins, "draws": m.wdl.draws, "losses": m.wdl.losses,
-            "score": m.wdl.score(), "elo": elo, "elo_ci95": ci, "pentanomial": m.pentanomial.0,
+            "score": m.wdl.score(), "elo": elo, "elo_ci95": ci,
+            "interval": if pentanomial { "pentanomial" } else { "trinomial" },
+            "elo_ci95_trinomial": ci_trinomial,
+            "nelo": pairs.and_then(|p| p.nelo.map(|n| n.0)), "nelo_ci95": pairs.and_then(|p| p.nelo.map(|n| n.1)),
+            "los": pairs.map(|p| p.los), "pentanomial": m.pentanomial.0,
             "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
             "end_reasons": m.end_reasons,
         });
