@@ -1,9 +1,17 @@
-//! PacoZero's rules engine.
+//! PacoZero's rules engines, one module a game, and the surface search sees.
 //!
 //! * [`paco`]: Paco Ŝako (8x8, unions and chains), exact to the platform's rules.
+//! * [`shako`]: Shako (10x10, cannons and elephants), checked against Fairy-Stockfish.
+//! * [`game`]: the [`Game`] trait every game implements (decisions as policy
+//!   indices, encoding, notation, turns); [`registry`]: [`GameKind`], the one
+//!   place that maps a game's name to its type.
+//! * [`invariants`]: the checks the fuzz targets and the corpus replay run.
 //!
-//! The engine has no dependencies and no ML code: it encodes positions as
-//! plain bit planes and scalars that the trainer turns into tensors.
+//! No ML code: positions are encoded as plain bit planes and scalars that the
+//! trainer turns into tensors. Its only dependencies are `rand` and
+//! `rand_chacha`, for Shako's random starts. A slow reference generator for
+//! Paco Ŝako, written from the rule text, lives beside it in
+//! `engine/reference/` and judges this one in the differential tests.
 
 pub mod game;
 pub mod invariants;

@@ -1,7 +1,7 @@
 //! Self-play and search configuration, read from TOML.
 //!
 //! Every key is optional (missing keys take the [`Default`] values, which are
-//! the values in `selfplay/configs/selfplay.toml`); unknown keys are errors.
+//! the values in `configs/selfplay.toml`); unknown keys are errors.
 //! [`SelfplayConfig::validate`] range-checks every key and names the key in
 //! its error message.
 

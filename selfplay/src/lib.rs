@@ -25,7 +25,7 @@
 //! ```no_run
 //! use pacozero_engine::paco::GameState;
 //! use pacozero_selfplay::{run_selfplay, SelfplayConfig, UniformEvaluator};
-//! let cfg = SelfplayConfig::from_file("selfplay/configs/selfplay.toml".as_ref())?;
+//! let cfg = SelfplayConfig::from_file("configs/selfplay.toml".as_ref())?;
 //! let summary = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, "runs/x/data".as_ref(), 1000, true)?;
 //! println!("{summary}");
 //! # anyhow::Ok(())

@@ -1075,6 +1075,16 @@ fn train_step(model: PacoNet, optim: &mut ModuleOptimizer, b: &Batch, cfg: &Trai
 mod tests {
     use super::*;
 
+    /// docs/DATA.md lists the columns `metrics.csv` has, in order.
+    #[test]
+    fn the_documented_metrics_columns_are_the_written_ones() {
+        let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+        let doc = fs::read_to_string(format!("{root}/../docs/DATA.md")).unwrap();
+        let start = doc.find("`metrics.csv` columns: `").expect("docs/DATA.md lists the metrics columns") + "`metrics.csv` columns: `".len();
+        let listed: String = doc[start..].split('`').next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(listed.replace(", ", ","), METRICS_HEADER);
+    }
+
     #[test]
     fn an_earlier_builds_metrics_get_the_new_columns_as_nan() {
         let dir = tempfile::tempdir().unwrap();
