@@ -168,25 +168,61 @@ pub fn run_match_from<G: Game>(
     seed: u64,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<MatchResult> {
+    run_match_until(a, b, pairs, start, limits, seed, progress, pairs as u64, &|_| false)
+}
+
+/// [`run_match_from`] that may stop early: pairs are played in rounds of
+/// `round` pairs (each on all threads), and after each round `stop` sees the
+/// result so far (a sequential test stops at its first decision). Pair `i`
+/// is the same game whichever round plays it, so a stopped match is the
+/// first pairs of the full one.
+#[allow(clippy::too_many_arguments)]
+pub fn run_match_until<G: Game>(
+    a: &Player<G>,
+    b: &Player<G>,
+    max_pairs: u32,
+    start: &(dyn Fn(u64) -> G + Sync),
+    limits: GameLimits,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    round: u64,
+    stop: &dyn Fn(&MatchResult) -> bool,
+) -> Result<MatchResult> {
     use rayon::prelude::*;
-    let total = pairs as u64 * 2;
+    let total = max_pairs as u64 * 2;
     let done = std::sync::atomic::AtomicU64::new(0);
     let game_done = || progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-    let results: Vec<Result<(GameResult, GameResult)>> = (0..pairs as u64)
-        .into_par_iter()
-        .map(|i| {
-            let start: G = start(i);
-            let g1 = play(start.clone(), a, b, limits, seed ^ (2 * i + 1))?;
-            game_done();
-            let g2 = play(start, b, a, limits, seed ^ (2 * i + 2))?;
-            game_done();
-            Ok((g1, g2))
-        })
-        .collect();
     let mut m = MatchResult::default();
-    for r in results {
-        let (g1, g2) = r?;
-        // g1: A is White; g2: A is Black.
+    let mut next = 0u64;
+    while next < max_pairs as u64 {
+        let end = (next + round.max(1)).min(max_pairs as u64);
+        let results: Vec<Result<(GameResult, GameResult)>> = (next..end)
+            .into_par_iter()
+            .map(|i| {
+                let start: G = start(i);
+                let g1 = play(start.clone(), a, b, limits, seed ^ (2 * i + 1))?;
+                game_done();
+                let g2 = play(start, b, a, limits, seed ^ (2 * i + 2))?;
+                game_done();
+                Ok((g1, g2))
+            })
+            .collect();
+        for r in results {
+            let (g1, g2) = r?;
+            m.add_pair(&g1, &g2);
+        }
+        next = end;
+        if stop(&m) {
+            break;
+        }
+    }
+    Ok(m)
+}
+
+impl MatchResult {
+    /// Counts one pair: `g1` with A as White, `g2` with A as Black.
+    fn add_pair(&mut self, g1: &GameResult, g2: &GameResult) {
+        let m = self;
         let pa = |g: &GameResult, a_white: bool| match g.outcome {
             Outcome::Draw => 0.5,
             Outcome::Win(c) => {
@@ -197,7 +233,7 @@ pub fn run_match_from<G: Game>(
                 }
             }
         };
-        let (p1, p2) = (pa(&g1, true), pa(&g2, false));
+        let (p1, p2) = (pa(g1, true), pa(g2, false));
         for p in [p1, p2] {
             match p {
                 x if x > 0.75 => m.wdl.wins += 1,
@@ -208,17 +244,16 @@ pub fn run_match_from<G: Game>(
         m.pentanomial.add_pair(p1, p2);
         m.games += 2;
         m.decisions += (g1.decisions + g2.decisions) as u64;
-        for g in [&g1, &g2] {
+        for g in [g1, g2] {
             *m.end_reasons.entry(g.end_reason).or_default() += 1;
         }
         // A is White in g1 and Black in g2.
-        for (side, (w, b)) in [(0, (&g1, &g2)), (1, (&g2, &g1))] {
+        for (side, (w, b)) in [(0, (g1, g2)), (1, (g2, g1))] {
             m.seconds[side] += w.seconds[0] + b.seconds[1];
             m.decisions_by[side] += w.decisions_by[0] as u64 + b.decisions_by[1] as u64;
             m.simulations[side] += w.simulations[0] + b.simulations[1];
         }
     }
-    Ok(m)
 }
 
 impl std::str::FromStr for Openings {

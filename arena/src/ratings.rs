@@ -175,12 +175,20 @@ impl Pentanomial {
     }
     /// Mean score per game and its variance per pair-average.
     fn mean_var(&self) -> (f64, f64) {
-        let n = self.pairs() as f64;
-        let mean = (0..5).map(|i| self.0[i] as f64 * i as f64 / 4.0).sum::<f64>() / n;
-        let var = (0..5).map(|i| self.0[i] as f64 * (i as f64 / 4.0 - mean).powi(2)).sum::<f64>() / n;
-        (mean, var)
+        mean_var(&self.0.map(f64::from))
     }
 }
+
+/// Mean score per game and the variance of a pair's average, from pair
+/// counts (possibly fractional) by pair score 0, 0.5, 1, 1.5, 2.
+fn mean_var(counts: &[f64; 5]) -> (f64, f64) {
+    let n: f64 = counts.iter().sum();
+    let mean = (0..5).map(|i| counts[i] * i as f64 / 4.0).sum::<f64>() / n;
+    let var = (0..5).map(|i| counts[i] * (i as f64 / 4.0 - mean).powi(2)).sum::<f64>() / n;
+    (mean, var)
+}
+
+impl Pentanomial {}
 
 /// A match's figures from its pentanomial counts, as fastchess reports them:
 /// each pair (one opening, colours swapped) is one sample of the average
@@ -249,6 +257,27 @@ pub struct Sprt {
     pub beta: f64,
 }
 
+impl std::str::FromStr for Sprt {
+    type Err = String;
+    /// `elo0,elo1[,alpha,beta]`, e.g. `0,10` or `0,10,0.05,0.1`.
+    fn from_str(s: &str) -> Result<Sprt, String> {
+        let bad = |why: &str| format!("--sprt {s:?}: {why} (expected elo0,elo1[,alpha,beta], e.g. 0,10 or 0,10,0.05,0.1)");
+        let v: Vec<f64> = s.split(',').map(|x| x.trim().parse::<f64>().map_err(|_| bad(&format!("{x:?} is not a number")))).collect::<Result<_, _>>()?;
+        let (elo0, elo1, alpha, beta) = match v[..] {
+            [a, b] => (a, b, 0.05, 0.05),
+            [a, b, al, be] => (a, b, al, be),
+            _ => return Err(bad(&format!("{} numbers", v.len()))),
+        };
+        if elo0 >= elo1 || !elo0.is_finite() || !elo1.is_finite() {
+            return Err(bad("elo0 must be below elo1"));
+        }
+        if !(0.0 < alpha && alpha < 0.5 && 0.0 < beta && beta < 0.5) {
+            return Err(bad("alpha and beta must be in (0, 0.5)"));
+        }
+        Ok(Sprt { elo0, elo1, alpha, beta })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SprtDecision {
     AcceptH1,
@@ -268,8 +297,10 @@ impl Sprt {
         if p.pairs() < 2 {
             return 0.0;
         }
-        let (mean, var) = p.mean_var();
-        let var = var.max(1e-6);
+        // An empty category counts 0.001 pairs (the Stockfish testing
+        // framework's regularisation): without it a few pairs that all
+        // scored the same have no variance, and the LLR is unbounded.
+        let (mean, var) = mean_var(&p.0.map(|c| f64::from(c).max(1e-3)));
         let s0 = expected_score(self.elo0);
         let s1 = expected_score(self.elo1);
         p.pairs() as f64 * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
@@ -342,6 +373,60 @@ mod tests {
         assert_eq!(mixed.elo_ci95, 0.0);
         assert!(mixed.nelo.is_none() && split.elo_ci95 > 100.0, "{split:?}");
         assert!(Pentanomial([0, 0, 1, 0, 0]).stats().is_none());
+    }
+
+    /// Pairs of two independent games at `elo` with `draws` of the games
+    /// drawn, as pentanomial probabilities.
+    fn pair_probabilities(elo: f64, draws: f64) -> [f64; 5] {
+        let s = expected_score(elo);
+        let (w, d, l) = (s - draws / 2.0, draws, 1.0 - s - draws / 2.0);
+        let game = [l, d, w];
+        let mut p = [0.0; 5];
+        for (i, a) in game.iter().enumerate() {
+            for (j, b) in game.iter().enumerate() {
+                p[i + j] += a * b;
+            }
+        }
+        p
+    }
+
+    /// Sequential tests on simulated matches, looking after every 8 pairs as
+    /// `arena --sprt` does: at the true Elo elo0 the test accepts H1 in at
+    /// most about α of 1,000 runs, at elo1 it accepts H0 in at most about β
+    /// (1.5 times the rate plus three standard errors).
+    #[test]
+    fn sprt_error_rates_by_simulation() {
+        use rand::{Rng, SeedableRng};
+        let t = Sprt { elo0: 0.0, elo1: 40.0, alpha: 0.05, beta: 0.10 };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for (true_elo, wrong, rate) in [(0.0, SprtDecision::AcceptH1, t.alpha), (40.0, SprtDecision::AcceptH0, t.beta)] {
+            let probs = pair_probabilities(true_elo, 0.4);
+            let runs = 1000;
+            let (mut errors, mut pairs) = (0, 0u64);
+            for _ in 0..runs {
+                let mut p = Pentanomial::default();
+                let decision = loop {
+                    for _ in 0..8 {
+                        let mut u: f64 = rng.gen();
+                        let k = probs.iter().position(|&q| {
+                            u -= q;
+                            u < 0.0
+                        });
+                        p.0[k.unwrap_or(4)] += 1;
+                    }
+                    let d = t.decide(&p);
+                    if d != SprtDecision::Continue || p.pairs() >= 100_000 {
+                        break d;
+                    }
+                };
+                pairs += p.pairs() as u64;
+                errors += usize::from(decision == wrong);
+            }
+            let observed = errors as f64 / runs as f64;
+            eprintln!("true Elo {true_elo}: {wrong:?} in {observed} of the runs, {} pairs a test", pairs / runs);
+            let limit = 1.5 * rate + 3.0 * (rate * (1.0 - rate) / runs as f64).sqrt();
+            assert!(observed <= limit, "true Elo {true_elo}: {wrong:?} in {observed} of the runs (limit {limit:.3}), {} pairs a test", pairs / runs);
+        }
     }
 
     #[test]

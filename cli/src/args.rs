@@ -175,10 +175,19 @@ pub struct ArenaArgs {
     /// imported), with probability proportional to visits^(1/book-temperature).
     #[arg(long, conflicts_with = "openings")]
     pub book: Option<PathBuf>,
+    /// Temperature T of the book's opening weights visits^(1/T) (1: as
+    /// visited; higher: more even).
     #[arg(long, default_value_t = 1.0, requires = "book")]
     pub book_temperature: f64,
+    /// Seed of the openings and of the players' random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// A sequential probability ratio test, `elo0,elo1[,alpha,beta]`
+    /// (logistic Elo; α and β default to 0.05): pairs are played until the
+    /// test accepts H0 (Elo ≤ elo0) or H1 (Elo ≥ elo1), at most `--games`.
+    /// The LLR is the normal approximation on the pentanomial counts.
+    #[arg(long)]
+    pub sprt: Option<pacozero_arena::ratings::Sprt>,
     /// Decisions after which a game is cut (a draw, unless adjudicated by material).
     #[arg(long, default_value_t = 600)]
     pub max_decisions: u32,

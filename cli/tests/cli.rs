@@ -168,6 +168,23 @@ fn arena_reports_pentanomial_and_trinomial_intervals() {
     assert!(text.contains("pentanomial, 12 pairs; trinomial ±") && text.contains("LOS"), "{text}");
 }
 
+/// `--sprt` stops the match at the test's first decision and reports it;
+/// a malformed test is refused naming what is wrong.
+#[test]
+fn arena_sprt_stops_at_its_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("m.json");
+    let out = bin().args(["arena", "--players", "greedy", "random", "--games", "400", "--sprt", "0,200", "--json", common::s(&json)]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(m["sprt"]["decision"], "H1 accepted", "{m}");
+    assert!(m["games"].as_u64().unwrap() < 400 && m["sprt"]["llr"].as_f64().unwrap() >= m["sprt"]["upper"].as_f64().unwrap(), "{m}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("H1 accepted after"));
+    let out = bin().args(["arena", "--players", "greedy", "random", "--sprt", "10,0"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("elo0 must be below elo1"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// Away from the checkout (an empty reference folder), the built-in copy of
 /// the reference network plays, written once to the temporary directory.
 #[test]

@@ -3,7 +3,8 @@
 
 use crate::args::ArenaArgs;
 use anyhow::Result;
-use pacozero_arena::{book_opening, run_match, run_match_from, Player};
+use pacozero_arena::ratings::SprtDecision;
+use pacozero_arena::{book_opening, opening, run_match_until, MatchResult, Player};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_selfplay::BookStarts;
 
@@ -23,13 +24,17 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     let pb = Player::<G>::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
     let pairs = a.games.div_ceil(2).max(1);
     let limits = pacozero_selfplay::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
-    let m = match &a.book {
-        Some(path) => {
-            let book = BookStarts::from_file::<G>(path, a.book_temperature)?;
-            with_match_bar(pairs, |progress| run_match_from(&pa, &pb, pairs, &|i| book_opening(&book, a.seed, i), limits, a.seed, progress))?
-        }
-        None => with_match_bar(pairs, |progress| run_match(&pa, &pb, pairs, a.openings, limits, a.seed, progress))?,
+    let book = a.book.as_ref().map(|path| BookStarts::from_file::<G>(path, a.book_temperature)).transpose()?;
+    let start = |i: u64| match &book {
+        Some(book) => book_opening(book, a.seed, i),
+        None => opening(a.openings, a.seed, i),
     };
+    // With an SPRT, pairs go in rounds (two per thread, at least eight) and
+    // the test looks after each; without one, the whole match is one round.
+    let sprt = a.sprt;
+    let round = if sprt.is_some() { (2 * rayon::current_num_threads() as u64).max(8) } else { pairs as u64 };
+    let stop = |m: &MatchResult| sprt.is_some_and(|t| t.decide(&m.pentanomial) != SprtDecision::Continue);
+    let m = with_match_bar(pairs, |progress| run_match_until(&pa, &pb, pairs, &start, limits, a.seed, progress, round, &stop))?;
     let (elo, ci, pentanomial) = m.elo();
     let (_, ci_trinomial) = m.elo_trinomial();
     let pairs = m.pentanomial.stats();
@@ -50,6 +55,25 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         let nelo = p.nelo.map_or_else(|| "nElo n/a (every pair scored the same)".to_string(), |(n, c)| format!("nElo {n:+.0} ± {c:.0}"));
         println!("{nelo}  LOS {:.1}%  (from the pairs)", 100.0 * p.los);
     }
+    let sprt = a.sprt.map(|t| {
+        let (lower, upper) = t.bounds();
+        let llr = t.llr(&m.pentanomial);
+        let decision = match t.decide(&m.pentanomial) {
+            SprtDecision::AcceptH1 => "H1 accepted",
+            SprtDecision::AcceptH0 => "H0 accepted",
+            SprtDecision::Continue => "undecided",
+        };
+        println!(
+            "SPRT elo0 {} elo1 {} (logistic, alpha {} beta {}): LLR {llr:.2} in [{lower:.2}, {upper:.2}]: {decision} after {} pairs{}",
+            t.elo0,
+            t.elo1,
+            t.alpha,
+            t.beta,
+            m.pentanomial.pairs(),
+            if decision == "undecided" { " (the --games cap)" } else { "" }
+        );
+        serde_json::json!({ "elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta, "llr": llr, "lower": lower, "upper": upper, "decision": decision })
+    });
     println!("end reasons: {}", serde_json::to_string(&m.end_reasons)?);
     let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
     println!("per decision: {ta:.2} ms, {sa:.1} simulations ({}) vs {tb:.2} ms, {sb:.1} simulations ({}); {} decisions", pa.name, pb.name, m.decisions);
@@ -63,7 +87,7 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
             "nelo": pairs.and_then(|p| p.nelo.map(|n| n.0)), "nelo_ci95": pairs.and_then(|p| p.nelo.map(|n| n.1)),
             "los": pairs.map(|p| p.los), "pentanomial": m.pentanomial.0,
             "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
-            "end_reasons": m.end_reasons,
+            "end_reasons": m.end_reasons, "sprt": sprt,
         });
         crate::atomic::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }
