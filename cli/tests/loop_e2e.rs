@@ -185,6 +185,36 @@ fn eval_every_skips_the_matches_of_the_generations_between() {
     assert_eq!(gens.matches("\"eval_seconds\"").count(), 3, "{gens}");
 }
 
+/// `promotion = "sprt"`: the gating match plays pairs until its sequential
+/// test decides (rounds of 8 pairs) or reaches `gating_games`, records the
+/// decision (undecided as such) and promotes only on H1.
+#[test]
+fn sprt_promotion_plays_until_the_test_decides_and_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let text = tiny_loop()
+        .replace("promotion = \"always\"", "promotion = \"sprt\"\nsprt_elo0 = 0\nsprt_elo1 = 400\nsprt_alpha = 0.2\nsprt_beta = 0.2")
+        .replace("gating_games = 2", "gating_games = 48")
+        .replace("baseline_games = 2", "baseline_games = 0");
+    let cfg = write_config(dir.path(), "sprt.toml", &text);
+    let out = run_ok(&["loop", "--config", cfg.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    let matches: Vec<serde_json::Value> =
+        std::fs::read_to_string(run.join("matches.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(matches.len(), 1, "{matches:?}");
+    let gating = &matches[0];
+    let decision = gating["sprt"].as_str().unwrap_or_else(|| panic!("no sprt field: {gating}"));
+    let games = gating["wins"].as_u64().unwrap() + gating["draws"].as_u64().unwrap() + gating["losses"].as_u64().unwrap();
+    match decision {
+        "undecided" => assert_eq!(games, 48, "{gating}"),
+        "H1 accepted" | "H0 accepted" => assert!(games <= 48 && games.is_multiple_of(16), "{gating}"),
+        other => panic!("decision {other:?}"),
+    }
+    assert!(log.contains(&format!("SPRT {decision} after {games} games")), "{log}");
+    let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["best"] == "gen-0002", decision == "H1 accepted", "{state} after {decision}");
+}
+
 /// `max_minutes`: a budget smaller than one generation makes generation 1
 /// the last (it is evaluated and promoted); run again, the spent budget
 /// starts nothing.

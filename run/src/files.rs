@@ -89,6 +89,11 @@ pub struct MatchLine {
     /// Games by how they ended (`paco`, `no_progress`, `repetition`, `max_length`, ...; absent in older runs).
     #[serde(default)]
     pub end_reasons: std::collections::BTreeMap<String, u32>,
+    /// The gating match's sequential test (`promotion = "sprt"`): `"H1
+    /// accepted"`, `"H0 accepted"` or `"undecided"` (the `gating_games` cap
+    /// reached); absent for other matches and in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<String>,
 }
 
 /// One line of `generations.jsonl`: the figures of one completed stage.

@@ -27,6 +27,7 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
+use pacozero_arena::run_match_until;
 use pacozero_arena::{run_match, Openings, Player};
 use pacozero_engine::{paco, Game, GameKind, GameVisitor};
 use pacozero_nn::default_device;
@@ -87,7 +88,10 @@ pub struct LoopConfig {
     pub promotion: Promotion,
     /// Minimum score against the best for `promotion = "score"` (0..=1).
     pub promotion_score: f64,
-    /// SPRT hypotheses (Elo) and error rates for `promotion = "sprt"`; undecided counts as rejected.
+    /// SPRT hypotheses (Elo) and error rates for `promotion = "sprt"`: the
+    /// gating match plays pairs until the test decides, at most
+    /// `gating_games`; undecided at the cap is recorded as such in
+    /// `matches.jsonl` and is not a promotion.
     pub sprt_elo0: f64,
     pub sprt_elo1: f64,
     pub sprt_alpha: f64,
@@ -578,7 +582,7 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, la
     }
     let seed = derive_seed(l.seed ^ 0x5EED, g as u64);
     let cand = player_for::<G>(run, cfg, &model_name(g), l.eval_simulations, seed)?;
-    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult| -> Result<()> {
+    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult, sprt: Option<&str>| -> Result<()> {
         append_match(
             run,
             &MatchLine {
@@ -593,6 +597,7 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, la
                 seconds_per_decision: Some([m.per_decision(0).0 / 1000.0, m.per_decision(1).0 / 1000.0]),
                 simulations_per_decision: Some([m.per_decision(0).1, m.per_decision(1).1]),
                 end_reasons: m.end_reasons.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                sprt: sprt.map(str::to_string),
             },
         )
     };
@@ -623,28 +628,43 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, la
             m.wdl.losses,
             serde_json::to_string(&m.end_reasons)?
         ));
-        record(cand_here, &base, &m)?;
+        record(cand_here, &base, &m, None)?;
     }
     if l.anchor_games > 0 && g > 1 {
         let first = player_for(run, cfg, &model_name(1), l.eval_simulations, seed ^ 5)?;
         let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
-        record(&cand, &first, &m)?;
+        record(&cand, &first, &m, None)?;
     }
     if state.best.is_empty() {
         return Ok(true);
     }
     let best = player_for(run, cfg, &state.best, l.eval_simulations, seed ^ 3)?;
-    let m = run_match(&cand, &best, l.gating_games / 2, l.openings, limits, seed ^ 13, &|d, t| obs.match_progress(d, t))?;
-    obs.note(&format!("{} vs {}: +{} ={} -{}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
-    record(&cand, &best, &m)?;
+    let pairs = l.gating_games / 2;
+    let start = |i| pacozero_arena::opening(l.openings, seed ^ 13, i);
+    let progress = |d, t| obs.match_progress(d, t);
+    let (m, sprt) = if l.promotion == Promotion::Sprt {
+        // Sequential: pairs in rounds of 8 until the test decides, at most
+        // `gating_games`; the games are the first ones of the full match.
+        let test = Sprt { elo0: l.sprt_elo0, elo1: l.sprt_elo1, alpha: l.sprt_alpha, beta: l.sprt_beta };
+        let m = run_match_until(&cand, &best, pairs, &start, limits, seed ^ 13, &progress, 8, &|m| test.decide(&m.pentanomial) != SprtDecision::Continue)?;
+        let decision = match test.decide(&m.pentanomial) {
+            SprtDecision::AcceptH1 => "H1 accepted",
+            SprtDecision::AcceptH0 => "H0 accepted",
+            SprtDecision::Continue => "undecided",
+        };
+        (m, Some(decision))
+    } else {
+        (run_match_until(&cand, &best, pairs, &start, limits, seed ^ 13, &progress, pairs as u64, &|_| false)?, None)
+    };
+    let sprt_note = sprt.map_or_else(String::new, |d| format!(", SPRT {d} after {} games", m.games));
+    obs.note(&format!("{} vs {}: +{} ={} -{}{sprt_note}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
+    record(&cand, &best, &m, sprt)?;
     Ok(match l.promotion {
         Promotion::Always => true,
         Promotion::Score => m.wdl.score() >= l.promotion_score,
-        Promotion::Sprt => {
-            let sprt = Sprt { elo0: l.sprt_elo0, elo1: l.sprt_elo1, alpha: l.sprt_alpha, beta: l.sprt_beta };
-            sprt.decide(&m.pentanomial) == SprtDecision::AcceptH1
-        }
+        // Undecided at the cap is not a promotion.
+        Promotion::Sprt => sprt == Some("H1 accepted"),
     })
 }
 
