@@ -208,6 +208,16 @@ fn the_reference_network_is_built_into_the_binary() {
     let out = run();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read("../models/reference/quick-199eb03-gen28.pzmodel").unwrap());
+    // The second reference network is built in too.
+    let out = bin()
+        .env("PACOZERO_REFERENCE_DIR", empty.path())
+        .env("TMPDIR", tmp.path())
+        .args(["arena", "--players", "ref:quick-edd488c-gen71:4", "random", "--games", "2", "--max-decisions", "40"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let copy = tmp.path().join("pacozero-reference/quick-edd488c-gen71.pzmodel");
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read("../models/reference/quick-edd488c-gen71.pzmodel").unwrap());
 }
 
 /// `tactics solve` reports the solve rate by depth, and a bad suite line is named.

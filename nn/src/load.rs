@@ -29,7 +29,10 @@ pub fn resolve_model(path: &Path) -> Result<PathBuf> {
 
 /// The reference networks built into the program, so that `ref:<name>`
 /// works from an installed binary, away from the checkout it was built from.
-const BUILT_IN: &[(&str, &[u8])] = &[("quick-199eb03-gen28", include_bytes!("../../models/reference/quick-199eb03-gen28.pzmodel"))];
+const BUILT_IN: &[(&str, &[u8])] = &[
+    ("quick-199eb03-gen28", include_bytes!("../../models/reference/quick-199eb03-gen28.pzmodel")),
+    ("quick-edd488c-gen71", include_bytes!("../../models/reference/quick-edd488c-gen71.pzmodel")),
+];
 
 /// Where the reference networks are: `$PACOZERO_REFERENCE_DIR`, or
 /// `models/reference/` of the checkout the program was built from.
