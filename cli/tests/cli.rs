@@ -148,17 +148,21 @@ fn arena_plays_the_reference_network_by_name() {
     assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-199eb03-gen28"), "{err}");
 }
 
+/// `pacozero arena ARGS --json FILE`: its standard output and the JSON.
+fn arena_json(args: &[&str]) -> (String, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("m.json");
+    let out = bin().arg("arena").args(args).args(["--json", common::s(&json)]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8_lossy(&out.stdout).into_owned(), serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap())
+}
+
 /// The Elo interval comes from the pentanomial counts (the pairs), the
 /// trinomial one beside it, with the normalised Elo and the LOS; the JSON
 /// says which interval it gives as `elo_ci95`.
 #[test]
 fn arena_reports_pentanomial_and_trinomial_intervals() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("m.json");
-    let out = bin().args(["arena", "--players", "rollout:8", "uniform:8", "--games", "24", "--seed", "3", "--json", common::s(&json)]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let (text, m) = arena_json(&["--players", "rollout:8", "uniform:8", "--games", "24", "--seed", "3"]);
     assert_eq!(m["interval"], "pentanomial");
     let pairs: Vec<u32> = m["pentanomial"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
     let stats = pacozero_arena::ratings::Pentanomial(pairs.try_into().unwrap()).stats().unwrap();
@@ -172,14 +176,10 @@ fn arena_reports_pentanomial_and_trinomial_intervals() {
 /// a malformed test is refused naming what is wrong.
 #[test]
 fn arena_sprt_stops_at_its_decision() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("m.json");
-    let out = bin().args(["arena", "--players", "greedy", "random", "--games", "400", "--sprt", "0,200", "--json", common::s(&json)]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let (text, m) = arena_json(&["--players", "greedy", "random", "--games", "400", "--sprt", "0,200"]);
     assert_eq!(m["sprt"]["decision"], "H1 accepted", "{m}");
     assert!(m["games"].as_u64().unwrap() < 400 && m["sprt"]["llr"].as_f64().unwrap() >= m["sprt"]["upper"].as_f64().unwrap(), "{m}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("H1 accepted after"));
+    assert!(text.contains("H1 accepted after"), "{text}");
     let out = bin().args(["arena", "--players", "greedy", "random", "--sprt", "10,0"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("elo0 must be below elo1"), "{}", String::from_utf8_lossy(&out.stderr));
