@@ -148,6 +148,11 @@ pub struct LoopArgs {
     /// Stop after this many generations (default: the configuration's).
     #[arg(long)]
     pub generations: Option<u32>,
+    /// Override one key of the configuration, `section.key=value` (e.g.
+    /// `loop.max_minutes=5`, `train.lr=0.001`); repeatable. Checked like
+    /// the file and saved in the run's config.toml; a new run only.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(Args, Debug)]

@@ -215,6 +215,36 @@ fn sprt_promotion_plays_until_the_test_decides_and_records_it() {
     assert_eq!(state["best"] == "gen-0002", decision == "H1 accepted", "{state} after {decision}");
 }
 
+/// `--set section.key=value` overrides the configuration of a new run,
+/// through the same checks as the file, and the run's config.toml records
+/// it; an unknown key is named; a resumed run refuses overrides.
+#[test]
+fn set_overrides_a_new_runs_configuration_and_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let cfg = write_config(dir.path(), "tiny.toml", &tiny_loop().replace("baseline_games = 2", "baseline_games = 0"));
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = ["loop", "--config", cfg.to_str().unwrap(), "--run", run.to_str().unwrap()].iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let bad = common::bin().args(args(&["--set", "train.bogus_key=1"])).output().unwrap();
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("bogus_key"), "{err}");
+    assert!(!run.join("config.toml").exists(), "a refused configuration starts no run");
+    let a = args(&["--set", "loop.generations=1", "--set", "train.lr=0.002", "--set", "loop.max_minutes=5"]);
+    run_ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let saved: toml::Table = std::fs::read_to_string(run.join("config.toml")).unwrap().parse().unwrap();
+    assert_eq!(saved["loop"]["generations"].as_integer(), Some(1));
+    assert_eq!(saved["loop"]["max_minutes"].as_integer(), Some(5));
+    assert_eq!(saved["train"]["lr"].as_float(), Some(0.002));
+    assert!(run.join("models/gen-0001.pzmodel").exists() && !run.join("models/gen-0002.pzmodel").exists());
+    let again = common::bin().args(args(&["--set", "loop.generations=2"])).output().unwrap();
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("keeps its config.toml"), "{}", String::from_utf8_lossy(&again.stderr));
+}
+
 /// `max_minutes`: a budget smaller than one generation makes generation 1
 /// the last (it is evaluated and promoted); run again, the spent budget
 /// starts nothing.

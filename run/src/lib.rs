@@ -8,5 +8,6 @@
 
 pub mod files;
 pub mod looping;
+pub mod overrides;
 pub mod report;
 pub mod store_sync;

@@ -237,7 +237,12 @@ impl LoopFile {
 /// Runs (or resumes) the loop in `run` up to `generations` (default: the
 /// configuration's). `config`: the loop file of a new run (default: the
 /// embedded `configs/quick.toml`); a resumed run uses its own copy.
-pub fn run_loop(run: &Path, config: Option<&Path>, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
+/// Runs (or resumes) the loop in `run`: a new run reads `config` (default:
+/// the embedded configs/quick.toml) with the `--set` overrides `sets`
+/// applied ([`crate::overrides`]) and saves the result as its
+/// `config.toml`; a resumed run uses its saved configuration and refuses
+/// overrides.
+pub fn run_loop(run: &Path, config: Option<&Path>, sets: &[String], generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
     struct Loop<'a> {
         run: &'a Path,
         cfg: &'a LoopFile,
@@ -250,17 +255,24 @@ pub fn run_loop(run: &Path, config: Option<&Path>, generations: Option<u32>, obs
             run_game::<G>(self.run, self.cfg, self.generations, self.obs)
         }
     }
-    let cfg = open_run(run, config, obs)?;
+    let cfg = open_run(run, config, sets, obs)?;
     cfg.looping.game.visit(Loop { run, cfg: &cfg, generations, obs })
 }
 
 /// Creates or reopens the run directory and reads its configuration.
-fn open_run(run: &Path, config: Option<&Path>, obs: &dyn LoopObserver) -> Result<LoopFile> {
+fn open_run(run: &Path, config: Option<&Path>, sets: &[String], obs: &dyn LoopObserver) -> Result<LoopFile> {
     std::fs::create_dir_all(run).with_context(|| format!("creating run directory {}", run.display()))?;
     // The run keeps its own copy of the configuration: a restart uses it, so a
     // resumed run cannot silently change its settings.
     let copy = run.join("config.toml");
     let text = if copy.exists() {
+        if !sets.is_empty() {
+            bail!(
+                "{} is a run already: it keeps its config.toml, so --set {} cannot change it (start a new run directory, or edit its config.toml)",
+                run.display(),
+                sets.join(" --set ")
+            );
+        }
         if config.is_some() {
             obs.note(&format!("note: resuming {}; using its config.toml, not --config", run.display()));
         }
@@ -270,6 +282,8 @@ fn open_run(run: &Path, config: Option<&Path>, obs: &dyn LoopObserver) -> Result
             Some(p) => (std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
             None => (QUICK_TOML.to_string(), "configs/quick.toml (embedded)".to_string()),
         };
+        let text = crate::overrides::apply(&text, sets).with_context(|| format!("overriding {origin}"))?;
+        let origin = if sets.is_empty() { origin } else { format!("{origin} with --set {}", sets.join(" --set ")) };
         LoopFile::parse(&text, &origin)?;
         write_atomic(&copy, text.as_bytes())?;
         text

@@ -33,5 +33,5 @@ impl LoopObserver for Printer {
 }
 
 pub fn run(a: LoopArgs) -> Result<()> {
-    run_loop(&a.run, a.config.as_deref(), a.generations, &Printer::default())
+    run_loop(&a.run, a.config.as_deref(), &a.set, a.generations, &Printer::default())
 }
