@@ -18,5 +18,5 @@ pub mod players;
 pub mod ratings;
 pub mod tactics;
 
-pub use matches::{book_opening, no_progress, opening, play, run_match, run_match_from, run_match_until, GameResult, MatchResult, Openings};
+pub use matches::{book_opening, no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchResult, Openings};
 pub use players::{greedy_turn, Budget, EvalKind, Player, PlayerSpec, PlayoutMix};

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
 use crate::players::Player;
-use crate::ratings::{elo_from_score, Pentanomial, Wdl};
+use crate::ratings::{elo_from_score, Pentanomial, Sprt, SprtDecision, Wdl};
 
 /// How a game ended, from White's point of view, and how long it took.
 #[derive(Clone, Copy, Debug)]
@@ -106,6 +106,40 @@ impl MatchResult {
     pub fn per_decision(&self, side: usize) -> (f64, f64) {
         let n = self.decisions_by[side].max(1) as f64;
         (1000.0 * self.seconds[side] / n, self.simulations[side] as f64 / n)
+    }
+
+    /// Counts one pair: `g1` with A as White, `g2` with A as Black.
+    fn add_pair(&mut self, g1: &GameResult, g2: &GameResult) {
+        let pa = |g: &GameResult, a_white: bool| match g.outcome {
+            Outcome::Draw => 0.5,
+            Outcome::Win(c) => {
+                if (c == pacozero_engine::Color::White) == a_white {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        };
+        let (p1, p2) = (pa(g1, true), pa(g2, false));
+        for p in [p1, p2] {
+            match p {
+                x if x > 0.75 => self.wdl.wins += 1,
+                x if x < 0.25 => self.wdl.losses += 1,
+                _ => self.wdl.draws += 1,
+            }
+        }
+        self.pentanomial.add_pair(p1, p2);
+        self.games += 2;
+        self.decisions += (g1.decisions + g2.decisions) as u64;
+        for g in [g1, g2] {
+            *self.end_reasons.entry(g.end_reason).or_default() += 1;
+        }
+        // A is White in g1 and Black in g2.
+        for (side, (w, b)) in [(0, (g1, g2)), (1, (g2, g1))] {
+            self.seconds[side] += w.seconds[0] + b.seconds[1];
+            self.decisions_by[side] += w.decisions_by[0] as u64 + b.decisions_by[1] as u64;
+            self.simulations[side] += w.simulations[0] + b.simulations[1];
+        }
     }
 
     /// Elo and the half-width of its 95% interval, from the pentanomial
@@ -219,41 +253,24 @@ pub fn run_match_until<G: Game>(
     Ok(m)
 }
 
-impl MatchResult {
-    /// Counts one pair: `g1` with A as White, `g2` with A as Black.
-    fn add_pair(&mut self, g1: &GameResult, g2: &GameResult) {
-        let m = self;
-        let pa = |g: &GameResult, a_white: bool| match g.outcome {
-            Outcome::Draw => 0.5,
-            Outcome::Win(c) => {
-                if (c == pacozero_engine::Color::White) == a_white {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-        };
-        let (p1, p2) = (pa(g1, true), pa(g2, false));
-        for p in [p1, p2] {
-            match p {
-                x if x > 0.75 => m.wdl.wins += 1,
-                x if x < 0.25 => m.wdl.losses += 1,
-                _ => m.wdl.draws += 1,
-            }
-        }
-        m.pentanomial.add_pair(p1, p2);
-        m.games += 2;
-        m.decisions += (g1.decisions + g2.decisions) as u64;
-        for g in [g1, g2] {
-            *m.end_reasons.entry(g.end_reason).or_default() += 1;
-        }
-        // A is White in g1 and Black in g2.
-        for (side, (w, b)) in [(0, (g1, g2)), (1, (g2, g1))] {
-            m.seconds[side] += w.seconds[0] + b.seconds[1];
-            m.decisions_by[side] += w.decisions_by[0] as u64 + b.decisions_by[1] as u64;
-            m.simulations[side] += w.simulations[0] + b.simulations[1];
-        }
-    }
+/// A match under a sequential test: rounds of `round` pairs until `test`
+/// decides, at most `max_pairs` ([`run_match_until`]); the result and the
+/// test's decision on it ([`SprtDecision::Continue`] at the cap).
+#[allow(clippy::too_many_arguments)]
+pub fn run_match_sprt<G: Game>(
+    a: &Player<G>,
+    b: &Player<G>,
+    max_pairs: u32,
+    start: &(dyn Fn(u64) -> G + Sync),
+    limits: GameLimits,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    round: u64,
+    test: &Sprt,
+) -> Result<(MatchResult, SprtDecision)> {
+    let m = run_match_until(a, b, max_pairs, start, limits, seed, progress, round, &|m| test.decide(&m.pentanomial) != SprtDecision::Continue)?;
+    let decision = test.decide(&m.pentanomial);
+    Ok((m, decision))
 }
 
 impl std::str::FromStr for Openings {

@@ -188,8 +188,6 @@ fn mean_var(counts: &[f64; 5]) -> (f64, f64) {
     (mean, var)
 }
 
-impl Pentanomial {}
-
 /// A match's figures from its pentanomial counts, as fastchess reports them:
 /// each pair (one opening, colours swapped) is one sample of the average
 /// score of its two games, so the pairing of the openings is in the
@@ -283,6 +281,18 @@ pub enum SprtDecision {
     AcceptH1,
     AcceptH0,
     Continue,
+}
+
+impl SprtDecision {
+    /// As reports and `matches.jsonl` write it: `H1 accepted`, `H0
+    /// accepted`, or `undecided` (a match that stopped at its cap).
+    pub fn name(self) -> &'static str {
+        match self {
+            SprtDecision::AcceptH1 => "H1 accepted",
+            SprtDecision::AcceptH0 => "H0 accepted",
+            SprtDecision::Continue => "undecided",
+        }
+    }
 }
 
 impl Sprt {

@@ -27,8 +27,8 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
-use pacozero_arena::run_match_until;
 use pacozero_arena::{run_match, Openings, Player};
+use pacozero_arena::{run_match_from, run_match_sprt};
 use pacozero_engine::{paco, Game, GameKind, GameVisitor};
 use pacozero_nn::default_device;
 use pacozero_selfplay::{baseline_evaluator, check_data_dir, derive_seed, game_spec, run_selfplay, spec_of, Evaluator, SelfplayConfig};
@@ -661,24 +661,19 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, la
         // Sequential: pairs in rounds of 8 until the test decides, at most
         // `gating_games`; the games are the first ones of the full match.
         let test = Sprt { elo0: l.sprt_elo0, elo1: l.sprt_elo1, alpha: l.sprt_alpha, beta: l.sprt_beta };
-        let m = run_match_until(&cand, &best, pairs, &start, limits, seed ^ 13, &progress, 8, &|m| test.decide(&m.pentanomial) != SprtDecision::Continue)?;
-        let decision = match test.decide(&m.pentanomial) {
-            SprtDecision::AcceptH1 => "H1 accepted",
-            SprtDecision::AcceptH0 => "H0 accepted",
-            SprtDecision::Continue => "undecided",
-        };
+        let (m, decision) = run_match_sprt(&cand, &best, pairs, &start, limits, seed ^ 13, &progress, 8, &test)?;
         (m, Some(decision))
     } else {
-        (run_match_until(&cand, &best, pairs, &start, limits, seed ^ 13, &progress, pairs as u64, &|_| false)?, None)
+        (run_match_from(&cand, &best, pairs, &start, limits, seed ^ 13, &progress)?, None)
     };
-    let sprt_note = sprt.map_or_else(String::new, |d| format!(", SPRT {d} after {} games", m.games));
+    let sprt_note = sprt.map_or_else(String::new, |d| format!(", SPRT {} after {} games", d.name(), m.games));
     obs.note(&format!("{} vs {}: +{} ={} -{}{sprt_note}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
-    record(&cand, &best, &m, sprt)?;
+    record(&cand, &best, &m, sprt.map(SprtDecision::name))?;
     Ok(match l.promotion {
         Promotion::Always => true,
         Promotion::Score => m.wdl.score() >= l.promotion_score,
         // Undecided at the cap is not a promotion.
-        Promotion::Sprt => sprt == Some("H1 accepted"),
+        Promotion::Sprt => sprt == Some(SprtDecision::AcceptH1),
     })
 }
 

@@ -4,7 +4,7 @@
 use crate::args::ArenaArgs;
 use anyhow::Result;
 use pacozero_arena::ratings::SprtDecision;
-use pacozero_arena::{book_opening, opening, run_match_until, MatchResult, Player};
+use pacozero_arena::{book_opening, opening, run_match_from, run_match_sprt, Player};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_selfplay::BookStarts;
 
@@ -30,14 +30,17 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         None => opening(a.openings, a.seed, i),
     };
     // With an SPRT, pairs go in rounds (two per thread, at least eight) and
-    // the test looks after each; without one, the whole match is one round.
-    let sprt = a.sprt;
-    let round = if sprt.is_some() { (2 * rayon::current_num_threads() as u64).max(8) } else { pairs as u64 };
-    let stop = |m: &MatchResult| sprt.is_some_and(|t| t.decide(&m.pentanomial) != SprtDecision::Continue);
-    let m = with_match_bar(pairs, |progress| run_match_until(&pa, &pb, pairs, &start, limits, a.seed, progress, round, &stop))?;
+    // the test looks after each.
+    let (m, decision) = with_match_bar(pairs, |progress| match &a.sprt {
+        Some(t) => {
+            let round = (2 * rayon::current_num_threads() as u64).max(8);
+            run_match_sprt(&pa, &pb, pairs, &start, limits, a.seed, progress, round, t).map(|(m, d)| (m, Some(d)))
+        }
+        None => run_match_from(&pa, &pb, pairs, &start, limits, a.seed, progress).map(|m| (m, None)),
+    })?;
     let (elo, ci, pentanomial) = m.elo();
     let (_, ci_trinomial) = m.elo_trinomial();
-    let pairs = m.pentanomial.stats();
+    let pair_stats = m.pentanomial.stats();
     println!("{} vs {}: {} games", pa.name, pb.name, m.games);
     let n = m.wdl.games().max(1) as f64;
     let elo_text = if m.wdl.wins == m.wdl.games() {
@@ -51,28 +54,24 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     };
     println!("W/D/L {}/{}/{}  score {:.1}%  {elo_text}", m.wdl.wins, m.wdl.draws, m.wdl.losses, 100.0 * m.wdl.score());
     println!("pentanomial (pairs scoring 0, 0.5, 1, 1.5, 2): {:?}", m.pentanomial.0);
-    if let Some(p) = &pairs {
+    if let Some(p) = &pair_stats {
         let nelo = p.nelo.map_or_else(|| "nElo n/a (every pair scored the same)".to_string(), |(n, c)| format!("nElo {n:+.0} ± {c:.0}"));
         println!("{nelo}  LOS {:.1}%  (from the pairs)", 100.0 * p.los);
     }
-    let sprt = a.sprt.map(|t| {
+    let sprt = a.sprt.zip(decision).map(|(t, decision)| {
         let (lower, upper) = t.bounds();
         let llr = t.llr(&m.pentanomial);
-        let decision = match t.decide(&m.pentanomial) {
-            SprtDecision::AcceptH1 => "H1 accepted",
-            SprtDecision::AcceptH0 => "H0 accepted",
-            SprtDecision::Continue => "undecided",
-        };
         println!(
-            "SPRT elo0 {} elo1 {} (logistic, alpha {} beta {}): LLR {llr:.2} in [{lower:.2}, {upper:.2}]: {decision} after {} pairs{}",
+            "SPRT elo0 {} elo1 {} (logistic, alpha {} beta {}): LLR {llr:.2} in [{lower:.2}, {upper:.2}]: {} after {} pairs{}",
             t.elo0,
             t.elo1,
             t.alpha,
             t.beta,
+            decision.name(),
             m.pentanomial.pairs(),
-            if decision == "undecided" { " (the --games cap)" } else { "" }
+            if decision == SprtDecision::Continue { " (the --games cap)" } else { "" }
         );
-        serde_json::json!({ "elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta, "llr": llr, "lower": lower, "upper": upper, "decision": decision })
+        serde_json::json!({ "elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta, "llr": llr, "lower": lower, "upper": upper, "decision": decision.name() })
     });
     println!("end reasons: {}", serde_json::to_string(&m.end_reasons)?);
     let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
@@ -84,8 +83,8 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
             "score": m.wdl.score(), "elo": elo, "elo_ci95": ci,
             "interval": if pentanomial { "pentanomial" } else { "trinomial" },
             "elo_ci95_trinomial": ci_trinomial,
-            "nelo": pairs.and_then(|p| p.nelo.map(|n| n.0)), "nelo_ci95": pairs.and_then(|p| p.nelo.map(|n| n.1)),
-            "los": pairs.map(|p| p.los), "pentanomial": m.pentanomial.0,
+            "nelo": pair_stats.and_then(|p| p.nelo.map(|n| n.0)), "nelo_ci95": pair_stats.and_then(|p| p.nelo.map(|n| n.1)),
+            "los": pair_stats.map(|p| p.los), "pentanomial": m.pentanomial.0,
             "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
             "end_reasons": m.end_reasons, "sprt": sprt,
         });

@@ -58,9 +58,6 @@ impl Required {
             Required::PromoteThenFinish => "PromoteThenFinish",
         }
     }
-    pub fn is_promotion(self) -> bool {
-        matches!(self, Required::PromoteThenLift | Required::PromoteThenPlace | Required::PromoteThenFinish)
-    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

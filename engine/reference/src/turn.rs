@@ -14,30 +14,10 @@ use std::collections::HashSet;
 impl State {
     /// Every distinct state in which the turn in progress has ended (the
     /// opponent is to act, or the game is over), over every sequence of
-    /// legal actions from here. Chains into dead ends end nowhere.
+    /// legal actions from here ([`RefGame::turn_results`] without a
+    /// history). Chains into dead ends end nowhere.
     pub fn turn_results(&self) -> HashSet<State> {
-        let mut results = HashSet::new();
-        if self.status != Status::Running {
-            return results;
-        }
-        let mover = self.side;
-        let mut seen = HashSet::new();
-        let mut stack = vec![self.clone()];
-        while let Some(s) = stack.pop() {
-            for a in s.legal_actions() {
-                let mut n = s.clone();
-                n.play(a).expect("a legal action");
-                if !seen.insert(n.clone()) {
-                    continue;
-                }
-                if n.side != mover || n.status != Status::Running {
-                    results.insert(n);
-                } else {
-                    stack.push(n);
-                }
-            }
-        }
-        results
+        RefGame::new(self.clone(), 0).turn_results().into_iter().map(|g| g.state).collect()
     }
 
     /// Can the turn in progress still be completed from here?
@@ -59,12 +39,6 @@ impl State {
                 n.side != self.side || n.turn_can_end()
             })
             .collect()
-    }
-
-    /// Could the mover unite with the opponent's king before its turn ends?
-    pub fn can_win_this_turn(&self) -> bool {
-        let me = self.side;
-        self.turn_results().iter().any(|r| r.status == Status::PacoVictory(me))
     }
 
     /// Could the opponent of the mover, were it their turn on this board
