@@ -56,7 +56,7 @@ scripts/with-s3.sh scripts/test-scaleout.sh cargo test --release --workspace "$@
 # assertions on (profile `checked`: release optimisation, debug_assert!s
 # kept), and the fuzz targets compiled (their own workspace, engine/fuzz),
 # so that neither rots unseen.
-cargo test --profile checked -p pacozero-engine -p pacozero-selfplay -p pacozero-data "$@"
+cargo test --profile checked -p pacozero-engine -p pacozero-search -p pacozero-selfplay -p pacozero-data "$@"
 cargo check --manifest-path engine/fuzz/Cargo.toml --bins
 
 # --- Python package (python/) -------------------------------------------

@@ -1,4 +1,4 @@
-//! Measuring strength and building opening books, as a library under the
+//! Measuring strength, as a library under the
 //! `pacozero` command line. Nothing here prints; callers get results and
 //! progress callbacks.
 //!
@@ -8,15 +8,13 @@
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
 //! | [`ratings`] | Bradley–Terry Elo over every game of a run (anchored), SPRT gating |
 //! | [`tactics`] | the Paco-in-1/in-2 suite proved by the engine, and a network's solve rate on it |
-//! | [`book`] | opening books built by search (best-first over uncertain lines), read back and extended |
 //!
 //! Everything is generic over the engine's `Game` (Paco Ŝako and Shako).
 
-pub mod book;
 pub mod matches;
 pub mod players;
 pub mod ratings;
 pub mod tactics;
 
-pub use matches::{book_opening, no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchResult, Openings};
+pub use matches::{no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchResult, Openings};
 pub use players::{greedy_turn, Budget, EvalKind, Player, PlayerSpec, PlayoutMix};

@@ -5,7 +5,7 @@
 
 use anyhow::Result;
 use pacozero_engine::{Game, Outcome};
-use pacozero_selfplay::{BookStarts, GameLimits, Search};
+use pacozero_search::{GameLimits, Search};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
@@ -183,13 +183,6 @@ pub fn run_match<G: Game>(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<MatchResult> {
     run_match_from(a, b, pairs, &|i| opening(openings, seed, i), limits, seed, progress)
-}
-
-/// Opening `i` drawn from a book's positions (weights `visits^(1/T)`), the
-/// same for both colours of a pair.
-pub fn book_opening<G: Game>(book: &BookStarts, seed: u64, i: u64) -> G {
-    let mut r = ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    G::from_notation(book.pick(r.gen::<f64>())).expect("BookStarts checked every position when it read the book")
 }
 
 /// [`run_match`] with opening `i` (`0..pairs`) given by `start`.

@@ -23,11 +23,11 @@
 //! are the game's standard start or its [`Game::random_start`]
 //! (`fischer_random`: Fischer-random setups for Paco, a few random plies
 //! from the standard start for Shako), or positions of an opening book
-//! ([`crate::book_opening`]; a built book or one imported from the platform).
+//! (`pacozero_book::BookStarts::opening`; a built book or one imported from the platform).
 
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Game, Outcome};
-use pacozero_selfplay::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
+use pacozero_search::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;

@@ -15,9 +15,9 @@
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{action_from_index, parse_actions, turn_to_string, Action, FullMoveLimits, GameState, Position, Prover, Required};
 use pacozero_engine::Game;
-use pacozero_selfplay::analysis::analysis_search_config;
-use pacozero_selfplay::turns::{search_turn, MAX_TURN_DECISIONS};
-use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator};
+use pacozero_search::analysis::analysis_search_config;
+use pacozero_search::turns::{search_turn, MAX_TURN_DECISIONS};
+use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
 use serde::{Deserialize, Serialize};
 
 /// The reference games whose turn starts are candidates.

@@ -1,4 +1,4 @@
 //! Whole turns seen through a search tree: the module lives in
-//! `pacozero_selfplay::turns` (shared with the Python package).
+//! `pacozero_search::turns` (shared with the Python package).
 
-pub use pacozero_selfplay::turns::*;
+pub use pacozero_search::turns::*;

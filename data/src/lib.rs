@@ -88,6 +88,7 @@ mod error;
 pub mod platform_book;
 mod reader;
 mod schema;
+pub mod spec;
 mod writer;
 
 pub use decode::{decode_into, decode_position};
@@ -101,4 +102,5 @@ pub use schema::{
     games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_BOARD_SIDE, POSITIONS_SUFFIX, POSITION_COLUMNS,
     SCHEMA_VERSION, TMP_SUFFIX,
 };
+pub use spec::{check_data_dir, data_spec, game_spec, spec_of};
 pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter};

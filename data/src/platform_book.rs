@@ -1,6 +1,6 @@
 //! The opening-book format of the game's platform: one JSON object, read and
 //! written exactly, knowing nothing of the rules (replaying its moves is
-//! `pacozero_selfplay::platform_book`'s job).
+//! `pacozero_book::platform_book`'s job).
 //!
 //! ## Format
 //!

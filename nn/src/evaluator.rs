@@ -1,11 +1,11 @@
 //! [`NetworkEvaluator`]: a [`Network`] as the search's leaf evaluator
-//! (`pacozero_selfplay::Evaluator`).
+//! (`pacozero_search::Evaluator`).
 
 use std::path::Path;
 
 use anyhow::Result;
 use pacozero_engine::Game;
-use pacozero_selfplay::{masked_softmax, EvalOutput, EvalRequest, Evaluator};
+use pacozero_search::{masked_softmax, EvalOutput, EvalRequest, Evaluator};
 
 use crate::infer::{EvalInput, Network};
 

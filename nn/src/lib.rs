@@ -5,7 +5,7 @@
 //! ([`export_model`], [`load_model`], the `<run>/models/current` pointer),
 //! the backend choice ([`backend`]), batched inference ([`Network`], on the
 //! CPU through [`FastNet`]) and the search's leaf evaluator
-//! ([`NetworkEvaluator`], implementing `pacozero_selfplay::Evaluator`);
+//! ([`NetworkEvaluator`], implementing `pacozero_search::Evaluator`);
 //! finding a network by file, run directory or reference name, and the game
 //! it plays ([`load`]).
 //! Training, checkpoints, metrics and plots are in `pacozero_train`, which
@@ -62,7 +62,6 @@ pub use fastnet::{FastNet, FastOutput};
 pub use infer::{EvalInput, Evaluation, Network};
 pub use load::{
     load_evaluator, load_evaluator_spec, load_network, model_of_spec, network_game, network_with_playouts, reference_dir, reference_model, resolve_model,
-    selfplay_network,
 };
 pub use model::{NetConfig, NetOutput, PacoNet};
 pub use modelfile::{

@@ -8,8 +8,9 @@
 //! | `ref:<name>` | `<name>.pzmodel` of the reference folder ([`reference_dir`]) |
 
 use anyhow::{anyhow, bail, Result};
+use pacozero_data::game_spec;
 use pacozero_engine::{Game, GameKind, GameVisitor};
-use pacozero_selfplay::{game_spec, Evaluator, MixedEvaluator, RolloutEvaluator, SelfplayConfig};
+use pacozero_search::{Evaluator, MixedEvaluator, RolloutEvaluator};
 use std::path::{Path, PathBuf};
 
 use crate::{current_model, NetConfig, NetworkEvaluator};
@@ -138,11 +139,4 @@ pub fn load_network<G: Game>(path: &Path, threads: usize) -> Result<NetworkEvalu
 pub fn network_with_playouts<G: Game>(path: &Path, threads: usize, weight: f32, playouts: u32, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
     let net = load_network::<G>(path, threads)?;
     Ok(if weight > 0.0 { Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight }) } else { Box::new(net) })
-}
-
-/// The self-play evaluator of a model file on `threads` threads of its own
-/// (0: rayon's global pool): the network, with `cfg.playout_mix` of a random
-/// playout mixed into its leaf values when set.
-pub fn selfplay_network<G: Game>(path: &Path, cfg: &SelfplayConfig, threads: usize) -> Result<Box<dyn Evaluator<G>>> {
-    network_with_playouts(path, threads, cfg.playout_mix, 1, cfg.seed)
 }

@@ -1,9 +1,11 @@
 //! The network evaluator: a tiny untrained network drives search and
 //! self-play; rows carry the model's name.
 
+use pacozero_data::game_spec;
 use pacozero_engine::paco::GameState;
 use pacozero_nn::{default_device, ModelInfo, NetConfig, Network, NetworkEvaluator};
-use pacozero_selfplay::{bench_mcts, game_spec, run_selfplay, search, Algorithm, Evaluator, SearchConfig, SelfplayConfig};
+use pacozero_search::{search, Algorithm, Evaluator, SearchConfig};
+use pacozero_selfplay::{bench_mcts, run_selfplay, SelfplayConfig};
 use rand::SeedableRng;
 
 fn tiny() -> NetworkEvaluator {

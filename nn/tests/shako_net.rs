@@ -1,10 +1,12 @@
 //! The network on Shako: a tiny untrained network reads Shako positions
 //! through the search and self-play.
 
+use pacozero_data::game_spec;
 use pacozero_engine::shako::GameState;
 use pacozero_engine::Game;
 use pacozero_nn::{default_device, EvalInput, ModelInfo, NetConfig, Network, NetworkEvaluator};
-use pacozero_selfplay::{game_spec, run_selfplay, search, Algorithm, SearchConfig, SelfplayConfig, StartPositions};
+use pacozero_search::{search, Algorithm, SearchConfig};
+use pacozero_selfplay::{run_selfplay, SelfplayConfig, StartPositions};
 use rand::SeedableRng;
 
 /// A tiny untrained network reads Shako positions (10x10, 3,656 policy

@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use pacozero_data::decode_into;
-use pacozero_engine::{paco, shako};
-use pacozero_selfplay::{game_spec, SelfplayGame};
+use pacozero_data::game_spec;
+use pacozero_engine::{paco, shako, Game};
 use pacozero_train::{permutation, Batch, TrainConfig};
 use pyo3::prelude::*;
 use rand::{RngCore, SeedableRng};
@@ -22,7 +22,7 @@ fn pick(k: u64, n: usize) -> usize {
 
 /// `decisions` decisions of playouts from the standard start (a finished or
 /// stuck game starts again): legal actions, then apply.
-fn playout<G: SelfplayGame>(decisions: u64) -> f64 {
+fn playout<G: Game>(decisions: u64) -> f64 {
     let start = G::start();
     let mut g = start.clone();
     let mut legal = Vec::new();
@@ -42,7 +42,7 @@ fn playout<G: SelfplayGame>(decisions: u64) -> f64 {
 
 /// Encodes the first `n` states of the same playouts into fresh dense arrays
 /// (what `state.encode()` returns); the states are collected untimed.
-fn encode<G: SelfplayGame>(n: u64) -> f64 {
+fn encode<G: Game>(n: u64) -> f64 {
     let start = G::start();
     let mut g = start.clone();
     let mut legal = Vec::new();

@@ -8,10 +8,10 @@
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray3};
+use pacozero_data::game_spec;
 use pacozero_data::{decode_into, GameSpec};
 use pacozero_engine::paco::{self, Action, Position, Rules};
-use pacozero_engine::{shako, Color, Game, Outcome};
-use pacozero_selfplay::{game_spec, SelfplayGame};
+use pacozero_engine::{shako, Game, Outcome};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -20,8 +20,8 @@ pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(msg.to_string())
 }
 
-/// What the Python classes need beyond [`SelfplayGame`].
-pub trait PyGame: SelfplayGame {
+/// What the Python classes need beyond [`Game`].
+pub trait PyGame: Game {
     /// Reads a position (`rules`: the Paco Ŝako optional rules; Shako has none).
     fn parse(fen: &str, rules: Rules) -> Result<Self, String>;
     /// Plays a decision after checking that the engine accepts it.
@@ -38,7 +38,7 @@ fn paco_action(g: &paco::GameState, index: u16) -> Result<Action, String> {
     paco::action_from_index(index as usize, g.position().side_to_move()).ok_or_else(|| format!("action index {index} is out of range 0..{}", paco::NUM_ACTIONS))
 }
 
-fn game_over<G: SelfplayGame>(g: &G) -> Option<String> {
+fn game_over<G: Game>(g: &G) -> Option<String> {
     g.outcome().map(|_| format!("the game is over ({}): no action is legal in {}", g.end_reason(), g.notation()))
 }
 

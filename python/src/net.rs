@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pacozero_data::game_spec;
 use pacozero_engine::paco;
 use pacozero_engine::{shako, Game};
 use pacozero_nn::NetworkEvaluator;
-use pacozero_selfplay::{game_spec, masked_softmax, turns, Evaluator, Search, SearchResult};
+use pacozero_search::{masked_softmax, turns, Evaluator, Search, SearchResult};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rand::SeedableRng;
@@ -236,7 +237,7 @@ fn search_state<G: Game>(py: Python<'_>, g: &G, ev: &NetworkEvaluator, visits: u
         return Err(value_error("the side to move has no legal action"));
     }
     py.detach(|| {
-        let mut search = Search::new(pacozero_selfplay::analysis::analysis_search_config(visits), g.clone(), Evaluator::<G>::needs_encoding(ev));
+        let mut search = Search::new(pacozero_search::analysis::analysis_search_config(visits), g.clone(), Evaluator::<G>::needs_encoding(ev));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
         let res = search.search_until(ev, visits, None, false, &mut rng)?;
         anyhow::Ok((search, res))

@@ -2,7 +2,7 @@
 //! ([`looping`]: self-play → training → evaluation → promotion, resumable),
 //! the files its stages share ([`files`]: loop state, per-stage figures,
 //! matches, ratings) and the report drawn from them ([`report`]: SVG plots
-//! and one HTML page), and the sync of a run shared through an object store
+//! and one HTML page), the self-play rounds every caller plays ([`rounds`]), and the sync of a run shared through an object store
 //! ([`store_sync`]). Nothing here prints: the loop reports to a
 //! [`looping::LoopObserver`].
 
@@ -10,4 +10,5 @@ pub mod files;
 pub mod looping;
 pub mod overrides;
 pub mod report;
+pub mod rounds;
 pub mod store_sync;

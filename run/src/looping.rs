@@ -29,9 +29,11 @@ use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Openings, Player};
 use pacozero_arena::{run_match_from, run_match_sprt};
+use pacozero_data::{check_data_dir, game_spec, spec_of};
 use pacozero_engine::{paco, Game, GameKind, GameVisitor};
 use pacozero_nn::default_device;
-use pacozero_selfplay::{baseline_evaluator, check_data_dir, derive_seed, game_spec, run_selfplay, spec_of, Evaluator, SelfplayConfig};
+use pacozero_search::derive_seed;
+use pacozero_selfplay::SelfplayConfig;
 use pacozero_train::{NetTable, TrainConfig, Trainer};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -40,6 +42,7 @@ use std::time::Instant;
 use crate::files::{
     append_match, append_stage, load_state, model_name, read_generations, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage,
 };
+use crate::rounds::{selfplay_round, SelfplayPlayer};
 
 /// Where the loop reports what it does (the command line prints it).
 pub trait LoopObserver: Sync {
@@ -469,16 +472,15 @@ fn overlapped_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs:
 /// else with the best network, on `net_threads` threads of its own (0: the
 /// global pool).
 fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_threads: usize, obs: &dyn LoopObserver) -> Result<()> {
-    let mut sp = cfg.selfplay.clone();
-    sp.seed = derive_seed(cfg.looping.seed, state.generation as u64);
     check_data_dir::<G>(&run.join("data"))?;
-    let evaluator: Box<dyn Evaluator<G>> = if state.best.is_empty() {
-        baseline_evaluator("rollout", sp.seed)?
+    let player = if state.best.is_empty() {
+        SelfplayPlayer::Baseline("rollout".into())
     } else {
-        pacozero_nn::selfplay_network::<G>(&pacozero_nn::model_path(run, &state.best), &sp, net_threads)?
+        SelfplayPlayer::Network { model: pacozero_nn::model_path(run, &state.best), threads: net_threads }
     };
-    obs.note(&format!("self-play with {}", evaluator.name()));
-    let summary = run_selfplay::<G, _>(&sp, evaluator.as_ref(), &run.join("data"), cfg.looping.games_per_generation, true)?;
+    let seed = derive_seed(cfg.looping.seed, state.generation as u64);
+    let announce = |name: &str| obs.note(&format!("self-play with {name}"));
+    let (_, summary) = selfplay_round::<G>(&cfg.selfplay, seed, &player, &run.join("data"), cfg.looping.games_per_generation, true, &announce)?;
     obs.note(&format!("self-play: {summary}"));
     let games = summary.games.max(1) as f64;
     append_stage(
@@ -615,7 +617,7 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, la
             },
         )
     };
-    let limits = pacozero_selfplay::GameLimits { max_decisions: l.max_decisions, adjudicate_material: l.adjudicate_material };
+    let limits = pacozero_search::GameLimits { max_decisions: l.max_decisions, adjudicate_material: l.adjudicate_material };
     if l.baseline_games > 0 {
         // At equal time when configured: both sides get the same milliseconds per decision.
         let (budget, base_name) = match l.baseline_movetime_ms {

@@ -25,10 +25,12 @@ use anyhow::{bail, Context, Result};
 use pacozero_data::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 use pacozero_engine::Game;
 use pacozero_nn::MODEL_EXT;
-use pacozero_selfplay::{run_selfplay, Evaluator, SelfplayConfig};
+use pacozero_selfplay::SelfplayConfig;
 use pacozero_store::{Put, RunStore, SwapError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+use crate::rounds::{selfplay_rounds, RoundReport, SelfplayPlayer, Series};
 
 /// The model pointer of a run in a store.
 pub const POINTER: &str = "models/current";
@@ -182,7 +184,7 @@ pub fn store_selfplay<G: Game>(a: &StoreWorker, notes: &dyn Fn(&str)) -> Result<
     for stem in store_chunks(&keys, &folder) {
         restored += download_chunk(&store, &folder, &stem, &data, &stem)? as usize;
     }
-    pacozero_selfplay::check_data_dir::<G>(&data)?;
+    pacozero_data::check_data_dir::<G>(&data)?;
     check_store_data::<G>(&store, &run_dir)?;
     // Chunks written before a crash but not uploaded.
     let leftover = upload_chunks(&store, &folder, &data)?;
@@ -191,34 +193,28 @@ pub fn store_selfplay<G: Game>(a: &StoreWorker, notes: &dyn Fn(&str)) -> Result<
         run_dir.display()
     ));
 
-    let mut cfg = a.config.clone();
-    let round = (cfg.effective_threads() * cfg.games_per_thread).max(1) as u64;
     // Each worker has its own seeds, hence its own game ids.
-    let base_seed = pacozero_selfplay::derive_seed(cfg.seed, (1 << 40) + worker as u64);
-    let (mut played, mut index) = (0u64, 0u64);
-    while played < a.games {
-        let n = round.min(a.games - played);
-        cfg.seed = pacozero_selfplay::derive_seed(base_seed, index);
-        let (evaluator, with): (Box<dyn Evaluator<G>>, String) = match sync_model(&store, &run_dir)? {
-            Some(name) => {
-                let path = pacozero_nn::model_path(&run_dir, &name);
-                let ev = pacozero_nn::selfplay_network::<G>(&path, &cfg, 0)?;
-                (ev, format!("model {name}"))
-            }
-            None => {
-                let ev = pacozero_selfplay::baseline_evaluator::<G>(&a.evaluator, cfg.seed)?;
-                let name = ev.name();
-                (ev, format!("{name} (no model in the store yet)"))
-            }
+    let base_seed = pacozero_search::derive_seed(a.config.seed, (1 << 40) + worker as u64);
+    let player = || -> Result<SelfplayPlayer> {
+        Ok(match sync_model(&store, &run_dir)? {
+            Some(name) => SelfplayPlayer::Network { model: pacozero_nn::model_path(&run_dir, &name), threads: 0 },
+            None => SelfplayPlayer::Baseline(a.evaluator.clone()),
+        })
+    };
+    let started = |index: u64, n: u64, who: &SelfplayPlayer| {
+        let with = match who {
+            SelfplayPlayer::Baseline(name) => format!("{name} (no model in the store yet)"),
+            network => network.to_string(),
         };
         notes(&format!("worker {worker} round {}: {n} games with {with}", index + 1));
-        let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), &data, n, a.progress)?;
-        notes(&summary.to_string());
+    };
+    let finished = |r: &RoundReport| -> Result<()> {
+        notes(&r.summary.to_string());
         let up = upload_chunks(&store, &folder, &data)?;
-        notes(&format!("worker {worker} round {}: {up} chunks uploaded to {url} {folder}/", index + 1));
-        played += summary.games;
-        index += 1;
-    }
+        notes(&format!("worker {worker} round {}: {up} chunks uploaded to {url} {folder}/", r.index + 1));
+        Ok(())
+    };
+    selfplay_rounds::<G>(Series { cfg: &a.config, base_seed, games: a.games }, &data, a.progress, player, started, finished)?;
     Ok(())
 }
 
@@ -238,8 +234,7 @@ fn check_store_data<G: Game>(store: &RunStore, run_dir: &Path) -> Result<()> {
     }
     std::fs::create_dir_all(&probe).with_context(|| format!("creating {}", probe.display()))?;
     download_chunk(store, &format!("data/{w}"), &stem, &probe, &stem)?;
-    pacozero_selfplay::check_data_dir::<G>(&probe)
-        .with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
+    pacozero_data::check_data_dir::<G>(&probe).with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
 }
 
 /// Trains on every game of the run in the store at `url` (`train --store URL

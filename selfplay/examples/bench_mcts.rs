@@ -1,6 +1,7 @@
 //! `cargo run --release -p pacozero-selfplay --example bench_mcts -- [puct|gumbel] [seconds] [threads] [games_per_thread] [sims] [rollout]`
 use pacozero_engine::paco::GameState;
-use pacozero_selfplay::{bench_mcts, Algorithm, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use pacozero_search::{Algorithm, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use pacozero_selfplay::bench_mcts;
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().skip(1).collect();

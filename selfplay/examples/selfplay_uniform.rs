@@ -1,6 +1,7 @@
 //! `cargo run --release -p pacozero-selfplay --example selfplay_uniform -- <out_dir> [games] [config.toml] [rollout]`
 use pacozero_engine::paco::GameState;
-use pacozero_selfplay::{run_selfplay, RolloutEvaluator, SelfplayConfig, UniformEvaluator};
+use pacozero_search::{RolloutEvaluator, UniformEvaluator};
+use pacozero_selfplay::{run_selfplay, SelfplayConfig};
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().skip(1).collect();

@@ -8,26 +8,18 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use pacozero_data::{chunk_stem, ChunkWriter, GameRow, GameSpec, PositionRow};
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_data::{chunk_stem, game_spec, ChunkWriter, GameRow, PositionRow};
+use pacozero_engine::{Color, Outcome};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{Algorithm, SearchConfig, SelfplayConfig, StartPositions};
-use crate::eval::{EvalOutput, Evaluator};
-use crate::mcts::{evaluate_pending, Search};
+use pacozero_search::seeds::splitmix64;
+use pacozero_search::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
+
+use pacozero_book::BookStarts;
+
+use crate::config::{SelfplayConfig, StartPositions};
 use crate::SelfplayGame;
-
-/// SplitMix64's output mix (Steele et al.): a well-spread 64-bit hash of `z`.
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn splitmix64(x: u64) -> u64 {
-    mix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15))
-}
 
 /// Seed of game number `index` of a run with master seed `seed`.
 pub fn game_seed(seed: u64, index: u64) -> u64 {
@@ -38,12 +30,6 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
 /// `game_id` column of its rows.
 pub fn game_id_of(seed: u64) -> u64 {
     splitmix64(seed ^ 0xA5A5_5A5A_0F0F_F0F0)
-}
-
-/// The data-schema spec of a game.
-pub fn game_spec<G: Game>() -> GameSpec {
-    GameSpec::new(G::NAME, G::BOARD_HEIGHT as u32, G::BOARD_WIDTH as u32, G::NUM_BIT_PLANES as u32, G::NUM_SCALARS as u32, G::NUM_ACTIONS as u32)
-        .expect("the game's dimensions form a valid spec")
 }
 
 /// A finished game: its rows, ready for a [`ChunkWriter`].
@@ -93,7 +79,10 @@ impl<'a> Shared<'a> {
         Ok(Shared {
             cfg,
             fens: load_fens::<G>(cfg)?,
-            book: BookStarts::load::<G>(cfg)?,
+            book: match (cfg.start_positions, &cfg.book_file) {
+                (StartPositions::Book, Some(path)) => BookStarts::from_file::<G>(path, cfg.book_temperature).context("config key `book_file`")?,
+                _ => BookStarts::default(),
+            },
             config_hash: cfg.config_hash(),
             network_id: evaluator.name(),
             needs_encoding: evaluator.needs_encoding(),
@@ -572,52 +561,6 @@ fn load_fens<G: SelfplayGame>(cfg: &SelfplayConfig) -> Result<Vec<String>> {
     Ok(fens)
 }
 
-/// Book start positions with cumulative weights `visits^(1/T)` (self-play's
-/// `start_positions = "book"`, arena openings from a book).
-#[derive(Default)]
-pub struct BookStarts {
-    fens: Vec<String>,
-    cumulative: Vec<f64>,
-}
-
-impl BookStarts {
-    fn load<G: SelfplayGame>(cfg: &SelfplayConfig) -> Result<Self> {
-        if cfg.start_positions != StartPositions::Book {
-            return Ok(BookStarts::default());
-        }
-        let path = cfg.book_file.as_ref().expect("validated");
-        Self::from_file::<G>(path, cfg.book_temperature).context("config key `book_file`")
-    }
-
-    /// The positions of the book at `path` (every one checked as a position
-    /// of `G`), weighted `visits^(1/temperature)`.
-    pub fn from_file<G: SelfplayGame>(path: &Path, temperature: f64) -> Result<Self> {
-        let (_, positions) = pacozero_data::book::read_book(path).with_context(|| format!("reading book {}", path.display()))?;
-        let mut starts = BookStarts::default();
-        let mut total = 0.0;
-        for p in positions {
-            G::from_notation(&p.fen).with_context(|| format!("book {}: bad position {:?}", path.display(), p.fen))?;
-            let w = (p.visits as f64).powf(1.0 / temperature);
-            if w > 0.0 && w.is_finite() {
-                total += w;
-                starts.fens.push(p.fen);
-                starts.cumulative.push(total);
-            }
-        }
-        if starts.fens.is_empty() {
-            bail!("book {} has no position with visits", path.display());
-        }
-        Ok(starts)
-    }
-
-    /// The position at `u` (uniform in [0, 1)) of the weight distribution.
-    pub fn pick(&self, u: f64) -> &str {
-        let total = self.cumulative.last().copied().unwrap_or(0.0);
-        let i = self.cumulative.partition_point(|&c| c <= u * total).min(self.fens.len() - 1);
-        &self.fens[i]
-    }
-}
-
 fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     cfg: &SelfplayConfig,
     evaluator: &E,
@@ -804,20 +747,4 @@ pub fn bench_mcts<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         eval_secs: s.eval_secs,
         eval_fraction: s.eval_fraction(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn book_starts_follow_cumulative_weights() {
-        let b = BookStarts { fens: vec!["a".into(), "b".into(), "c".into()], cumulative: vec![1.0, 3.0, 4.0] };
-        assert_eq!(b.pick(0.0), "a");
-        assert_eq!(b.pick(0.24), "a");
-        assert_eq!(b.pick(0.25), "b");
-        assert_eq!(b.pick(0.74), "b");
-        assert_eq!(b.pick(0.75), "c");
-        assert_eq!(b.pick(0.999_999), "c");
-    }
 }

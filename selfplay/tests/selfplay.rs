@@ -4,7 +4,8 @@ mod common;
 use common::Constant;
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
-use pacozero_selfplay::{bench_mcts, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator};
+use pacozero_search::{Algorithm, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use pacozero_selfplay::{bench_mcts, play_game, run_selfplay, SelfplayConfig, StartPositions};
 
 fn small(alg: Algorithm) -> SelfplayConfig {
     SelfplayConfig {

@@ -3,9 +3,11 @@
 //! auxiliary targets and end reasons.
 
 mod common;
+use pacozero_data::game_spec;
 use pacozero_engine::shako::{GameState, Status};
 use pacozero_engine::{Game, Outcome};
-use pacozero_selfplay::{game_spec, play_game, run_selfplay, Algorithm, RolloutEvaluator, SearchConfig, SelfplayConfig, StartPositions, UniformEvaluator};
+use pacozero_search::{Algorithm, RolloutEvaluator, SearchConfig, UniformEvaluator};
+use pacozero_selfplay::{play_game, run_selfplay, SelfplayConfig, StartPositions};
 
 fn small(alg: Algorithm, start: StartPositions) -> SelfplayConfig {
     SelfplayConfig {

@@ -5,7 +5,8 @@
 //! is generic over the game.
 
 use pacozero_engine::{BadNotation, Color, Game, Outcome};
-use pacozero_selfplay::{play_game, search, Algorithm, Search, SearchConfig, SelfplayConfig, UniformEvaluator};
+use pacozero_search::{search, Algorithm, Search, SearchConfig, UniformEvaluator};
+use pacozero_selfplay::{play_game, SelfplayConfig};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

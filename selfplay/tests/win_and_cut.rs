@@ -4,7 +4,8 @@
 
 use pacozero_engine::paco::{self, GameState};
 use pacozero_engine::{shako, Color, Game, Outcome};
-use pacozero_selfplay::{play_game, search, Algorithm, GameLimits, SearchConfig, SelfplayConfig, UniformEvaluator};
+use pacozero_search::{search, Algorithm, GameLimits, SearchConfig, UniformEvaluator};
+use pacozero_selfplay::{play_game, SelfplayConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -105,7 +106,7 @@ fn a_detected_win_takes_the_fewest_decisions_and_cannot_loop() {
     let shortest = decisions_to_win(&looping).expect("a win this turn");
     assert_eq!(play_out_detected_win(&looping, &mut rng), (shortest, true), "{}", looping.notation());
     // The analysis tools name the same shortest turn.
-    let turn = pacozero_selfplay::turns::winning_turn(&looping).expect("a winning turn");
+    let turn = pacozero_search::turns::winning_turn(&looping).expect("a winning turn");
     let mut g = looping.clone();
     turn.iter().for_each(|&a| g.apply(a));
     assert_eq!((turn.len(), g.outcome()), (shortest, Some(Outcome::Win(Color::White))));
@@ -212,7 +213,7 @@ fn selfplay_adjudicates_cut_shako_games_by_material() {
 
 #[test]
 fn a_mixed_evaluator_keeps_the_priors_and_blends_the_values() {
-    use pacozero_selfplay::{EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator};
+    use pacozero_search::{EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator};
     let g = GameState::start();
     let mut legal = Vec::new();
     g.playable_actions(&mut legal);

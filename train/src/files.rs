@@ -3,10 +3,10 @@
 //! and policy sizes come from the game's data) and the [`TrainConfig`].
 
 use anyhow::{Context, Result};
+use pacozero_data::spec_of;
 use pacozero_data::GameSpec;
 use pacozero_engine::GameKind;
 use pacozero_nn::NetConfig;
-use pacozero_selfplay::spec_of;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -102,7 +102,7 @@ pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&
     let device = pacozero_nn::default_device();
     let data = run.join("data");
     // Without data yet, training fails below with a message saying so.
-    let spec = pacozero_selfplay::data_spec(&data)?.unwrap_or_else(|| spec_of(GameKind::Paco));
+    let spec = pacozero_data::data_spec(&data)?.unwrap_or_else(|| spec_of(GameKind::Paco));
     let net = file.net.to_config(&spec)?;
     let mut trainer = crate::Trainer::resume_or_new(run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
     // Games newer than the checkpoint's window measure how the network generalises.

@@ -910,7 +910,7 @@ impl Batch {
 
 /// Heads or tails for row `k` of the batch of `step` (SplitMix64 of both and the seed).
 fn mirror_coin(seed: u64, step: u64, k: usize) -> bool {
-    pacozero_selfplay::mix64(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)) & 1 == 1
+    pacozero_search::mix64(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)) & 1 == 1
 }
 
 fn t2(v: &[f32], shape: [usize; 2], device: &Device) -> Tensor<2> {

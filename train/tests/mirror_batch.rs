@@ -3,10 +3,10 @@
 //! input planes, legal mask and policy target), rows with a castling right
 //! and Shako rows are left as they are, and `Batch::build` mirrors nothing.
 
+use pacozero_data::game_spec;
 use pacozero_data::PositionRow;
 use pacozero_engine::paco::{mirror_action, GameState, Position};
 use pacozero_engine::{shako, Game};
-use pacozero_selfplay::game_spec;
 use pacozero_train::{Batch, Targets};
 
 /// The row of `g` with a policy target that differs between decisions.

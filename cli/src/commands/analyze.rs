@@ -6,12 +6,12 @@ use crate::turns::{principal_variation, root_turns};
 use anyhow::{bail, Result};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_nn::NetworkEvaluator;
-use pacozero_selfplay::turns::search_decision;
-use pacozero_selfplay::{Evaluator, Search};
+use pacozero_search::turns::search_decision;
+use pacozero_search::{Evaluator, Search};
 use std::path::Path;
 
 /// Search settings of analysis and play: PUCT without noise, tree reuse.
-pub use pacozero_selfplay::analysis::analysis_search_config as analysis_config;
+pub use pacozero_search::analysis::analysis_search_config as analysis_config;
 
 /// Refuses a finished game, or one whose mover has no legal decision.
 fn check_playable<G: Game>(g: &G) -> Result<()> {
@@ -63,7 +63,7 @@ impl GameVisitor for Analyze<'_> {
             100.0 * res.root_wdl[2]
         );
         if search.root_is_detected_win() {
-            if let Some(turn) = pacozero_selfplay::turns::winning_turn(&g) {
+            if let Some(turn) = pacozero_search::turns::winning_turn(&g) {
                 println!("forced win this turn: {}", g.turn_notation(&turn));
             }
             return Ok(());

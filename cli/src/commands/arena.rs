@@ -4,9 +4,9 @@
 use crate::args::ArenaArgs;
 use anyhow::Result;
 use pacozero_arena::ratings::SprtDecision;
-use pacozero_arena::{book_opening, opening, run_match_from, run_match_sprt, Player};
+use pacozero_arena::{opening, run_match_from, run_match_sprt, Player};
+use pacozero_book::BookStarts;
 use pacozero_engine::{Game, GameVisitor};
-use pacozero_selfplay::BookStarts;
 
 pub fn run(a: ArenaArgs) -> Result<()> {
     struct Arena(ArenaArgs);
@@ -23,10 +23,10 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     let pa = Player::<G>::new(&a.players[0], a.seed, 0)?;
     let pb = Player::<G>::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
     let pairs = a.games.div_ceil(2).max(1);
-    let limits = pacozero_selfplay::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
+    let limits = pacozero_search::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
     let book = a.book.as_ref().map(|path| BookStarts::from_file::<G>(path, a.book_temperature)).transpose()?;
     let start = |i: u64| match &book {
-        Some(book) => book_opening(book, a.seed, i),
+        Some(book) => book.opening(a.seed, i),
         None => opening(a.openings, a.seed, i),
     };
     // With an SPRT, pairs go in rounds (two per thread, at least eight) and

@@ -3,7 +3,8 @@
 use crate::args::{BenchArgs, BenchWhat};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::paco::{GameState, Position};
-use pacozero_selfplay::{SearchConfig, SelfplayConfig};
+use pacozero_search::SearchConfig;
+use pacozero_selfplay::SelfplayConfig;
 use std::time::Instant;
 
 pub fn run(a: BenchArgs) -> Result<()> {
@@ -81,7 +82,7 @@ fn memory(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<(
     cfg.validate()?;
     let (threads, games_per_thread) = (cfg.threads, cfg.games_per_thread);
     let games = games.unwrap_or((threads * games_per_thread) as u64);
-    let ev = pacozero_selfplay::baseline_evaluator::<GameState>(evaluator, cfg.seed)?;
+    let ev = pacozero_search::baseline_evaluator::<GameState>(evaluator, cfg.seed)?;
     let dir = std::env::temp_dir().join(format!("pacozero-bench-memory-{}", std::process::id()));
     let base = proc_status_kb("VmRSS").context("reading /proc/self/status (Linux only)")?;
     // Sample the resident size while the games run (VmHWM alone would also
@@ -132,7 +133,8 @@ fn memory(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<(
 }
 
 fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_per_thread: usize) -> Result<()> {
-    use pacozero_selfplay::{bench_mcts, SearchConfig, UniformEvaluator};
+    use pacozero_search::{SearchConfig, UniformEvaluator};
+    use pacozero_selfplay::bench_mcts;
     let search = SearchConfig::default();
     let r = bench_mcts::<GameState, _>(&search, &UniformEvaluator, threads, games_per_thread, seconds)?;
     println!("{r}");
@@ -148,7 +150,7 @@ fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_p
 fn net(blocks: u32, channels: u32, seconds: f64) -> Result<()> {
     use pacozero_nn::{default_device, NetConfig};
     use pacozero_train::{bench_net, BenchOptions};
-    let spec = pacozero_selfplay::game_spec::<GameState>();
+    let spec = pacozero_data::game_spec::<GameState>();
     let cfg = NetConfig { blocks, channels, ..NetConfig::default_for(&spec) };
     cfg.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     let opts = BenchOptions { min_time: std::time::Duration::from_secs_f64(seconds), ..BenchOptions::default() };
@@ -167,9 +169,9 @@ fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], thr
         concurrency: &'a [usize],
     }
     impl GameVisitor for Bench<'_> {
-        type Output = Result<Vec<pacozero_selfplay::analysis::BenchLine>>;
+        type Output = Result<Vec<pacozero_search::analysis::BenchLine>>;
         fn visit<G: Game>(self) -> Self::Output {
-            pacozero_selfplay::analysis::bench_analysis::<G, _>(self.ev, self.queries, self.visits, self.concurrency)
+            pacozero_search::analysis::bench_analysis::<G, _>(self.ev, self.queries, self.visits, self.concurrency)
         }
     }
     if queries == 0 || visits == 0 {

@@ -1,17 +1,17 @@
 //! `pacozero book build | probe | export | import`: opening books (see
-//! `pacozero_arena::book` for how a book grows, `pacozero_data::book` for the file
-//! format and `pacozero_selfplay::platform_book` for the platform's format).
+//! `pacozero_book` for how a book grows, `pacozero_data::book` for the file
+//! format and `pacozero_book::platform_book` for the platform's format).
 
 use crate::args::{BookArgs, BookCommand, BookFormat, ImportFormat};
 use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
-use pacozero_arena::book::{book_game, build, read_book_file, Book, BookConfig, BookGame};
+use pacozero_book::compare::{compare_books, compare_search};
+use pacozero_book::platform_book::{export_platform_book, import_platform_book, platform_info};
+use pacozero_book::{book_game, build, read_any_book, Book, BookConfig, BookGame};
 use pacozero_data::book::{write_book, BookInfo, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
 use pacozero_engine::GameKind;
 use pacozero_engine::{paco, Game, GameVisitor};
-use pacozero_selfplay::book_compare::{compare_books, compare_search};
-use pacozero_selfplay::platform_book::{export_platform_book, import_platform_book, platform_info, read_any_book};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -110,7 +110,7 @@ fn on_book(path: &Path, what: ProbeOrExport) -> Result<()> {
             on_book_of(Book::<G>::from_rows(self.0, self.1, self.2)?, self.3)
         }
     }
-    let (info, rows) = read_book_file(path)?;
+    let (info, rows) = read_any_book(path)?;
     let game: GameKind = book_game(&info).parse().with_context(|| format!("book {}", path.display()))?;
     game.visit(OnBook(path, info, rows, what))
 }

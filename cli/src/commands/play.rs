@@ -11,8 +11,8 @@ use super::analyze::{analysis_config, position_and_network};
 use crate::args::{PlayArgs, Side};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Color, Game, GameVisitor, Outcome};
-use pacozero_selfplay::turns::search_turn;
-use pacozero_selfplay::Evaluator;
+use pacozero_search::turns::search_turn;
+use pacozero_search::Evaluator;
 use std::io::{BufRead, Write};
 
 const HELP: &str = "\

@@ -3,8 +3,10 @@
 
 use crate::args::SelfplayArgs;
 use anyhow::{bail, Context, Result};
+use pacozero_data::check_data_dir;
 use pacozero_engine::{Game, GameVisitor};
-use pacozero_selfplay::{baseline_evaluator, check_data_dir, derive_seed, run_selfplay, Evaluator, SelfplayConfig};
+use pacozero_run::rounds::{selfplay_round, selfplay_rounds, RoundReport, SelfplayPlayer, Series};
+use pacozero_selfplay::SelfplayConfig;
 use std::path::PathBuf;
 
 pub fn run(a: SelfplayArgs) -> Result<()> {
@@ -22,7 +24,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
 }
 
 fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
-    let mut cfg = SelfplayConfig::from_optional_file(a.config.as_deref())?;
+    let cfg = SelfplayConfig::from_optional_file(a.config.as_deref())?;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),
         (None, Some(r)) => r.join("data"),
@@ -30,35 +32,28 @@ fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
     };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     check_data_dir::<G>(&out)?;
-    if let Some(run_dir) = &a.run {
-        // Rounds of games; the current model is re-read before each round.
-        let round = (cfg.effective_threads() * cfg.games_per_thread).max(1) as u64;
-        let base_seed = cfg.seed;
-        let mut played = 0;
-        let mut index = 0u64;
-        while played < a.games {
-            let n = round.min(a.games - played);
-            cfg.seed = derive_seed(base_seed, index);
-            let evaluator: Box<dyn Evaluator<G>> = match pacozero_nn::current_model(run_dir) {
-                Ok(model) => pacozero_nn::selfplay_network::<G>(&model, &cfg, 0)?,
-                // No pointer yet: the baseline; a broken pointer is an error.
-                Err(_) if !pacozero_nn::models_dir(run_dir).join("current").exists() => baseline_evaluator(&a.evaluator, cfg.seed)?,
-                Err(e) => bail!("{e}"),
-            };
-            eprintln!("round {}: {} games with {}", index + 1, n, evaluator.name());
-            let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), &out, n, !a.quiet)?;
-            println!("{summary}");
-            // Games of this round written by an earlier (killed) process are skipped, not counted.
-            played += summary.games;
-            index += 1;
-        }
+    let Some(run_dir) = &a.run else {
+        let player = match &a.model {
+            Some(m) => SelfplayPlayer::Network { model: m.clone(), threads: 0 },
+            None => SelfplayPlayer::Baseline(a.evaluator.clone()),
+        };
+        let (_, summary) = selfplay_round::<G>(&cfg, cfg.seed, &player, &out, a.games, !a.quiet, &|_| {})?;
+        println!("{summary}");
         return Ok(());
-    }
-    let evaluator: Box<dyn Evaluator<G>> = match &a.model {
-        Some(m) => pacozero_nn::selfplay_network::<G>(m, &cfg, 0)?,
-        None => baseline_evaluator(&a.evaluator, cfg.seed)?,
     };
-    let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), &out, a.games, !a.quiet)?;
-    println!("{summary}");
-    Ok(())
+    // Rounds of games; the current model is re-read before each round.
+    let player = || -> Result<SelfplayPlayer> {
+        Ok(match pacozero_nn::current_model(run_dir) {
+            Ok(model) => SelfplayPlayer::Network { model, threads: 0 },
+            // No pointer yet: the baseline; a broken pointer is an error.
+            Err(_) if !pacozero_nn::models_dir(run_dir).join("current").exists() => SelfplayPlayer::Baseline(a.evaluator.clone()),
+            Err(e) => bail!("{e}"),
+        })
+    };
+    let started = |index: u64, n: u64, who: &SelfplayPlayer| eprintln!("round {}: {n} games with {}", index + 1, who);
+    let finished = |r: &RoundReport| -> Result<()> {
+        println!("{}", r.summary);
+        Ok(())
+    };
+    selfplay_rounds::<G>(Series { cfg: &cfg, base_seed: cfg.seed, games: a.games }, &out, !a.quiet, player, started, finished)
 }

@@ -6,7 +6,7 @@ use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 use pacozero_arena::tactics::{generate_suite, parse_suite, solve_suite, BUNDLED_GAMES, BUNDLED_SUITE, MAX_CHAIN_STATES, MAX_UNIONS};
 use pacozero_engine::paco::GameState;
-use pacozero_selfplay::Evaluator;
+use pacozero_search::Evaluator;
 use std::path::Path;
 
 pub fn run(a: TacticsArgs) -> Result<()> {

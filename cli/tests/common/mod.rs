@@ -207,7 +207,7 @@ fn create_bucket(endpoint: &str, bucket: &str) {
 /// `<dir>/<name>.pzmodel`.
 #[allow(dead_code)]
 pub fn tiny_model_of<G: pacozero_engine::Game>(dir: &Path, name: &str) -> PathBuf {
-    let spec = pacozero_selfplay::game_spec::<G>();
+    let spec = pacozero_data::game_spec::<G>();
     let net = pacozero_nn::NetConfig::tiny_for(&spec);
     let model = net.init(&pacozero_nn::default_device()).unwrap();
     let path = dir.join(format!("{name}.pzmodel"));

@@ -9,7 +9,7 @@
 //! `Bf3xe4>c3>c6`, `0-0`) and stored with its atomic actions (`Le2 Pe4`),
 //! so the file can be replayed without a notation parser. A move's statistics
 //! come from the atomic-decision search tree grouped into turns (see
-//! `pacozero_selfplay::turns`). In Shako a turn is one move: its name and its
+//! `pacozero_search::turns`). In Shako a turn is one move: its name and its
 //! stored form are both the UCI move (`e3e5`). What a book needs of a game
 //! comes from the game's hooks ([`BookGame`]); the file records its game, and
 //! probing or exporting a book uses that game.
@@ -49,10 +49,12 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use pacozero_data::book::{read_book, visit_logit, write_book, BookInfo, BookMove, BookPosition};
-use pacozero_engine::{paco, parse_decision_names, Game};
-use pacozero_selfplay::turns::root_turns;
-use pacozero_selfplay::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
+use pacozero_data::book::{visit_logit, write_book, BookInfo, BookMove, BookPosition};
+use pacozero_engine::{parse_decision_names, Game};
+
+use crate::read::{book_game, read_any_book};
+use pacozero_search::turns::root_turns;
+use pacozero_search::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -237,25 +239,11 @@ pub struct Book<G: BookGame> {
     pub roots: BTreeMap<u64, G>,
 }
 
-/// The game a book was built for (`paco` for books written before games were recorded).
-pub fn book_game(info: &BookInfo) -> &str {
-    if info.game.is_empty() {
-        <paco::GameState as Game>::NAME
-    } else {
-        &info.game
-    }
-}
-
-/// Reads a book file of any game: its header and rows, for [`Book::from_rows`].
-pub fn read_book_file(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
-    read_book(path).with_context(|| format!("reading book {}", path.display()))
-}
-
 impl<G: BookGame> Book<G> {
     /// Reads a book file; each row's hash must match its FEN (a book written
     /// by an engine with other hash keys is refused).
     pub fn load(path: &Path) -> Result<Book<G>> {
-        let (info, rows) = read_book_file(path)?;
+        let (info, rows) = read_any_book(path)?;
         Self::from_rows(path, info, rows)
     }
 

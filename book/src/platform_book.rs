@@ -37,12 +37,12 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-use pacozero_data::book::{read_book, BookInfo, BookMove, BookPosition};
-use pacozero_data::platform_book::{read_platform_book, PlatformBook, PlatformBookError, PlatformMove, PlatformPosition};
+use pacozero_data::book::{BookInfo, BookMove, BookPosition};
+use pacozero_data::platform_book::{PlatformBook, PlatformBookError, PlatformMove, PlatformPosition};
 use pacozero_engine::paco::{action_from_index, action_index, parse_actions, turn_to_string, GameState, Position};
 use pacozero_engine::Game;
 
-use crate::turns::actions_text;
+use pacozero_search::turns::actions_text;
 
 /// Total visits an imported position's moves share (rounding: a move of
 /// probability p gets round(p · `IMPORT_VISITS`), at least 1).
@@ -252,28 +252,6 @@ pub fn export_platform_book(info: &BookInfo, rows: &[BookPosition]) -> Result<Pl
         positions.push(PlatformPosition { fen: r.fen.clone(), value: r.value(), moves });
     }
     Ok(PlatformBook { positions })
-}
-
-/// Is the file a Parquet file (magic `PAR1`) rather than JSON?
-fn is_parquet(path: &Path) -> std::io::Result<bool> {
-    use std::io::Read;
-    let mut magic = [0u8; 4];
-    let mut f = std::fs::File::open(path)?;
-    let n = f.read(&mut magic)?;
-    Ok(n == 4 && &magic == b"PAR1")
-}
-
-/// A book of either format, told apart by content: one of ours (Parquet) as
-/// it is, a platform book (JSON) imported. The imported book's header names
-/// the file as its network.
-pub fn read_any_book(path: &Path) -> anyhow::Result<(BookInfo, Vec<BookPosition>)> {
-    let parquet = is_parquet(path).map_err(|source| PlatformBookError::Io { path: path.into(), source })?;
-    if parquet {
-        return Ok(read_book(path)?);
-    }
-    let book = read_platform_book(path)?;
-    let rows = import_platform_book(path, &book)?;
-    Ok((platform_info(path), rows))
 }
 
 /// The header of a book imported from the platform file `path`.

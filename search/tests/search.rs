@@ -10,7 +10,7 @@ mod common;
 use common::Constant;
 use pacozero_engine::paco::{in_sako, GameState, Position};
 use pacozero_engine::{Color, Game, Outcome};
-use pacozero_selfplay::{search, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
+use pacozero_search::{search, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -308,7 +308,7 @@ fn tree_reuse_keeps_the_subtree() {
         let mut s = Search::new(cfg(alg), g.clone(), false);
         s.begin(64, false);
         let ev = UniformEvaluator;
-        let mut out = pacozero_selfplay::EvalOutput::default();
+        let mut out = pacozero_search::EvalOutput::default();
         while s.run(&mut rng) {
             let req = s.request().unwrap();
             Evaluator::<GameState>::evaluate(&ev, std::slice::from_ref(&req), &mut out).unwrap();

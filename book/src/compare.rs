@@ -34,7 +34,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
+use pacozero_search::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
 
 /// Reference |value| above which value signs are compared.
 pub const SIGN_THRESHOLD: f32 = 0.2;
@@ -343,7 +343,7 @@ fn decide(j: &mut Job, simulations: u32) {
     let mover = j.state.to_move();
     j.state.apply(res.action);
     j.actions.push(res.action);
-    if j.state.to_move() != mover || j.state.outcome().is_some() || j.actions.len() >= crate::turns::MAX_TURN_DECISIONS {
+    if j.state.to_move() != mover || j.state.outcome().is_some() || j.actions.len() >= pacozero_search::turns::MAX_TURN_DECISIONS {
         j.done = true;
         return;
     }
@@ -354,9 +354,9 @@ fn decide(j: &mut Job, simulations: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::UniformEvaluator;
     use pacozero_data::book::visit_logit;
     use pacozero_engine::paco::parse_actions;
+    use pacozero_search::UniformEvaluator;
 
     /// A book row of `fen` whose moves are `(actions, visits)`, value `v`.
     fn row(fen: &str, depth: u32, v: f32, moves: &[(&str, u32)]) -> BookPosition {

@@ -1,6 +1,6 @@
 //! Batched leaf evaluation: the [`Evaluator`] trait and the built-in evaluators.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use pacozero_engine::{Color, Game, Outcome};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -235,4 +235,13 @@ pub fn masked_softmax(logits: &[f32], legal: &[u16], out: &mut [f32]) {
     } else {
         out.iter_mut().for_each(|o| *o /= sum);
     }
+}
+
+/// The baseline evaluator named on a command line: `uniform` or `rollout`.
+pub fn baseline_evaluator<G: Game>(name: &str, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
+    Ok(match name {
+        "uniform" => Box::new(UniformEvaluator),
+        "rollout" => Box::new(RolloutEvaluator::new(seed, 1, 400)),
+        other => bail!("unknown evaluator '{other}' (expected 'uniform' or 'rollout')"),
+    })
 }

@@ -1,0 +1,25 @@
+//! # PacoZero opening books
+//!
+//! Everything about opening books except their file formats (those are
+//! `pacozero_data::book`, ours in Parquet, and
+//! `pacozero_data::platform_book`, the platform's JSON):
+//!
+//! | module | what |
+//! |---|---|
+//! | [`read`] | the one reader of every book format ([`read_any_book`]), told apart by content |
+//! | [`build`] | books built by search (best-first over uncertain lines), held in memory ([`Book`]), probed, resumed |
+//! | [`platform_book`] | the platform's books imported (every move replayed by the engine) and exported |
+//! | [`compare`] | a network's (or a book's) turns and values at a reference book's positions, agreement by game phase |
+//! | [`starts`] | start positions drawn from a book: self-play's `start_positions = "book"` and match openings |
+//!
+//! Everything but the platform's format is generic over the engine's `Game`.
+
+pub mod build;
+pub mod compare;
+pub mod platform_book;
+pub mod read;
+pub mod starts;
+
+pub use build::{build, Book, BookConfig, BookGame, Progress, RootMove};
+pub use read::{book_game, read_any_book};
+pub use starts::BookStarts;

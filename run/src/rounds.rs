@@ -1,0 +1,113 @@
+//! Self-play rounds, the one way every caller plays them: the loop's
+//! generations, `pacozero selfplay` (with or without a run directory) and
+//! the object-store workers.
+//!
+//! A round is "seed → evaluator → [`run_selfplay`]". Round `i` of a series
+//! with base seed `s` plays with seed [`derive_seed`]`(s, i)`, and a round's
+//! evaluator is chosen when the round starts, so a series follows a run's
+//! newest model.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use pacozero_engine::Game;
+use pacozero_search::{baseline_evaluator, derive_seed, Evaluator};
+use pacozero_selfplay::{run_selfplay, SelfplayConfig, Summary};
+
+/// What plays a round's games.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SelfplayPlayer {
+    /// A model file, on `threads` threads of its own (0: rayon's global
+    /// pool), with the configuration's `playout_mix` of a random playout
+    /// mixed into its leaf values.
+    Network { model: PathBuf, threads: usize },
+    /// A baseline evaluator by name (`uniform` or `rollout`).
+    Baseline(String),
+}
+
+impl SelfplayPlayer {
+    /// The evaluator for a round played with `cfg` (whose seed seeds the
+    /// playouts).
+    pub fn evaluator<G: Game>(&self, cfg: &SelfplayConfig) -> Result<Box<dyn Evaluator<G>>> {
+        match self {
+            SelfplayPlayer::Network { model, threads } => pacozero_nn::network_with_playouts::<G>(model, *threads, cfg.playout_mix, 1, cfg.seed),
+            SelfplayPlayer::Baseline(name) => baseline_evaluator(name, cfg.seed),
+        }
+    }
+}
+
+impl std::fmt::Display for SelfplayPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelfplayPlayer::Network { model, .. } => write!(f, "model {}", model.file_stem().unwrap_or(model.as_os_str()).to_string_lossy()),
+            SelfplayPlayer::Baseline(name) => write!(f, "{name}"),
+        }
+    }
+}
+
+/// A finished round: what played it and what it played.
+#[derive(Clone, Debug)]
+pub struct RoundReport {
+    /// The round's index in its series (0-based).
+    pub index: u64,
+    /// The evaluator's name.
+    pub evaluator: String,
+    /// Its games.
+    pub summary: Summary,
+}
+
+/// One round: `games` games of `cfg` with seed `seed` by `player`, written
+/// to the data directory `out` (games a killed earlier process already
+/// wrote there are skipped, not replayed). `announce` hears the evaluator's
+/// name before the games start.
+pub fn selfplay_round<G: Game>(
+    cfg: &SelfplayConfig,
+    seed: u64,
+    player: &SelfplayPlayer,
+    out: &Path,
+    games: u64,
+    progress: bool,
+    announce: &dyn Fn(&str),
+) -> Result<(String, Summary)> {
+    let cfg = SelfplayConfig { seed, ..cfg.clone() };
+    let evaluator = player.evaluator::<G>(&cfg)?;
+    announce(&evaluator.name());
+    let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), out, games, progress)?;
+    Ok((evaluator.name(), summary))
+}
+
+/// A series of rounds: `games` games of `cfg` in rounds of one game per
+/// worker slot (`threads × games_per_thread`), round `i` seeded
+/// `derive_seed(base_seed, i)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Series<'a> {
+    pub cfg: &'a SelfplayConfig,
+    pub base_seed: u64,
+    pub games: u64,
+}
+
+/// Plays a [`Series`] into the data directory `out`. `player` is asked
+/// before each round (so a series picks up a newer model), `started` hears
+/// of each round before it plays and `finished` after.
+pub fn selfplay_rounds<G: Game>(
+    series: Series<'_>,
+    out: &Path,
+    progress: bool,
+    mut player: impl FnMut() -> Result<SelfplayPlayer>,
+    mut started: impl FnMut(u64, u64, &SelfplayPlayer),
+    mut finished: impl FnMut(&RoundReport) -> Result<()>,
+) -> Result<()> {
+    let Series { cfg, base_seed, games } = series;
+    let round = (cfg.effective_threads() * cfg.games_per_thread).max(1) as u64;
+    let (mut played, mut index) = (0u64, 0u64);
+    while played < games {
+        let n = round.min(games - played);
+        let who = player()?;
+        started(index, n, &who);
+        let (evaluator, summary) = selfplay_round::<G>(cfg, derive_seed(base_seed, index), &who, out, n, progress, &|_| {})?;
+        played += summary.games;
+        finished(&RoundReport { index, evaluator, summary })?;
+        index += 1;
+    }
+    Ok(())
+}
