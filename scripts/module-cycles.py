@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-CRATES = ["engine", "data", "selfplay", "nn", "train", "arena", "store", "run", "cli", "python"]
+CRATES = ["engine", "engine/reference", "data", "search", "book", "selfplay", "nn", "train", "arena", "store", "run", "cli", "python"]
 
 
 def strip(text):
@@ -36,6 +36,8 @@ def sibling_cycles(dirpath, modpath):
         return []
     exports = {}
     for child, names in re.findall(r"pub use (\w+)::\{?([\w, \n]+)\}?;", open(parent).read()):
+        if child not in kids:
+            continue  # a re-export from another crate
         for n in names.split(","):
             exports[n.strip()] = child
     prefix = "::".join(["crate"] + modpath)

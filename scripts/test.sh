@@ -18,6 +18,9 @@ cargo clippy --release --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --no-deps
 # Arrows point one way: no module of a crate imports one that imports it back.
 python3 scripts/module-cycles.py
+# Names one module owns are spelled nowhere else (the run directory's paths:
+# data/src/run_dir.rs).
+python3 scripts/check-names.py
 # One build for the test and the run command: no crate of the normal build
 # may get other features when the test command adds the dev-dependencies
 # (cli/Cargo.toml asks for those features; see the comment there).

@@ -87,6 +87,7 @@ pub mod durable;
 mod error;
 pub mod platform_book;
 mod reader;
+pub mod run_dir;
 mod schema;
 pub mod spec;
 mod writer;
@@ -98,6 +99,7 @@ pub use reader::{
     game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file, read_positions_window, read_positions_window_of, ChunkInfo,
     PositionWindow,
 };
+pub use run_dir::RunDir;
 pub use schema::{
     games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_BOARD_SIDE, POSITIONS_SUFFIX, POSITION_COLUMNS,
     SCHEMA_VERSION, TMP_SUFFIX,

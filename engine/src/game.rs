@@ -111,6 +111,18 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn material_balance(&self) -> Option<i32> {
         None
     }
+    /// Mirrors an encoded position ([`Game::encode`]'s planes) in place by a
+    /// symmetry of the rules, for training-data augmentation; `false`, the
+    /// planes untouched, where the position has none. Paco Ŝako: the a ↔ h
+    /// file mirror, for positions without a castling right. Default: none.
+    fn mirror_planes(_planes: &mut [u64]) -> bool {
+        false
+    }
+    /// The action index that [`Game::mirror_planes`]'s symmetry maps action
+    /// index `a` to.
+    fn mirror_action_index(a: usize) -> usize {
+        a
+    }
 
     /// `true` at the start of a turn (nothing decided yet this turn). Games
     /// whose turn is one decision are always there; Paco Ŝako is not while

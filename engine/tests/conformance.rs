@@ -14,7 +14,9 @@
 //! * the diagram is text ending in a newline;
 //! * the decisions of every whole turn, named one by one, read back as a
 //!   line of play; the status text says `Running` exactly while the game runs;
-//! * the game's own perft counts what the generic one counts.
+//! * the game's own perft counts what the generic one counts;
+//! * the training-data mirror (`mirror_planes`, `mirror_action_index`) is
+//!   an involution, and a position it refuses keeps its planes.
 //!
 //! A new game passes this by being added to `GameKind`; nothing here names a game.
 
@@ -149,6 +151,13 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
             assert_eq!(last >> last_word_bits, 0, "{}: plane {p} spills off the board in {at}", G::NAME);
         }
     }
+    // The mirror of training data: an involution on planes and on decisions.
+    let mut mirrored = planes.clone();
+    if G::mirror_planes(&mut mirrored) {
+        assert!(G::mirror_planes(&mut mirrored) && mirrored == planes, "{}: mirroring twice is not the identity in {at}", G::NAME);
+    } else {
+        assert_eq!(mirrored, planes, "{}: a refused mirror changed the planes in {at}", G::NAME);
+    }
     // Notation round trip.
     let back = G::from_notation(&at).unwrap_or_else(|e| panic!("{}: notation {at:?} does not read back: {e}", G::NAME));
     assert_eq!(back.notation(), at, "{}: notation round trip", G::NAME);
@@ -164,6 +173,8 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
     assert!(legal.windows(2).all(|w| w[0] < w[1]), "{}: decisions not ascending in {at}", G::NAME);
     for &a in legal.iter() {
         assert!((a as usize) < G::NUM_ACTIONS, "{}: decision {a} out of range in {at}", G::NAME);
+        let m = G::mirror_action_index(a as usize);
+        assert!(m < G::NUM_ACTIONS && G::mirror_action_index(m) == a as usize, "{}: the mirror of decision {a} is {m} in {at}", G::NAME);
         let name = g.action_name(a);
         assert_eq!(g.parse_action(&name), Some(a), "{}: decision {a} named {name:?} in {at}", G::NAME);
         let mut next = g.clone();

@@ -27,13 +27,15 @@ use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 
+use pacozero_data::RunDir;
+
 use crate::error::{io_err, NnError, NnResult};
 use crate::model::{NetConfig, PacoNet};
 
 /// Container format version written by this build.
 pub const MODEL_FORMAT_VERSION: u32 = 1;
 /// Extension of exported model files.
-pub const MODEL_EXT: &str = "pzmodel";
+pub use pacozero_data::run_dir::MODEL_EXT;
 pub(crate) const MODEL_MAGIC: &[u8; 8] = b"PZMODEL\n";
 /// Magic of the trainer's checkpoints (`pacozero_train`); known here so that
 /// a checkpoint given as a model (or the reverse) is named in the error.
@@ -225,12 +227,12 @@ pub fn load_model(path: &Path, device: &Device, expected: Option<&NetConfig>) ->
 
 /// `<run>/models`.
 pub fn models_dir(run_dir: &Path) -> PathBuf {
-    run_dir.join("models")
+    RunDir::new(run_dir).models()
 }
 
 /// Path of model `name` in a run: `<run>/models/<name>.pzmodel`.
 pub fn model_path(run_dir: &Path, name: &str) -> PathBuf {
-    models_dir(run_dir).join(format!("{name}.{MODEL_EXT}"))
+    RunDir::new(run_dir).model(name)
 }
 
 /// Atomically point `<run>/models/current` at model `name` (the file holds the
@@ -240,13 +242,13 @@ pub fn set_current_model(run_dir: &Path, name: &str) -> NnResult<()> {
     if !target.is_file() {
         return Err(NnError::ModelFile { path: target, message: "cannot point `current` at a missing model".into() });
     }
-    let line = format!("{name}.{MODEL_EXT}\n");
-    write_atomic(&models_dir(run_dir).join("current"), &[line.as_bytes()])
+    let line = format!("{}\n", RunDir::model_file(name));
+    write_atomic(&RunDir::new(run_dir).current_pointer(), &[line.as_bytes()])
 }
 
 /// The model `<run>/models/current` points at.
 pub fn current_model(run_dir: &Path) -> NnResult<PathBuf> {
-    let ptr = models_dir(run_dir).join("current");
+    let ptr = RunDir::new(run_dir).current_pointer();
     let text = fs::read_to_string(&ptr).map_err(io_err(&ptr))?;
     let name = text.trim();
     if name.is_empty() || name.contains('/') {

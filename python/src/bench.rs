@@ -4,10 +4,10 @@
 
 use std::time::Instant;
 
+use pacozero_batch::{permutation, Batch, TrainConfig};
 use pacozero_data::decode_into;
 use pacozero_data::game_spec;
 use pacozero_engine::{paco, shako, Game};
-use pacozero_train::{permutation, Batch, TrainConfig};
 use pyo3::prelude::*;
 use rand::{RngCore, SeedableRng};
 

@@ -1,17 +1,17 @@
 //! `pacozero.data`: the training data as the trainer sees it. The window is
 //! the trainer's (`TrainConfig::window_size` of the positions on disk, read by
 //! `read_positions_window`), the order is the trainer's (one
-//! `pacozero_train::permutation` per pass, its seed drawn from a ChaCha8
+//! `pacozero_batch::permutation` per pass, its seed drawn from a ChaCha8
 //! generator seeded with `train.seed`, as `Trainer` draws it), and each batch
-//! is built by `pacozero_train::Batch::build`, the function of the training
+//! is built by `pacozero_batch::Batch::build`, the function of the training
 //! step.
 
 use std::path::{Path, PathBuf};
 
 use numpy::ndarray::Array;
 use numpy::IntoPyArray;
+use pacozero_batch::{permutation, Batch, TrainConfig};
 use pacozero_data::{list_chunks, read_games_file, read_positions_window, GameSpec, PositionRow};
-use pacozero_train::{permutation, Batch, TrainConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rand::{RngCore, SeedableRng};
@@ -38,13 +38,7 @@ pub fn train_config(path: Option<&str>) -> PyResult<TrainConfig> {
 
 /// The data directory of a run directory (`<run>/data`), or the directory itself.
 pub fn data_dir(path: &str) -> PathBuf {
-    let p = Path::new(path);
-    let d = p.join("data");
-    if d.is_dir() {
-        d
-    } else {
-        p.to_path_buf()
-    }
+    pacozero_data::RunDir::data_of(Path::new(path))
 }
 
 /// An iterator over batches of position rows (see `pacozero.data.open`).

@@ -2,7 +2,8 @@
 //! report) read: the loop state, the per-stage figures, the matches and the
 //! ratings. Each write is whole or nothing (a temporary file renamed over the
 //! old one) or an appended line synced to disk; readers skip a last line cut
-//! by a crash.
+//! by a crash. Their paths, with every other file of a run, are named and
+//! documented in `pacozero_data::run_dir`.
 //!
 //! | path | content |
 //! |---|---|
@@ -13,6 +14,7 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{fit_elo, Wdl};
+use pacozero_data::RunDir;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -57,7 +59,7 @@ pub struct LoopState {
 }
 
 pub fn load_state(run: &Path) -> Result<LoopState> {
-    let p = run.join("state.json");
+    let p = RunDir::new(run).state();
     if !p.exists() {
         return Ok(LoopState { generation: 1, ..LoopState::default() });
     }
@@ -66,7 +68,7 @@ pub fn load_state(run: &Path) -> Result<LoopState> {
 }
 
 pub fn save_state(run: &Path, s: &LoopState) -> Result<()> {
-    write_atomic(&run.join("state.json"), serde_json::to_string_pretty(s)?.as_bytes())
+    write_atomic(&RunDir::new(run).state(), serde_json::to_string_pretty(s)?.as_bytes())
 }
 
 /// One match result line of `matches.jsonl`.
@@ -110,7 +112,7 @@ pub struct StageLine {
 pub fn append_stage(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)]) -> Result<()> {
     let line =
         StageLine { generation, stage: stage.into(), figures: figures.iter().filter(|(_, v)| v.is_finite()).map(|(k, v)| (k.to_string(), Some(*v))).collect() };
-    append_line(&run.join("generations.jsonl"), &serde_json::to_string(&line)?)
+    append_line(&RunDir::new(run).generations(), &serde_json::to_string(&line)?)
 }
 
 /// Figures by generation, then by `"stage.figure"`; a stage repeated after
@@ -119,7 +121,7 @@ pub type Generations = BTreeMap<u32, BTreeMap<String, f64>>;
 
 pub fn read_generations(run: &Path) -> Result<Generations> {
     let mut out = Generations::new();
-    for l in read_jsonl::<StageLine>(&run.join("generations.jsonl"))? {
+    for l in read_jsonl::<StageLine>(&RunDir::new(run).generations())? {
         let e = out.entry(l.generation).or_default();
         for (k, v) in l.figures.into_iter().filter_map(|(k, v)| Some((k, v?))) {
             e.insert(format!("{}.{k}", l.stage), v);
@@ -158,13 +160,13 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned>(p: &Path) -> Result<Vec<T>> {
 }
 
 pub fn append_match(run: &Path, m: &MatchLine) -> Result<()> {
-    append_line(&run.join("matches.jsonl"), &serde_json::to_string(m)?)
+    append_line(&RunDir::new(run).matches(), &serde_json::to_string(m)?)
 }
 
 /// The matches of a run. An evaluation stage repeated after a crash appends
 /// its matches again: only the last line of each (generation, a, b) counts.
 pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
-    let all: Vec<MatchLine> = read_jsonl(&run.join("matches.jsonl"))?;
+    let all: Vec<MatchLine> = read_jsonl(&RunDir::new(run).matches())?;
     let mut seen = std::collections::HashSet::new();
     let mut out: Vec<MatchLine> = all.into_iter().rev().filter(|m| seen.insert((m.generation, m.a.clone(), m.b.clone()))).collect();
     out.reverse();
@@ -190,8 +192,8 @@ pub fn write_ratings(run: &Path) -> Result<String> {
         csv.push_str(&format!("{},{:.1},{:.1},{}\n", r.name, r.elo, r.ci95, r.games));
         md.push_str(&format!("| {} | {:+.0} | ±{:.0} | {} |\n", r.name, r.elo, r.ci95, r.games));
     }
-    write_atomic(&run.join("ratings.csv"), csv.as_bytes())?;
-    write_atomic(&run.join("ratings.md"), md.as_bytes())?;
+    write_atomic(&RunDir::new(run).ratings_csv(), csv.as_bytes())?;
+    write_atomic(&RunDir::new(run).ratings_md(), md.as_bytes())?;
     Ok(md)
 }
 

@@ -29,7 +29,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Openings, Player};
 use pacozero_arena::{run_match_from, run_match_sprt};
-use pacozero_data::{check_data_dir, game_spec, spec_of};
+use pacozero_data::{check_data_dir, game_spec, spec_of, RunDir};
 use pacozero_engine::{paco, Game, GameKind, GameVisitor};
 use pacozero_nn::default_device;
 use pacozero_search::derive_seed;
@@ -267,7 +267,7 @@ fn open_run(run: &Path, config: Option<&Path>, sets: &[String], obs: &dyn LoopOb
     std::fs::create_dir_all(run).with_context(|| format!("creating run directory {}", run.display()))?;
     // The run keeps its own copy of the configuration: a restart uses it, so a
     // resumed run cannot silently change its settings.
-    let copy = run.join("config.toml");
+    let copy = RunDir::new(run).config();
     let text = if copy.exists() {
         if !sets.is_empty() {
             bail!(
@@ -297,7 +297,7 @@ fn open_run(run: &Path, config: Option<&Path>, sets: &[String], obs: &dyn LoopOb
 fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
     let mut state = load_state(run)?;
     // Runs from before the game was recorded are Paco runs.
-    let recorded = if state.game.is_empty() && run.join("state.json").exists() { <paco::GameState as Game>::NAME } else { state.game.as_str() };
+    let recorded = if state.game.is_empty() && RunDir::new(run).state().exists() { <paco::GameState as Game>::NAME } else { state.game.as_str() };
     if !recorded.is_empty() && recorded != G::NAME {
         bail!("{} is a {recorded} run; its config.toml now says game = \"{}\" (a run cannot switch games)", run.display(), G::NAME);
     }
@@ -307,7 +307,7 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
     }
     let mut generations = generations.unwrap_or(cfg.looping.generations);
     let budget = TimeBudget::of(&cfg.looping);
-    let data = run.join("data");
+    let data = RunDir::new(run).data();
     std::fs::create_dir_all(&data)?;
     while state.generation <= generations {
         let g = state.generation;
@@ -472,7 +472,7 @@ fn overlapped_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs:
 /// else with the best network, on `net_threads` threads of its own (0: the
 /// global pool).
 fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_threads: usize, obs: &dyn LoopObserver) -> Result<()> {
-    check_data_dir::<G>(&run.join("data"))?;
+    check_data_dir::<G>(&RunDir::new(run).data())?;
     let player = if state.best.is_empty() {
         SelfplayPlayer::Baseline("rollout".into())
     } else {
@@ -480,7 +480,7 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
     };
     let seed = derive_seed(cfg.looping.seed, state.generation as u64);
     let announce = |name: &str| obs.note(&format!("self-play with {name}"));
-    let (_, summary) = selfplay_round::<G>(&cfg.selfplay, seed, &player, &run.join("data"), cfg.looping.games_per_generation, true, &announce)?;
+    let (_, summary) = selfplay_round::<G>(&cfg.selfplay, seed, &player, &RunDir::new(run).data(), cfg.looping.games_per_generation, true, &announce)?;
     obs.note(&format!("self-play: {summary}"));
     let games = summary.games.max(1) as f64;
     append_stage(
@@ -513,7 +513,8 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
     let target = g as u64 * cfg.looping.train_steps_per_generation;
     let todo = target.saturating_sub(trainer.step());
     // Before training on them: the network's losses on this generation's new games.
-    let fresh = if todo > 0 { trainer.fresh_data_loss(&run.join("data"), pacozero_train::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
+    let fresh =
+        if todo > 0 { trainer.fresh_data_loss(&RunDir::new(run).data(), pacozero_train::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
     if let Some(f) = &fresh {
         obs.note(&f.to_string());
         append_stage(
@@ -538,7 +539,7 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
         )?;
     }
     if todo > 0 {
-        let summary = trainer.train_steps(&run.join("data"), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;
+        let summary = trainer.train_steps(&RunDir::new(run).data(), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;
         obs.note(&format!(
             "training: {} steps, loss {:.4} -> {:.4}, {:.0} samples/s",
             summary.steps, summary.first.loss, summary.last.loss, summary.samples_per_sec

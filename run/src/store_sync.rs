@@ -22,9 +22,8 @@
 //! then moves `models/current` from the version it read before training.
 
 use anyhow::{bail, Context, Result};
-use pacozero_data::{GAMES_SUFFIX, POSITIONS_SUFFIX};
+use pacozero_data::{RunDir, GAMES_SUFFIX, POSITIONS_SUFFIX};
 use pacozero_engine::Game;
-use pacozero_nn::MODEL_EXT;
 use pacozero_selfplay::SelfplayConfig;
 use pacozero_store::{Put, RunStore, SwapError};
 use std::collections::BTreeSet;
@@ -33,7 +32,7 @@ use std::path::{Path, PathBuf};
 use crate::rounds::{selfplay_rounds, RoundReport, SelfplayPlayer, Series};
 
 /// The model pointer of a run in a store.
-pub const POINTER: &str = "models/current";
+pub const POINTER: &str = RunDir::CURRENT;
 
 /// Test hook: a trainer with this variable set waits, just before its
 /// conditional put of `models/current`, until the named file exists (so a
@@ -92,7 +91,7 @@ fn store_chunks(keys: &BTreeSet<String>, folder: &str) -> Vec<String> {
 
 /// The worker folders (`w0007`) under `data/` among the store's `keys`.
 fn worker_folders(keys: &BTreeSet<String>) -> BTreeSet<&str> {
-    keys.iter().filter_map(|k| k.strip_prefix("data/")?.split_once('/').map(|(w, _)| w)).collect()
+    keys.iter().filter_map(|k| k.strip_prefix(RunDir::DATA)?.strip_prefix('/')?.split_once('/').map(|(w, _)| w)).collect()
 }
 
 /// Downloads chunk `stem` of `folder` as `local_stem` into `dir` unless the
@@ -134,12 +133,12 @@ fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
     let Some((text, _)) = store.read_pointer(POINTER)? else { return Ok(None) };
     let file = text.trim();
     let name = file
-        .strip_suffix(&format!(".{MODEL_EXT}"))
+        .strip_suffix(&format!(".{}", pacozero_data::run_dir::MODEL_EXT))
         .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && !n.starts_with('.'))
         .with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))?;
     let local = pacozero_nn::model_path(run_dir, name);
     if !local.is_file() {
-        let key = format!("models/{file}");
+        let key = format!("{}/{file}", RunDir::MODELS);
         let bytes = store.get(&key)?.with_context(|| format!("{}: `{POINTER}` names `{key}`, which is not in the store", store.url()))?;
         // Checked before it is written under its name: a model file in the
         // cache is always whole.
@@ -174,9 +173,9 @@ pub fn store_selfplay<G: Game>(a: &StoreWorker, notes: &dyn Fn(&str)) -> Result<
     let (url, worker) = (a.url.clone(), a.worker);
     let store = RunStore::open(&url)?;
     let run_dir = a.cache.clone().unwrap_or_else(|| default_cache(&url, worker));
-    let data = run_dir.join("data");
+    let data = RunDir::new(&run_dir).data();
     std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
-    let folder = format!("data/{}", worker_dir(worker));
+    let folder = format!("{}/{}", RunDir::DATA, worker_dir(worker));
     // This worker's games already in the store come back into the cache, so a
     // worker restarted on another machine skips their seeds as well.
     let keys: BTreeSet<String> = store.list(&folder)?.into_iter().collect();
@@ -223,17 +222,17 @@ pub fn store_selfplay<G: Game>(a: &StoreWorker, notes: &dyn Fn(&str)) -> Result<
 /// refuses to add its games to the run. The chunk is fetched into
 /// `<cache>/store-probe/`, where the local check reads it.
 fn check_store_data<G: Game>(store: &RunStore, run_dir: &Path) -> Result<()> {
-    let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
+    let keys: BTreeSet<String> = store.list(RunDir::DATA)?.into_iter().collect();
     let folders = worker_folders(&keys);
     // Stems start with a millisecond time stamp: the largest is the newest.
-    let newest = folders.into_iter().flat_map(|w| store_chunks(&keys, &format!("data/{w}")).into_iter().map(move |stem| (stem, w))).max();
+    let newest = folders.into_iter().flat_map(|w| store_chunks(&keys, &format!("{}/{w}", RunDir::DATA)).into_iter().map(move |stem| (stem, w))).max();
     let Some((stem, w)) = newest else { return Ok(()) };
-    let probe = run_dir.join("store-probe");
+    let probe = RunDir::new(run_dir).store_probe();
     if probe.exists() {
         std::fs::remove_dir_all(&probe).with_context(|| format!("clearing {}", probe.display()))?;
     }
     std::fs::create_dir_all(&probe).with_context(|| format!("creating {}", probe.display()))?;
-    download_chunk(store, &format!("data/{w}"), &stem, &probe, &stem)?;
+    download_chunk(store, &format!("{}/{w}", RunDir::DATA), &stem, &probe, &stem)?;
     pacozero_data::check_data_dir::<G>(&probe).with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
 }
 
@@ -254,18 +253,18 @@ pub fn store_train(url: &str, cache: &Path, config: Option<&Path>, steps: u64, e
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
         bail!("bad model name {name:?}");
     }
-    let model_key = format!("models/{name}.{MODEL_EXT}");
+    let model_key = format!("{}/{}", RunDir::MODELS, RunDir::model_file(&name));
     if store.exists(&model_key)? {
         bail!("{url}: `{model_key}` already exists (models in the store are write-once); export under another name");
     }
 
-    let data = cache.join("data");
+    let data = RunDir::new(cache).data();
     std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
-    let keys: BTreeSet<String> = store.list("data")?.into_iter().collect();
+    let keys: BTreeSet<String> = store.list(RunDir::DATA)?.into_iter().collect();
     let folders = worker_folders(&keys);
     let (mut new, mut total) = (0, 0);
     for w in folders {
-        let folder = format!("data/{w}");
+        let folder = format!("{}/{w}", RunDir::DATA);
         for stem in store_chunks(&keys, &folder) {
             new += download_chunk(&store, &folder, &stem, &data, &format!("{stem}-{w}"))? as usize;
             total += 1;
@@ -291,10 +290,10 @@ pub fn store_train(url: &str, cache: &Path, config: Option<&Path>, steps: u64, e
         }
     }
     let was = before.as_ref().map_or_else(|| "no model".to_string(), |(t, _)| t.trim().to_string());
-    let contents = format!("{name}.{MODEL_EXT}\n");
+    let contents = format!("{}\n", RunDir::model_file(&name));
     match store.swap_pointer(POINTER, &contents, before.as_ref().map(|(_, v)| v)) {
         Ok(_) => {
-            notes(&format!("{url}: {POINTER} -> {name}.{MODEL_EXT} (was {was})"));
+            notes(&format!("{url}: {POINTER} -> {} (was {was})", RunDir::model_file(&name)));
             Ok(())
         }
         Err(SwapError::Conflict { .. }) => {

@@ -9,10 +9,11 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::backend::training_device;
-use crate::config::TrainConfig;
 use crate::error::TrainResult;
-use crate::train::{losses, Batch};
+use crate::train::losses;
 use burn::optim::{GradientsParams, SgdConfig};
+use pacozero_batch::Batch;
+use pacozero_batch::TrainConfig;
 use pacozero_data::{GameSpec, PositionRow};
 use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
 use pacozero_nn::{FastNet, NetConfig};

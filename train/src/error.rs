@@ -2,6 +2,12 @@
 
 use std::path::PathBuf;
 
+impl From<pacozero_batch::ConfigError> for TrainError {
+    fn from(e: pacozero_batch::ConfigError) -> Self {
+        TrainError::Config(e.0)
+    }
+}
+
 /// Errors of configuration, model files, checkpoints and training.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {

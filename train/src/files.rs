@@ -100,7 +100,7 @@ pub struct TrainRun {
 pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&str>) -> Result<TrainRun> {
     let file = load_train_file(config)?;
     let device = pacozero_nn::default_device();
-    let data = run.join("data");
+    let data = pacozero_data::RunDir::new(run).data();
     // Without data yet, training fails below with a message saying so.
     let spec = pacozero_data::data_spec(&data)?.unwrap_or_else(|| spec_of(GameKind::Paco));
     let net = file.net.to_config(&spec)?;

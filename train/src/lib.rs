@@ -23,26 +23,20 @@
 //! weight decay is part of the optimizer.
 //!
 //! ## Run directory
-//! ```text
-//! <run>/checkpoints/latest.pzckpt   resumable checkpoint (atomic)
-//! <run>/metrics.csv                 one row per step (see train::METRICS_HEADER)
-//! <run>/plots/*.png                 losses, accuracy, calibration, lr, speed (see plots::PLOTS)
-//! <run>/models/<name>.pzmodel       exported models (atomic; pacozero_nn::modelfile)
-//! <run>/models/current              name of the current best model (atomic)
-//! ```
+//! The trainer writes `checkpoints/latest.pzckpt`, `metrics.csv`, `plots/`
+//! and, on export, `models/<name>.pzmodel` and `models/current` of a run
+//! directory; `pacozero_data::run_dir` names every path of a run and
+//! documents them in one table.
 
 pub mod backend;
 mod bench;
-mod config;
 mod error;
 mod files;
 pub mod plots;
-pub mod targets;
 mod train;
 
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
-pub use config::{LrSchedule, OptimizerKind, TrainConfig};
 pub use error::{TrainError, TrainResult};
 pub use files::{load_train_file, train_run, NetTable, TrainFile, TrainRun};
-pub use targets::Targets;
-pub use train::{checkpoint_path, permutation, Batch, DataPosition, FreshLoss, StepMetrics, TrainSummary, Trainer, FRESH_LOSS_ROWS};
+pub use pacozero_batch::{permutation, targets, Batch, LrSchedule, OptimizerKind, Targets, TrainConfig};
+pub use train::{checkpoint_path, DataPosition, FreshLoss, StepMetrics, TrainSummary, Trainer, FRESH_LOSS_ROWS};

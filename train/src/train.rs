@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::targets::{reply_rows, window_future, Targets};
 use burn::grad_clipping::GradientClippingConfig;
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
@@ -23,16 +22,17 @@ use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, OptimizerRecord
 use burn::prelude::*;
 use burn::tensor::activation::{log_softmax, relu, softmax};
 use burn::tensor::{Bytes, TensorData};
-use pacozero_data::{decode_into, list_chunks, read_positions_file, read_positions_window_of, ChunkInfo, GameSpec, PositionRow};
-use rand::seq::SliceRandom;
+use pacozero_batch::targets::{reply_rows, window_future, Targets};
+use pacozero_batch::{permutation, Batch};
+use pacozero_data::{list_chunks, read_positions_file, read_positions_window_of, ChunkInfo, GameSpec, PositionRow, RunDir};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::training_device;
-use crate::config::{OptimizerKind, TrainConfig};
 use crate::error::{io_err, TrainError, TrainResult};
 use crate::plots::write_plots;
+use pacozero_batch::{OptimizerKind, TrainConfig};
 use pacozero_nn::backend::{cpu_pool, in_pool};
 use pacozero_nn::modelfile::{export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, Section, CKPT_MAGIC};
 use pacozero_nn::{NetConfig, PacoNet};
@@ -231,7 +231,7 @@ pub struct Trainer {
 
 /// Path of the checkpoint of a run.
 pub fn checkpoint_path(run_dir: &Path) -> PathBuf {
-    run_dir.join("checkpoints").join("latest.pzckpt")
+    RunDir::new(run_dir).checkpoint()
 }
 
 fn build_optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
@@ -290,7 +290,7 @@ impl Trainer {
         let (header, mut sections) = read_container(&path, CKPT_MAGIC, "checkpoint")?;
         let bad = |m: String| TrainError::ModelFile { path: path.clone(), message: m };
         let h: CheckpointHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
-        trim_metrics(&run_dir.join("metrics.csv"), h.step)?;
+        trim_metrics(&RunDir::new(run_dir).metrics(), h.step)?;
         let mut take = |name: &str| -> TrainResult<Vec<u8>> {
             let i = sections.iter().position(|(n, _)| n == name).ok_or_else(|| bad(format!("no `{name}` section")))?;
             Ok(sections.swap_remove(i).1)
@@ -634,7 +634,7 @@ impl Trainer {
     }
 
     fn append_metrics(&self, m: &StepMetrics) -> TrainResult<()> {
-        let path = self.run_dir.join("metrics.csv");
+        let path = RunDir::new(&self.run_dir).metrics();
         let new = !path.exists();
         let mut f = OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
         if new {
@@ -646,11 +646,11 @@ impl Trainer {
 
     /// Redraw `<run>/plots/*.png` from `<run>/metrics.csv`.
     pub fn plot(&self) -> TrainResult<Vec<PathBuf>> {
-        let csv = self.run_dir.join("metrics.csv");
-        if !csv.exists() {
+        let run = RunDir::new(&self.run_dir);
+        if !run.metrics().exists() {
             return Ok(Vec::new());
         }
-        write_plots(&csv, &self.run_dir.join("plots"))
+        write_plots(&run.metrics(), &run.plots())
     }
 
     /// Write `<run>/checkpoints/latest.pzckpt` atomically.
@@ -797,115 +797,6 @@ fn trim_metrics(path: &Path, step: u64) -> TrainResult<()> {
         pacozero_nn::modelfile::write_atomic(path, &[keep.as_bytes()])?;
     }
     Ok(())
-}
-
-/// The order in which the trainer visits the `n` rows of a window: a
-/// ChaCha8 shuffle of `0..n` seeded with `seed` (the trainer draws one seed
-/// per window from its RNG, itself seeded with `train.seed`).
-pub fn permutation(n: usize, seed: u64) -> Vec<u32> {
-    let mut p: Vec<u32> = (0..n as u32).collect();
-    p.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-    p
-}
-
-/// A decoded batch on the host: the tensors of one training step (also what
-/// the Python package's data iterator yields).
-pub struct Batch {
-    pub n: usize,
-    pub c: usize,
-    pub h: usize,
-    pub w: usize,
-    pub p: usize,
-    pub x: Vec<f32>,
-    /// 0 on legal slots, -1e9 on illegal ones.
-    pub mask: Vec<f32>,
-    pub policy: Vec<f32>,
-    /// Row weight × full_search.
-    pub policy_w: Vec<f32>,
-    pub wdl: Vec<f32>,
-    pub row_w: Vec<f32>,
-    pub moves_left: Vec<f32>,
-    pub sako: Vec<f32>,
-    pub result: Vec<i8>,
-    /// The opponent's reply policy ([`crate::targets::reply_rows`]), its
-    /// mask (as `mask`) and its row weight (0 without a reply target).
-    pub reply: Vec<f32>,
-    pub reply_mask: Vec<f32>,
-    pub reply_w: Vec<f32>,
-}
-
-impl Batch {
-    /// Decodes rows `idx` of `rows`; `q_mix` is `train.value_q_mix`.
-    pub fn build(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], q_mix: f64) -> Batch {
-        Self::build_mirrored(spec, rows, idx, &Targets::root(q_mix), &|_| false)
-    }
-
-    /// [`Batch::build`] where the `k`-th row of the batch is file-mirrored
-    /// (a ↔ h: its planes and its policy indices) when `mirror(k)` says so
-    /// and the row can be: Paco Ŝako rows without a castling right
-    /// (`pacozero_engine::paco::mirror_encoded_planes`).
-    /// The value targets mix and the reply targets come as `targets` says
-    /// ([`crate::targets`]).
-    pub fn build_mirrored(spec: &GameSpec, rows: &[PositionRow], idx: &[u32], targets: &Targets, mirror: &dyn Fn(usize) -> bool) -> Batch {
-        let n = idx.len();
-        let (c, h, w, p) = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize, spec.policy_size as usize);
-        let len = spec.input_len();
-        let mut b = Batch {
-            n,
-            c,
-            h,
-            w,
-            p,
-            x: vec![0.0; n * len],
-            mask: vec![-1e9; n * p],
-            policy: vec![0.0; n * p],
-            policy_w: vec![0.0; n],
-            wdl: vec![0.0; n * 3],
-            row_w: vec![0.0; n],
-            moves_left: vec![0.0; n],
-            sako: vec![0.0; n * 2],
-            result: vec![0; n],
-            reply: if targets.reply.is_empty() { Vec::new() } else { vec![0.0; n * p] },
-            reply_mask: if targets.reply.is_empty() { Vec::new() } else { vec![-1e9; n * p] },
-            reply_w: vec![0.0; n],
-        };
-        let paco = spec.game == <pacozero_engine::paco::GameState as pacozero_engine::Game>::NAME;
-        let mut flipped: Vec<u64> = Vec::new();
-        for (k, &i) in idx.iter().enumerate() {
-            let r = &rows[i as usize];
-            let mirrored = paco && mirror(k) && {
-                flipped.clear();
-                flipped.extend_from_slice(&r.planes);
-                pacozero_engine::paco::mirror_encoded_planes(&mut flipped)
-            };
-            let planes = if mirrored { &flipped } else { &r.planes };
-            decode_into(spec, planes, &r.scalars, &mut b.x[k * len..(k + 1) * len]);
-            for (&a, &pr) in r.legal_actions.iter().zip(&r.policy) {
-                let a = if mirrored { pacozero_engine::paco::mirror_action_index(a as usize) } else { a as usize };
-                b.mask[k * p + a] = 0.0;
-                b.policy[k * p + a] = pr;
-            }
-            b.row_w[k] = r.weight;
-            b.policy_w[k] = if r.full_search && !r.legal_actions.is_empty() { r.weight } else { 0.0 };
-            b.wdl[k * 3..k * 3 + 3].copy_from_slice(&targets.value(rows, i as usize));
-            if let Some(&Some(j)) = targets.reply.get(i as usize) {
-                let reply = &rows[j as usize];
-                for (&a, &pr) in reply.legal_actions.iter().zip(&reply.policy) {
-                    // The reply comes later in the same game: no castling right
-                    // can have come back, so it mirrors whenever this row does.
-                    let a = if mirrored { pacozero_engine::paco::mirror_action_index(a as usize) } else { a as usize };
-                    b.reply_mask[k * p + a] = 0.0;
-                    b.reply[k * p + a] = pr;
-                }
-                b.reply_w[k] = r.weight;
-            }
-            b.moves_left[k] = (r.moves_left as f32).ln_1p();
-            b.sako[k * 2] = r.mover_in_sako as u8 as f32;
-            b.sako[k * 2 + 1] = r.mover_can_paco as u8 as f32;
-            b.result[k] = r.result;
-        }
-        b
-    }
 }
 
 /// Heads or tails for row `k` of the batch of `step` (SplitMix64 of both and the seed).

@@ -3,7 +3,7 @@
 
 use crate::args::SelfplayArgs;
 use anyhow::{bail, Context, Result};
-use pacozero_data::check_data_dir;
+use pacozero_data::{check_data_dir, RunDir};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_run::rounds::{selfplay_round, selfplay_rounds, RoundReport, SelfplayPlayer, Series};
 use pacozero_selfplay::SelfplayConfig;
@@ -27,7 +27,7 @@ fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
     let cfg = SelfplayConfig::from_optional_file(a.config.as_deref())?;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),
-        (None, Some(r)) => r.join("data"),
+        (None, Some(r)) => RunDir::new(r).data(),
         (None, None) => PathBuf::from("selfplay-data"),
     };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -46,7 +46,7 @@ fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
         Ok(match pacozero_nn::current_model(run_dir) {
             Ok(model) => SelfplayPlayer::Network { model, threads: 0 },
             // No pointer yet: the baseline; a broken pointer is an error.
-            Err(_) if !pacozero_nn::models_dir(run_dir).join("current").exists() => SelfplayPlayer::Baseline(a.evaluator.clone()),
+            Err(_) if !RunDir::new(run_dir).current_pointer().exists() => SelfplayPlayer::Baseline(a.evaluator.clone()),
             Err(e) => bail!("{e}"),
         })
     };

@@ -282,6 +282,14 @@ impl Game for GameState {
         GameState::new(super::fischer_random((n % 960) as u16, super::Rules::OFFICIAL))
     }
 
+    fn mirror_planes(planes: &mut [u64]) -> bool {
+        super::mirror_encoded_planes(planes)
+    }
+
+    fn mirror_action_index(a: usize) -> usize {
+        super::mirror_action_index(a)
+    }
+
     fn aux_targets(&self) -> Option<(bool, bool)> {
         let pos = self.position();
         if !pos.is_settled() {

@@ -21,6 +21,7 @@ pub mod svg;
 
 use crate::files::{read_generations, read_matches, write_atomic, Generations, MatchLine};
 use anyhow::{Context, Result};
+use pacozero_data::RunDir;
 use pacozero_engine::paco::{parse_actions, turn_to_string, Action, Position};
 use pacozero_engine::{shako, Color, Square};
 use std::collections::BTreeMap;
@@ -39,7 +40,7 @@ pub struct RatingRow {
 }
 
 fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
-    let p = run.join("ratings.csv");
+    let p = RunDir::new(run).ratings_csv();
     if !p.exists() {
         return Ok(Vec::new());
     }
@@ -60,7 +61,7 @@ fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
 
 /// Training metrics: step and the loss columns.
 fn read_losses(run: &Path) -> Result<BTreeMap<String, Vec<(f64, f64)>>> {
-    let p = run.join("metrics.csv");
+    let p = RunDir::new(run).metrics();
     let mut cols: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     if !p.exists() {
         return Ok(cols);
@@ -210,7 +211,7 @@ fn sample_game(title: String, start_fen: &str, actions: &str) -> Result<SampleGa
 
 /// Up to `n` games of the newest data chunk: decisive ones first, shortest first.
 fn sample_games(run: &Path, n: usize) -> Vec<SampleGame> {
-    let Ok(chunks) = pacozero_data::list_chunks(&run.join("data")) else { return Vec::new() };
+    let Ok(chunks) = pacozero_data::list_chunks(&RunDir::new(run).data()) else { return Vec::new() };
     let Some(last) = chunks.last() else { return Vec::new() };
     let Ok((spec, mut games)) = pacozero_data::read_games_file(&last.games_path) else { return Vec::new() };
     let shako = spec.game == <shako::GameState as pacozero_engine::Game>::NAME;
@@ -356,7 +357,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     let matches = read_matches(run)?;
     let ratings = read_ratings(run)?;
     let gens = read_generations(run)?;
-    let plots = run.join("plots");
+    let plots = RunDir::new(run).plots();
     std::fs::create_dir_all(&plots).with_context(|| format!("creating {}", plots.display()))?;
     // Each chart is rendered once: to its file and inline in the page.
     let charts: Vec<(&str, String)> = charts(run, &gens, &matches, &ratings)?.into_iter().map(|(name, c)| (name, c.to_svg())).collect();
@@ -450,11 +451,11 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     h.push_str(VIEWER_JS);
     h.push_str("</script>\n");
 
-    if let Ok(cfg) = std::fs::read_to_string(run.join("config.toml")) {
+    if let Ok(cfg) = std::fs::read_to_string(RunDir::new(run).config()) {
         let _ = writeln!(h, "<h2>Configuration</h2>\n<pre>{}</pre>", html_escape(&cfg));
     }
     h.push_str("</body></html>\n");
-    let page = run.join("report.html");
+    let page = RunDir::new(run).report();
     write_atomic(&page, h.as_bytes())?;
     Ok(page)
 }

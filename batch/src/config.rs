@@ -2,7 +2,19 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{TrainError, TrainResult};
+/// A `[train]` key out of range or the table unreadable; the message names the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid configuration: {}", self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+type ConfigResult<T> = Result<T, ConfigError>;
 
 /// Optimizer choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -144,27 +156,27 @@ impl Default for TrainConfig {
     }
 }
 
-fn range(name: &str, v: f64, ok: bool, want: &str) -> TrainResult<()> {
+fn range(name: &str, v: f64, ok: bool, want: &str) -> ConfigResult<()> {
     if ok && v.is_finite() {
         Ok(())
     } else {
-        Err(TrainError::Config(format!("train.{name} = {v} must be {want}")))
+        Err(ConfigError(format!("train.{name} = {v} must be {want}")))
     }
 }
 
 impl TrainConfig {
     /// Parse from TOML text (a table with the keys above) and validate.
-    pub fn from_toml(text: &str) -> TrainResult<Self> {
-        let c: TrainConfig = toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
+    pub fn from_toml(text: &str) -> ConfigResult<Self> {
+        let c: TrainConfig = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
         c.validate()?;
         Ok(c)
     }
 
     /// Check every key's range; the message names the key.
-    pub fn validate(&self) -> TrainResult<()> {
-        let u = |name: &str, v: u64, lo: u64, hi: u64| -> TrainResult<()> {
+    pub fn validate(&self) -> ConfigResult<()> {
+        let u = |name: &str, v: u64, lo: u64, hi: u64| -> ConfigResult<()> {
             if v < lo || v > hi {
-                Err(TrainError::Config(format!("train.{name} = {v} is out of range {lo}..={hi}")))
+                Err(ConfigError(format!("train.{name} = {v} is out of range {lo}..={hi}")))
             } else {
                 Ok(())
             }

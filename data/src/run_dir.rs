@@ -1,0 +1,186 @@
+//! The run directory: every path of a run, named once.
+//!
+//! A run directory is where the loop, `pacozero selfplay --run`,
+//! `pacozero train --run` and the object-store workers meet. Nothing else
+//! spells these names: callers ask a [`RunDir`] for a path.
+//!
+//! | path | written by | content, and where its format is documented |
+//! |---|---|---|
+//! | `config.toml` | the loop, on the first start | the run's own configuration (with `# --set` comments); a restart reads it, never the original file (`pacozero_run::looping`) |
+//! | `state.json` | the loop, after each stage | game, generation, last completed stage, best model, the overlap's data stem (`pacozero_run::files::LoopState`) |
+//! | `generations.jsonl` | the loop | one line per stage: `{"generation", "stage", figures…}` (`pacozero_run::files::StageLine`) |
+//! | `matches.jsonl` | the loop | one line per evaluation match: players, W/D/L, pentanomial, SPRT (`pacozero_run::files::MatchLine`) |
+//! | `ratings.csv`, `ratings.md` | the loop | Elo of every player over all matches, anchored at `gen-0001` (`pacozero_run::files::write_ratings`) |
+//! | `report.html`, `plots/*.svg` | `pacozero report`, the loop | the run's report and its plots (`pacozero_run::report`) |
+//! | `data/` | self-play | chunks `<stem>.positions.parquet` + `<stem>.games.parquet` (crate docs of `pacozero_data`, `docs/DATA.md`) |
+//! | `models/<name>.pzmodel` | the trainer's export | a model file (`pacozero_nn::modelfile`) |
+//! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline |
+//! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
+//! | `metrics.csv` | the trainer | one row per training step (`pacozero_train::train::METRICS_HEADER`, `docs/DATA.md`) |
+//! | `plots/*.png` | the trainer | losses, accuracy, calibration, learning rate, speed (`pacozero_train::plots`) |
+//! | `store-probe/` | an object-store worker | the newest chunk of the store, fetched to check its game (`pacozero_run::store_sync`) |
+//!
+//! Every file is written whole to `<name>.tmp` and renamed into place
+//! ([`crate::write_atomic`]), or appended a line at a time and synced; a
+//! stage is recorded in `state.json` only once its files are complete.
+
+use std::path::{Path, PathBuf};
+
+/// The extension of a model file (`<name>.pzmodel`).
+pub const MODEL_EXT: &str = "pzmodel";
+
+/// A run directory's paths (see the [module docs](self) for the layout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+impl RunDir {
+    /// `data/`, relative to the run (also the object store's key prefix of the chunks).
+    pub const DATA: &'static str = "data";
+    /// `models/`, relative to the run (also the object store's key prefix of the models).
+    pub const MODELS: &'static str = "models";
+    /// `models/current`, relative to the run (also the object store's pointer key).
+    pub const CURRENT: &'static str = "models/current";
+
+    /// The file name of model `name`: `<name>.pzmodel`.
+    pub fn model_file(name: &str) -> String {
+        format!("{name}.{MODEL_EXT}")
+    }
+
+    /// The run directory at `root` (nothing is created).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        RunDir { root: root.into() }
+    }
+
+    /// The directory itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `config.toml`: the run's own copy of its configuration.
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+
+    /// `state.json`: the loop's progress.
+    pub fn state(&self) -> PathBuf {
+        self.root.join("state.json")
+    }
+
+    /// `generations.jsonl`: per-stage figures.
+    pub fn generations(&self) -> PathBuf {
+        self.root.join("generations.jsonl")
+    }
+
+    /// `matches.jsonl`: the evaluation matches.
+    pub fn matches(&self) -> PathBuf {
+        self.root.join("matches.jsonl")
+    }
+
+    /// `ratings.csv`: the rating list as CSV.
+    pub fn ratings_csv(&self) -> PathBuf {
+        self.root.join("ratings.csv")
+    }
+
+    /// `ratings.md`: the rating list as a Markdown table.
+    pub fn ratings_md(&self) -> PathBuf {
+        self.root.join("ratings.md")
+    }
+
+    /// `report.html`: the run's report.
+    pub fn report(&self) -> PathBuf {
+        self.root.join("report.html")
+    }
+
+    /// `plots/`: the report's SVG and the trainer's PNG plots.
+    pub fn plots(&self) -> PathBuf {
+        self.root.join("plots")
+    }
+
+    /// `data/`: the self-play chunks.
+    pub fn data(&self) -> PathBuf {
+        self.root.join(Self::DATA)
+    }
+
+    /// `models/`: the exported models and the `current` pointer.
+    pub fn models(&self) -> PathBuf {
+        self.root.join(Self::MODELS)
+    }
+
+    /// `models/<name>.pzmodel`.
+    pub fn model(&self, name: &str) -> PathBuf {
+        self.models().join(Self::model_file(name))
+    }
+
+    /// `models/current`: the pointer to the best model.
+    pub fn current_pointer(&self) -> PathBuf {
+        self.root.join(Self::CURRENT)
+    }
+
+    /// `checkpoints/latest.pzckpt`: the trainer's resumable state.
+    pub fn checkpoint(&self) -> PathBuf {
+        self.root.join("checkpoints").join("latest.pzckpt")
+    }
+
+    /// `metrics.csv`: one row per training step.
+    pub fn metrics(&self) -> PathBuf {
+        self.root.join("metrics.csv")
+    }
+
+    /// `store-probe/`: an object-store worker's copy of the store's newest chunk.
+    pub fn store_probe(&self) -> PathBuf {
+        self.root.join("store-probe")
+    }
+
+    /// The data directory of `path`: `path/data` when `path` is a run
+    /// directory that has one, else `path` itself (a bare chunk directory).
+    pub fn data_of(path: &Path) -> PathBuf {
+        let d = RunDir::new(path).data();
+        if d.is_dir() {
+            d
+        } else {
+            path.to_path_buf()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_is_under_the_root_and_distinct() {
+        let r = RunDir::new("/runs/x");
+        let paths = [
+            r.config(),
+            r.state(),
+            r.generations(),
+            r.matches(),
+            r.ratings_csv(),
+            r.ratings_md(),
+            r.report(),
+            r.plots(),
+            r.data(),
+            r.models(),
+            r.model("gen-0001"),
+            r.current_pointer(),
+            r.checkpoint(),
+            r.metrics(),
+            r.store_probe(),
+        ];
+        let distinct: std::collections::HashSet<_> = paths.iter().collect();
+        assert_eq!(distinct.len(), paths.len());
+        assert!(paths.iter().all(|p| p.starts_with("/runs/x")));
+        assert_eq!(r.model("gen-0001"), Path::new("/runs/x/models/gen-0001.pzmodel"));
+        assert_eq!(r.current_pointer(), Path::new("/runs/x/models/current"));
+    }
+
+    #[test]
+    fn data_of_falls_back_to_the_directory_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(RunDir::data_of(dir.path()), dir.path());
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        assert_eq!(RunDir::data_of(dir.path()), dir.path().join("data"));
+    }
+}
