@@ -484,7 +484,7 @@ mod tests {
         // Lift c8, place on h4 (104 - 65 = 39, mirrored 31): not on the bishop's diagonal.
         let (r, e) = skipped("[[0, [3, 103]], [0, [3, 104]]]");
         assert_eq!(r, "illegal action");
-        assert!(e.starts_with(&format!("t.json: position \"{FEN}\", move 2 [3, 104]: action 2, index 104 (Ph4): ")), "{e}");
+        assert!(e.starts_with(&format!("position \"{FEN}\", move 2 [3, 104]: action 2, index 104 (Ph4): ")), "{e}");
         let (r, e) = skipped("[[0, [3]]]");
         assert!(r == "turn does not end" && e.contains("move 1 [3]: does not end the turn"), "{r}: {e}");
         let (r, e) = skipped("[[0, [3, 103, 1]]]");
