@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`entries`] | which rows lookups use (the first usable row of a position) and which they leave out, by reason |
 //! | [`read`] | the one reader of every book format ([`read_any_book`]), told apart by content |
-//! | [`build`] | books built by search (best-first over uncertain lines), held in memory ([`Book`]), probed, resumed |
+//! | [`build`](mod@build) | books built by search (best-first over uncertain lines), held in memory ([`Book`]), probed, resumed |
 //! | [`platform_book`] | the platform's books imported (every move replayed by the engine) and exported |
 //! | [`compare`] | a network's (or a book's) turns and values at a reference book's positions, agreement by game phase |
 //! | [`starts`] | start positions drawn from a book: self-play's `start_positions = "book"` and match openings |
