@@ -2,9 +2,14 @@
 //!
 //! ## Book nodes and moves
 //!
-//! A book node is a position at the start of a turn (nothing in hand), keyed
-//! by the engine's position hash, so transpositions share one node; repetition
+//! A book node is a position at the start of a turn (nothing in hand; a
+//! pending promotion may open the turn, `Game::is_turn_start`), keyed by the
+//! engine's position hash, so transpositions share one node; repetition
 //! history is not part of a node (each node is searched from its FEN). A book
+//! read from the platform may hold several rows of a node (FENs differing in
+//! the half-move count) and entries that cannot be replayed: [`Book`] uses
+//! one row per node by the rule of [`crate::entries`] and keeps the others
+//! for export and saving. A book
 //! move is a whole turn, named in chain notation (`turn_to_string`: `e2-e4`,
 //! `Bf3xe4>c3>c6`, `0-0`) and stored with its atomic actions (`Le2 Pe4`),
 //! so the file can be replayed without a notation parser. A move's statistics
@@ -233,10 +238,13 @@ pub struct RootMove<G> {
 /// An opening book in memory.
 pub struct Book<G: BookGame> {
     pub info: BookInfo,
-    /// Searched positions by hash.
+    /// Searched positions by hash: the rows lookups use ([`crate::entries`]).
     pub positions: BTreeMap<u64, BookPosition>,
     /// Start positions (searched or not) by hash.
     pub roots: BTreeMap<u64, G>,
+    /// The other rows of a book read from the platform, kept for export and
+    /// saving: other half-move counts of a position, skipped entries.
+    pub others: Vec<BookPosition>,
 }
 
 impl<G: BookGame> Book<G> {
@@ -255,7 +263,12 @@ impl<G: BookGame> Book<G> {
         }
         let mut positions = BTreeMap::new();
         let mut roots = BTreeMap::new();
+        let mut others = Vec::new();
         for (i, p) in rows.into_iter().enumerate() {
+            if p.skipped.is_some() {
+                others.push(p);
+                continue;
+            }
             let g = G::turn_start(&p.fen).with_context(|| format!("book {}, row {i}", path.display()))?;
             if g.hash() != p.hash {
                 bail!(
@@ -265,18 +278,40 @@ impl<G: BookGame> Book<G> {
                     g.hash()
                 );
             }
+            // A later row of a position is kept, not used (see `crate::entries`).
+            if positions.contains_key(&p.hash) {
+                others.push(p);
+                continue;
+            }
             if p.depth == 0 {
                 roots.insert(p.hash, g);
             }
             positions.insert(p.hash, p);
         }
-        Ok(Book { info, positions, roots })
+        Ok(Book { info, positions, roots, others })
     }
 
-    /// The book position of a FEN, with a clear error when it is not there.
+    /// The book position of a FEN, with a clear error when it is not there:
+    /// the row with exactly this FEN (after trimming) if one is usable, else
+    /// the row lookups use for its position (for a platform book the entry
+    /// with the smallest half-move count, see [`crate::entries`]).
     pub fn probe(&self, fen: &str) -> Result<&BookPosition> {
         let g = G::turn_start(fen)?;
-        self.positions.get(&g.hash()).ok_or_else(|| anyhow::anyhow!("position not in book ({} positions): {}", self.positions.len(), g.notation()))
+        let fen = fen.trim();
+        let exact = self.others.iter().find(|r| r.skipped.is_none() && r.fen == fen);
+        if let Some(r) = exact.or_else(|| self.positions.get(&g.hash())) {
+            return Ok(r);
+        }
+        let kept: Vec<&str> = self.others.iter().filter(|r| r.hash == g.hash()).filter_map(|r| r.skipped.as_deref()).collect();
+        if !kept.is_empty() {
+            bail!("position not in book's lookups: {} (its entry is kept for export only: {})", g.notation(), kept.join(", "));
+        }
+        bail!("position not in book ({} positions): {}", self.positions.len(), g.notation())
+    }
+
+    /// The other rows of a position (other half-move counts, skipped entries).
+    pub fn other_rows(&self, hash: u64) -> impl Iterator<Item = &BookPosition> {
+        self.others.iter().filter(move |r| r.hash == hash)
     }
 
     /// Depth (turns from the nearest start position, over moves with visits)
@@ -315,7 +350,8 @@ impl<G: BookGame> Book<G> {
             .collect()
     }
 
-    /// Rows to write: depth and weight filled in, ordered by depth, weight (descending), hash.
+    /// Rows to write: depth and weight filled in, ordered by depth, weight
+    /// (descending), hash; then the other rows as they were read.
     pub fn rows(&self) -> Vec<BookPosition> {
         let dw = self.depths_and_weights();
         let mut rows: Vec<BookPosition> = self
@@ -327,6 +363,7 @@ impl<G: BookGame> Book<G> {
             })
             .collect();
         rows.sort_by(|a, b| a.depth.cmp(&b.depth).then(b.visits.cmp(&a.visits)).then(a.hash.cmp(&b.hash)));
+        rows.extend(self.others.iter().cloned());
         rows
     }
 
@@ -411,7 +448,7 @@ pub fn build<G: BookGame, E: Evaluator<G> + ?Sized>(cfg: &BookConfig, evaluator:
         }
         b
     } else {
-        Book { info: BookInfo::default(), positions: BTreeMap::new(), roots: BTreeMap::new() }
+        Book { info: BookInfo::default(), positions: BTreeMap::new(), roots: BTreeMap::new(), others: Vec::new() }
     };
     book.info = BookInfo { game: G::NAME.into(), network: evaluator.name(), config: toml::to_string(cfg).context("serialising the book config")? };
     // Start positions: the standard one and `fischer_random` distinct others drawn from the seed.
@@ -472,8 +509,10 @@ fn next_batch<G: BookGame>(book: &Book<G>, cfg: &BookConfig, want: usize, dead: 
         if total == 0 {
             continue;
         }
-        // Moves are stored most visited first.
-        for (k, m) in p.moves.iter().enumerate().take(cfg.max_moves_per_position as usize) {
+        // A built book stores moves most visited first, an imported one in the file's order.
+        let mut by_visits: Vec<(usize, &BookMove)> = p.moves.iter().enumerate().collect();
+        by_visits.sort_by_key(|(k, m)| (std::cmp::Reverse(m.visits), *k));
+        for (k, m) in by_visits.into_iter().take(cfg.max_moves_per_position as usize) {
             if m.visits < cfg.min_move_visits || book.positions.contains_key(&m.child) || dead.contains(&m.child) {
                 continue;
             }
@@ -555,5 +594,5 @@ fn book_position<G: BookGame>(search: &mut Search<G>) -> BookPosition {
             logit: visit_logit(t.visits, total),
         })
         .collect();
-    BookPosition { hash: root.hash(), fen: root.notation(), depth: 0, visits: 0, simulations: search.root_visits(), wdl: res.root_wdl, moves }
+    BookPosition { hash: root.hash(), fen: root.notation(), depth: 0, visits: 0, simulations: search.root_visits(), wdl: res.root_wdl, moves, skipped: None }
 }

@@ -8,6 +8,14 @@
 //! preferred move (highest logit: the most visited move of a built book).
 //! Positions the candidate book lacks are counted, not compared.
 //!
+//! Both books are looked up by the rule of [`crate::entries`]: one row per
+//! position, the first usable one (for a platform book the entry with the
+//! smallest half-move count); the entries left out (kept only for export:
+//! those that cannot be replayed, other half-move counts of a position) are
+//! counted by reason in `left_out` and `candidate_left_out` and named in the
+//! table's first lines, e.g. `reference: b.json (9 entries, 3 left out: 1
+//! game over, 1 illegal action, 1 same position, other half-move count)`.
+//!
 //! | metric | a position counts when |
 //! |---|---|
 //! | `top1` | the candidate's turn reaches the same position as the reference's preferred move (highest logit) |
@@ -24,7 +32,7 @@
 //! book depth, turns from the reference's nearest start position) and by the
 //! number of unions on the board.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use anyhow::{bail, Result};
 use pacozero_data::book::{BookMove, BookPosition};
@@ -35,6 +43,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use pacozero_search::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
+
+use crate::entries::{left_out_text, lookup_rows};
 
 /// Reference |value| above which value signs are compared.
 pub const SIGN_THRESHOLD: f32 = 0.2;
@@ -140,8 +150,13 @@ pub struct Agreement {
 pub struct CompareReport {
     pub reference: String,
     pub candidate: String,
-    /// Positions of the reference book.
+    /// Entries (rows) of the reference book: compared, without moves,
+    /// missing from the candidate, or left out.
     pub reference_positions: usize,
+    /// Reference entries lookups leave out, by reason (see [`crate::entries`]).
+    pub left_out: BTreeMap<String, usize>,
+    /// Candidate book entries lookups leave out, by reason (none for a network).
+    pub candidate_left_out: BTreeMap<String, usize>,
     /// Reference positions without book moves (not compared).
     pub without_moves: usize,
     /// Reference positions the candidate book does not have (not compared).
@@ -156,14 +171,21 @@ pub struct CompareReport {
 impl CompareReport {
     /// The report as a text table.
     pub fn table(&self) -> String {
-        let mut s = format!("reference: {} ({} positions", self.reference, self.reference_positions);
+        let mut s = format!("reference: {} ({} entries", self.reference, self.reference_positions);
+        if !self.left_out.is_empty() {
+            s.push_str(&format!(", {}", left_out_text(&self.left_out)));
+        }
         if self.without_moves > 0 {
             s.push_str(&format!(", {} without moves", self.without_moves));
         }
         if self.missing > 0 {
             s.push_str(&format!(", {} not in the candidate book", self.missing));
         }
-        s.push_str(&format!(")\ncandidate: {}\n", self.candidate));
+        s.push_str(&format!(")\ncandidate: {}", self.candidate));
+        if !self.candidate_left_out.is_empty() {
+            s.push_str(&format!(" ({})", left_out_text(&self.candidate_left_out)));
+        }
+        s.push('\n');
         s.push_str(&format!(
             "{:<12} {:>9} {:>7} {:>10} {:>12} {:>16} {:>10}\n",
             "group", "positions", "top-1", "any listed", "first action", "value sign (n)", "mean |dv|"
@@ -189,11 +211,13 @@ impl CompareReport {
     }
 }
 
-/// The reference positions with moves, and how many have none.
-fn prepare(reference: &[BookPosition]) -> Result<(Vec<RefPosition>, usize)> {
-    let mut out = Vec::with_capacity(reference.len());
+/// The reference positions with moves, how many have none, and the
+/// entries left out by reason.
+fn prepare(reference: &[BookPosition]) -> Result<(Vec<RefPosition>, usize, BTreeMap<String, usize>)> {
+    let lookup = lookup_rows(reference);
+    let mut out = Vec::with_capacity(lookup.rows.len());
     let mut without = 0;
-    for r in reference {
+    for r in lookup.rows {
         let pos: Position = r.fen.parse().map_err(|e| anyhow::anyhow!("reference position \"{}\": {e}", r.fen))?;
         let Some(best) = preferred(&r.moves) else {
             without += 1;
@@ -209,10 +233,19 @@ fn prepare(reference: &[BookPosition]) -> Result<(Vec<RefPosition>, usize)> {
             unions: pos.unions().0.count_ones(),
         });
     }
-    Ok((out, without))
+    Ok((out, without, lookup.left_out))
 }
 
-fn report(reference: String, candidate: String, total: usize, without_moves: usize, missing: usize, pairs: &[(&RefPosition, Choice)]) -> CompareReport {
+/// What is known of a comparison besides its pairs.
+struct Counts {
+    total: usize,
+    without_moves: usize,
+    missing: usize,
+    left_out: BTreeMap<String, usize>,
+    candidate_left_out: BTreeMap<String, usize>,
+}
+
+fn report(reference: String, candidate: String, counts: Counts, pairs: &[(&RefPosition, Choice)]) -> CompareReport {
     let mut all = Tally::default();
     let mut ply = vec![Tally::default(); PLY_BUCKETS.len()];
     let mut unions = vec![Tally::default(); UNION_BUCKETS.len()];
@@ -228,9 +261,11 @@ fn report(reference: String, candidate: String, total: usize, without_moves: usi
     CompareReport {
         reference,
         candidate,
-        reference_positions: total,
-        without_moves,
-        missing,
+        reference_positions: counts.total,
+        left_out: counts.left_out,
+        candidate_left_out: counts.candidate_left_out,
+        without_moves: counts.without_moves,
+        missing: counts.missing,
         overall: all.agreement("all".into()),
         by_ply: groups(&ply, &PLY_BUCKETS, "ply"),
         by_unions: groups(&unions, &UNION_BUCKETS, "unions"),
@@ -239,8 +274,9 @@ fn report(reference: String, candidate: String, total: usize, without_moves: usi
 
 /// Compares a candidate book with the reference (both as book rows; names for the report).
 pub fn compare_books(reference_name: &str, reference: &[BookPosition], candidate_name: &str, candidate: &[BookPosition]) -> Result<CompareReport> {
-    let (refs, without) = prepare(reference)?;
-    let by_hash: HashMap<u64, &BookPosition> = candidate.iter().map(|p| (p.hash, p)).collect();
+    let (refs, without, left_out) = prepare(reference)?;
+    let candidate = lookup_rows(candidate);
+    let by_hash: HashMap<u64, &BookPosition> = candidate.rows.iter().map(|&p| (p.hash, p)).collect();
     let mut pairs = Vec::with_capacity(refs.len());
     let mut missing = 0;
     for r in &refs {
@@ -249,7 +285,8 @@ pub fn compare_books(reference_name: &str, reference: &[BookPosition], candidate
             None => missing += 1,
         }
     }
-    Ok(report(reference_name.into(), candidate_name.into(), reference.len(), without, missing, &pairs))
+    let counts = Counts { total: reference.len(), without_moves: without, missing, left_out, candidate_left_out: candidate.left_out };
+    Ok(report(reference_name.into(), candidate_name.into(), counts, &pairs))
 }
 
 /// Search settings of a compared network: a match player's (PUCT, no noise,
@@ -291,7 +328,7 @@ pub fn compare_search<E: Evaluator<GameState> + ?Sized>(
     if simulations == 0 || batch == 0 {
         bail!("simulations and batch must be at least 1");
     }
-    let (refs, without) = prepare(reference)?;
+    let (refs, without, left_out) = prepare(reference)?;
     let cfg = compare_search_config(simulations);
     let mut choices: Vec<Choice> = Vec::with_capacity(refs.len());
     for group in refs.chunks(batch) {
@@ -325,7 +362,8 @@ pub fn compare_search<E: Evaluator<GameState> + ?Sized>(
     }
     let pairs: Vec<(&RefPosition, Choice)> = refs.iter().zip(choices).collect();
     let candidate = format!("{} at {simulations} simulations per decision (PUCT, tree reuse)", evaluator.name());
-    Ok(report(reference_name.into(), candidate, reference.len(), without, 0, &pairs))
+    let counts = Counts { total: reference.len(), without_moves: without, missing: 0, left_out, candidate_left_out: BTreeMap::new() };
+    Ok(report(reference_name.into(), candidate, counts, &pairs))
 }
 
 /// A finished decision search: plays its choice; the turn goes on (a new
@@ -380,7 +418,16 @@ mod tests {
                 }
             })
             .collect();
-        BookPosition { hash: pos.hash(), fen: fen.into(), depth, visits: 1, simulations: total as u32, wdl: [v.max(0.0), 1.0 - v.abs(), (-v).max(0.0)], moves }
+        BookPosition {
+            hash: pos.hash(),
+            fen: fen.into(),
+            depth,
+            visits: 1,
+            simulations: total as u32,
+            wdl: [v.max(0.0), 1.0 - v.abs(), (-v).max(0.0)],
+            moves,
+            skipped: None,
+        }
     }
 
     const START: &str = pacozero_engine::paco::STARTPOS_FEN;

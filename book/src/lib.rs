@@ -6,6 +6,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`entries`] | which rows lookups use (the first usable row of a position) and which they leave out, by reason |
 //! | [`read`] | the one reader of every book format ([`read_any_book`]), told apart by content |
 //! | [`build`](mod@build) | books built by search (best-first over uncertain lines), held in memory ([`Book`]), probed, resumed |
 //! | [`platform_book`] | the platform's books imported (every move replayed by the engine) and exported |
@@ -16,6 +17,7 @@
 
 pub mod build;
 pub mod compare;
+pub mod entries;
 pub mod platform_book;
 pub mod read;
 pub mod starts;

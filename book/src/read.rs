@@ -22,14 +22,15 @@ fn is_parquet(path: &Path) -> std::io::Result<bool> {
 
 /// A book of either format, told apart by content: one of ours (Parquet) as
 /// it is, a platform book (JSON) imported. The imported book's header names
-/// the file as its network.
+/// the file as its network. Rows lookups cannot use are among them (see
+/// [`crate::entries`]).
 pub fn read_any_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
     let parquet = is_parquet(path).map_err(|source| PlatformBookError::Io { path: path.into(), source })?;
     if parquet {
         return read_book(path).with_context(|| format!("reading book {}", path.display()));
     }
     let book = read_platform_book(path)?;
-    let rows = import_platform_book(path, &book)?;
+    let rows = import_platform_book(path, &book)?.rows;
     Ok((platform_info(path), rows))
 }
 

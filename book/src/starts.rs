@@ -8,6 +8,7 @@ use pacozero_engine::Game;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::entries::lookup_rows;
 use crate::read::read_any_book;
 
 /// Book start positions with cumulative weights `visits^(1/T)` (self-play's
@@ -19,18 +20,19 @@ pub struct BookStarts {
 }
 
 impl BookStarts {
-    /// The positions of the book at `path` (every one checked as a position
-    /// of `G`), weighted `visits^(1/temperature)`.
+    /// The positions of the book at `path` that lookups use
+    /// ([`crate::entries`]: no entry kept only for export), every one checked
+    /// as a position of `G`, weighted `visits^(1/temperature)`.
     pub fn from_file<G: Game>(path: &Path, temperature: f64) -> Result<Self> {
         let (_, positions) = read_any_book(path)?;
         let mut starts = BookStarts::default();
         let mut total = 0.0;
-        for p in positions {
+        for p in lookup_rows(&positions).rows {
             G::from_notation(&p.fen).with_context(|| format!("book {}: bad position {:?}", path.display(), p.fen))?;
             let w = (p.visits as f64).powf(1.0 / temperature);
             if w > 0.0 && w.is_finite() {
                 total += w;
-                starts.fens.push(p.fen);
+                starts.fens.push(p.fen.clone());
                 starts.cumulative.push(total);
             }
         }

@@ -4,7 +4,9 @@
 //! (positions, action lists and values kept), used for self-play and arena
 //! openings; bad books refused with the FEN and the index at fault and
 //! nothing written; a built book exported with logits that reproduce its
-//! visits.
+//! visits; the three kinds of entry the platform's own books hold
+//! (tests/data/platform_book_kinds.json) imported, exported back value for
+//! value, probed and compared.
 
 use pacozero_data::book::{read_book, BookPosition};
 use pacozero_engine::paco::{parse_actions, GameState, Position};
@@ -160,12 +162,10 @@ fn bad_platform_books_are_refused_by_name_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.parquet");
     let fen = "r1bqkb1r/ppp1pppp/2n2n2/3p4/3P1B2/2N2N2/PPP1PPPP/R2QKB1R b 7 AHah - -";
-    let cases: [(&str, String, &[&str]); 6] = [
-        // Bc8 to h4 (index 104): not on the bishop's diagonal.
-        ("illegal.json", format!(r#"{{"{fen}": [0.1, [[0.5, [3, 103]], [0.2, [3, 104]]]]}}"#), &[fen, "move 2 [3, 104]", "index 104 (Ph4)"]),
-        ("unfinished.json", format!(r#"{{"{fen}": [0.1, [[0.5, [3]]]]}}"#), &[fen, "move 1 [3]", "does not end the turn"]),
+    // Moves that cannot be replayed do not make a book malformed (see the kinds test).
+    let cases: [(&str, String, &[&str]); 4] = [
         ("range.json", format!(r#"{{"{fen}": [0.1, [[0.5, [3, 140]]]]}}"#), &[fen, "move 1, action 2: index 140"]),
-        ("position.json", r#"{"4k3/8/8/8/8/8/8/4K2R w 0 AHah - -": [0, []]}"#.into(), &["4k3/8/8/8/8/8/8/4K2R w 0 AHah - -", "castling"]),
+        ("position.json", r#"{"4k3/8/8/8/8/8/8/4K2R w 0 AHah - -": [0, []]}"#.into(), &["4k3/8/8/8/8/8/8/4K2R w 0 AHah - -", "FEN: ", "castling"]),
         ("syntax.json", format!(r#"{{"{fen}": [0.1, [[0.5, [3, 103]]]]"#), &["syntax.json: not a platform book", "line 1"]),
         ("value.json", format!(r#"{{"{fen}": [-3, []]}}"#), &[fen, "position_value -3 is outside [-1, 1]"]),
     ];
@@ -260,4 +260,111 @@ fn book_compare_against_the_platform_book() {
 
     let e = fails(&["book", "compare", "--reference", s(&dir.path().join("none.json")), "--book", s(&book)]);
     assert!(e.contains("none.json"), "{e}");
+}
+
+/// tests/data/platform_book_kinds.json: the three kinds of entry the
+/// platform's own books hold (issue 34) and a pending promotion in each
+/// colour: the issue's pair differing only in the half-move count, the
+/// issue's Black position whose turn is a promotion (a lone pawn on e1, and
+/// White's counterpart), a pawn the opponent carried home in each colour
+/// (the promotion opens the turn), and the issue's finished game (White's
+/// bishop united with Black's king on e8) that still lists a Black move.
+fn kinds_book() -> PathBuf {
+    manifest_dir().join("tests/data/platform_book_kinds.json")
+}
+
+const KIND1_3: &str = "rnbqkbnr/ppppp1pp/8/8/5a2/8/PPPP1PPP/RNBQKBNR w 3 AHah - -";
+const KIND1_1: &str = "rnbqkbnr/ppppp1pp/8/8/5a2/8/PPPP1PPP/RNBQKBNR w 1 AHah - -";
+const KIND3: &str = "rnbqXbnr/ppp2ppp/8/3pp3/4P3/8/PPPP1PPP/RNBQK1NR b 0 AHah - -";
+
+/// A platform book's entries as parsed JSON values, by FEN.
+fn entries(path: &Path) -> BTreeMap<String, Value> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+#[test]
+fn the_platforms_three_kinds_of_entry_import_and_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = kinds_book();
+    let book = dir.path().join("kinds.parquet");
+    let out = run_ok(&["book", "import", "--format", "platform", s(&input), "--out", s(&book)]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with(&format!("6 positions, 9 moves, 6 start positions, imported from {}", s(&input))), "{text}");
+    assert_eq!(lines[1], "2 of 8 entries kept for export only, left out of lookups and comparisons:", "{text}");
+    assert_eq!(lines[2], "  game over: 1", "{text}");
+    assert!(lines[3].contains(KIND3) && lines[3].contains("the game is over (PacoVictory(w)), yet the entry lists 1 moves"), "{text}");
+    assert_eq!(lines[4], "  same position, other half-move count: 1", "{text}");
+    assert_eq!(lines[5], format!("    e.g. \"{KIND1_3}\" (looked up as \"{KIND1_1}\")"), "{text}");
+    assert_eq!(lines.len(), 6, "{text}");
+
+    // Every entry is a row, its FEN as written; the promotions replay.
+    let (_, rows) = read_book(&book).unwrap();
+    assert_eq!(rows.len(), 8);
+    for r in rows.iter().filter(|r| r.skipped.is_none()) {
+        replays(r);
+    }
+    let names: HashSet<&str> = rows.iter().flat_map(|r| r.moves.iter().map(|m| m.name.as_str())).collect();
+    for turn in ["=Q", "=N", "=Q Ke1-d1", "=Q Ke8-d8", "Ng1-f3"] {
+        assert!(names.contains(turn), "{turn} missing from {names:?}");
+    }
+
+    // Export gives back every key with the same JSON value (after parsing),
+    // and imported again the same rows.
+    let back = dir.path().join("back.json");
+    run_ok(&["book", "export", "--book", s(&book), "--format", "platform", "--out", s(&back)]);
+    assert_eq!(entries(&back), entries(&input));
+    let again = dir.path().join("again.parquet");
+    let out2 = run_ok(&["book", "import", s(&back), "--out", s(&again)]);
+    assert_eq!(String::from_utf8_lossy(&out2.stdout).lines().skip(1).collect::<Vec<_>>(), lines[1..]);
+    assert_eq!(read_book(&again).unwrap().1, rows);
+    // Straight from the JSON file, export gives the same.
+    let direct = run_ok(&["book", "export", "--book", s(&input), "--format", "platform"]);
+    assert_eq!(String::from_utf8_lossy(&direct.stdout), std::fs::read_to_string(&back).unwrap());
+}
+
+#[test]
+fn probe_and_compare_on_the_three_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = kinds_book();
+    let book = dir.path().join("kinds.parquet");
+    run_ok(&["book", "import", s(&input), "--out", s(&book)]);
+    let probe = |fen: &str| String::from_utf8_lossy(&run_ok(&["book", "probe", "--book", s(&book), "--fen", fen]).stdout).into_owned();
+
+    // Kind 1: the exact FEN's entry; another half-move count finds the smallest's.
+    let p = probe(KIND1_3);
+    assert!(p.contains(&format!("position: {KIND1_3}")) && p.contains(&format!("also in the book as: {KIND1_1}")), "{p}");
+    assert!(p.contains("Nb1-c3") && !p.contains("Ng1-f3"), "{p}");
+    let p = probe(&KIND1_3.replace(" 3 ", " 9 "));
+    assert!(p.contains(&format!("position: {KIND1_1}")) && p.contains("Ng1-f3"), "{p}");
+    // Kind 2 and the pending promotions: turns that start with a promotion.
+    let p = probe("2h2r2/pp3ppk/5nNp/3d1wBP/3PeF2/P2D4/1P1R1P2/1KE1p3 b 1 - - -");
+    assert!(p.contains("=Q ") && p.contains("=N "), "{p}");
+    let p = probe("4k3/8/8/8/8/8/8/3cK3 b 0 - - -");
+    assert!(p.contains("=Q Ke8-d8"), "{p}");
+    // Kind 3 is kept for export only.
+    let e = fails(&["book", "probe", "--book", s(&book), "--fen", KIND3]);
+    assert!(e.contains("kept for export only: game over"), "{e}");
+
+    // The imported book against its source: the left-out entries counted by
+    // reason on both sides, every other position in full agreement.
+    let out = run_ok(&["book", "compare", "--reference", s(&input), "--book", s(&book), "--json"]);
+    let v: Value = serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    let left_out = serde_json::json!({"game over": 1, "same position, other half-move count": 1});
+    assert_eq!((&v["left_out"], &v["candidate_left_out"]), (&left_out, &left_out), "{v}");
+    assert_eq!((v["reference_positions"].as_u64(), v["overall"]["positions"].as_u64()), (Some(8), Some(6)), "{v}");
+    for key in ["top1", "any_listed", "first_action"] {
+        assert_eq!(v["overall"][key], 1.0, "{key}: {v}");
+    }
+    let out = run_ok(&["book", "compare", "--reference", s(&input), "--book", s(&book)]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    let left = "2 left out: 1 game over, 1 same position, other half-move count";
+    assert!(table.lines().next().unwrap().contains(&format!("(8 entries, {left})")), "{table}");
+    assert!(table.lines().nth(1).unwrap().ends_with(&format!("({left})")), "{table}");
+    // A network plays every position's turn, the left-out entries counted too.
+    let model = tiny_model(dir.path());
+    let out = run_ok(&["book", "compare", "--reference", s(&book), "--model", s(&model), "--sims", "4", "--json", "--quiet"]);
+    let v: Value = serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    assert_eq!((&v["left_out"], v["overall"]["positions"].as_u64()), (&left_out, Some(6)), "{v}");
 }

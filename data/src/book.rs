@@ -25,10 +25,19 @@
 //! | `move_values` | List\<Float32\> | value of each move, mover's perspective (`win - loss`) |
 //! | `move_win`, `move_draw`, `move_loss` | List\<Float32\> | (win, draw, loss) of each move, mover's perspective |
 //! | `move_logits` | List\<Float32\> | optional: each move's logit, softmax over a position's logits is the probability the book plays it (a built book: ln of the move's share of the visits; a book imported from the platform: its `move_value`) |
+//! | `skipped` | Utf8 | optional: empty for a usable row; otherwise why an imported platform entry cannot be replayed (e.g. `game over`), a row kept only so that export gives it back |
 //!
 //! All columns are non-null and the `move_*` lists of a row have one length.
-//! `move_logits` came after version 1 without a version change: older readers
-//! ignore it, and for a file without it the logits are the visit shares' logs.
+//! `move_logits` and `skipped` came after version 1 without a version change:
+//! older readers ignore them; for a file without `move_logits` the logits are
+//! the visit shares' logs, and without `skipped` every row is usable.
+//!
+//! A skipped row keeps its entry verbatim: its `fen` as written, its moves'
+//! platform action indices as `move_actions` (the actions they name, legal
+//! or not; `move_names` the same text), `move_children` 0, no visits. Rows
+//! of one position (one `hash`) may repeat when their FENs differ only in
+//! the half-move count (the platform keys its books by the whole FEN);
+//! readers that need one row per position take the first usable one.
 //! The key-value metadata holds `book_version`, `game`, `network` (the model
 //! that searched) and `config` (the build configuration as TOML).
 //!
@@ -100,8 +109,12 @@ pub struct BookPosition {
     pub simulations: u32,
     /// Root (win, draw, loss) for the player to move.
     pub wdl: [f32; 3],
-    /// Book moves, most visited first.
+    /// Book moves: a built book's most visited first, an imported one's in
+    /// the platform file's order.
     pub moves: Vec<BookMove>,
+    /// Why the row cannot be used (an imported entry kept only for export),
+    /// `None` for a usable row.
+    pub skipped: Option<String>,
 }
 
 impl BookPosition {
@@ -150,16 +163,19 @@ pub fn book_schema() -> SchemaRef {
         list_field("move_draw", DataType::Float32),
         list_field("move_loss", DataType::Float32),
         list_field(MOVE_LOGITS, DataType::Float32),
+        Field::new(SKIPPED, DataType::Utf8, false),
     ]))
 }
 
-/// The optional column (see the module documentation).
+/// The optional columns (see the module documentation).
 const MOVE_LOGITS: &str = "move_logits";
+const SKIPPED: &str = "skipped";
+const OPTIONAL: [&str; 2] = [MOVE_LOGITS, SKIPPED];
 
-/// The columns a book file must have (all but the optional `move_logits`).
-fn required_schema() -> SchemaRef {
+/// The columns of `book_schema` whose names `keep` accepts.
+fn schema_of(keep: impl Fn(&str) -> bool) -> SchemaRef {
     let full = book_schema();
-    Arc::new(Schema::new(full.fields().iter().filter(|f| f.name() != MOVE_LOGITS).cloned().collect::<Vec<_>>()))
+    Arc::new(Schema::new(full.fields().iter().filter(|f| keep(f.name())).cloned().collect::<Vec<_>>()))
 }
 
 fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
@@ -179,7 +195,9 @@ fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
     let float_list = || ListBuilder::new(Float32Builder::new()).with_field(item(DataType::Float32));
     let (mut priors, mut values, mut win, mut draw, mut loss, mut logits) =
         (float_list(), float_list(), float_list(), float_list(), float_list(), float_list());
+    let mut skipped = StringBuilder::new();
     for p in positions {
+        skipped.append_value(p.skipped.as_deref().unwrap_or(""));
         version.append_value(BOOK_VERSION);
         hash.append_value(p.hash);
         fen.append_value(&p.fen);
@@ -231,6 +249,7 @@ fn book_batch(positions: &[BookPosition]) -> arrow::error::Result<RecordBatch> {
         Arc::new(draw.finish()),
         Arc::new(loss.finish()),
         Arc::new(logits.finish()),
+        Arc::new(skipped.finish()),
     ];
     RecordBatch::try_new(book_schema(), cols)
 }
@@ -283,9 +302,11 @@ pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
         network: meta.get("network").cloned().unwrap_or_default(),
         config: meta.get("config").cloned().unwrap_or_default(),
     };
-    crate::reader::check_schema(path, builder.schema(), &required_schema())?;
-    if builder.schema().field_with_name(MOVE_LOGITS).is_ok() {
-        crate::reader::check_schema(path, builder.schema(), &book_schema())?;
+    crate::reader::check_schema(path, builder.schema(), &schema_of(|name| !OPTIONAL.contains(&name)))?;
+    for name in OPTIONAL {
+        if builder.schema().field_with_name(name).is_ok() {
+            crate::reader::check_schema(path, builder.schema(), &schema_of(|n| n == name))?;
+        }
     }
     let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
     let mut out = Vec::new();
@@ -349,6 +370,10 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
         }
         None => None,
     };
+    let skipped = match batch.column_by_name(SKIPPED) {
+        Some(_) => Some(column(path, batch, SKIPPED, base)?.as_string::<i32>()),
+        None => None,
+    };
     for i in 0..batch.num_rows() {
         let row = base + i;
         let (start, end) = (offsets[0][i] as usize, offsets[0][i + 1] as usize);
@@ -388,7 +413,8 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
             }
             moves.push(m);
         }
-        out.push(BookPosition { hash: hash[i], fen: f.to_string(), depth: depth[i], visits: visits[i], simulations: sims[i], wdl: pos_wdl, moves });
+        let skipped = skipped.map(|s| s.value(i)).filter(|s| !s.is_empty()).map(str::to_string);
+        out.push(BookPosition { hash: hash[i], fen: f.to_string(), depth: depth[i], visits: visits[i], simulations: sims[i], wdl: pos_wdl, moves, skipped });
     }
     Ok(())
 }
@@ -411,8 +437,19 @@ mod tests {
                     BookMove { name: "e2-e4".into(), actions: "Le2 Pe4".into(), child: 2, visits: 40, prior: 0.2, wdl: [0.5, 0.2, 0.3], logit: -0.25 },
                     BookMove { name: "d2-d4".into(), actions: "Ld2 Pd4".into(), child: 3, visits: 20, prior: 0.1, wdl: [0.3, 0.3, 0.4], logit: -1.5 },
                 ],
+                skipped: None,
             },
-            BookPosition { hash: u64::MAX, fen: "leaf b".into(), depth: 1, visits: 40, simulations: 64, wdl: [0.0, 1.0, 0.0], moves: vec![] },
+            BookPosition { hash: u64::MAX, fen: "leaf b".into(), depth: 1, visits: 40, simulations: 64, wdl: [0.0, 1.0, 0.0], moves: vec![], skipped: None },
+            BookPosition {
+                hash: 5,
+                fen: "over b".into(),
+                depth: 0,
+                visits: 0,
+                simulations: 0,
+                wdl: [0.0, 1.0, 0.0],
+                moves: vec![],
+                skipped: Some("game over".into()),
+            },
         ]
     }
 
@@ -429,18 +466,25 @@ mod tests {
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
     }
 
+    /// A book file written without the optional `columns`, as older writers did.
+    fn write_without(path: &Path, columns: &[&str]) {
+        let mut batch = book_batch(&sample()).unwrap();
+        for c in columns {
+            let k = batch.schema().index_of(c).unwrap();
+            batch.remove_column(k);
+        }
+        let kv = vec![KeyValue::new("book_version".to_string(), "1".to_string())];
+        let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
+        let mut w = ArrowWriter::try_new(fs::File::create(path).unwrap(), batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+    }
+
     #[test]
     fn a_file_without_logits_reads_the_visit_shares_as_logits() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.parquet");
-        let mut batch = book_batch(&sample()).unwrap();
-        let k = batch.schema().index_of(MOVE_LOGITS).unwrap();
-        batch.remove_column(k);
-        let kv = vec![KeyValue::new("book_version".to_string(), "1".to_string())];
-        let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
-        let mut w = ArrowWriter::try_new(fs::File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
+        write_without(&path, &[MOVE_LOGITS]);
         let (_, rows) = read_book(&path).unwrap();
         let logits: Vec<f32> = rows[0].moves.iter().map(|m| m.logit).collect();
         assert_eq!(logits, [(40f64 / 60.0).ln() as f32, (20f64 / 60.0).ln() as f32]);
@@ -449,6 +493,17 @@ mod tests {
             m.logit = l;
         }
         assert_eq!(rows, expected);
+    }
+
+    #[test]
+    fn a_file_without_skipped_has_only_usable_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.parquet");
+        write_without(&path, &[MOVE_LOGITS, SKIPPED]);
+        let (_, rows) = read_book(&path).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|r| r.skipped.is_none()), "{rows:?}");
+        assert_eq!(rows[2].fen, "over b");
     }
 
     #[test]

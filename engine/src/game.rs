@@ -124,9 +124,10 @@ pub trait Game: Clone + Send + Sync + 'static {
         a
     }
 
-    /// `true` at the start of a turn (nothing decided yet this turn). Games
-    /// whose turn is one decision are always there; Paco Ŝako is not while
-    /// a piece is in hand.
+    /// `true` at the start of a turn (nothing decided yet this turn, or only
+    /// what a FEN cannot write). Games whose turn is one decision are always
+    /// there; Paco Ŝako is not while a piece is in hand (a pending promotion
+    /// with nothing in hand is a turn start).
     fn is_turn_start(&self) -> bool {
         true
     }

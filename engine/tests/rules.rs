@@ -177,3 +177,46 @@ fn fischer_random_castling_onto_a_rook_standing_in_a_union() {
     assert_eq!(p.fen(), "1nrbqjk1/p1pppp1p/8/1p1b1np1/8/1P6/P1PPPPPP/1NRBQKNR w 1 CH - -");
     assert_eq!(turn_to_string(&pos, &turn), "0-0");
 }
+
+/// A pending promotion with nothing in hand starts a turn in either colour:
+/// a pawn the opponent carried home (`PromoteThenLift`, the promotion opens
+/// the turn) or a lone pawn that ended its owner's move on the last rank
+/// (`PromoteThenFinish`, the promotion is the whole turn, `=Q`). The first
+/// Black position is the platform book entry (a lone pawn on e1).
+#[test]
+fn a_pending_promotion_with_nothing_in_hand_is_a_turn_start() {
+    use pacozero_engine::paco::Required;
+    use pacozero_engine::Game;
+    let cases = [
+        ("3Pk3/8/8/8/8/8/8/4K3 w 0 - - -", Required::PromoteThenFinish, Color::White),
+        ("2h2r2/pp3ppk/5nNp/3d1wBP/3PeF2/P2D4/1P1R1P2/1KE1p3 b 1 - - -", Required::PromoteThenFinish, Color::Black),
+        ("3Ck3/8/8/8/8/8/8/4K3 w 0 - - -", Required::PromoteThenLift, Color::White),
+        ("4k3/8/8/8/8/8/8/3cK3 b 0 - - -", Required::PromoteThenLift, Color::Black),
+    ];
+    for (fen, required, mover) in cases {
+        let g = GameState::from_notation(fen).unwrap();
+        assert_eq!((g.position().required(), g.position().side_to_move()), (required, mover), "{fen}");
+        assert!(g.is_turn_start(), "{fen}");
+        let turns = g.legal_turns();
+        assert!(!turns.is_empty(), "{fen}");
+        for t in &turns {
+            let text = g.turn_notation(t);
+            assert!(text.starts_with('=') && !text.ends_with(' '), "{fen}: {text:?}");
+            assert_eq!(&g.parse_turn(&text).unwrap(), t, "{fen}: {text}");
+        }
+        if required == Required::PromoteThenFinish {
+            // The promotion alone ends the turn: one turn per promotion piece.
+            assert_eq!(turns.len(), 4, "{fen}");
+            let mut after = g.clone();
+            for d in g.parse_turn("=Q").unwrap() {
+                after.apply(d);
+            }
+            assert_eq!(after.to_move(), mover.other(), "{fen}: the other side moves next");
+        } else {
+            assert!(turns.iter().all(|t| t.len() > 1), "{fen}: the promotion opens the turn");
+        }
+    }
+    // In the middle of a turn (a piece in hand) it is not.
+    let mid = GameState::from_notation("3Ek3/8/8/8/8/8/8/4K3^d8N w 0 - - -").unwrap();
+    assert!(!mid.is_turn_start());
+}

@@ -6,6 +6,7 @@ use crate::args::{BookArgs, BookCommand, BookFormat, ImportFormat};
 use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 use pacozero_book::compare::{compare_books, compare_search};
+use pacozero_book::entries::lookup_rows;
 use pacozero_book::platform_book::{export_platform_book, import_platform_book, platform_info};
 use pacozero_book::{book_game, build, read_any_book, Book, BookConfig, BookGame};
 use pacozero_data::book::{write_book, BookInfo, BookPosition};
@@ -74,12 +75,18 @@ pub fn run(a: BookArgs) -> Result<()> {
     }
 }
 
+/// Imports a platform book: every entry written, the positions lookups use
+/// counted, then the entries they leave out by reason with the first examples.
 fn import_platform(input: &Path, out: &Path) -> Result<()> {
-    let rows = import_platform_book(input, &read_platform_book(input)?)?;
-    write_book(out, &platform_info(input), &rows).with_context(|| format!("writing book {}", out.display()))?;
-    let moves: usize = rows.iter().map(|p| p.moves.len()).sum();
-    let starts = rows.iter().filter(|p| p.depth == 0).count();
-    println!("{}: {} positions, {} moves, {} start positions, imported from {}", out.display(), rows.len(), moves, starts, input.display());
+    let import = import_platform_book(input, &read_platform_book(input)?)?;
+    write_book(out, &platform_info(input), &import.rows).with_context(|| format!("writing book {}", out.display()))?;
+    let used = lookup_rows(&import.rows).rows;
+    let moves: usize = used.iter().map(|p| p.moves.len()).sum();
+    let starts = used.iter().filter(|p| p.depth == 0).count();
+    println!("{}: {} positions, {} moves, {} start positions, imported from {}", out.display(), used.len(), moves, starts, input.display());
+    for line in import.summary() {
+        println!("{line}");
+    }
     Ok(())
 }
 
@@ -152,6 +159,12 @@ fn probe_text<G: BookGame>(b: &Book<G>, p: &BookPosition) -> String {
     let mut s = String::new();
     s.push_str(&format!("book: {} positions, network {}\n", b.positions.len(), b.info.network));
     s.push_str(&format!("position: {}\n", p.fen));
+    // Other entries of the position (a platform book keys by the whole FEN).
+    let used = &b.positions[&p.hash];
+    for other in std::iter::once(used).chain(b.other_rows(p.hash)).filter(|r| r.fen != p.fen) {
+        let why = other.skipped.as_deref().map_or(String::new(), |r| format!(" (kept for export only: {r})"));
+        s.push_str(&format!("also in the book as: {}{why}\n", other.fen));
+    }
     s.push_str(&format!(
         "depth {}, book visits {}, searched with {} visits: value {:+.3} (W {}% D {}% L {}%)\n",
         row.depth,

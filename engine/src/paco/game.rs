@@ -314,8 +314,14 @@ impl Game for GameState {
         GameState::new(*self.position())
     }
 
+    /// Nothing in hand: a lift, or a pending promotion that opens the turn
+    /// (`PromoteThenLift`, a pawn the opponent carried home) or is all that is
+    /// left of it (`PromoteThenFinish`, a pawn that ended its owner's move on
+    /// the last rank). These are the positions a FEN without `^` writes, so
+    /// the platform's book keys; from a `PromoteThenFinish` position the
+    /// turn is the promotion alone (`=Q`).
     fn is_turn_start(&self) -> bool {
-        matches!(self.position().required(), Required::Lift | Required::PromoteThenLift)
+        matches!(self.position().required(), Required::Lift | Required::PromoteThenLift | Required::PromoteThenFinish)
     }
 
     /// One turn per distinct result (the full-move generator's), dead-end

@@ -8,6 +8,7 @@
 //! | the released piece goes on (a chain) | `Bf3xe4>c3>c6` |
 //! | promotion where it happens | `e7-e8=Q`, `e7xd8=N>c6` |
 //! | promotion of a pawn the opponent carried home, then the turn | `=Q Nb1-c3` |
+//! | the promotion left of a turn (a lone pawn on its last rank) | `=Q` |
 //! | castling (king side / queen side) | `0-0`, `0-0-0` |
 //!
 //! Piece letters are the mover's piece (P omitted). Reading is tolerant: the
@@ -82,6 +83,8 @@ pub fn turn_to_string(pos: &Position, actions: &[Action]) -> String {
         }
         p.play_unchecked(a);
     }
+    // A turn that is only a promotion (`=Q`) has no move after the space.
+    s.truncate(s.trim_end().len());
     s
 }
 
@@ -125,6 +128,10 @@ pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationEr
         play(&mut p, &mut out, Action::Promote(k), i)?;
         i += 2;
         skip_ws(&mut i);
+        // The promotion was all that was left of the turn.
+        if i == chars.len() && (p.side_to_move() != pos.side_to_move() || p.status().is_over()) {
+            return Ok(out);
+        }
     }
     let rest: String = chars[i..].iter().collect();
     let castle = rest.replace('O', "0");
