@@ -32,11 +32,13 @@ pub mod backend;
 mod bench;
 mod error;
 mod files;
+mod metrics;
 pub mod plots;
 mod train;
 
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
 pub use error::{TrainError, TrainResult};
 pub use files::{load_train_file, train_run, NetTable, TrainFile, TrainRun};
+pub use metrics::StepMetrics;
 pub use pacozero_batch::{permutation, targets, Batch, LrSchedule, OptimizerKind, Targets, TrainConfig};
-pub use train::{checkpoint_path, DataPosition, FreshLoss, StepMetrics, TrainSummary, Trainer, FRESH_LOSS_ROWS};
+pub use train::{checkpoint_path, DataPosition, FreshLoss, TrainSummary, Trainer, FRESH_LOSS_ROWS};

@@ -9,8 +9,7 @@
 //! steps a killed run did after its last checkpoint are redone), so every
 //! step appears at most once, in increasing order.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::training_device;
 use crate::error::{io_err, TrainError, TrainResult};
+use crate::metrics::{append_metrics, trim_metrics, StepMetrics};
 use crate::plots::write_plots;
 use pacozero_batch::{OptimizerKind, TrainConfig};
 use pacozero_nn::backend::{cpu_pool, in_pool};
@@ -54,63 +54,6 @@ pub struct DataPosition {
     pub loaded_at_step: u64,
     /// Windows loaded so far.
     pub windows_loaded: u64,
-}
-
-/// Figures of one training step (also a row of `metrics.csv`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct StepMetrics {
-    pub step: u64,
-    pub samples_seen: u64,
-    pub lr: f64,
-    pub loss: f64,
-    pub policy_loss: f64,
-    pub value_loss: f64,
-    pub moves_left_loss: f64,
-    pub sako_loss: f64,
-    /// Fraction of full-search rows whose top (masked) logit is the top target move.
-    pub policy_top1: f64,
-    /// Mean predicted win probability vs fraction of rows won.
-    pub pred_win: f64,
-    pub actual_win: f64,
-    /// Mean predicted draw probability vs fraction drawn.
-    pub pred_draw: f64,
-    pub actual_draw: f64,
-    /// Mean predicted score P(win) − P(loss) vs mean result.
-    pub pred_score: f64,
-    pub actual_score: f64,
-    pub samples_per_sec: f64,
-    pub window_rows: usize,
-    /// Cross-entropy of the reply head (`NaN` without one, or without reply
-    /// targets in the batch).
-    pub reply_policy_loss: f64,
-}
-
-pub(crate) const METRICS_HEADER: &str = "step,samples_seen,lr,loss,policy_loss,value_loss,moves_left_loss,sako_loss,policy_top1,pred_win,actual_win,pred_draw,actual_draw,pred_score,actual_score,samples_per_sec,window_rows,reply_policy_loss";
-
-impl StepMetrics {
-    fn csv_row(&self) -> String {
-        format!(
-            "{},{},{:.6e},{:.6},{:.6},{:.6},{:.6},{:.6},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{},{:.6}",
-            self.step,
-            self.samples_seen,
-            self.lr,
-            self.loss,
-            self.policy_loss,
-            self.value_loss,
-            self.moves_left_loss,
-            self.sako_loss,
-            self.policy_top1,
-            self.pred_win,
-            self.actual_win,
-            self.pred_draw,
-            self.actual_draw,
-            self.pred_score,
-            self.actual_score,
-            self.samples_per_sec,
-            self.window_rows,
-            self.reply_policy_loss
-        )
-    }
 }
 
 /// Losses of the network on positions it has not been trained on yet (see
@@ -503,7 +446,7 @@ impl Trainer {
                 summary.first = m.clone();
             }
             if self.step.is_multiple_of(self.cfg.metrics_every) || i + 1 == steps {
-                self.append_metrics(&m)?;
+                append_metrics(&RunDir::new(&self.run_dir).metrics(), &m)?;
             }
             bar.set_message(format!("loss {:.4} pol {:.3} val {:.3} {:.0} samples/s", m.loss, m.policy_loss, m.value_loss, m.samples_per_sec));
             bar.inc(1);
@@ -633,17 +576,6 @@ impl Trainer {
         }))
     }
 
-    fn append_metrics(&self, m: &StepMetrics) -> TrainResult<()> {
-        let path = RunDir::new(&self.run_dir).metrics();
-        let new = !path.exists();
-        let mut f = OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
-        if new {
-            writeln!(f, "{METRICS_HEADER}").map_err(io_err(&path))?;
-        }
-        writeln!(f, "{}", m.csv_row()).map_err(io_err(&path))?;
-        Ok(())
-    }
-
     /// Redraw `<run>/plots/*.png` from `<run>/metrics.csv`.
     pub fn plot(&self) -> TrainResult<Vec<PathBuf>> {
         let run = RunDir::new(&self.run_dir);
@@ -761,42 +693,6 @@ fn blend(avg: PacoNet, model: &PacoNet, keep: f32) -> TrainResult<PacoNet> {
         Some(e) => Err(TrainError::Other(format!("weight averaging: {e}"))),
         None => Ok(avg),
     }
-}
-
-/// Drops the rows of `metrics.csv` past checkpoint step `step` (steps a
-/// killed run did after its last checkpoint, which the resumed run redoes)
-/// and a cut last line, so the file holds each step at most once, in order.
-/// A file of an earlier build, whose header lacks columns added since at
-/// the end, gets the current header and `NaN` in those columns.
-fn trim_metrics(path: &Path, step: u64) -> TrainResult<()> {
-    let text = match fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io_err(path)(e)),
-    };
-    let columns = METRICS_HEADER.split(',').count();
-    let mut keep = String::with_capacity(text.len());
-    let mut missing = 0;
-    for line in text.split_inclusive('\n') {
-        let whole = line.ends_with('\n');
-        let first = line.split(',').next().unwrap_or("");
-        if whole && line.starts_with("step,") {
-            let header = line.trim_end();
-            if header != METRICS_HEADER && METRICS_HEADER.starts_with(&format!("{header},")) {
-                missing = columns - header.split(',').count();
-            }
-            keep.push_str(if missing > 0 { METRICS_HEADER } else { header });
-            keep.push('\n');
-        } else if whole && first.parse::<u64>().is_ok_and(|s| s <= step) {
-            keep.push_str(line.trim_end());
-            keep.push_str(&",NaN".repeat(missing));
-            keep.push('\n');
-        }
-    }
-    if keep != text {
-        pacozero_nn::modelfile::write_atomic(path, &[keep.as_bytes()])?;
-    }
-    Ok(())
 }
 
 /// Heads or tails for row `k` of the batch of `step` (SplitMix64 of both and the seed).
@@ -960,36 +856,4 @@ fn train_step(model: PacoNet, optim: &mut ModuleOptimizer, b: &Batch, cfg: &Trai
     let wdl = l.wdl_prob.detach().into_data();
     batch_stats(b, logits.as_slice::<f32>().unwrap_or(&[]), wdl.as_slice::<f32>().unwrap_or(&[]), &mut m);
     (model, m)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// docs/DATA.md lists the columns `metrics.csv` has, in order.
-    #[test]
-    fn the_documented_metrics_columns_are_the_written_ones() {
-        let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
-        let doc = fs::read_to_string(format!("{root}/../docs/DATA.md")).unwrap();
-        let start = doc.find("`metrics.csv` columns: `").expect("docs/DATA.md lists the metrics columns") + "`metrics.csv` columns: `".len();
-        let listed: String = doc[start..].split('`').next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
-        assert_eq!(listed.replace(", ", ","), METRICS_HEADER);
-    }
-
-    #[test]
-    fn an_earlier_builds_metrics_get_the_new_columns_as_nan() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("metrics.csv");
-        let old_header = METRICS_HEADER.rsplit_once(',').unwrap().0;
-        let row = |step: u64| format!("{step},{},0.001,2.5,1.5,0.9,0.05,0.6,0.4,0.5,0.5,0.1,0.1,0.0,0.0,1200.0,4096", step * 128);
-        fs::write(&path, format!("{old_header}\n{}\n{}\n{}\n", row(1), row(2), row(3))).unwrap();
-        trim_metrics(&path, 2).unwrap();
-        let text = fs::read_to_string(&path).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines, vec![METRICS_HEADER.to_string(), format!("{},NaN", row(1)), format!("{},NaN", row(2))]);
-        // Current files are only trimmed.
-        fs::write(&path, format!("{METRICS_HEADER}\n{},0.5\n{},0.4\n", row(1), row(2))).unwrap();
-        trim_metrics(&path, 5).unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{METRICS_HEADER}\n{},0.5\n{},0.4\n", row(1), row(2)));
-    }
 }
