@@ -28,6 +28,7 @@
 //! directory; `pacozero_data::run_dir` names every path of a run and
 //! documents them in one table.
 
+mod average;
 pub mod backend;
 mod bench;
 mod error;

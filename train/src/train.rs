@@ -28,6 +28,7 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::average::fold_average;
 use crate::backend::training_device;
 use crate::error::{io_err, TrainError, TrainResult};
 use crate::metrics::{append_metrics, trim_metrics, StepMetrics};
@@ -460,7 +461,7 @@ impl Trainer {
         }
         bar.finish_and_clear();
         if steps > 0 {
-            self.fold_average()?;
+            self.average = fold_average(self.average.take(), &self.model, self.cfg.export_average as f32, &self.net, &self.device, &self.run_dir)?;
             self.save_checkpoint()?;
             self.plot()?;
         }
@@ -622,76 +623,6 @@ impl Trainer {
     /// loss measures these, since they are what played the fresh games.
     pub fn played(&self) -> &PacoNet {
         self.average.as_ref().unwrap_or(&self.model)
-    }
-
-    /// Folds the trained weights into the average (`export_average` > 0).
-    fn fold_average(&mut self) -> TrainResult<()> {
-        let keep = self.cfg.export_average as f32;
-        if keep <= 0.0 {
-            self.average = None;
-            return Ok(());
-        }
-        self.average = Some(match self.average.take() {
-            // A copy through the record: a module's clone shares its
-            // batch-norm statistics with the original, which training updates
-            // in place (and blending would then write into the trained model).
-            None => model_from_bytes(&self.run_dir, &self.net, &self.device, record_bytes(&self.model)?)?,
-            Some(avg) => blend(avg, &self.model, keep)?,
-        });
-        Ok(())
-    }
-}
-
-/// `keep` × `avg` + (1 − `keep`) × `model`, tensor by tensor: every float
-/// tensor of the module (parameters and batch-norm running statistics).
-/// Visiting and mapping walk a module's tensors in the same order, so the
-/// model's are collected first and the average's mapped against them.
-fn blend(avg: PacoNet, model: &PacoNet, keep: f32) -> TrainResult<PacoNet> {
-    use burn::module::{ModuleMapper, ModuleVisitor, Param};
-    use burn::tensor::{Tensor, TensorData};
-
-    struct Collect(Vec<TensorData>);
-    impl ModuleVisitor for Collect {
-        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-            self.0.push(param.val().into_data());
-        }
-    }
-    struct Blend {
-        news: std::vec::IntoIter<TensorData>,
-        keep: f32,
-        error: Option<String>,
-    }
-    impl ModuleMapper for Blend {
-        fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
-            let (id, old, _) = param.consume();
-            let Some(new) = self.news.next() else {
-                self.error.get_or_insert_with(|| "the average has more tensors than the model".into());
-                return Param::initialized(id, old);
-            };
-            let device = old.device();
-            let old = old.into_data();
-            let (a, b) = match (old.try_to_vec::<f32>(), new.try_to_vec::<f32>()) {
-                (Ok(a), Ok(b)) if a.len() == b.len() => (a, b),
-                _ => {
-                    self.error.get_or_insert_with(|| format!("a tensor of shape {:?} does not match the model's {:?}", old.shape(), new.shape()));
-                    return Param::initialized(id, Tensor::from_data(old, &device));
-                }
-            };
-            let mixed: Vec<f32> = a.iter().zip(&b).map(|(x, y)| self.keep * x + (1.0 - self.keep) * y).collect();
-            Param::initialized(id, Tensor::from_data(TensorData::new(mixed, old.shape().clone()), &device))
-        }
-    }
-
-    let mut collect = Collect(Vec::new());
-    model.visit(&mut collect);
-    let mut mapper = Blend { news: collect.0.into_iter(), keep, error: None };
-    let avg = avg.map(&mut mapper);
-    if mapper.news.next().is_some() {
-        mapper.error.get_or_insert_with(|| "the model has more tensors than the average".into());
-    }
-    match mapper.error {
-        Some(e) => Err(TrainError::Other(format!("weight averaging: {e}"))),
-        None => Ok(avg),
     }
 }
 
