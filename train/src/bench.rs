@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::backend::training_device;
 use crate::error::TrainResult;
-use crate::train::losses;
+use crate::losses::losses;
 use burn::optim::{GradientsParams, SgdConfig};
 use pacozero_batch::Batch;
 use pacozero_batch::TrainConfig;
