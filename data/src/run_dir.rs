@@ -16,7 +16,7 @@
 //! | `models/<name>.pzmodel` | the trainer's export | a model file (`pacozero_nn::modelfile`) |
 //! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline |
 //! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
-//! | `metrics.csv` | the trainer | one row per training step (`pacozero_train::train::METRICS_HEADER`, `docs/DATA.md`) |
+//! | `metrics.csv` | the trainer | one row per training step (`pacozero_train::metrics::METRICS_HEADER`, `docs/DATA.md`) |
 //! | `plots/*.png` | the trainer | losses, accuracy, calibration, learning rate, speed (`pacozero_train::plots`) |
 //! | `store-probe/` | an object-store worker | the newest chunk of the store, fetched to check its game (`pacozero_run::store_sync`) |
 //!

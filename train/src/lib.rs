@@ -8,6 +8,15 @@
 //! [`backend::training_device`]. The cargo feature `tch` forwards to
 //! `pacozero-nn/tch`.
 //!
+//! ## Modules
+//! * `trainer`: [`Trainer`] (state, data window, steps, resume, checkpoints,
+//!   export);
+//! * `losses`: the losses below and one optimizer step on a batch, accuracy
+//!   and calibration figures, [`FreshLoss`];
+//! * `metrics`: `metrics.csv` ([`StepMetrics`]);
+//! * `average`: weight averaging (`export_average`);
+//! * [`plots`], [`bench_net`], the training file ([`TrainFile`]), [`backend`].
+//!
 //! ## Losses (per batch; `w` = row weight)
 //! * policy: cross-entropy between the search policy and the softmax of the
 //!   logits with illegal slots masked, on rows with `full_search` only,
@@ -36,7 +45,7 @@ mod files;
 mod losses;
 mod metrics;
 pub mod plots;
-mod train;
+mod trainer;
 
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
 pub use error::{TrainError, TrainResult};
@@ -44,4 +53,4 @@ pub use files::{load_train_file, train_run, NetTable, TrainFile, TrainRun};
 pub use losses::{FreshLoss, FRESH_LOSS_ROWS};
 pub use metrics::StepMetrics;
 pub use pacozero_batch::{permutation, targets, Batch, LrSchedule, OptimizerKind, Targets, TrainConfig};
-pub use train::{checkpoint_path, DataPosition, TrainSummary, Trainer};
+pub use trainer::{checkpoint_path, DataPosition, TrainSummary, Trainer};

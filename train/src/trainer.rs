@@ -1,4 +1,4 @@
-//! The training loop: [`Trainer`].
+//! The training loop: [`Trainer`], its state, resume and checkpoints.
 //!
 //! Each step takes `batch_size` rows from a shuffled sliding window of the most
 //! recent positions on disk, computes the four losses, and applies one
@@ -8,6 +8,10 @@
 //! row per step; resuming drops its rows past the checkpoint's step (the
 //! steps a killed run did after its last checkpoint are redone), so every
 //! step appears at most once, in increasing order.
+//!
+//! This module holds the state and the data it reads; what a step computes
+//! (`losses`), the metrics file (`metrics`) and weight averaging (`average`)
+//! are sibling modules it uses, none of which uses it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
