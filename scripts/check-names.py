@@ -4,6 +4,14 @@
 * The run directory's paths (`data`, `models`, `current`, `state.json`,
   `metrics.csv`, ...) are named in `data/src/run_dir.rs` only: everything
   else asks a `RunDir` (issue 35, "one module owns the run directory").
+* A game is named (its module path `paco::`, its registry variant
+  `GameKind::Paco`, its name as a string `"paco"`) only in its own
+  directory `engine/src/<game>/`, in the registry `engine/src/registry.rs`,
+  in the engine's `pub mod <game>;` lines, and in modules that exist for
+  one game's platform, named for it (`platform_*.rs`); everything else goes
+  through `Game` and `GameKind` (issue 35, "games only through the
+  registry"). `engine/reference` (the slow Paco Ŝako reference generator)
+  is test equipment and not checked.
 
 Only library and binary code is checked (the `src/` folders, their
 `#[cfg(test)]` modules and comments left out): tests and docs may spell
@@ -16,7 +24,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["engine", "engine/reference", "data", "search", "book", "selfplay", "nn", "train", "arena", "store", "run", "cli", "python"]
+CRATES = ["engine", "data", "search", "book", "selfplay", "nn", "train", "arena", "store", "run", "cli", "python"]
 
 RUN_LAYOUT_OWNER = "data/src/run_dir.rs"
 RUN_LAYOUT = re.compile(
@@ -24,6 +32,22 @@ RUN_LAYOUT = re.compile(
     r'|"(models/current|state\.json|generations\.jsonl|matches\.jsonl|ratings\.csv|ratings\.md|metrics\.csv|config\.toml|report\.html|latest\.pzckpt)"'
     r'|"(data|models)/'
 )
+
+
+GAMES = ["paco", "shako"]
+GAME_NAME = re.compile(
+    r"\b(" + "|".join(GAMES) + r")::"
+    + r"|GameKind::(" + "|".join(g.capitalize() for g in GAMES) + r")\b"
+    + r'|"(' + "|".join(GAMES) + r')"'
+)
+
+
+def game_name_allowed(rel, line):
+    if any(rel.startswith(f"engine/src/{g}/") for g in GAMES) or rel == "engine/src/registry.rs":
+        return True
+    if os.path.basename(rel).startswith("platform_"):
+        return True
+    return rel == "engine/src/lib.rs" and re.match(r"\s*pub mod \w+;", line) is not None
 
 
 def code_of(text):
@@ -44,13 +68,13 @@ def sources():
 def main():
     findings = []
     for rel, path in sources():
-        if rel == RUN_LAYOUT_OWNER:
-            continue
         with open(path, encoding="utf-8") as f:
             code = code_of(f.read())
         for n, line in enumerate(code.splitlines(), 1):
-            if RUN_LAYOUT.search(line):
+            if RUN_LAYOUT.search(line) and rel != RUN_LAYOUT_OWNER:
                 findings.append(f"{rel}:{n}: a run-directory path spelled outside {RUN_LAYOUT_OWNER} (use pacozero_data::RunDir): {line.strip()}")
+            if GAME_NAME.search(line) and not game_name_allowed(rel, line):
+                findings.append(f"{rel}:{n}: a game named outside its directory and the registry (go through Game/GameKind): {line.strip()}")
     for f in findings:
         print(f, file=sys.stderr)
     return 1 if findings else 0

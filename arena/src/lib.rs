@@ -7,11 +7,13 @@
 //! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`) and how each chooses |
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
 //! | [`ratings`] | Bradley–Terry Elo over every game of a run (anchored), SPRT gating |
-//! | [`tactics`] | the Paco-in-1/in-2 suite proved by the engine, and a network's solve rate on it |
+//! | [`tactics`] | a suite of forced wins in 1 or 2 turns and a network's solve rate on it, for any game |
+//! | [`platform_tactics`] | the bundled Paco-in-1/in-2 suite made from the platform's reference games, proved by the engine |
 //!
 //! Everything is generic over the engine's `Game` (Paco Ŝako and Shako).
 
 pub mod matches;
+pub mod platform_tactics;
 pub mod players;
 pub mod ratings;
 pub mod tactics;

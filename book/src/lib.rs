@@ -10,15 +10,16 @@
 //! | [`read`] | the one reader of every book format ([`read_any_book`]), told apart by content |
 //! | [`build`](mod@build) | books built by search (best-first over uncertain lines), held in memory ([`Book`]), probed, resumed |
 //! | [`platform_book`] | the platform's books imported (every move replayed by the engine) and exported |
-//! | [`compare`] | a network's (or a book's) turns and values at a reference book's positions, agreement by game phase |
+//! | [`platform_compare`] | a network's (or a book's) turns and values at the positions of a reference book of the platform's game, agreement by game phase (ply, unions) |
 //! | [`starts`] | start positions drawn from a book: self-play's `start_positions = "book"` and match openings |
 //!
-//! Everything but the platform's format is generic over the engine's `Game`.
+//! Everything but the platform's modules (`platform_*`: its book format and
+//! the comparison with its books) is generic over the engine's `Game`.
 
 pub mod build;
-pub mod compare;
 pub mod entries;
 pub mod platform_book;
+pub mod platform_compare;
 pub mod read;
 pub mod starts;
 

@@ -59,7 +59,7 @@ use pacozero_data::platform_book::{PlatformBook, PlatformBookError, PlatformMove
 use pacozero_engine::paco::{action_from_index, action_index, parse_actions, turn_to_string, GameState, Position};
 use pacozero_engine::{Color, Game};
 
-use pacozero_search::turns::actions_text;
+use pacozero_engine::paco::actions_text;
 
 use crate::entries::SAME_POSITION;
 

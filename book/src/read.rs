@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use pacozero_data::book::{read_book, BookInfo, BookPosition};
 use pacozero_data::platform_book::{read_platform_book, PlatformBookError};
-use pacozero_engine::{paco, Game};
+use pacozero_engine::GameKind;
 
 use crate::platform_book::{import_platform_book, platform_info};
 
@@ -34,10 +34,11 @@ pub fn read_any_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
     Ok((platform_info(path), rows))
 }
 
-/// The game a book was built for (`paco` for books written before games were recorded).
+/// The game a book was built for (the default game, [`GameKind::default`],
+/// for books written before games were recorded).
 pub fn book_game(info: &BookInfo) -> &str {
     if info.game.is_empty() {
-        <paco::GameState as Game>::NAME
+        GameKind::default().name()
     } else {
         &info.game
     }

@@ -103,7 +103,7 @@ pub struct SelfplayArgs {
     #[arg(long)]
     pub quiet: bool,
     /// The game to play.
-    #[arg(long, default_value = "paco")]
+    #[arg(long, default_value_t)]
     pub game: GameKind,
     /// Object store of the run (s3://bucket/run, gs://, az://, file:///dir): games are
     /// uploaded to data/w<NNNN>/ there and the model is read from its models/current
@@ -204,7 +204,7 @@ pub struct ArenaArgs {
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// The game to play (`fischer-random` openings of Shako are a few random plies from the start).
-    #[arg(long, default_value = "paco")]
+    #[arg(long, default_value_t)]
     pub game: GameKind,
 }
 
@@ -221,19 +221,19 @@ pub struct PerftArgs {
     /// Print the count below each first move.
     #[arg(long)]
     pub divide: bool,
-    #[arg(long, default_value = "paco")]
+    #[arg(long, default_value_t)]
     pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
 pub struct LegalArgs {
-    #[arg(long, default_value = "paco")]
+    #[arg(long, default_value_t)]
     pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    #[arg(long, default_value = "paco")]
+    #[arg(long, default_value_t)]
     pub game: GameKind,
     /// Position in the game's FEN (default: the start position).
     #[arg(long)]
@@ -270,22 +270,32 @@ pub enum BenchWhat {
     },
     /// MCTS simulations and node visits per second; with --model, the share of time in the network.
     Mcts {
+        /// The game searched (the model must be one of its networks).
+        #[arg(long, default_value_t)]
+        game: GameKind,
+        /// Seconds each measurement runs.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
+        /// A network to measure besides the uniform evaluator.
         #[arg(long)]
         model: Option<PathBuf>,
         /// Worker threads (0 = all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Games searched at once per worker (their leaves form one batch).
         #[arg(long, default_value_t = 64)]
         games_per_thread: usize,
     },
     /// Peak memory of self-play with many concurrent games per worker (resident
     /// set size from /proc/self/status; games are written to a temporary directory).
     Memory {
+        /// The game played.
+        #[arg(long, default_value_t)]
+        game: GameKind,
         /// Concurrent games per worker thread.
         #[arg(long, default_value_t = 1000)]
         games_per_thread: usize,
+        /// Worker threads.
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Games to finish (default: threads x games per thread).
@@ -328,8 +338,13 @@ pub enum BenchWhat {
     },
     /// Network inference (batch 1, 32, 256) and training speed, against plain matrix multiplications.
     Net {
+        /// The game whose input and policy sizes the network has.
+        #[arg(long, default_value_t)]
+        game: GameKind,
+        /// Residual blocks.
         #[arg(long, default_value_t = 6)]
         blocks: u32,
+        /// Channels of each block.
         #[arg(long, default_value_t = 64)]
         channels: u32,
         /// Seconds measured per figure.
@@ -369,7 +384,7 @@ pub enum BookCommand {
         quiet: bool,
         /// The game of the book (the model must be a network of that game; probe
         /// and export read the game from the book).
-        #[arg(long, default_value = "paco")]
+        #[arg(long, default_value_t)]
         game: GameKind,
     },
     /// Print the book moves of a position.
@@ -464,7 +479,7 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value_t = 10)]
     pub pv_turns: usize,
     /// The game of the position and the network.
-    #[arg(long, default_value = "paco")]
+    #[arg(long, default_value_t)]
     pub game: GameKind,
 }
 
@@ -513,6 +528,6 @@ pub struct PlayArgs {
     #[arg(long)]
     pub fen: Option<String>,
     /// The game (the network must be one of this game's).
-    #[arg(long, default_value = "paco")]
+    #[arg(long, default_value_t)]
     pub game: GameKind,
 }

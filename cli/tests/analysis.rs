@@ -370,3 +370,33 @@ fn a_won_position_names_the_winning_turn() {
     }
     assert_eq!(g.outcome(), Some(Outcome::Win(root.to_move())), "{a}");
 }
+
+/// A pending promotion with nothing in hand opens the mover's turn (issue
+/// 34, kind 2): the platform's book entry with a lone Black pawn on e1 (the
+/// promotion is the whole turn) and a White pawn Black carried home in a
+/// union (the promotion opens a longer turn). Every top move is a whole turn
+/// that starts with the promotion and replays as legal.
+#[test]
+fn a_pending_promotion_opens_the_turn_in_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let queries = [("lone", "2h2r2/pp3ppk/5nNp/3d1wBP/3PeF2/P2D4/1P1R1P2/1KE1p3 b 1 - - -"), ("carried", "3Ck3/8/8/8/8/8/8/4K3 w 0 - - -")];
+    let mut e = Engine::start(&paco_model(dir.path()), &[]);
+    for (id, fen) in queries {
+        e.send(&json!({"id": id, "fen": fen, "max_visits": 100, "top_moves": 0}).to_string());
+    }
+    let (answers, _) = e.finish();
+    for (id, fen) in queries {
+        let a = answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no answer {id}: {answers:?}"));
+        let root = GameState::from_notation(fen).unwrap();
+        let moves: Vec<&str> = a["top_moves"].as_array().unwrap().iter().map(|m| m["move"].as_str().unwrap()).collect();
+        assert!(!moves.is_empty() && moves.iter().all(|m| m.starts_with('=')), "{id}: {moves:?}");
+        if id == "lone" {
+            let mut sorted = moves.clone();
+            sorted.sort();
+            assert_eq!(sorted, ["=B", "=N", "=Q", "=R"], "{id}: the promotion is the whole turn");
+        } else {
+            assert!(moves.iter().all(|m| m.len() > 2), "{id}: the promotion opens the turn: {moves:?}");
+        }
+        assert!(replay_answer(&root, a) > 0, "{id}: {a}");
+    }
+}

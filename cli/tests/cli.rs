@@ -233,7 +233,7 @@ fn tactics_solve_reports_by_depth_and_names_a_bad_line() {
     let out = bin().args(args).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("on 2 positions") && text.contains("Paco in 1: ") && text.contains("/1 solved") && text.contains("Paco in 2: "), "{text}");
+    assert!(text.contains("on 2 positions") && text.contains("win in 1: ") && text.contains("/1 solved") && text.contains("win in 2: "), "{text}");
     // The reference network by name gives the same figures as its file.
     let mut by_name = args;
     by_name[3] = "ref:quick-199eb03-gen28";

@@ -163,3 +163,28 @@ fn analyze_and_play_shako_with_a_shako_network() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("is not a shako network"), "{err}");
 }
+
+/// `tactics solve` works for the network's own game: a Shako network is
+/// refused the bundled (Paco Ŝako) suite with a message, and solves a Shako
+/// suite (here a position where any decision of its search is scored).
+#[test]
+fn tactics_solve_goes_by_the_networks_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_model_of::<shako::GameState>(dir.path(), "tiny-shako");
+    let out = bin().args(["tactics", "solve", "--model", s(&model), "--sims", "0"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the bundled suite is of paco") && err.contains("shako network") && err.contains("--suite"), "{err}");
+    // A Shako suite: the start position, with a made-up "winning" move.
+    let suite = dir.path().join("shako.jsonl");
+    let start = shako::GameState::start().notation();
+    std::fs::write(
+        &suite,
+        format!("{{\"fen\": \"{start}\", \"depth\": 1, \"winning_turns\": [\"e3e5\"], \"winning_actions\": [\"e3e5\"], \"source\": \"test\"}}\n"),
+    )
+    .unwrap();
+    let out = bin().args(["tactics", "solve", "--model", s(&model), "--sims", "0", "--suite", s(&suite)]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("on 1 positions") && text.contains("win in 1: ") && text.contains("/1 solved"), "{text}");
+}

@@ -144,6 +144,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn diagram(&self) -> String {
         format!("{}\n", self.notation())
     }
+    /// The board for a viewer (the run report's sample games): two
+    /// characters per square, rank by rank from the last rank down and file
+    /// by file from the a-file, White's piece letter (or `.`) then Black's
+    /// (or `.`); `BOARD_HEIGHT × BOARD_WIDTH` cells. Paco Ŝako shows both
+    /// pieces of a union; in Shako one of the two is always `.`. Default:
+    /// every square empty (a game that draws no board).
+    fn board_cells(&self) -> String {
+        "..".repeat(Self::BOARD_HEIGHT * Self::BOARD_WIDTH)
+    }
 
     /// The same position without the history that decides repetitions (an
     /// opening book's node, searched as if the game started there); the

@@ -5,7 +5,7 @@
 //! * [`game`]: the [`Game`] trait every game implements (decisions as policy
 //!   indices, encoding, notation, turns); [`registry`]: [`GameKind`], the one
 //!   place that maps a game's name to its type.
-//! * [`invariants`]: the checks the fuzz targets and the corpus replay run.
+//! * `paco::invariants`, `shako::invariants`: the checks the fuzz targets and the corpus replay run.
 //!
 //! No ML code: positions are encoded as plain bit planes and scalars that the
 //! trainer turns into tensors. Its only dependencies are `rand` and
@@ -14,7 +14,6 @@
 //! `engine/reference/` and judges this one in the differential tests.
 
 pub mod game;
-pub mod invariants;
 pub mod paco;
 pub mod registry;
 pub mod shako;

@@ -15,6 +15,7 @@
 //! * the decisions of every whole turn, named one by one, read back as a
 //!   line of play; the status text says `Running` exactly while the game runs;
 //! * the game's own perft counts what the generic one counts;
+//! * the viewer's board has two characters per square, letters or `.`;
 //! * the training-data mirror (`mirror_planes`, `mirror_action_index`) is
 //!   an involution, and a position it refuses keeps its planes.
 //!
@@ -151,6 +152,10 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
             assert_eq!(last >> last_word_bits, 0, "{}: plane {p} spills off the board in {at}", G::NAME);
         }
     }
+    // The viewer's board: two characters a square, a piece letter or `.`.
+    let cells = g.board_cells();
+    assert_eq!(cells.chars().count(), 2 * G::BOARD_HEIGHT * G::BOARD_WIDTH, "{}: board cells of {at}", G::NAME);
+    assert!(cells.chars().all(|c| c == '.' || c.is_ascii_alphabetic()), "{}: board cells {cells:?} of {at}", G::NAME);
     // The mirror of training data: an involution on planes and on decisions.
     let mut mirrored = planes.clone();
     if G::mirror_planes(&mut mirrored) {

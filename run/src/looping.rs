@@ -30,7 +30,7 @@ use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Openings, Player};
 use pacozero_arena::{run_match_from, run_match_sprt};
 use pacozero_data::{check_data_dir, game_spec, spec_of, RunDir};
-use pacozero_engine::{paco, Game, GameKind, GameVisitor};
+use pacozero_engine::{Game, GameKind, GameVisitor};
 use pacozero_nn::default_device;
 use pacozero_search::derive_seed;
 use pacozero_selfplay::SelfplayConfig;
@@ -155,7 +155,7 @@ pub enum Promotion {
 impl Default for LoopConfig {
     fn default() -> Self {
         LoopConfig {
-            game: GameKind::Paco,
+            game: GameKind::default(),
             generations: 20,
             games_per_generation: 64,
             train_steps_per_generation: 200,
@@ -296,8 +296,8 @@ fn open_run(run: &Path, config: Option<&Path>, sets: &[String], obs: &dyn LoopOb
 
 fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
     let mut state = load_state(run)?;
-    // Runs from before the game was recorded are Paco runs.
-    let recorded = if state.game.is_empty() && RunDir::new(run).state().exists() { <paco::GameState as Game>::NAME } else { state.game.as_str() };
+    // Runs from before the game was recorded are of the default game.
+    let recorded = if state.game.is_empty() && RunDir::new(run).state().exists() { GameKind::default().name() } else { state.game.as_str() };
     if !recorded.is_empty() && recorded != G::NAME {
         bail!("{} is a {recorded} run; its config.toml now says game = \"{}\" (a run cannot switch games)", run.display(), G::NAME);
     }

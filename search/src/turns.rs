@@ -18,24 +18,13 @@
 
 use crate::{Evaluator, Search, SearchConfig, SearchResult};
 use anyhow::Result;
-use pacozero_engine::paco::{action_from_index, Action};
-use pacozero_engine::{Color, Game};
+use pacozero_engine::Game;
 use rand::SeedableRng;
 
 /// Decisions after which a whole turn played by search is cut: a chain may
 /// re-enter a union it left, and a search can keep choosing to (tactics
 /// solving and book comparison count such a turn as not found).
 pub const MAX_TURN_DECISIONS: usize = 256;
-
-/// Engine actions of policy indices played by `mover`.
-pub fn engine_actions(path: &[u16], mover: Color) -> Vec<Action> {
-    path.iter().map(|&i| action_from_index(i as usize, mover).expect("policy index from the search")).collect()
-}
-
-/// Space-separated atomic actions (`"Le2 Pe4"`).
-pub fn actions_text(actions: &[Action]) -> String {
-    actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
-}
 
 /// The names ([`Game::action_name`]) of `decisions` played from `from`.
 pub fn decision_names<G: Game>(from: &G, decisions: &[u16]) -> Vec<String> {

@@ -136,6 +136,28 @@ fn fischer_random_and_fen_file_starts() {
     assert!(format!("{e:#}").contains("starts.txt:1"), "{e:#}");
 }
 
+/// Games may start where a pending promotion opens the mover's turn (issue
+/// 34, kind 2: a lone pawn that ended its owner's move on the last rank, a
+/// pawn the opponent carried home): the first decision is the promotion and
+/// the game goes on from there.
+#[test]
+fn games_start_from_a_pending_promotion() {
+    let mut cfg = small(Algorithm::Gumbel);
+    cfg.max_decisions = 6;
+    cfg.start_positions = StartPositions::FenFile;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("starts.txt");
+    for fen in ["2h2r2/pp3ppk/5nNp/3d1wBP/3PeF2/P2D4/1P1R1P2/1KE1p3 b 1 - - -", "3Ck3/8/8/8/8/8/8/4K3 w 0 - - -"] {
+        std::fs::write(&f, format!("{fen}\n")).unwrap();
+        cfg.fen_file = Some(f.clone());
+        let g = play_game::<GameState, _>(&cfg, &UniformEvaluator, 0, None).unwrap();
+        assert_eq!(g.game.start_fen, fen);
+        let first = g.game.actions.split_whitespace().next().unwrap_or_default();
+        assert!(first.starts_with('='), "{fen}: the game began with {first:?}: {}", g.game.actions);
+        assert!(g.game.num_decisions > 1, "{fen}: {}", g.game.actions);
+    }
+}
+
 /// Believes White is winning everywhere (uniform priors): Black's root value
 /// is about -0.9 at every decision, so Black resigns whenever it may.
 const WHITE_WINS: Constant = Constant { white: [0.95, 0.05, 0.0], black: [0.0, 0.05, 0.95] };

@@ -40,7 +40,7 @@ pub struct NetTable {
 
 impl Default for NetTable {
     fn default() -> Self {
-        let d = NetConfig::default_for(&spec_of(GameKind::Paco));
+        let d = NetConfig::default_for(&spec_of(GameKind::default()));
         NetTable {
             blocks: d.blocks,
             channels: d.channels,
@@ -78,7 +78,7 @@ pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
     let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
     let f: TrainFile = toml::from_str(&text).with_context(|| format!("{}: invalid training config", p.display()))?;
     f.train.validate().map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-    f.net.to_config(&spec_of(GameKind::Paco)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    f.net.to_config(&spec_of(GameKind::default())).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     Ok(f)
 }
 
@@ -102,7 +102,7 @@ pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&
     let device = pacozero_nn::default_device();
     let data = pacozero_data::RunDir::new(run).data();
     // Without data yet, training fails below with a message saying so.
-    let spec = pacozero_data::data_spec(&data)?.unwrap_or_else(|| spec_of(GameKind::Paco));
+    let spec = pacozero_data::data_spec(&data)?.unwrap_or_else(|| spec_of(GameKind::default()));
     let net = file.net.to_config(&spec)?;
     let mut trainer = crate::Trainer::resume_or_new(run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
     // Games newer than the checkpoint's window measure how the network generalises.

@@ -2,18 +2,17 @@
 
 use crate::args::{BenchArgs, BenchWhat};
 use anyhow::{bail, Context, Result};
-use pacozero_engine::paco::{GameState, Position};
+use pacozero_engine::{Game, GameKind, GameVisitor};
 use pacozero_search::SearchConfig;
 use pacozero_selfplay::SelfplayConfig;
-use std::time::Instant;
 
 pub fn run(a: BenchArgs) -> Result<()> {
     match a.what {
-        BenchWhat::Perft { depth, atomic_depth, repeat, positions } => perft(depth, atomic_depth, repeat, positions),
-        BenchWhat::Mcts { seconds, model, threads, games_per_thread } => mcts(seconds, model, threads, games_per_thread),
-        BenchWhat::Net { blocks, channels, seconds } => net(blocks, channels, seconds),
+        BenchWhat::Perft { depth, atomic_depth, repeat, positions } => super::platform_perft::perft(depth, atomic_depth, repeat, positions),
+        BenchWhat::Mcts { game, seconds, model, threads, games_per_thread } => game.visit(Mcts { seconds, model, threads, games_per_thread }),
+        BenchWhat::Net { game, blocks, channels, seconds } => net(game, blocks, channels, seconds),
         BenchWhat::Analysis { model, queries, visits, concurrency, threads } => analysis(&model, queries, visits, &concurrency, threads),
-        BenchWhat::Memory { games_per_thread, threads, games, max_decisions, sims, evaluator, games_per_chunk, tree_reuse } => {
+        BenchWhat::Memory { game, games_per_thread, threads, games, max_decisions, sims, evaluator, games_per_chunk, tree_reuse } => {
             let cfg = SelfplayConfig {
                 threads: threads.max(1),
                 games_per_thread,
@@ -22,7 +21,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 search: SearchConfig { full_simulations: sims, cheap_simulations: (sims / 4).max(1), tree_reuse, ..SearchConfig::default() },
                 ..SelfplayConfig::default()
             };
-            memory(&cfg, games, &evaluator)
+            game.visit(Memory { cfg: &cfg, games, evaluator: &evaluator })
         }
     }
 }
@@ -76,13 +75,26 @@ fn proc_status_kb(field: &str) -> Option<u64> {
     line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
 }
 
-fn memory(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<()> {
+struct Memory<'a> {
+    cfg: &'a SelfplayConfig,
+    games: Option<u64>,
+    evaluator: &'a str,
+}
+
+impl GameVisitor for Memory<'_> {
+    type Output = Result<()>;
+    fn visit<G: Game>(self) -> Result<()> {
+        memory::<G>(self.cfg, self.games, self.evaluator)
+    }
+}
+
+fn memory<G: Game>(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<()> {
     use pacozero_selfplay::run_selfplay;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     cfg.validate()?;
     let (threads, games_per_thread) = (cfg.threads, cfg.games_per_thread);
     let games = games.unwrap_or((threads * games_per_thread) as u64);
-    let ev = pacozero_search::baseline_evaluator::<GameState>(evaluator, cfg.seed)?;
+    let ev = pacozero_search::baseline_evaluator::<G>(evaluator, cfg.seed)?;
     let dir = std::env::temp_dir().join(format!("pacozero-bench-memory-{}", std::process::id()));
     let base = proc_status_kb("VmRSS").context("reading /proc/self/status (Linux only)")?;
     // Sample the resident size while the games run (VmHWM alone would also
@@ -96,7 +108,7 @@ fn memory(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<(
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
         });
-        let r = run_selfplay::<GameState, _>(cfg, ev.as_ref(), &dir, games, false);
+        let r = run_selfplay::<G, _>(cfg, ev.as_ref(), &dir, games, false);
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -132,25 +144,39 @@ fn memory(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<(
     Ok(())
 }
 
-fn mcts(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_per_thread: usize) -> Result<()> {
+struct Mcts {
+    seconds: f64,
+    model: Option<std::path::PathBuf>,
+    threads: usize,
+    games_per_thread: usize,
+}
+
+impl GameVisitor for Mcts {
+    type Output = Result<()>;
+    fn visit<G: Game>(self) -> Result<()> {
+        mcts::<G>(self.seconds, self.model, self.threads, self.games_per_thread)
+    }
+}
+
+fn mcts<G: Game>(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_per_thread: usize) -> Result<()> {
     use pacozero_search::{SearchConfig, UniformEvaluator};
     use pacozero_selfplay::bench_mcts;
     let search = SearchConfig::default();
-    let r = bench_mcts::<GameState, _>(&search, &UniformEvaluator, threads, games_per_thread, seconds)?;
+    let r = bench_mcts::<G, _>(&search, &UniformEvaluator, threads, games_per_thread, seconds)?;
     println!("{r}");
     if let Some(m) = model {
-        let ev = pacozero_nn::load_evaluator(&m, 0)?;
-        let r = bench_mcts::<GameState, _>(&search, &ev, threads, games_per_thread, seconds)?;
+        let ev = pacozero_nn::load_network::<G>(&m, 0)?;
+        let r = bench_mcts::<G, _>(&search, &ev, threads, games_per_thread, seconds)?;
         println!("{r}");
         println!("search overhead (time outside the network): {:.1}%", 100.0 * (1.0 - r.eval_fraction));
     }
     Ok(())
 }
 
-fn net(blocks: u32, channels: u32, seconds: f64) -> Result<()> {
+fn net(game: GameKind, blocks: u32, channels: u32, seconds: f64) -> Result<()> {
     use pacozero_nn::{default_device, NetConfig};
     use pacozero_train::{bench_net, BenchOptions};
-    let spec = pacozero_data::game_spec::<GameState>();
+    let spec = pacozero_data::spec_of(game);
     let cfg = NetConfig { blocks, channels, ..NetConfig::default_for(&spec) };
     cfg.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     let opts = BenchOptions { min_time: std::time::Duration::from_secs_f64(seconds), ..BenchOptions::default() };
@@ -193,109 +219,5 @@ fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], thr
         );
     }
     println!("fill: leaves per network call over the concurrent queries (the most a call can hold)");
-    Ok(())
-}
-
-fn timed<F: FnOnce() -> u64>(f: F) -> (u64, f64) {
-    let t = Instant::now();
-    let n = f();
-    (n, t.elapsed().as_secs_f64())
-}
-
-/// The rule-heavy tags of the reference vectors that `bench perft` reports,
-/// each a rule the platform's engine is slowest on.
-const PERFT_TAGS: [&str; 8] =
-    ["mover_in_sako", "castling_blocked_by_threat", "gifts_opponent_promotion", "promotion_in_chain", "ep_capture", "unions_ge6", "chain", "mid_turn"];
-
-/// One position of the vectors with the platform's depth-2 count and time.
-struct PerftCase {
-    fen: String,
-    tags: Vec<String>,
-    leaves: u64,
-    platform_ms: f64,
-    ours_ms: f64,
-}
-
-fn perft(depth: u32, atomic_depth: u32, repeat: u32, positions: Option<std::path::PathBuf>) -> Result<()> {
-    let start = GameState::new(Position::startpos());
-    println!("{:<52} {:>12} {:>9} {:>12}", "workload (start position)", "leaves", "seconds", "M leaves/s");
-    let row = |name: &str, n: u64, s: f64| println!("{name:<52} {n:>12} {s:>9.3} {:>12.2}", n as f64 / s / 1e6);
-    let (n, s) = timed(|| start.perft_full(depth));
-    row(&format!("full-move perft, depth {depth}"), n, s);
-    let (n, s) = timed(|| start.perft_atomic(atomic_depth));
-    row(&format!("atomic perft, depth {atomic_depth}"), n, s);
-
-    // Every exact-FEN vector with the platform's depth-2 full-move count and time.
-    let (text, source) = match positions {
-        Some(p) => (std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
-        None => (super::REFERENCE_VECTORS.to_string(), "the bundled test vectors".to_string()),
-    };
-    let mut cases = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let v: serde_json::Value = serde_json::from_str(line).with_context(|| format!("{source}, line {}", i + 1))?;
-        let (Some(leaves), Some(platform_ms), Some(fen)) = (v["perft2_full"].as_u64(), v["perft2_ms"].as_f64(), v["fen"].as_str()) else { continue };
-        if v["fen_exact"] != true {
-            continue;
-        }
-        fen.parse::<Position>().map_err(|e| anyhow::anyhow!("{source}, line {}: {e}", i + 1))?;
-        let tags = v["tags"].as_array().map(|t| t.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default();
-        cases.push(PerftCase { fen: fen.to_string(), tags, leaves, platform_ms, ours_ms: f64::INFINITY });
-    }
-    // Interleaved rounds; in each, a position runs back to back for at least
-    // 2 ms (the small ones take microseconds, below the timer's resolution to
-    // time once) and its mean counts; the fastest round is reported.
-    for _ in 0..repeat.max(1) {
-        for c in &mut cases {
-            let pos: Position = c.fen.parse().expect("checked above");
-            let t = Instant::now();
-            let mut calls = 0u32;
-            while calls == 0 || t.elapsed().as_secs_f64() < 2e-3 {
-                let n = GameState::new(pos).perft_full(2);
-                if n != c.leaves {
-                    bail!("full-move perft 2 of {} is {n}, the vectors say {}", c.fen, c.leaves);
-                }
-                calls += 1;
-            }
-            c.ours_ms = c.ours_ms.min(t.elapsed().as_secs_f64() * 1e3 / calls as f64);
-        }
-    }
-    println!();
-    println!("full-move perft, depth 2, on the rule-heavy positions of {source} (each position repeated");
-    println!("for at least 2 ms, the fastest of {repeat} rounds),");
-    println!("against the platform's engine timing the same counts (the vectors' perft2_ms):");
-    println!("{:<28} {:>9} {:>10} {:>11} {:>13} {:>7} {:>13}", "tag", "positions", "leaves", "ours M/s", "platform M/s", "ratio", "lowest ratio");
-    let mut lowest: Option<&PerftCase> = None;
-    for tag in PERFT_TAGS.iter().copied().chain(["all"]) {
-        let picked: Vec<&PerftCase> = cases.iter().filter(|c| tag == "all" || c.tags.iter().any(|t| t == tag)).collect();
-        if picked.is_empty() {
-            continue;
-        }
-        let leaves: u64 = picked.iter().map(|c| c.leaves).sum();
-        let ours: f64 = picked.iter().map(|c| c.ours_ms).sum();
-        let platform: f64 = picked.iter().map(|c| c.platform_ms).sum();
-        let ratio = |c: &PerftCase| c.platform_ms / c.ours_ms;
-        let worst = picked.iter().copied().min_by(|a, b| ratio(a).total_cmp(&ratio(b))).expect("not empty");
-        println!(
-            "{tag:<28} {:>9} {leaves:>10} {:>11.2} {:>13.2} {:>6.1}x {:>12.1}x",
-            picked.len(),
-            leaves as f64 / ours / 1e3,
-            leaves as f64 / platform / 1e3,
-            platform / ours,
-            ratio(worst)
-        );
-        if tag == "chain" {
-            lowest = Some(worst);
-        }
-    }
-    if let Some(c) = lowest {
-        println!(
-            "lowest ratio among chain positions: {:.1}x, {} leaves in {:.3} ms (platform {:.3} ms): {}",
-            c.platform_ms / c.ours_ms,
-            c.leaves,
-            c.ours_ms,
-            c.platform_ms,
-            c.fen
-        );
-    }
     Ok(())
 }

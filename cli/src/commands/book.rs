@@ -5,14 +5,14 @@
 use crate::args::{BookArgs, BookCommand, BookFormat, ImportFormat};
 use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
-use pacozero_book::compare::{compare_books, compare_search};
 use pacozero_book::entries::lookup_rows;
 use pacozero_book::platform_book::{export_platform_book, import_platform_book, platform_info};
+use pacozero_book::platform_compare::{compare_books, compare_search, PlatformGame};
 use pacozero_book::{book_game, build, read_any_book, Book, BookConfig, BookGame};
 use pacozero_data::book::{write_book, BookInfo, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
 use pacozero_engine::GameKind;
-use pacozero_engine::{paco, Game, GameVisitor};
+use pacozero_engine::{Game, GameVisitor};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,13 +45,14 @@ pub fn run(a: BookArgs) -> Result<()> {
         BookCommand::Import { format: ImportFormat::Platform, input, out } => import_platform(&input, &out),
         BookCommand::Compare { reference, model, sims, book, batch, seed, json, quiet } => {
             let (info, rows) = read_any_book(&reference).with_context(|| format!("reading reference book {}", reference.display()))?;
-            if book_game(&info) != "paco" {
-                anyhow::bail!("book compare is for Paco Ŝako books; {} is a '{}' book", reference.display(), book_game(&info));
+            let platform_game = <PlatformGame as Game>::NAME;
+            if book_game(&info) != platform_game {
+                anyhow::bail!("book compare is for {platform_game} books (the platform's game); {} is a '{}' book", reference.display(), book_game(&info));
             }
             let name = reference.display().to_string();
             let report = match (model, book) {
                 (Some(m), _) => {
-                    let ev = pacozero_nn::load_network::<paco::GameState>(&m, 0)?;
+                    let ev = pacozero_nn::load_network::<PlatformGame>(&m, 0)?;
                     let start = std::time::Instant::now();
                     compare_search(&name, &rows, &ev, sims, batch, seed, |done, total| {
                         if !quiet {

@@ -6,6 +6,7 @@ mod book;
 mod legal;
 pub mod looprun;
 mod perft;
+mod platform_perft;
 mod play;
 mod report;
 pub mod selfplay;

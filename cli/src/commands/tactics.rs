@@ -3,9 +3,11 @@
 
 use crate::args::{TacticsArgs, TacticsCommand};
 use crate::atomic::write_atomic;
+use anyhow::bail;
 use anyhow::{Context, Result};
-use pacozero_arena::tactics::{generate_suite, parse_suite, solve_suite, BUNDLED_GAMES, BUNDLED_SUITE, MAX_CHAIN_STATES, MAX_UNIONS};
-use pacozero_engine::paco::GameState;
+use pacozero_arena::platform_tactics::{generate_suite, BUNDLED_GAMES, MAX_CHAIN_STATES, MAX_UNIONS};
+use pacozero_arena::tactics::{parse_suite, solve_suite, BUNDLED_SUITE};
+use pacozero_engine::{Game, GameKind, GameVisitor};
 use pacozero_search::Evaluator;
 use std::path::Path;
 
@@ -39,14 +41,31 @@ fn generate(out: &Path, max_depth: u8) -> Result<()> {
 }
 
 fn solve(model: &Path, sims: u32, suite: Option<&Path>) -> Result<()> {
-    let suite = match suite {
-        Some(p) => parse_suite(&std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, &p.display().to_string())?,
-        None => parse_suite(BUNDLED_SUITE, "the bundled suite")?,
-    };
     let evaluator = pacozero_nn::load_evaluator(model, 0)?;
-    let r = solve_suite(&evaluator, &suite, sims)?;
-    println!("{} at {sims} simulations per decision on {} positions:", Evaluator::<GameState>::name(&evaluator), suite.len());
-    println!("  Paco in 1: {}/{} solved ({:.1}%)", r.solved[0], r.total[0], r.rate(1));
-    println!("  Paco in 2: {}/{} solved ({:.1}%)", r.solved[1], r.total[1], r.rate(2));
-    Ok(())
+    let game = pacozero_nn::network_game(&evaluator, &model.display().to_string())?;
+    let (text, name) = match suite {
+        Some(p) => (std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
+        None if game != GameKind::default() => {
+            bail!("the bundled suite is of {}, and {} is a {game} network: pass --suite with a suite of {game}", GameKind::default(), model.display())
+        }
+        None => (BUNDLED_SUITE.to_string(), "the bundled suite".to_string()),
+    };
+    struct Solve<'a> {
+        evaluator: &'a pacozero_nn::NetworkEvaluator,
+        text: &'a str,
+        name: &'a str,
+        sims: u32,
+    }
+    impl GameVisitor for Solve<'_> {
+        type Output = Result<()>;
+        fn visit<G: Game>(self) -> Result<()> {
+            let suite = parse_suite::<G>(self.text, self.name)?;
+            let r = solve_suite::<G, _>(self.evaluator, &suite, self.sims)?;
+            println!("{} at {} simulations per decision on {} positions:", Evaluator::<G>::name(self.evaluator), self.sims, suite.len());
+            println!("  win in 1: {}/{} solved ({:.1}%)", r.solved[0], r.total[0], r.rate(1));
+            println!("  win in 2: {}/{} solved ({:.1}%)", r.solved[1], r.total[1], r.rate(2));
+            Ok(())
+        }
+    }
+    game.visit(Solve { evaluator: &evaluator, text: &text, name: &name, sims })
 }

@@ -1,5 +1,5 @@
 //! Bytes choose actions from the start position or a Fischer-random setup.
-//! The checks are `pacozero_engine::invariants::play` (the engine's own
+//! The checks are `pacozero_engine::paco::invariants::play` (the engine's own
 //! invariants) and the comparison of every state with the slow reference
 //! generator (`pacozero_paco_reference::differential::play_bytes`: the legal
 //! actions at every state, the turns' results where few unions stand), so
@@ -9,7 +9,7 @@
 //! engine/reference/tests/differential.rs).
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    pacozero_engine::invariants::play(data);
+    pacozero_engine::paco::invariants::play(data);
     if let Err(e) = pacozero_paco_reference::differential::play_bytes(data, 1, 4) {
         panic!("the engine differs from the reference generator: {e}");
     }

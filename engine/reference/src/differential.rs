@@ -268,7 +268,7 @@ pub fn playout(start: &str, rules: fast::Rules, draw_after: u8, seed: u64, how: 
 /// The play fuzz target's game, in both engines: the first byte picks the
 /// start (under 200: the standard start; else a Fischer-random setup), each
 /// further byte an action (its index, or if that is not legal, the legal
-/// action at its value modulo their number), as `invariants::play` does.
+/// action at its value modulo their number), as `paco::invariants::play` does.
 /// Every state is compared; the turns at every `turns_every`-th state
 /// (0: never) while at most `turn_unions` unions stand (chains among many
 /// unions can take the reference seconds).

@@ -136,3 +136,9 @@ pub fn action_from_index(i: usize, mover: Color) -> Option<Action> {
         _ => None,
     }
 }
+
+/// Actions as space-separated text (`"Le2 Pe4"`), the stored form of a turn
+/// in books and suites.
+pub fn actions_text(actions: &[Action]) -> String {
+    actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
+}

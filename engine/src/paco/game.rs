@@ -339,6 +339,18 @@ impl Game for GameState {
         super::diagram::diagram(self.position())
     }
 
+    fn board_cells(&self) -> String {
+        let mut s = String::with_capacity(2 * 64);
+        for rank in (0..8).rev() {
+            for file in 0..8 {
+                let (w, b) = self.position().at(crate::Square::from_file_rank(file, rank));
+                s.push(w.map_or('.', |k| k.letter()));
+                s.push(b.map_or('.', |k| k.letter().to_ascii_lowercase()));
+            }
+        }
+        s
+    }
+
     const RULE_OPTIONS: &'static [&'static str] = &["no_union_undo", "one_double_step_per_file", "king_chain_draw"];
 
     fn from_notation_with_rules(s: &str, rules: &[&str]) -> Result<Self, BadNotation> {

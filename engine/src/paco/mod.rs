@@ -9,6 +9,7 @@ mod fen;
 mod fullmove;
 mod game;
 mod hand;
+pub mod invariants;
 mod make_move;
 mod mirror;
 mod movegen;
@@ -24,7 +25,7 @@ mod tactics;
 mod threats;
 mod zobrist;
 
-pub use action::{action_from_index, action_index, action_to_string, parse_actions, Action, ActionParseError, NUM_ACTIONS};
+pub use action::{action_from_index, action_index, action_to_string, actions_text, parse_actions, Action, ActionParseError, NUM_ACTIONS};
 pub use action_set::{ActionIter, ActionSet};
 pub use castling::Castling;
 pub use diagram::diagram;

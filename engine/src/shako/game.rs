@@ -200,6 +200,20 @@ impl Game for GameState {
         GameState::new(self.pos)
     }
 
+    fn board_cells(&self) -> String {
+        let mut s = String::with_capacity(2 * 100);
+        for rank in (0..10).rev() {
+            for file in 0..10 {
+                match self.pos.piece_at(super::Square10::from_file_rank(file, rank)) {
+                    Some(p) if p.color == Color::White => s.extend([p.letter(), '.']),
+                    Some(p) => s.extend(['.', p.letter()]),
+                    None => s.push_str(".."),
+                }
+            }
+        }
+        s
+    }
+
     fn diagram(&self) -> String {
         let mover = self.pos.side_to_move().title();
         format!("{}\n{mover} to move\nfen: {}\n", self.pos, self.pos.fen())

@@ -21,6 +21,7 @@ pub mod encode;
 mod fen;
 mod game;
 pub mod geometry;
+pub mod invariants;
 mod movegen;
 mod moves;
 mod piece;

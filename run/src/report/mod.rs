@@ -22,8 +22,7 @@ pub mod svg;
 use crate::files::{read_generations, read_matches, write_atomic, Generations, MatchLine};
 use anyhow::{Context, Result};
 use pacozero_data::RunDir;
-use pacozero_engine::paco::{parse_actions, turn_to_string, Action, Position};
-use pacozero_engine::{shako, Color, Square};
+use pacozero_engine::{Color, Game, GameKind, GameVisitor};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -118,11 +117,12 @@ fn draw_rate(m: &MatchLine) -> f64 {
 /// A sample game for the viewer: one board per turn.
 struct SampleGame {
     title: String,
-    /// Board side: 8 (Paco Ŝako) or 10 (Shako).
+    /// Board side.
     size: usize,
-    /// (the turn prefixed by its side, `W`/`B`: chain notation for Paco, UCI
-    /// for Shako; board after it as `size²` two-letter cells (White's piece
-    /// or `.`, Black's piece or `.`) from the top-left square (a8, a10) on).
+    /// (the turn prefixed by its side, `W`/`B`, in the game's turn notation;
+    /// the board after it as [`Game::board_cells`]: `size²` two-letter cells,
+    /// White's piece or `.` then Black's piece or `.`, from the top-left
+    /// square on).
     turns: Vec<(String, String)>,
 }
 
@@ -149,85 +149,54 @@ impl SampleGame {
     }
 }
 
-/// A Shako board as 100 two-letter cells from a10 to j1.
-fn shako_board_string(pos: &shako::Position) -> String {
-    let mut s = String::with_capacity(200);
-    for rank in (0..10).rev() {
-        for file in 0..10 {
-            match pos.piece_at(shako::Square10::from_file_rank(file, rank)) {
-                Some(p) if p.color == Color::White => s.extend([p.letter(), '.']),
-                Some(p) => s.extend(['.', p.letter()]),
-                None => s.push_str(".."),
-            }
-        }
-    }
-    s
-}
-
-/// Replays a recorded Shako game (UCI moves, one decision per turn).
-fn shako_sample_game(title: String, start_fen: &str, moves: &str) -> Result<SampleGame> {
-    let mut g = shako::GameState::from_fen(start_fen).map_err(|e| anyhow::anyhow!("start FEN {start_fen}: {e}"))?;
-    let mut turns = vec![("start".to_string(), shako_board_string(g.position()))];
-    for m in moves.split_whitespace() {
-        let who = if g.position().side_to_move() == Color::White { "W" } else { "B" };
-        g.play_uci(m).map_err(|e| anyhow::anyhow!("replaying {m}: {e}"))?;
-        turns.push((format!("{who} {m}"), shako_board_string(g.position())));
-    }
-    Ok(SampleGame { title, size: 10, turns })
-}
-
-fn board_string(pos: &Position) -> String {
-    let mut s = String::with_capacity(128);
-    for rank in (0..8).rev() {
-        for file in 0..8 {
-            let (w, b) = pos.at(Square::from_file_rank(file, rank));
-            s.push(w.map_or('.', |k| k.letter()));
-            s.push(b.map_or('.', |k| k.letter().to_ascii_lowercase()));
-        }
-    }
-    s
-}
-
-/// Replays a recorded game, grouping its decisions into turns.
-fn sample_game(title: String, start_fen: &str, actions: &str) -> Result<SampleGame> {
-    let start: Position = start_fen.parse().with_context(|| format!("start FEN {start_fen}"))?;
-    let mut g = pacozero_engine::paco::GameState::new(start);
-    let mut turns = vec![("start".to_string(), board_string(g.position()))];
-    let mut turn_start = *g.position();
-    let mut turn: Vec<Action> = Vec::new();
-    for a in parse_actions(actions)? {
-        let mover = g.position().side_to_move();
-        g.play(a).with_context(|| format!("replaying {a}"))?;
-        turn.push(a);
-        if g.position().side_to_move() != mover || g.status().is_over() {
+/// Replays a recorded game of `G` (its decisions by name, as the games
+/// table stores them), one board per whole turn.
+fn sample_game<G: Game>(title: String, start_fen: &str, actions: &str) -> Result<SampleGame> {
+    let mut g = G::from_notation(start_fen).map_err(|e| anyhow::anyhow!("start FEN {start_fen}: {e}"))?;
+    let mut turns = vec![("start".to_string(), g.board_cells())];
+    let mut turn_start = g.clone();
+    let mut turn: Vec<u16> = Vec::new();
+    for (k, name) in actions.split_whitespace().enumerate() {
+        let d = g.parse_action(name).ok_or_else(|| anyhow::anyhow!("decision {} `{name}` is not legal in {}", k + 1, g.notation()))?;
+        let mover = g.to_move();
+        g.apply(d);
+        turn.push(d);
+        if g.to_move() != mover || g.outcome().is_some() {
             let who = if mover == Color::White { "W" } else { "B" };
-            turns.push((format!("{who} {}", turn_to_string(&turn_start, &turn)), board_string(g.position())));
+            turns.push((format!("{who} {}", turn_start.turn_notation(&turn)), g.board_cells()));
             turn.clear();
-            turn_start = *g.position();
+            turn_start = g.clone();
         }
     }
-    Ok(SampleGame { title, size: 8, turns })
+    Ok(SampleGame { title, size: G::BOARD_WIDTH, turns })
 }
 
-/// Up to `n` games of the newest data chunk: decisive ones first, shortest first.
-fn sample_games(run: &Path, n: usize) -> Vec<SampleGame> {
+/// Up to `n` games of the newest data chunk, decisive ones first, shortest
+/// first, each replayed by its own game's rules; a game that does not replay
+/// is named with the reason (it was written by another engine, or the chunk
+/// is damaged).
+fn sample_games(run: &Path, n: usize) -> Vec<Result<SampleGame>> {
     let Ok(chunks) = pacozero_data::list_chunks(&RunDir::new(run).data()) else { return Vec::new() };
     let Some(last) = chunks.last() else { return Vec::new() };
-    let Ok((spec, mut games)) = pacozero_data::read_games_file(&last.games_path) else { return Vec::new() };
-    let shako = spec.game == <shako::GameState as pacozero_engine::Game>::NAME;
-    games.sort_by_key(|g| (g.result == "1/2-1/2", g.num_decisions));
-    games
-        .iter()
-        .take(n)
-        .filter_map(|g| {
+    let (spec, mut games) = match pacozero_data::read_games_file(&last.games_path) {
+        Ok(read) => read,
+        Err(e) => return vec![Err(anyhow::anyhow!("{e}"))],
+    };
+    let kind: GameKind = match spec.game.parse() {
+        Ok(kind) => kind,
+        Err(e) => return vec![Err(anyhow::anyhow!("{}: {e}", last.games_path.display()))],
+    };
+    struct Replay<'a>(&'a pacozero_data::GameRow);
+    impl GameVisitor for Replay<'_> {
+        type Output = Result<SampleGame>;
+        fn visit<G: Game>(self) -> Result<SampleGame> {
+            let g = self.0;
             let title = format!("game {} ({}, {} decisions, {}, {})", g.game_id, g.result, g.num_decisions, g.reason, g.network_id);
-            if shako {
-                shako_sample_game(title, &g.start_fen, &g.actions).ok()
-            } else {
-                sample_game(title, &g.start_fen, &g.actions).ok()
-            }
-        })
-        .collect()
+            sample_game::<G>(title, &g.start_fen, &g.actions).with_context(|| format!("game {}", g.game_id))
+        }
+    }
+    games.sort_by_key(|g| (g.result == "1/2-1/2", g.num_decisions));
+    games.iter().take(n).map(|g| kind.visit(Replay(g))).collect()
 }
 
 /// The charts of a run, by file name.
@@ -433,10 +402,15 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     h.push_str("</div>\n");
 
     // Sample games with a small viewer.
-    let samples = sample_games(run, 3);
-    h.push_str("<h2>Sample games</h2>\n<p class=\"dim\">From the newest self-play chunk. A union (Paco Ŝako) shows both pieces on one square; Shako's elephants and cannons are the letters E and C.</p>\n<div id=\"games\"></div>\n");
+    let (samples, unreadable): (Vec<_>, Vec<_>) = sample_games(run, 3).into_iter().partition(Result::is_ok);
+    h.push_str("<h2>Sample games</h2>\n<p class=\"dim\">From the newest self-play chunk. A union (Paco Ŝako) shows both pieces on one square; Shako's elephants and cannons are the letters E and C.</p>\n");
+    for e in unreadable.into_iter().filter_map(Result::err) {
+        let _ = writeln!(h, "<p class=\"dim\">Not shown: {}</p>", html_escape(&format!("{e:#}")));
+    }
+    h.push_str("<div id=\"games\"></div>\n");
     let json: Vec<serde_json::Value> = samples
         .iter()
+        .filter_map(|s| s.as_ref().ok())
         .map(|s| {
             serde_json::json!({
                 "title": s.title, "size": s.size, "moves": s.move_list(),

@@ -37,6 +37,9 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::{bail, Result};
 use pacozero_data::book::{BookMove, BookPosition};
 use pacozero_engine::paco::{action_from_index, GameState, Position};
+
+/// The game of the platform's books: the one game `book compare` compares.
+pub type PlatformGame = GameState;
 use pacozero_engine::Game;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
