@@ -51,6 +51,21 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Takes a decision from [`Game::legal_actions`] (search takes only
     /// playable ones).
     fn apply(&mut self, action: u16);
+    /// [`Game::apply`] checked, for decisions from outside (the Python
+    /// package): takes `action` if the rules allow it here (it is one of
+    /// [`Game::legal_actions`]); otherwise leaves the state as it was and
+    /// says why (the game is over, the index is out of range, the decision
+    /// is not legal). The default checks against `legal_actions`.
+    fn try_apply(&mut self, action: u16) -> Result<(), String> {
+        ensure_running(self)?;
+        let mut legal = Vec::new();
+        self.legal_actions(&mut legal);
+        if legal.binary_search(&action).is_err() {
+            return Err(format!("decision {action} ({}) is not legal in {}", self.action_name(action), self.notation()));
+        }
+        self.apply(action);
+        Ok(())
+    }
     /// Writes the network input (see the game's encoding table).
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]);
     /// Hash of the state (including what decides repetitions).
@@ -72,6 +87,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn repeats_earlier_position(&self) -> bool {
         false
     }
+    /// How often the position occurred before in this game (since the last
+    /// irreversible progress): the history that decides repetitions, as far
+    /// as states that are otherwise equal can differ. 0 for states without
+    /// history.
+    fn repetitions(&self) -> usize {
+        0
+    }
 
     /// The standard start of a game.
     fn start() -> Self;
@@ -87,6 +109,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
     /// The decision named `name` ([`Game::action_name`]) in this state, if legal.
     fn parse_action(&self, name: &str) -> Option<u16>;
+    /// The decision `name` names, read without checking that it is legal
+    /// here ([`Game::try_apply`] checks that); the error says why the name
+    /// does not read. The default reads only legal decisions
+    /// ([`Game::parse_action`]).
+    fn read_action(&self, name: &str) -> Result<u16, String> {
+        self.parse_action(name.trim()).ok_or_else(|| format!("`{}` is not a legal decision in {}", name.trim(), self.notation()))
+    }
     /// [`Game::hash`] recomputed from scratch (the incremental one must equal it).
     fn recomputed_hash(&self) -> u64;
 
@@ -94,6 +123,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Fischer-random setup `n % 960`; Shako: a few random plies from the
     /// standard start). Self-play's `start_positions = "fischer_random"`.
     fn random_start(n: u64) -> Self;
+    /// Fischer-random setup number `n` with the optional rules named in
+    /// `rules` ([`Game::RULE_OPTIONS`]) on, for games that have such
+    /// numbered setups (Paco Ŝako: 0..960, Scharnagl numbering, 518 the
+    /// standard start); the error says why there is none. Default: the game
+    /// has none.
+    fn fischer_random(n: u64, rules: &[&str]) -> Result<Self, String> {
+        let _ = (n, rules);
+        Err(format!("{} has no Fischer-random setups (its randomised starts are random_start(n))", Self::NAME))
+    }
     /// The two auxiliary training targets of a settled position (the start
     /// of a turn), the data columns `mover_in_sako` and `mover_can_paco`;
     /// `None` in the middle of a turn. Paco Ŝako: (the opponent threatens to
@@ -233,6 +271,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// names are JSON field names.
     fn facts(&self) -> Vec<(&'static str, Fact)> {
         Vec::new()
+    }
+}
+
+/// `Ok` while `g` runs; for a finished game the refusal of any decision
+/// ([`Game::try_apply`]'s message).
+pub fn ensure_running<G: Game>(g: &G) -> Result<(), String> {
+    match g.outcome() {
+        None => Ok(()),
+        Some(_) => Err(format!("the game is over ({}): no action is legal in {}", g.end_reason(), g.notation())),
     }
 }
 

@@ -9,7 +9,8 @@
 use crate::game::Game;
 use std::fmt;
 
-/// The games of the engine.
+/// The games of the engine. The default ([`GameKind::default`], the first
+/// of [`GameKind::ALL`]) is the game of files and commands that do not say.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub enum GameKind {
     /// Paco Ŝako.

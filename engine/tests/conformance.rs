@@ -3,8 +3,11 @@
 //! * the state clones equal (same hash, notation, legal decisions);
 //! * the incremental hash equals the recomputed one;
 //! * the encoding fills exactly the declared planes and scalars;
-//! * every legal decision's name parses back to the same decision, and
-//!   applying it on a clone works;
+//! * every legal decision's name parses back to the same decision (also
+//!   through `read_action`), and applying it on a clone works, checked
+//!   (`try_apply`) or not, with the same result;
+//! * `try_apply` refuses a decision that is not legal (and every decision
+//!   of a finished game), leaving the state as it was;
 //! * the notation reads back to itself (and to the same hash where it is complete);
 //! * a finished game has no decisions and a running one does (or is stuck);
 //! * every whole turn played reads back from its turn notation to the same
@@ -169,11 +172,16 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
     if g.notation_is_complete() {
         assert_eq!(back.hash(), g.hash(), "{}: hash after the notation round trip of {at}", G::NAME);
     }
+    assert_eq!(g.repeats_earlier_position(), g.repetitions() >= 1, "{}: repetitions in {at}", G::NAME);
     // Decisions: valid indices, ascending, names that parse back, apply on a clone.
     g.legal_actions(legal);
     if g.outcome().is_some() {
         assert!(legal.is_empty(), "{}: a finished game has decisions in {at}", G::NAME);
+        check_refused(g, 0);
         return;
+    }
+    if let Some(illegal) = (0..G::NUM_ACTIONS as u16).find(|a| legal.binary_search(a).is_err()) {
+        check_refused(g, illegal);
     }
     assert!(legal.windows(2).all(|w| w[0] < w[1]), "{}: decisions not ascending in {at}", G::NAME);
     for &a in legal.iter() {
@@ -182,10 +190,22 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
         assert!(m < G::NUM_ACTIONS && G::mirror_action_index(m) == a as usize, "{}: the mirror of decision {a} is {m} in {at}", G::NAME);
         let name = g.action_name(a);
         assert_eq!(g.parse_action(&name), Some(a), "{}: decision {a} named {name:?} in {at}", G::NAME);
+        assert_eq!(g.read_action(&name), Ok(a), "{}: decision {a} named {name:?} in {at}", G::NAME);
         let mut next = g.clone();
         next.apply(a);
         assert_eq!(next.hash(), next.recomputed_hash(), "{}: hash after {name} in {at}", G::NAME);
+        let mut checked = g.clone();
+        checked.try_apply(a).unwrap_or_else(|e| panic!("{}: {name} refused in {at}: {e}", G::NAME));
+        assert_eq!((checked.hash(), checked.notation()), (next.hash(), next.notation()), "{}: try_apply({name}) in {at}", G::NAME);
     }
+}
+
+/// `try_apply` refuses `action` here and leaves the state as it was.
+fn check_refused<G: Game>(g: &G, action: u16) {
+    let mut c = g.clone();
+    let refused = c.try_apply(action);
+    assert!(refused.is_err(), "{}: decision {action} taken in {}", G::NAME, g.notation());
+    assert_eq!((c.hash(), c.notation()), (g.hash(), g.notation()), "{}: a refused decision {action} changed {}", G::NAME, g.notation());
 }
 
 #[test]
@@ -205,6 +225,7 @@ fn the_registry_names_every_game_once() {
     for kind in GameKind::ALL {
         assert_eq!(kind.name().parse::<GameKind>(), Ok(kind));
     }
+    assert_eq!(GameKind::default(), GameKind::ALL[0]);
     let err = "chess".parse::<GameKind>().unwrap_err().to_string();
     assert!(err.contains("\"chess\"") && err.contains("paco") && err.contains("shako"), "{err}");
 }
@@ -288,4 +309,25 @@ fn the_generic_perft_matches_each_games_own() {
     let s = shako::GameState::start();
     assert_eq!(perft(&s, 3, true), s.position().perft(3));
     assert_eq!(perft(&s, 3, false), s.position().perft(3));
+}
+
+struct FischerRandom;
+
+impl GameVisitor for FischerRandom {
+    type Output = ();
+    fn visit<G: Game>(self) {
+        match G::fischer_random(0, &[]) {
+            Ok(g) => assert!(g.outcome().is_none() && g.is_turn_start(), "{}: setup 0 is {}", G::NAME, g.notation()),
+            Err(e) => assert!(!e.is_empty(), "{}: refused without a reason", G::NAME),
+        }
+        assert!(G::fischer_random(u64::MAX, &[]).is_err(), "{}: setup u64::MAX", G::NAME);
+        assert!(G::fischer_random(0, &["no_such_rule"]).is_err(), "{}: an unknown rule", G::NAME);
+    }
+}
+
+#[test]
+fn every_game_numbers_its_fischer_random_setups_or_says_it_has_none() {
+    for kind in GameKind::ALL {
+        kind.visit(FischerRandom);
+    }
 }

@@ -1,6 +1,6 @@
 """Python-side throughput as a ratio to the same work in Rust.
 
-    python -m pacozero.bench [--data RUN_OR_DIR] [--game paco|shako] [--decisions N] [--states N]
+    python -m pacozero.bench [--data RUN_OR_DIR] [--game GAME] [--decisions N] [--states N]
 
 * ``playable_actions + apply``: playouts from the start (the choice among the
   legal actions is a fixed function of the decision count, the same in both
@@ -19,7 +19,7 @@ turns in each round (the same load for both on a busy machine).
 import argparse
 import time
 
-from . import Paco, Shako, data
+from . import DEFAULT_GAME, GAMES, data
 from ._native import bench_rust
 
 
@@ -84,9 +84,9 @@ def _best(pairs, repeat):
     return best
 
 
-def run(game="paco", decisions=100_000, states=5_000, data_path=None, batch_size=256, repeat=5):
+def run(game=DEFAULT_GAME, decisions=100_000, states=5_000, data_path=None, batch_size=256, repeat=5):
     """Returns rows of (what, python per second, rust per second)."""
-    cls = Paco if game == "paco" else Shako
+    cls = GAMES[game]
     out = []
     apply_s, push_s, rust_s = _best([
         lambda: playout(cls, decisions, False),
@@ -107,7 +107,7 @@ def run(game="paco", decisions=100_000, states=5_000, data_path=None, batch_size
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--game", default="paco", choices=["paco", "shako"])
+    ap.add_argument("--game", default=DEFAULT_GAME, choices=list(GAMES))
     ap.add_argument("--decisions", type=int, default=100_000)
     ap.add_argument("--states", type=int, default=5_000, help="states to encode (a Paco Ŝako encoding runs the threat search: about 0.5 ms)")
     ap.add_argument("--data", help="run or data directory for the data-iterator benchmark")

@@ -7,7 +7,7 @@ use std::time::Instant;
 use pacozero_batch::{permutation, Batch, TrainConfig};
 use pacozero_data::decode_into;
 use pacozero_data::game_spec;
-use pacozero_engine::{paco, shako, Game};
+use pacozero_engine::{Game, GameKind, GameVisitor};
 use pyo3::prelude::*;
 use rand::{RngCore, SeedableRng};
 
@@ -97,22 +97,40 @@ fn data_pass(path: &str, batch_size: usize) -> Result<(u64, f64), String> {
     Ok((rows, t.elapsed().as_secs_f64()))
 }
 
+/// The timed game benchmarks, for [`GameKind::visit`]: returns seconds.
+enum GameBench {
+    Playout(u64),
+    Encode(u64),
+}
+
+impl GameVisitor for GameBench {
+    type Output = f64;
+    fn visit<G: Game>(self) -> f64 {
+        match self {
+            GameBench::Playout(n) => playout::<G>(n),
+            GameBench::Encode(n) => encode::<G>(n),
+        }
+    }
+}
+
 /// Runs the Rust side of a benchmark: `what` is `playout` (n decisions),
-/// `encode` (n states) or `data` (one pass over the data at `path`); returns
-/// (items, seconds).
+/// `encode` (n states) or `data` (one pass over the data at `path`);
+/// `game` is a registered game's name (default: the registry's default
+/// game); returns (items, seconds).
 #[pyfunction]
-#[pyo3(signature = (what, game="paco", n=100_000, path=None, batch_size=256))]
-pub fn bench_rust(py: Python<'_>, what: &str, game: &str, n: u64, path: Option<&str>, batch_size: usize) -> PyResult<(u64, f64)> {
+#[pyo3(signature = (what, game=None, n=100_000, path=None, batch_size=256))]
+pub fn bench_rust(py: Python<'_>, what: &str, game: Option<&str>, n: u64, path: Option<&str>, batch_size: usize) -> PyResult<(u64, f64)> {
+    let kind = match game {
+        None => GameKind::default(),
+        Some(g) => g.parse().map_err(value_error)?,
+    };
     let what = what.to_string();
-    let game = game.to_string();
     let path = path.map(str::to_string);
-    py.detach(move || match (what.as_str(), game.as_str()) {
-        ("playout", "paco") => Ok((n, playout::<paco::GameState>(n))),
-        ("playout", "shako") => Ok((n, playout::<shako::GameState>(n))),
-        ("encode", "paco") => Ok((n, encode::<paco::GameState>(n))),
-        ("encode", "shako") => Ok((n, encode::<shako::GameState>(n))),
-        ("data", _) => data_pass(path.as_deref().ok_or("the data benchmark needs a path")?, batch_size),
-        _ => Err(format!("unknown benchmark {what:?} for game {game:?}")),
+    py.detach(move || match what.as_str() {
+        "playout" => Ok((n, kind.visit(GameBench::Playout(n)))),
+        "encode" => Ok((n, kind.visit(GameBench::Encode(n)))),
+        "data" => data_pass(path.as_deref().ok_or("the data benchmark needs a path")?, batch_size),
+        _ => Err(format!("unknown benchmark {what:?} for game {kind}")),
     })
     .map_err(value_error)
 }

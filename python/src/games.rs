@@ -1,115 +1,147 @@
-//! `pacozero.Paco` and `pacozero.Shako`: game states over the engine's
-//! [`Game`] implementations. One macro writes both classes; what differs
-//! between the games is the [`PyGame`] trait.
+//! `pacozero._native.State`: a game state of any game of the engine's
+//! registry ([`GameKind`]), over its [`Game`] implementation. Nothing here
+//! names a game: the Python package makes one subclass of `State` per name
+//! in `games()` (`pacozero.Paco`, `pacozero.Shako`, ..., the name
+//! capitalised), whose class attribute `GAME` says which game its
+//! constructors make. A game added to the registry appears in Python with
+//! no change here.
+//!
+//! The state is a boxed [`DynState`], the object-safe part of [`Game`] that
+//! the binding needs (every `Game` is one). Code that needs the game's type
+//! (the search of `analyze`) gets it back through [`GameKind::visit`] and
+//! [`DynState::as_any`].
 //!
 //! `apply(a)` returns a new state and leaves this one as it was (search
 //! trees, replays and data pipelines keep every state they saw); `push(a)`
-//! changes this state in place, for loops that only go forward.
+//! changes this state in place, for loops that only go forward. Both take
+//! decisions through the engine's check ([`Game::try_apply`]).
+
+use std::any::Any;
+use std::cell::Cell;
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray3};
-use pacozero_data::game_spec;
-use pacozero_data::{decode_into, GameSpec};
-use pacozero_engine::paco::{self, Action, Position, Rules};
-use pacozero_engine::{shako, Game, Outcome};
+use pacozero_data::{decode_into, game_spec, spec_of, GameSpec};
+use pacozero_engine::{Color, Game, GameKind, GameVisitor, Outcome};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyType};
 
 /// A ValueError carrying the engine's message.
 pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(msg.to_string())
 }
 
-/// What the Python classes need beyond [`Game`].
-pub trait PyGame: Game {
-    /// Reads a position (`rules`: the Paco Ŝako optional rules; Shako has none).
-    fn parse(fen: &str, rules: Rules) -> Result<Self, String>;
-    /// Plays a decision after checking that the engine accepts it.
-    fn play_checked(&mut self, action: u16) -> Result<(), String>;
-    /// One decision from its name (Paco `Le2`, `=Q`; Shako a UCI move).
-    fn action_from_name(&self, name: &str) -> Result<u16, String>;
-    /// The name of a turn given as decisions from this state.
+/// What the Python class needs of a game state, object-safe: [`Game`]'s
+/// methods with the checks that input from Python needs. Every [`Game`] is
+/// one.
+pub trait DynState: Send + Sync {
+    /// The state as its game's type, for [`GameKind::visit`] code.
+    fn as_any(&self) -> &dyn Any;
+    /// The game of the state.
+    fn kind(&self) -> GameKind;
+    fn clone_box(&self) -> Box<dyn DynState>;
+    fn to_move(&self) -> Color;
+    fn outcome(&self) -> Option<Outcome>;
+    fn end_reason(&self) -> &'static str;
+    fn hash(&self) -> u64;
+    fn repetitions(&self) -> usize;
+    fn notation(&self) -> String;
+    fn num_actions(&self) -> usize;
+    fn legal_actions(&self, out: &mut Vec<u16>);
+    fn playable_actions(&self, out: &mut Vec<u16>);
+    fn action_name(&self, action: u16) -> String;
+    /// [`Game::read_action`]: a decision from its name, legal here or not.
+    fn read_action(&self, name: &str) -> Result<u16, String>;
+    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String>;
+    /// The notation of decisions played from here, after checking that
+    /// they are legal and stay within one turn.
     fn turn_name(&self, actions: &[u16]) -> Result<String, String>;
-    /// Fischer-random setup `n` (Paco Ŝako only).
-    fn fischer_random(n: i64, rules: Rules) -> Result<Self, String>;
+    /// Every legal turn with its notation (none once the game is over).
+    fn named_turns(&self) -> Vec<(String, Vec<u16>)>;
+    /// [`Game::try_apply`].
+    fn try_apply(&mut self, action: u16) -> Result<(), String>;
+    fn perft(&self, depth: u32, whole_turns: bool) -> u64;
+    /// The game's data spec (encoding and policy sizes).
+    fn spec(&self) -> GameSpec;
+    /// The packed encoding: `(planes words, scalars)`.
+    fn encode_packed(&self) -> (Vec<u64>, Vec<f32>);
 }
 
-fn paco_action(g: &paco::GameState, index: u16) -> Result<Action, String> {
-    paco::action_from_index(index as usize, g.position().side_to_move()).ok_or_else(|| format!("action index {index} is out of range 0..{}", paco::NUM_ACTIONS))
-}
-
-fn game_over<G: Game>(g: &G) -> Option<String> {
-    g.outcome().map(|_| format!("the game is over ({}): no action is legal in {}", g.end_reason(), g.notation()))
-}
-
-impl PyGame for paco::GameState {
-    fn parse(fen: &str, rules: Rules) -> Result<Self, String> {
-        Position::from_fen(fen.trim(), rules).map(paco::GameState::new).map_err(|e| e.to_string())
+impl<G: Game> DynState for G {
+    fn as_any(&self) -> &dyn Any {
+        self
     }
-
-    fn play_checked(&mut self, action: u16) -> Result<(), String> {
-        if let Some(e) = game_over(self) {
-            return Err(e);
-        }
-        let a = paco_action(self, action)?;
-        self.play(a).map(|_| ()).map_err(|e| format!("{e} in {}", self.position().fen()))
+    fn kind(&self) -> GameKind {
+        G::NAME.parse().expect("every game is registered")
     }
-
-    fn action_from_name(&self, name: &str) -> Result<u16, String> {
-        let a: Action = name.trim().parse().map_err(|e: paco::ActionParseError| e.to_string())?;
-        Ok(paco::action_index(a, self.position().side_to_move()) as u16)
+    fn clone_box(&self) -> Box<dyn DynState> {
+        Box::new(self.clone())
     }
-
+    fn to_move(&self) -> Color {
+        Game::to_move(self)
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        Game::outcome(self)
+    }
+    fn end_reason(&self) -> &'static str {
+        Game::end_reason(self)
+    }
+    fn hash(&self) -> u64 {
+        Game::hash(self)
+    }
+    fn repetitions(&self) -> usize {
+        Game::repetitions(self)
+    }
+    fn notation(&self) -> String {
+        Game::notation(self)
+    }
+    fn num_actions(&self) -> usize {
+        G::NUM_ACTIONS
+    }
+    fn legal_actions(&self, out: &mut Vec<u16>) {
+        Game::legal_actions(self, out)
+    }
+    fn playable_actions(&self, out: &mut Vec<u16>) {
+        Game::playable_actions(self, out)
+    }
+    fn action_name(&self, action: u16) -> String {
+        Game::action_name(self, action)
+    }
+    fn read_action(&self, name: &str) -> Result<u16, String> {
+        Game::read_action(self, name)
+    }
+    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String> {
+        Game::parse_turn(self, text).map_err(|e| e.to_string())
+    }
     fn turn_name(&self, actions: &[u16]) -> Result<String, String> {
-        for &i in actions {
-            paco_action(self, i)?;
+        let mover = Game::to_move(self);
+        let mut g = self.clone();
+        for (i, &a) in actions.iter().enumerate() {
+            if i > 0 && (Game::outcome(&g).is_some() || Game::to_move(&g) != mover) {
+                return Err(format!("decision {} ({a}) comes after the turn has ended", i + 1));
+            }
+            Game::try_apply(&mut g, a).map_err(|e| format!("decision {} ({a}): {e}", i + 1))?;
         }
-        Ok(self.turn_notation(actions))
+        Ok(Game::turn_notation(self, actions))
     }
-
-    fn fischer_random(n: i64, rules: Rules) -> Result<Self, String> {
-        if !(0..960).contains(&n) {
-            return Err(format!("Fischer-random setups are numbered 0..960, got {n}"));
+    fn named_turns(&self) -> Vec<(String, Vec<u16>)> {
+        if Game::outcome(self).is_some() {
+            return Vec::new();
         }
-        Ok(paco::GameState::new(paco::fischer_random(n as u16, rules)))
+        Game::legal_turns(self).into_iter().map(|t| (Game::turn_notation(self, &t), t)).collect()
     }
-}
-
-fn shako_move(g: &shako::GameState, index: u16) -> Result<shako::Move, String> {
-    shako::move_from_action(g.position(), index as usize)
-        .ok_or_else(|| format!("action index {index} is no move in {} (policy slots 0..{})", g.position().fen(), shako::NUM_ACTIONS))
-}
-
-impl PyGame for shako::GameState {
-    fn parse(fen: &str, rules: Rules) -> Result<Self, String> {
-        if rules != Rules::OFFICIAL {
-            return Err("the optional rules are Paco Ŝako rules; Shako has none".into());
-        }
-        shako::GameState::from_fen(fen.trim()).map_err(|e| e.to_string())
+    fn try_apply(&mut self, action: u16) -> Result<(), String> {
+        Game::try_apply(self, action)
     }
-
-    fn play_checked(&mut self, action: u16) -> Result<(), String> {
-        if let Some(e) = game_over(self) {
-            return Err(e);
-        }
-        let m = shako_move(self, action)?;
-        self.play(m).map_err(|e| e.to_string())
+    fn perft(&self, depth: u32, whole_turns: bool) -> u64 {
+        Game::fast_perft(self, depth, whole_turns)
     }
-
-    fn action_from_name(&self, name: &str) -> Result<u16, String> {
-        let m = self.position().parse_uci(name.trim()).map_err(|e| e.to_string())?;
-        Ok(shako::action_index(m, self.position().side_to_move()) as u16)
+    fn spec(&self) -> GameSpec {
+        game_spec::<G>()
     }
-
-    fn turn_name(&self, actions: &[u16]) -> Result<String, String> {
-        match actions {
-            [a] => Ok(shako_move(self, *a)?.to_string()),
-            _ => Err(format!("a Shako turn is one move, got {} actions", actions.len())),
-        }
-    }
-
-    fn fischer_random(_n: i64, _rules: Rules) -> Result<Self, String> {
-        Err("Shako has no Fischer-random setups; Shako.random_start(n) plays a few random plies from the start".into())
+    fn encode_packed(&self) -> (Vec<u64>, Vec<f32>) {
+        encode_packed(self)
     }
 }
 
@@ -124,8 +156,8 @@ pub fn encode_packed<G: Game>(g: &G) -> (Vec<u64>, Vec<f32>) {
 
 /// The network input of a state, `[bit_planes + scalars, H, W]` flattened,
 /// decoded by the data crate's decoder (as the trainer and the workers do).
-pub fn encode_dense_into<G: Game>(spec: &GameSpec, g: &G, out: &mut [f32]) {
-    let (planes, scalars) = encode_packed(g);
+pub fn encode_dense_into(spec: &GameSpec, st: &dyn DynState, out: &mut [f32]) {
+    let (planes, scalars) = st.encode_packed();
     decode_into(spec, &planes, &scalars, out);
 }
 
@@ -136,282 +168,389 @@ pub fn outcome_name(o: Option<Outcome>) -> Option<&'static str> {
     })
 }
 
-fn rules_of(no_union_undo: bool, one_double_step_per_file: bool, king_chain_draw: bool) -> Rules {
-    Rules { no_union_undo, one_double_step_per_file, king_chain_draw }
+/// How a new state is made, for [`GameKind::visit`].
+enum Make<'a> {
+    Start,
+    RandomStart(u64),
+    FischerRandom(u64, &'a [&'a str]),
+    Notation(&'a str, &'a [&'a str]),
 }
 
-macro_rules! game_class {
-    ($class:ident, $name:literal, $state:ty, $doc:literal) => {
-        #[doc = $doc]
-        #[pyclass(module = "pacozero._native", name = $name)]
-        pub struct $class {
-            pub g: $state,
-        }
+impl GameVisitor for Make<'_> {
+    type Output = Result<Box<dyn DynState>, String>;
+    fn visit<G: Game>(self) -> Self::Output {
+        Ok(match self {
+            Make::Start => Box::new(G::start()),
+            Make::RandomStart(n) => Box::new(G::random_start(n)),
+            Make::FischerRandom(n, rules) => Box::new(G::fischer_random(n, rules)?),
+            Make::Notation(s, rules) => Box::new(G::from_notation_with_rules(s, rules).map_err(|e| e.message)?),
+        })
+    }
+}
 
-        impl $class {
-            fn wrap(g: $state) -> Self {
-                $class { g }
-            }
-        }
+/// The game's [`Game::RULE_OPTIONS`].
+struct RuleOptions;
 
-        #[pymethods]
-        impl $class {
-            /// The standard start position.
-            #[new]
-            fn new() -> Self {
-                Self::wrap(<$state as pacozero_engine::Game>::start())
-            }
+impl GameVisitor for RuleOptions {
+    type Output = &'static [&'static str];
+    fn visit<G: Game>(self) -> Self::Output {
+        G::RULE_OPTIONS
+    }
+}
 
-            /// The standard start position.
-            #[staticmethod]
-            fn start() -> Self {
-                Self::new()
-            }
+/// The Python class names of the registered games.
+fn class_names() -> String {
+    GameKind::ALL.iter().map(|k| capitalised(k.name())).collect::<Vec<_>>().join(", ")
+}
 
-            /// Randomised start `n`, as self-play's `start_positions =
-            /// "fischer_random"` draws it (Paco Ŝako: Fischer-random setup
-            /// `n % 960`; Shako: 2, 4 or 6 random plies from the start).
-            #[staticmethod]
-            fn random_start(n: u64) -> Self {
-                Self::wrap(<$state as Game>::random_start(n))
-            }
+fn capitalised(name: &str) -> String {
+    let mut c = name.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
 
-            /// Paco Ŝako: Fischer-random setup `n` (0..960, Scharnagl
-            /// numbering; 518 is the standard start).
-            #[staticmethod]
-            #[pyo3(signature = (n, *, no_union_undo=false, one_double_step_per_file=false, king_chain_draw=false))]
-            fn fischer_random(n: i64, no_union_undo: bool, one_double_step_per_file: bool, king_chain_draw: bool) -> PyResult<Self> {
-                let rules = rules_of(no_union_undo, one_double_step_per_file, king_chain_draw);
-                <$state as PyGame>::fischer_random(n, rules).map(Self::wrap).map_err(value_error)
-            }
-
-            /// A position in the game's notation (Paco Ŝako: the platform's
-            /// extended X-FEN; Shako: FEN). Raises ValueError with the
-            /// engine's message for a bad one.
-            #[staticmethod]
-            #[pyo3(signature = (fen, *, no_union_undo=false, one_double_step_per_file=false, king_chain_draw=false))]
-            fn from_fen(fen: &str, no_union_undo: bool, one_double_step_per_file: bool, king_chain_draw: bool) -> PyResult<Self> {
-                let rules = rules_of(no_union_undo, one_double_step_per_file, king_chain_draw);
-                <$state as PyGame>::parse(fen, rules).map(Self::wrap).map_err(value_error)
-            }
-
-            /// The position in the game's notation.
-            fn fen(&self) -> String {
-                self.g.notation()
-            }
-
-            /// `"white"` or `"black"`: who takes the next decision.
-            #[getter]
-            fn to_move(&self) -> &'static str {
-                self.g.to_move().name()
-            }
-
-            /// `None` while the game runs, else `"white"`, `"black"` (the
-            /// winner) or `"draw"`.
-            fn outcome(&self) -> Option<&'static str> {
-                outcome_name(self.g.outcome())
-            }
-
-            /// `"running"`, or why the game ended, as in the games table's
-            /// `reason` column (Paco Ŝako: `paco`, `repetition`,
-            /// `no_progress`; Shako: `checkmate`, `stalemate`, `repetition`,
-            /// `fifty_moves`).
-            #[getter]
-            fn status(&self) -> &'static str {
-                self.g.end_reason()
-            }
-
-            /// Zobrist hash of the position (64 bits).
-            #[getter]
-            fn hash(&self) -> u64 {
-                Game::hash(&self.g)
-            }
-
-            /// Every decision the rules allow, as policy indices (mover's
-            /// frame), ascending: for Paco Ŝako the platform's list, which
-            /// also has the actions that can only lead into a dead-end chain
-            /// (`pacozero legal` gives the same list). With
-            /// `include_dead_ends=False`, the playable decisions instead
-            /// (the same as `playable_actions()`).
-            #[pyo3(signature = (include_dead_ends=true))]
-            fn legal_actions(&self, include_dead_ends: bool) -> Vec<u16> {
-                let mut v = Vec::new();
-                if include_dead_ends {
-                    Game::legal_actions(&self.g, &mut v);
-                } else {
-                    self.g.playable_actions(&mut v);
-                }
-                v
-            }
-
-            /// The legal decisions after which the turn can still be
-            /// completed, ascending: what search and the network's players
-            /// choose from (no dead-end chains).
-            fn playable_actions(&self) -> Vec<u16> {
-                let mut v = Vec::new();
-                self.g.playable_actions(&mut v);
-                v
-            }
-
-            /// The name of a decision here (`Le2`, `Pe4`, `=Q`; Shako: `e3e5`).
-            fn action_name(&self, a: i64) -> PyResult<String> {
-                let a = u16::try_from(a).map_err(|_| value_error(format!("action index {a} is out of range")))?;
-                if a as usize >= <$state as Game>::NUM_ACTIONS {
-                    return Err(value_error(format!("action index {a} is out of range 0..{}", <$state as Game>::NUM_ACTIONS)));
-                }
-                Ok(self.g.action_name(a))
-            }
-
-            /// The policy index of a decision given by its name (`Le2`; Shako: a UCI move).
-            fn parse_action(&self, name: &str) -> PyResult<u16> {
-                PyGame::action_from_name(&self.g, name).map_err(value_error)
-            }
-
-            /// The decisions (policy indices) of a whole turn in chain
-            /// notation (`e2-e4`, `Bf3xe4>c3>c6`, `0-0`, `=Q Nb1-c3`; Shako: a
-            /// UCI move). Raises ValueError if it is not a legal turn here.
-            fn parse_turn(&self, text: &str) -> PyResult<Vec<u16>> {
-                Game::parse_turn(&self.g, text).map_err(value_error)
-            }
-
-            /// The chain notation of a turn given as decisions from this state.
-            fn turn_name(&self, actions: Vec<u16>) -> PyResult<String> {
-                self.g.turn_name(&actions).map_err(value_error)
-            }
-
-            /// Every legal turn as `(name, [actions])`, names in chain
-            /// notation (Shako: UCI moves).
-            fn legal_turns(&self, py: Python<'_>) -> Vec<(String, Vec<u16>)> {
-                let g = &self.g;
-                py.detach(|| if g.outcome().is_some() { Vec::new() } else { g.legal_turns().into_iter().map(|t| (g.turn_notation(&t), t)).collect() })
-            }
-
-            /// A new state after decision `a`; this one is left as it was.
-            /// Raises ValueError (the engine's message) for an illegal action.
-            fn apply(&self, a: i64) -> PyResult<Self> {
-                let mut g = self.g.clone();
-                let a = u16::try_from(a).map_err(|_| value_error(format!("action index {a} is out of range")))?;
-                g.play_checked(a).map_err(value_error)?;
-                Ok(Self::wrap(g))
-            }
-
-            /// Plays decision `a` on this state (in place).
-            fn push(&mut self, a: i64) -> PyResult<()> {
-                let a = u16::try_from(a).map_err(|_| value_error(format!("action index {a} is out of range")))?;
-                self.g.play_checked(a).map_err(value_error)
-            }
-
-            /// A new state after a whole turn in chain notation.
-            fn apply_turn(&self, text: &str) -> PyResult<Self> {
-                let mut g = self.g.clone();
-                for a in Game::parse_turn(&self.g, text).map_err(value_error)? {
-                    g.play_checked(a).map_err(value_error)?;
-                }
-                Ok(Self::wrap(g))
-            }
-
-            /// Plays a whole turn in chain notation on this state (in place).
-            fn push_turn(&mut self, text: &str) -> PyResult<()> {
-                let mut g = self.g.clone();
-                for a in Game::parse_turn(&self.g, text).map_err(value_error)? {
-                    g.play_checked(a).map_err(value_error)?;
-                }
-                self.g = g;
-                Ok(())
-            }
-
-            /// Perft: leaf count after `depth` turns (`atomic=True`: after
-            /// `depth` decisions; the same for Shako, where a turn is one decision).
-            #[pyo3(signature = (depth, atomic=false))]
-            fn perft(&self, py: Python<'_>, depth: u32, atomic: bool) -> u64 {
-                let g = &self.g;
-                py.detach(|| g.fast_perft(depth, !atomic))
-            }
-
-            /// The network input: `(planes, scalars)`, planes a float32 array
-            /// of shape `(bit_planes, H, W)` (0 or 1, mover's frame, rank
-            /// `r`, file `f` at `[p, r, f]`) and scalars a float32 array,
-            /// exactly as the trainer decodes a data row.
-            fn encode<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray3<f32>>, Bound<'py, PyArray1<f32>>) {
-                let spec = game_spec::<$state>();
-                let (h, w, p) = (spec.board_height as usize, spec.board_width as usize, spec.bit_planes as usize);
-                let mut x = vec![0f32; spec.input_len()];
-                let (planes, scalars) = encode_packed(&self.g);
-                decode_into(&spec, &planes, &scalars, &mut x);
-                x.truncate(p * h * w);
-                let planes = Array::from_shape_vec((p, h, w), x).expect("shape").into_pyarray(py);
-                (planes, scalars.into_pyarray(py))
-            }
-
-            /// The whole network input, shape `(bit_planes + scalars, H, W)`,
-            /// scalars broadcast to constant planes (one row of the trainer's batch).
-            fn encode_input<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f32>> {
-                let spec = game_spec::<$state>();
-                let mut x = vec![0f32; spec.input_len()];
-                encode_dense_into(&spec, &self.g, &mut x);
-                let shape = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize);
-                Array::from_shape_vec(shape, x).expect("shape").into_pyarray(py)
-            }
-
-            /// The packed encoding as stored in the data files:
-            /// `(planes, scalars)`, planes uint64 words (`bit_planes ×
-            /// ceil(H·W/64)`).
-            fn encode_packed<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<f32>>) {
-                let (planes, scalars) = encode_packed(&self.g);
-                (planes.into_pyarray(py), scalars.into_pyarray(py))
-            }
-
-            /// Game name as in the data files (`paco`, `shako`).
-            #[classattr]
-            const GAME: &'static str = <$state as Game>::NAME;
-            /// Policy slots.
-            #[classattr]
-            const NUM_ACTIONS: usize = <$state as Game>::NUM_ACTIONS;
-            /// Network input shape `(bit_planes + scalars, H, W)`.
-            #[classattr]
-            fn input_shape() -> (usize, usize, usize) {
-                let spec = game_spec::<$state>();
-                (spec.input_channels(), spec.board_height as usize, spec.board_width as usize)
-            }
-
-            fn copy(&self) -> Self {
-                Self::wrap(self.g.clone())
-            }
-
-            fn __copy__(&self) -> Self {
-                self.copy()
-            }
-
-            fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-                self.copy()
-            }
-
-            /// Same position and history (what decides repetitions).
-            fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-                match other.cast::<$class>() {
-                    Ok(o) => {
-                        let o = o.borrow();
-                        self.g.notation() == o.g.notation() && Game::hash(&self.g) == Game::hash(&o.g) && self.g.repetitions() == o.g.repetitions()
-                    }
-                    Err(_) => false,
-                }
-            }
-
-            fn __repr__(&self) -> String {
-                format!("{}.from_fen({:?})", $name, self.g.notation())
-            }
-
-            fn __str__(&self) -> String {
-                self.g.notation()
-            }
-        }
+/// The game a class makes: its `GAME` attribute.
+fn kind_of(cls: &Bound<'_, PyType>) -> PyResult<GameKind> {
+    let no_game = || {
+        value_error(format!(
+            "{} names no game (class attribute GAME): use a game's class ({})",
+            cls.name().map(|n| n.to_string()).unwrap_or_default(),
+            class_names()
+        ))
     };
+    let name: String = cls.getattr("GAME").map_err(|_| no_game())?.extract().map_err(|_| no_game())?;
+    name.parse().map_err(value_error)
 }
 
-game_class!(
-    Paco,
-    "Paco",
-    paco::GameState,
-    "A Paco Ŝako game state (position and repetition history). A decision is one atomic action: lift, place or promote."
-);
-game_class!(Shako, "Shako", shako::GameState, "A Shako (10x10) game state (position and repetition history). A decision is one move.");
+/// The optional rules turned on by keyword arguments (`name=True`); the
+/// game refuses a name it does not have ([`Game::from_notation_with_rules`]).
+fn rules_on(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
+    let mut on = Vec::new();
+    if let Some(kw) = kwargs {
+        for (k, v) in kw.iter() {
+            if v.is_truthy()? {
+                on.push(k.extract::<String>()?);
+            }
+        }
+    }
+    Ok(on)
+}
+
+fn action_arg(a: i64) -> PyResult<u16> {
+    u16::try_from(a).map_err(|_| value_error(format!("action index {a} is out of range")))
+}
+
+thread_local! {
+    /// The state that the next `State.__new__` on this thread takes instead
+    /// of making a start position: how Rust makes an instance of a Python
+    /// subclass holding a given state ([`instance`]).
+    static ADOPT: Cell<Option<Box<dyn DynState>>> = const { Cell::new(None) };
+}
+
+/// A new instance of `cls` (`State` or a subclass) holding `st`: the
+/// class is called with `ADOPT` set, and its `__new__` takes the state.
+/// The game classes leave `__new__` to `State`.
+fn instance<'py>(cls: &Bound<'py, PyType>, st: Box<dyn DynState>) -> PyResult<Bound<'py, PyAny>> {
+    ADOPT.with(|c| c.set(Some(st)));
+    let r = cls.call0();
+    drop(ADOPT.with(|c| c.take()));
+    r
+}
+
+/// A game state (position and repetition history) of one of the engine's
+/// games. Not made directly: `pacozero` makes one subclass per game
+/// (`pacozero.Paco`, ...), whose `GAME` names the game. A decision is one
+/// policy index in the mover's frame.
+#[pyclass(module = "pacozero._native", name = "State", subclass)]
+pub struct State {
+    pub st: Box<dyn DynState>,
+}
+
+impl State {
+    fn with<'py>(cls: &Bound<'py, PyType>, make: Make<'_>) -> PyResult<Bound<'py, PyAny>> {
+        let st = kind_of(cls)?.visit(make).map_err(value_error)?;
+        instance(cls, st)
+    }
+
+    fn played<'py>(slf: &Bound<'py, Self>, actions: impl IntoIterator<Item = u16>) -> PyResult<Bound<'py, PyAny>> {
+        let mut st = slf.borrow().st.clone_box();
+        for a in actions {
+            st.try_apply(a).map_err(value_error)?;
+        }
+        instance(&slf.get_type(), st)
+    }
+}
+
+#[pymethods]
+impl State {
+    /// The standard start position of the class's game.
+    #[new]
+    #[classmethod]
+    fn new(cls: &Bound<'_, PyType>) -> PyResult<Self> {
+        if let Some(st) = ADOPT.with(|c| c.take()) {
+            return Ok(State { st });
+        }
+        let st = kind_of(cls)?.visit(Make::Start).map_err(value_error)?;
+        Ok(State { st })
+    }
+
+    /// The standard start position.
+    #[classmethod]
+    fn start<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
+        Self::with(cls, Make::Start)
+    }
+
+    /// Randomised start `n`, as self-play's `start_positions =
+    /// "fischer_random"` draws it (Paco Ŝako: Fischer-random setup
+    /// `n % 960`; Shako: 2, 4 or 6 random plies from the start).
+    #[classmethod]
+    fn random_start<'py>(cls: &Bound<'py, PyType>, n: u64) -> PyResult<Bound<'py, PyAny>> {
+        Self::with(cls, Make::RandomStart(n))
+    }
+
+    /// Fischer-random setup `n` for games that number such setups (Paco
+    /// Ŝako: 0..960, Scharnagl numbering, 518 the standard start), with the
+    /// optional rules given as keywords (`no_union_undo=True`, see
+    /// `RULE_OPTIONS`); ValueError for a game without them.
+    #[classmethod]
+    #[pyo3(signature = (n, **rules))]
+    fn fischer_random<'py>(cls: &Bound<'py, PyType>, n: i64, rules: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+        let n = u64::try_from(n).map_err(|_| value_error(format!("Fischer-random setups are numbered from 0, got {n}")))?;
+        let rules = rules_on(rules)?;
+        let rules: Vec<&str> = rules.iter().map(String::as_str).collect();
+        Self::with(cls, Make::FischerRandom(n, &rules))
+    }
+
+    /// A position in the game's notation (Paco Ŝako: the platform's
+    /// extended X-FEN; Shako: FEN), with the optional rules given as
+    /// keywords (`no_union_undo=True`, see `RULE_OPTIONS`). Raises
+    /// ValueError with the engine's message for a bad one.
+    #[classmethod]
+    #[pyo3(signature = (fen, **rules))]
+    fn from_fen<'py>(cls: &Bound<'py, PyType>, fen: &str, rules: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+        let rules = rules_on(rules)?;
+        let rules: Vec<&str> = rules.iter().map(String::as_str).collect();
+        Self::with(cls, Make::Notation(fen, &rules))
+    }
+
+    /// The position in the game's notation.
+    fn fen(&self) -> String {
+        self.st.notation()
+    }
+
+    /// `"white"` or `"black"`: who takes the next decision.
+    #[getter]
+    fn to_move(&self) -> &'static str {
+        self.st.to_move().name()
+    }
+
+    /// `None` while the game runs, else `"white"`, `"black"` (the
+    /// winner) or `"draw"`.
+    fn outcome(&self) -> Option<&'static str> {
+        outcome_name(self.st.outcome())
+    }
+
+    /// `"running"`, or why the game ended, as in the games table's
+    /// `reason` column (Paco Ŝako: `paco`, `repetition`, `no_progress`;
+    /// Shako: `checkmate`, `stalemate`, `repetition`, `fifty_moves`).
+    #[getter]
+    fn status(&self) -> &'static str {
+        self.st.end_reason()
+    }
+
+    /// Zobrist hash of the position (64 bits).
+    #[getter]
+    fn hash(&self) -> u64 {
+        self.st.hash()
+    }
+
+    /// Every decision the rules allow, as policy indices (mover's frame),
+    /// ascending: for Paco Ŝako the platform's list, which also has the
+    /// actions that can only lead into a dead-end chain (`pacozero legal`
+    /// gives the same list). With `include_dead_ends=False`, the playable
+    /// decisions instead (the same as `playable_actions()`).
+    #[pyo3(signature = (include_dead_ends=true))]
+    fn legal_actions(&self, include_dead_ends: bool) -> Vec<u16> {
+        let mut v = Vec::new();
+        if include_dead_ends {
+            self.st.legal_actions(&mut v);
+        } else {
+            self.st.playable_actions(&mut v);
+        }
+        v
+    }
+
+    /// The legal decisions after which the turn can still be completed,
+    /// ascending: what search and the network's players choose from (no
+    /// dead-end chains).
+    fn playable_actions(&self) -> Vec<u16> {
+        let mut v = Vec::new();
+        self.st.playable_actions(&mut v);
+        v
+    }
+
+    /// The name of a decision here (`Le2`, `Pe4`, `=Q`; Shako: `e3e5`).
+    fn action_name(&self, a: i64) -> PyResult<String> {
+        let a = action_arg(a)?;
+        let n = self.st.num_actions();
+        if a as usize >= n {
+            return Err(value_error(format!("action index {a} is out of range 0..{n}")));
+        }
+        Ok(self.st.action_name(a))
+    }
+
+    /// The policy index of a decision given by its name (`Le2`; Shako: a
+    /// UCI move); whether it is legal here is checked when it is taken.
+    fn parse_action(&self, name: &str) -> PyResult<u16> {
+        self.st.read_action(name).map_err(value_error)
+    }
+
+    /// The decisions (policy indices) of a whole turn in chain notation
+    /// (`e2-e4`, `Bf3xe4>c3>c6`, `0-0`, `=Q Nb1-c3`; Shako: a UCI move).
+    /// Raises ValueError if it is not a legal turn here.
+    fn parse_turn(&self, text: &str) -> PyResult<Vec<u16>> {
+        self.st.parse_turn(text).map_err(value_error)
+    }
+
+    /// The chain notation of a turn given as decisions from this state.
+    fn turn_name(&self, actions: Vec<u16>) -> PyResult<String> {
+        self.st.turn_name(&actions).map_err(value_error)
+    }
+
+    /// Every legal turn as `(name, [actions])`, names in chain notation
+    /// (Shako: UCI moves).
+    fn legal_turns(&self, py: Python<'_>) -> Vec<(String, Vec<u16>)> {
+        let st = &*self.st;
+        py.detach(|| st.named_turns())
+    }
+
+    /// A new state after decision `a`; this one is left as it was.
+    /// Raises ValueError (the engine's message) for an illegal action.
+    fn apply<'py>(slf: &Bound<'py, Self>, a: i64) -> PyResult<Bound<'py, PyAny>> {
+        Self::played(slf, [action_arg(a)?])
+    }
+
+    /// Plays decision `a` on this state (in place).
+    fn push(&mut self, a: i64) -> PyResult<()> {
+        self.st.try_apply(action_arg(a)?).map_err(value_error)
+    }
+
+    /// A new state after a whole turn in chain notation.
+    fn apply_turn<'py>(slf: &Bound<'py, Self>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        let turn = slf.borrow().st.parse_turn(text).map_err(value_error)?;
+        Self::played(slf, turn)
+    }
+
+    /// Plays a whole turn in chain notation on this state (in place); a
+    /// refused turn changes nothing.
+    fn push_turn(&mut self, text: &str) -> PyResult<()> {
+        let mut st = self.st.clone_box();
+        for a in self.st.parse_turn(text).map_err(value_error)? {
+            st.try_apply(a).map_err(value_error)?;
+        }
+        self.st = st;
+        Ok(())
+    }
+
+    /// Perft: leaf count after `depth` turns (`atomic=True`: after `depth`
+    /// decisions; the same for games whose turn is one decision).
+    #[pyo3(signature = (depth, atomic=false))]
+    fn perft(&self, py: Python<'_>, depth: u32, atomic: bool) -> u64 {
+        let st = &*self.st;
+        py.detach(|| st.perft(depth, !atomic))
+    }
+
+    /// The network input: `(planes, scalars)`, planes a float32 array of
+    /// shape `(bit_planes, H, W)` (0 or 1, mover's frame, rank `r`, file
+    /// `f` at `[p, r, f]`) and scalars a float32 array, exactly as the
+    /// trainer decodes a data row.
+    fn encode<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray3<f32>>, Bound<'py, PyArray1<f32>>) {
+        let spec = self.st.spec();
+        let (h, w, p) = (spec.board_height as usize, spec.board_width as usize, spec.bit_planes as usize);
+        let mut x = vec![0f32; spec.input_len()];
+        let (planes, scalars) = self.st.encode_packed();
+        decode_into(&spec, &planes, &scalars, &mut x);
+        x.truncate(p * h * w);
+        let planes = Array::from_shape_vec((p, h, w), x).expect("shape").into_pyarray(py);
+        (planes, scalars.into_pyarray(py))
+    }
+
+    /// The whole network input, shape `(bit_planes + scalars, H, W)`,
+    /// scalars broadcast to constant planes (one row of the trainer's batch).
+    fn encode_input<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f32>> {
+        let spec = self.st.spec();
+        let mut x = vec![0f32; spec.input_len()];
+        encode_dense_into(&spec, &*self.st, &mut x);
+        let shape = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize);
+        Array::from_shape_vec(shape, x).expect("shape").into_pyarray(py)
+    }
+
+    /// The packed encoding as stored in the data files: `(planes,
+    /// scalars)`, planes uint64 words (`bit_planes × ceil(H·W/64)`).
+    fn encode_packed<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<f32>>) {
+        let (planes, scalars) = self.st.encode_packed();
+        (planes.into_pyarray(py), scalars.into_pyarray(py))
+    }
+
+    fn copy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::played(slf, [])
+    }
+
+    fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::played(slf, [])
+    }
+
+    fn __deepcopy__<'py>(slf: &Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        Self::played(slf, [])
+    }
+
+    /// Same game, position and history (what decides repetitions).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.cast::<State>() {
+            Ok(o) => {
+                let o = &o.borrow().st;
+                let s = &self.st;
+                s.kind() == o.kind() && s.notation() == o.notation() && s.hash() == o.hash() && s.repetitions() == o.repetitions()
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(format!("{}.from_fen({:?})", slf.get_type().name()?, slf.borrow().st.notation()))
+    }
+
+    fn __str__(&self) -> String {
+        self.st.notation()
+    }
+}
+
+/// The names of the engine's games (`GameKind::ALL`), the default first.
+#[pyfunction]
+pub fn games() -> Vec<&'static str> {
+    GameKind::ALL.iter().map(|k| k.name()).collect()
+}
+
+/// The game of files and commands that do not say (`GameKind::default()`).
+#[pyfunction]
+pub fn default_game() -> &'static str {
+    GameKind::default().name()
+}
+
+/// What the Python class of game `name` states as class attributes:
+/// `num_actions` (policy slots), `input_shape` (`(bit_planes + scalars, H,
+/// W)`), `bit_planes`, `scalars`, `board` (`(H, W)`) and `rule_options`.
+#[pyfunction]
+pub fn game_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+    let kind: GameKind = name.parse().map_err(value_error)?;
+    let spec = spec_of(kind);
+    let (h, w) = (spec.board_height as usize, spec.board_width as usize);
+    let d = PyDict::new(py);
+    d.set_item("name", kind.name())?;
+    d.set_item("num_actions", spec.policy_size as usize)?;
+    d.set_item("input_shape", (spec.input_channels(), h, w))?;
+    d.set_item("bit_planes", spec.bit_planes as usize)?;
+    d.set_item("scalars", spec.scalars as usize)?;
+    d.set_item("board", (h, w))?;
+    d.set_item("rule_options", kind.visit(RuleOptions).to_vec())?;
+    Ok(d)
+}

@@ -1,10 +1,12 @@
 //! The Python extension module `pacozero._native`, a thin binding over the
-//! workspace's crates: the engine's games (`Paco`, `Shako`), the training
+//! workspace's crates: the engine's games (`State`, one class for every
+//! game of the registry, and `games()`, their names), the training
 //! data as the trainer builds it (`open_data`, `read_games`), the inference
 //! network (`Network`) and the analysis search (`analyze`). The Python
 //! package `pacozero` (python/pacozero/) re-exports them with the
-//! conveniences that are plain Python (`pacozero.data.open`, the torch
-//! dataset, the benchmark).
+//! conveniences that are plain Python (a class per game, `pacozero.Paco`
+//! ..., made from `games()`; `pacozero.data.open`, the torch dataset, the
+//! benchmark).
 
 use pyo3::prelude::*;
 
@@ -15,8 +17,10 @@ mod net;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<games::Paco>()?;
-    m.add_class::<games::Shako>()?;
+    m.add_class::<games::State>()?;
+    m.add_function(wrap_pyfunction!(games::games, m)?)?;
+    m.add_function(wrap_pyfunction!(games::default_game, m)?)?;
+    m.add_function(wrap_pyfunction!(games::game_info, m)?)?;
     m.add_class::<net::Network>()?;
     m.add_class::<data::DataIter>()?;
     m.add_function(wrap_pyfunction!(net::analyze, m)?)?;

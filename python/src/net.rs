@@ -7,16 +7,15 @@ use std::path::{Path, PathBuf};
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
-use pacozero_data::game_spec;
-use pacozero_engine::paco;
-use pacozero_engine::{shako, Game};
+use pacozero_data::GameSpec;
+use pacozero_engine::{Game, GameVisitor};
 use pacozero_nn::NetworkEvaluator;
 use pacozero_search::{masked_softmax, turns, Evaluator, Search, SearchResult};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rand::SeedableRng;
 
-use crate::games::{encode_dense_into, value_error, Paco, Shako};
+use crate::games::{encode_dense_into, value_error, DynState, State};
 
 /// A model file, or a run directory whose `models/current` names one.
 pub fn resolve_model(path: &Path) -> PyResult<PathBuf> {
@@ -40,20 +39,20 @@ impl Network {
         (c.input_channels(), c.height as usize, c.width as usize)
     }
 
-    /// Checks that the network takes the inputs and outputs of game `G`.
-    pub fn check_game<G: Game>(&self) -> PyResult<()> {
-        let spec = game_spec::<G>();
+    /// Checks that the network takes the inputs and outputs of the game of `spec`.
+    pub fn check_game(&self, spec: &GameSpec) -> PyResult<()> {
         let (c, h, w) = self.input_shape();
-        if (c, h, w) != (spec.input_channels(), spec.board_height as usize, spec.board_width as usize) || self.ev.net.policy_size() != G::NUM_ACTIONS {
+        if (c, h, w) != (spec.input_channels(), spec.board_height as usize, spec.board_width as usize) || self.ev.net.policy_size() != spec.policy_size as usize
+        {
             return Err(value_error(format!(
                 "{}: the network takes inputs ({c}, {h}, {w}) and {} policy slots, not a {} network ({}, {}, {}) and {}",
                 self.path.display(),
                 self.ev.net.policy_size(),
-                G::NAME,
+                spec.game,
                 spec.input_channels(),
                 spec.board_height,
                 spec.board_width,
-                G::NUM_ACTIONS
+                spec.policy_size
             )));
         }
         Ok(())
@@ -66,22 +65,20 @@ impl Network {
         let mut x = vec![0f32; states.len() * n];
         for (i, s) in states.iter().enumerate() {
             let out = &mut x[i * n..(i + 1) * n];
-            if let Ok(p) = s.cast::<Paco>() {
-                self.check_game::<paco::GameState>()?;
-                encode_dense_into(&game_spec::<paco::GameState>(), &p.borrow().g, out);
-            } else if let Ok(p) = s.cast::<Shako>() {
-                self.check_game::<shako::GameState>()?;
-                encode_dense_into(&game_spec::<shako::GameState>(), &p.borrow().g, out);
-            } else {
-                return Err(value_error(format!("item {i} is not a Paco or Shako state")));
-            }
+            let st = s.cast::<State>().map_err(|_| value_error(format!("item {i} is not a game state")))?.borrow();
+            let spec = st.st.spec();
+            self.check_game(&spec)?;
+            encode_dense_into(&spec, &*st.st, out);
         }
         Ok(x)
     }
 }
 
+/// `Network.priors`' result: (actions, priors, wdl).
+type Priors<'py> = (Vec<u16>, Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>);
+
 fn is_state(x: &Bound<'_, PyAny>) -> bool {
-    x.cast::<Paco>().is_ok() || x.cast::<Shako>().is_ok()
+    x.cast::<State>().is_ok()
 }
 
 #[pymethods]
@@ -188,15 +185,9 @@ impl Network {
 
     /// The network's priors over a state's legal actions, as search uses
     /// them (softmax of the logits over the legal slots): `(actions, priors, wdl)`.
-    fn priors<'py>(&self, py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<(Vec<u16>, Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>)> {
+    fn priors<'py>(&self, py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Priors<'py>> {
         let mut legal = Vec::new();
-        if let Ok(p) = state.cast::<Paco>() {
-            p.borrow().g.playable_actions(&mut legal);
-        } else if let Ok(s) = state.cast::<Shako>() {
-            s.borrow().g.playable_actions(&mut legal);
-        } else {
-            return Err(value_error("expected a Paco or Shako state"));
-        }
+        state.cast::<State>().map_err(|_| value_error("expected a game state"))?.borrow().st.playable_actions(&mut legal);
         let x = self.encode_states(std::slice::from_ref(state))?;
         let net = &self.ev.net;
         let e = py.detach(|| net.evaluate_dense(x, 1)).remove(0);
@@ -283,17 +274,8 @@ pub fn analyze<'py>(
         }
     };
     let out = PyDict::new(py);
-    let turns_out;
-    let take = top.unwrap_or(usize::MAX);
-    if let Ok(p) = state.cast::<Paco>() {
-        let g = p.borrow().g.clone();
-        turns_out = analyze_turns(py, &out, &g, &net, visits, take, pv_turns)?;
-    } else if let Ok(s) = state.cast::<Shako>() {
-        let g = s.borrow().g.clone();
-        turns_out = analyze_turns(py, &out, &g, &net, visits, take, pv_turns)?;
-    } else {
-        return Err(value_error("state must be a pacozero.Paco or pacozero.Shako"));
-    }
+    let st = state.cast::<State>().map_err(|_| value_error("state must be a pacozero game state"))?.borrow().st.clone_box();
+    let turns_out = st.kind().visit(Analyze { py, out: &out, st: &*st, net: &net, visits, take: top.unwrap_or(usize::MAX), pv_turns })?;
     out.set_item("network", net.ev.net.info().name.clone())?;
     out.set_item("turns", turns_out)?;
     Ok(out)
@@ -308,25 +290,32 @@ fn fill_root<G: Game>(out: &Bound<'_, PyDict>, g: &G, res: &SearchResult) -> PyR
     Ok(())
 }
 
-/// Searches `g` and returns its most visited turns (at most `take`) as
-/// dictionaries, filling the root's figures into `out`.
-fn analyze_turns<'py, G: Game>(
+/// Searches `st` (of the game visited) and returns its most visited turns
+/// (at most `take`) as dictionaries, filling the root's figures into `out`.
+struct Analyze<'a, 'py> {
     py: Python<'py>,
-    out: &Bound<'py, PyDict>,
-    g: &G,
-    net: &Network,
+    out: &'a Bound<'py, PyDict>,
+    st: &'a dyn DynState,
+    net: &'a Network,
     visits: u32,
     take: usize,
     pv_turns: usize,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    net.check_game::<G>()?;
-    let (search, res) = search_state(py, g, &net.ev, visits)?;
-    let mut turns_out = Vec::new();
-    for t in turns::root_turns(&search).into_iter().take(take) {
-        let mut pv = vec![t.name.clone()];
-        pv.extend(turns::principal_variation(&search, &t.path, &t.state, pv_turns));
-        turns_out.push(turn_dict(py, t.name, t.path, t.visits, t.wdl, t.prior, pv)?);
+}
+
+impl<'py> GameVisitor for Analyze<'_, 'py> {
+    type Output = PyResult<Vec<Bound<'py, PyDict>>>;
+    fn visit<G: Game>(self) -> Self::Output {
+        let Analyze { py, out, st, net, visits, take, pv_turns } = self;
+        let g: &G = st.as_any().downcast_ref().expect("a state is of its kind's game");
+        net.check_game(&st.spec())?;
+        let (search, res) = search_state(py, g, &net.ev, visits)?;
+        let mut turns_out = Vec::new();
+        for t in turns::root_turns(&search).into_iter().take(take) {
+            let mut pv = vec![t.name.clone()];
+            pv.extend(turns::principal_variation(&search, &t.path, &t.state, pv_turns));
+            turns_out.push(turn_dict(py, t.name, t.path, t.visits, t.wdl, t.prior, pv)?);
+        }
+        fill_root(out, g, &res)?;
+        Ok(turns_out)
     }
-    fill_root(out, g, &res)?;
-    Ok(turns_out)
 }

@@ -5,7 +5,7 @@
 
 use super::fullmove::FullMoveGen;
 use super::{Action, IllegalAction, Position, Required, Status, Transition};
-use crate::game::{parse_decision_names, BadNotation, Fact, Game, Outcome};
+use crate::game::{ensure_running, parse_decision_names, BadNotation, Fact, Game, Outcome};
 use crate::types::Color;
 
 /// Number of occurrences of a settled position that draws the game (the platform's default).
@@ -228,6 +228,15 @@ impl Game for GameState {
         self.play_unchecked(a);
     }
 
+    /// The platform's check ([`GameState::play`]), so a decision into a
+    /// dead-end chain is taken too.
+    fn try_apply(&mut self, action: u16) -> Result<(), String> {
+        ensure_running(self)?;
+        let mover = self.position().side_to_move();
+        let a = super::action_from_index(action as usize, mover).ok_or_else(|| format!("action index {action} is out of range 0..{}", super::NUM_ACTIONS))?;
+        self.play(a).map(|_| ()).map_err(|e| format!("{e} in {}", self.position().fen()))
+    }
+
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
         self.position().encode(self.repetitions(), planes, scalars);
     }
@@ -246,6 +255,10 @@ impl Game for GameState {
 
     fn repeats_earlier_position(&self) -> bool {
         self.repetitions() >= 1
+    }
+
+    fn repetitions(&self) -> usize {
+        GameState::repetitions(self)
     }
 
     /// Exact under the official rules. With the optional vchess king-chain
@@ -274,12 +287,25 @@ impl Game for GameState {
         pos.actions().contains(a).then(|| super::action_index(a, pos.side_to_move()) as u16)
     }
 
+    /// Any action of the notation (`Le2`, `Pe4`, `=Q`), legal here or not.
+    fn read_action(&self, name: &str) -> Result<u16, String> {
+        let a: Action = name.trim().parse().map_err(|e: super::ActionParseError| e.to_string())?;
+        Ok(super::action_index(a, self.position().side_to_move()) as u16)
+    }
+
     fn recomputed_hash(&self) -> u64 {
         self.position().compute_hash()
     }
 
     fn random_start(n: u64) -> Self {
         GameState::new(super::fischer_random((n % 960) as u16, super::Rules::OFFICIAL))
+    }
+
+    fn fischer_random(n: u64, rules: &[&str]) -> Result<Self, String> {
+        if n >= 960 {
+            return Err(format!("Fischer-random setups are numbered 0..960, got {n}"));
+        }
+        Ok(GameState::new(super::fischer_random(n as u16, rules_named(rules)?)))
     }
 
     fn mirror_planes(planes: &mut [u64]) -> bool {
@@ -354,16 +380,7 @@ impl Game for GameState {
     const RULE_OPTIONS: &'static [&'static str] = &["no_union_undo", "one_double_step_per_file", "king_chain_draw"];
 
     fn from_notation_with_rules(s: &str, rules: &[&str]) -> Result<Self, BadNotation> {
-        let mut r = super::Rules::OFFICIAL;
-        for &name in rules {
-            let flag = match name {
-                "no_union_undo" => &mut r.no_union_undo,
-                "one_double_step_per_file" => &mut r.one_double_step_per_file,
-                "king_chain_draw" => &mut r.king_chain_draw,
-                _ => return Err(BadNotation::new(s, format!("paco has no optional rule `{name}` (it has {})", Self::RULE_OPTIONS.join(", ")))),
-            };
-            *flag = true;
-        }
+        let r = rules_named(rules).map_err(|e| BadNotation::new(s, e))?;
         super::Position::from_fen(s.trim(), r).map(super::GameState::new).map_err(|e| BadNotation::new(s, e))
     }
 
@@ -425,6 +442,21 @@ impl Game for GameState {
         let num_full_moves = SCRATCH.with(|g| g.borrow_mut().count(pos));
         vec![("required", Fact::Text(pos.required().name().to_string())), ("num_full_moves", Fact::Count(num_full_moves))]
     }
+}
+
+/// The optional rules named in `names` ([`Game::RULE_OPTIONS`]) turned on.
+fn rules_named(names: &[&str]) -> Result<super::Rules, String> {
+    let mut r = super::Rules::OFFICIAL;
+    for &name in names {
+        let flag = match name {
+            "no_union_undo" => &mut r.no_union_undo,
+            "one_double_step_per_file" => &mut r.one_double_step_per_file,
+            "king_chain_draw" => &mut r.king_chain_draw,
+            _ => return Err(format!("paco has no optional rule `{name}` (it has {})", <GameState as Game>::RULE_OPTIONS.join(", "))),
+        };
+        *flag = true;
+    }
+    Ok(r)
 }
 
 thread_local! {

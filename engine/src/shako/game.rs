@@ -5,7 +5,7 @@ use super::encode::{self, action_index, move_from_action};
 use super::fen::FenError;
 use super::moves::{Move, UciError};
 use super::position::{IllegalMove, Position};
-use crate::game::{BadNotation, Fact, Game, Outcome};
+use crate::game::{ensure_running, BadNotation, Fact, Game, Outcome};
 use crate::types::Color;
 use std::fmt;
 
@@ -245,8 +245,21 @@ impl Game for GameState {
         self.play_unchecked(m);
     }
 
+    /// The index must name a move of this position ([`move_from_action`]),
+    /// which [`GameState::play`] then checks.
+    fn try_apply(&mut self, action: u16) -> Result<(), String> {
+        ensure_running(self)?;
+        let m = move_from_action(&self.pos, action as usize)
+            .ok_or_else(|| format!("action index {action} is no move in {} (policy slots 0..{})", self.pos.fen(), encode::NUM_ACTIONS))?;
+        self.play(m).map_err(|e| e.to_string())
+    }
+
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
         encode::encode(&self.pos, self.repetitions() > 0, planes, scalars);
+    }
+
+    fn repetitions(&self) -> usize {
+        GameState::repetitions(self)
     }
 
     fn hash(&self) -> u64 {
@@ -276,6 +289,12 @@ impl Game for GameState {
     fn parse_action(&self, name: &str) -> Option<u16> {
         let m = self.pos.parse_uci(name).ok()?;
         self.legal_moves().contains(&m).then(|| action_index(m, self.pos.side_to_move()) as u16)
+    }
+
+    /// Any UCI move of this position's pieces, legal or not.
+    fn read_action(&self, name: &str) -> Result<u16, String> {
+        let m = self.pos.parse_uci(name.trim()).map_err(|e| e.to_string())?;
+        Ok(action_index(m, self.pos.side_to_move()) as u16)
     }
 
     fn recomputed_hash(&self) -> u64 {
