@@ -325,7 +325,7 @@ mod tests {
             }
         }
         for bad in ["mix=1.5", "mix=x", "blend=0.5", "mix=0.5:playouts=0", "mix=0.5:playouts=2000", "playouts=4"] {
-            let e = PlayerSpec::parse(&format!("net:{model}:50ms:{bad}")).err().expect("refused").to_string();
+            let e = PlayerSpec::parse(&format!("net:{model}:50ms:{bad}")).expect_err("refused").to_string();
             let named = bad.split(':').any(|o| e.contains(o));
             assert!(named && (e.contains("mix=<weight") || e.contains("playouts=<random") || e.contains("without mix")), "{bad}: {e}");
         }

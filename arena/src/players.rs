@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// A parsed player spec.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub enum PlayerSpec {
     Random,
     Greedy,
@@ -68,7 +68,7 @@ impl Budget {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub enum EvalKind {
     Uniform,
     Rollout,
@@ -148,8 +148,16 @@ pub struct Player<G: Game> {
 }
 
 impl<G: Game> Player<G> {
+    /// The player a spec's text names (see the module docs), named by it.
     pub fn new(spec_text: &str, seed: u64, threads: usize) -> Result<Player<G>> {
-        let spec = PlayerSpec::parse(spec_text)?;
+        Self::from_spec(spec_text.to_string(), PlayerSpec::parse(spec_text)?, seed, threads)
+    }
+
+    /// The player of a typed spec, named `name` (programs that build players,
+    /// such as the loop, pass values, never texts to be parsed back: a model
+    /// path may hold any character). `seed` seeds its random playouts;
+    /// `threads` are its network's own (0: rayon's global pool).
+    pub fn from_spec(name: String, spec: PlayerSpec, seed: u64, threads: usize) -> Result<Player<G>> {
         let evaluator: Option<Arc<dyn Evaluator<G>>> = match &spec {
             PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
             PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
@@ -170,7 +178,7 @@ impl<G: Game> Player<G> {
             full_simulations: 4096,
             ..SearchConfig::default()
         };
-        Ok(Player { name: spec_text.to_string(), spec, evaluator, search })
+        Ok(Player { name, spec, evaluator, search })
     }
 
     /// The next decisions of the mover (a whole turn for the one-ply

@@ -73,7 +73,8 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     }
     let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
     assert_eq!(state["generation"], 3);
-    assert_eq!(state["best"], "gen-0002");
+    assert_eq!(std::fs::read_to_string(run.join("models/current")).unwrap(), "gen-0002.pzmodel\n", "the best model is recorded in models/current");
+    assert!(state.get("best").is_none(), "and nowhere else: {state}");
     assert_eq!(std::fs::read_to_string(run.join("models/current")).unwrap().trim(), "gen-0002.pzmodel");
     let chunks = std::fs::read_dir(run.join("data")).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".games.parquet")).count();
     assert!(chunks >= 2, "{chunks} game chunks");
@@ -180,7 +181,8 @@ fn eval_every_skips_the_matches_of_the_generations_between() {
     assert_eq!(generations, vec![3], "only the last generation plays (gating; the first has no best to play)");
     assert!(run.join("models/gen-0003.pzmodel").exists());
     let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
-    assert_eq!(state["best"], "gen-0003");
+    assert_eq!(std::fs::read_to_string(run.join("models/current")).unwrap(), "gen-0003.pzmodel\n", "the best model is recorded in models/current");
+    assert!(state.get("best").is_none(), "and nowhere else: {state}");
     let gens = std::fs::read_to_string(run.join("generations.jsonl")).unwrap();
     assert_eq!(gens.matches("\"eval_seconds\"").count(), 3, "{gens}");
 }
@@ -212,7 +214,8 @@ fn sprt_promotion_plays_until_the_test_decides_and_records_it() {
     }
     assert!(log.contains(&format!("SPRT {decision} after {games} games")), "{log}");
     let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
-    assert_eq!(state["best"] == "gen-0002", decision == "H1 accepted", "{state} after {decision}");
+    let best = std::fs::read_to_string(run.join("models/current")).unwrap();
+    assert_eq!(best == "gen-0002.pzmodel\n", decision == "H1 accepted", "{best} {state} after {decision}");
 }
 
 /// `--set section.key=value` overrides the configuration of a new run,
@@ -260,7 +263,8 @@ fn the_time_budget_stops_the_run_and_a_resumed_run_counts_it() {
     assert!(run.join("models/gen-0001.pzmodel").exists());
     assert!(!run.join("models/gen-0002.pzmodel").exists(), "no generation after the budget");
     let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
-    assert_eq!(state["best"], "gen-0001");
+    assert_eq!(std::fs::read_to_string(run.join("models/current")).unwrap(), "gen-0001.pzmodel\n", "the best model is recorded in models/current");
+    assert!(state.get("best").is_none(), "and nowhere else: {state}");
     let out = run_ok(&["loop", "--run", run.to_str().unwrap()]);
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(log.contains("done: the time budget (0.0001 min) is spent before generation 2"), "{log}");

@@ -82,7 +82,8 @@ fn miniature_shako_loop_runs_every_stage() {
     let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
     assert_eq!(state["game"], "shako");
     assert_eq!(state["generation"], 3);
-    assert_eq!(state["best"], "gen-0002");
+    assert_eq!(std::fs::read_to_string(run.join("models/current")).unwrap(), "gen-0002.pzmodel\n", "the best model is recorded in models/current");
+    assert!(state.get("best").is_none(), "and nowhere else: {state}");
 
     // The data is Shako's: 10x10, 19 bit planes of two words, 4 scalars, 3,656 policy slots.
     let chunks = pacozero_data::list_chunks(&run.join("data")).unwrap();

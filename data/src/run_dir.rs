@@ -7,14 +7,14 @@
 //! | path | written by | content, and where its format is documented |
 //! |---|---|---|
 //! | `config.toml` | the loop, on the first start | the run's own configuration (with `# --set` comments); a restart reads it, never the original file (`pacozero_run::looping`) |
-//! | `state.json` | the loop, after each stage | game, generation, last completed stage, best model, the overlap's data stem (`pacozero_run::files::LoopState`) |
+//! | `state.json` | the loop, after each stage | game, generation, last completed stage and whether its evaluation promoted, the overlap's data stem (`pacozero_run::files::LoopState`) |
 //! | `generations.jsonl` | the loop | one line per stage: `{"generation", "stage", figures…}` (`pacozero_run::files::StageLine`) |
 //! | `matches.jsonl` | the loop | one line per evaluation match: players, W/D/L, pentanomial, SPRT (`pacozero_run::files::MatchLine`) |
 //! | `ratings.csv`, `ratings.md` | the loop | Elo of every player over all matches, anchored at `gen-0001` (`pacozero_run::files::write_ratings`) |
 //! | `report.html`, `plots/*.svg` | `pacozero report`, the loop | the run's report and its plots (`pacozero_run::report`) |
 //! | `data/` | self-play | chunks `<stem>.positions.parquet` + `<stem>.games.parquet` (crate docs of `pacozero_data`, `docs/DATA.md`) |
 //! | `models/<name>.pzmodel` | the trainer's export | a model file (`pacozero_nn::modelfile`) |
-//! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline |
+//! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline: the one record of which model is best |
 //! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
 //! | `metrics.csv` | the trainer | one row per training step (`pacozero_train::metrics::METRICS_HEADER`, `docs/DATA.md`) |
 //! | `plots/*.png` | the trainer | losses, accuracy, calibration, learning rate, speed (`pacozero_train::plots`) |

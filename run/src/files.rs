@@ -7,7 +7,7 @@
 //!
 //! | path | content |
 //! |---|---|
-//! | `state.json` | [`LoopState`]: game, generation and the last completed stage (atomic) |
+//! | `state.json` | [`LoopState`]: game, generation, the last completed stage and whether its evaluation promoted (atomic) |
 //! | `generations.jsonl` | [`StageLine`]s: `{"generation", "stage", figures...}` |
 //! | `matches.jsonl` | [`MatchLine`]s: players, W/D/L, pentanomial, time and simulations per decision |
 //! | `ratings.csv`, `ratings.md` | Elo of every player over all matches, anchored at `gen-0001` ([`write_ratings`]) |
@@ -49,8 +49,13 @@ pub struct LoopState {
     pub generation: u32,
     /// Last completed stage of that generation (`""` in the file: none yet).
     pub done: Stage,
-    /// Name of the current best model (empty before the first).
-    pub best: String,
+    /// Whether the completed evaluation of this generation (`done` =
+    /// `eval`) promoted its model. The best model itself is recorded once,
+    /// in `models/current` ([`best_model`]), which moves only after this is
+    /// saved, so a crash in between is repaired on resume. (Runs of earlier
+    /// builds also have a `best` key here; it is ignored.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub promoted: bool,
     /// In an overlapped generation (`loop.overlap`): the newest chunk that
     /// was complete when it began, the last its training reads (kept so that
     /// a resumed generation trains on the same chunks); empty otherwise.
@@ -65,6 +70,16 @@ pub fn load_state(run: &Path) -> Result<LoopState> {
     }
     let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}: not a loop state file", p.display()))
+}
+
+/// The best model of a run: the one `models/current` names (empty before
+/// the first promotion).
+pub fn best_model(run: &Path) -> Result<String> {
+    if !RunDir::new(run).current_pointer().exists() {
+        return Ok(String::new());
+    }
+    let path = pacozero_nn::current_model(run).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
 pub fn save_state(run: &Path, s: &LoopState) -> Result<()> {

@@ -27,20 +27,19 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
-use pacozero_arena::{run_match, Openings, Player};
+use pacozero_arena::{run_match, Budget, EvalKind, Openings, Player, PlayerSpec, PlayoutMix};
 use pacozero_arena::{run_match_from, run_match_sprt};
 use pacozero_data::{check_data_dir, game_spec, spec_of, RunDir};
 use pacozero_engine::{Game, GameKind, GameVisitor};
-use pacozero_nn::default_device;
 use pacozero_search::derive_seed;
 use pacozero_selfplay::SelfplayConfig;
-use pacozero_train::{NetTable, TrainConfig, Trainer};
+use pacozero_train::{Export, NetTable, Steps, TrainConfig, TrainStage};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use crate::files::{
-    append_match, append_stage, load_state, model_name, read_generations, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage,
+    append_match, append_stage, best_model, load_state, model_name, read_generations, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage,
 };
 use crate::rounds::{selfplay_round, SelfplayPlayer};
 
@@ -317,7 +316,12 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
                 return Ok(());
             }
         }
-        obs.note(&format!("== generation {g}/{generations} (best: {})", if state.best.is_empty() { "none, rollout self-play" } else { &state.best }));
+        if state.done == Stage::Eval && state.promoted {
+            // Saved as promoted, then stopped before the pointer moved.
+            pacozero_nn::set_current_model(run, &model_name(g)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        let best = best_model(run)?;
+        obs.note(&format!("== generation {g}/{generations} (best: {})", if best.is_empty() { "none, rollout self-play" } else { &best }));
         let mut clock = StageClock::start();
         if state.done == Stage::None && cfg.looping.overlap && g > 1 {
             if state.train_upto.is_empty() {
@@ -349,22 +353,23 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
                     generations = g;
                 }
             }
-            let promote = eval_stage::<G>(run, cfg, &state, g, generations, obs)?;
+            let promote = eval_stage::<G>(run, cfg, &best, g, generations, obs)?;
             clock.lap(run, g, "eval")?;
-            if promote {
-                state.best = model_name(g);
-                pacozero_nn::set_current_model(run, &state.best).map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
             obs.note(&write_ratings(run)?);
             append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
             clock.finish(run, g)?;
             let page = crate::report::write_report(run)?;
             obs.note(&format!("report: {}", page.display()));
             state.done = Stage::Eval;
+            state.promoted = promote;
             save_state(run, &state)?;
+            if promote {
+                pacozero_nn::set_current_model(run, &model_name(g)).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
         }
         state.generation += 1;
         state.done = Stage::None;
+        state.promoted = false;
         save_state(run, &state)?;
     }
     obs.note(&format!("done: {} generations in {}", generations, run.display()));
@@ -473,10 +478,11 @@ fn overlapped_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs:
 /// global pool).
 fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_threads: usize, obs: &dyn LoopObserver) -> Result<()> {
     check_data_dir::<G>(&RunDir::new(run).data())?;
-    let player = if state.best.is_empty() {
+    let best = best_model(run)?;
+    let player = if best.is_empty() {
         SelfplayPlayer::Baseline("rollout".into())
     } else {
-        SelfplayPlayer::Network { model: pacozero_nn::model_path(run, &state.best), threads: net_threads }
+        SelfplayPlayer::Network { model: pacozero_nn::model_path(run, &best), threads: net_threads }
     };
     let seed = derive_seed(cfg.looping.seed, state.generation as u64);
     let announce = |name: &str| obs.note(&format!("self-play with {name}"));
@@ -504,18 +510,19 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
 /// when `None`; an overlapped generation's training shows no progress bar,
 /// self-play's has the terminal).
 fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, obs: &dyn LoopObserver) -> Result<()> {
-    let device = default_device();
-    let net = cfg.net.to_config(&game_spec::<G>())?;
     let mut train = cfg.train.clone();
     train.progress &= upto.is_none();
-    let mut trainer = Trainer::resume_or_new(run, net, train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
-    trainer.limit_data(upto.map(String::from));
-    let target = g as u64 * cfg.looping.train_steps_per_generation;
-    let todo = target.saturating_sub(trainer.step());
+    let name = model_name(g);
+    let stage = TrainStage {
+        net: cfg.net.to_config(&game_spec::<G>())?,
+        train,
+        steps: Steps::UpTo(g as u64 * cfg.looping.train_steps_per_generation),
+        data_upto: upto.map(String::from),
+        export: Some(Export { name: &name, make_current: false }),
+    };
+    let r = pacozero_train::train_stage(run, stage)?;
     // Before training on them: the network's losses on this generation's new games.
-    let fresh =
-        if todo > 0 { trainer.fresh_data_loss(&RunDir::new(run).data(), pacozero_train::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
-    if let Some(f) = &fresh {
+    if let Some(f) = &r.fresh {
         obs.note(&f.to_string());
         append_stage(
             run,
@@ -538,8 +545,8 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
             ],
         )?;
     }
-    if todo > 0 {
-        let summary = trainer.train_steps(&RunDir::new(run).data(), todo).map_err(|e| anyhow::anyhow!("training: {e}"))?;
+    if r.summary.steps > 0 {
+        let summary = &r.summary;
         obs.note(&format!(
             "training: {} steps, loss {:.4} -> {:.4}, {:.0} samples/s",
             summary.steps, summary.first.loss, summary.last.loss, summary.samples_per_sec
@@ -550,7 +557,7 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
             g,
             "train",
             &[
-                ("steps", trainer.step() as f64),
+                ("steps", r.step as f64),
                 ("loss", last.loss),
                 ("policy_loss", last.policy_loss),
                 ("value_loss", last.value_loss),
@@ -561,28 +568,20 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
             ],
         )?;
     }
-    trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
-    trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
-    trainer.export(&model_name(g), false).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }
 
 fn player_for<G: Game>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
-    player_with_budget(run, cfg, name, &sims.to_string(), seed)
+    player_with_budget(run, cfg, name, Budget::Simulations(sims), seed)
 }
 
 /// A run's model as an arena player with a budget (`64` or `50ms`), named
 /// after the model. It evaluates leaves as self-play does: with
 /// `[selfplay] playout_mix` of a random playout mixed in when that is set.
-fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str, budget: &str, seed: u64) -> Result<Player<G>> {
-    let p: PathBuf = pacozero_nn::model_path(run, name);
-    let mix = match cfg.selfplay.playout_mix {
-        w if w > 0.0 => format!(":mix={w}"),
-        _ => String::new(),
-    };
-    let mut player = Player::new(&format!("net:{}:{budget}{mix}", p.display()), seed, 0)?;
-    player.name = name.to_string();
-    Ok(player)
+fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str, budget: Budget, seed: u64) -> Result<Player<G>> {
+    let mix = PlayoutMix { weight: cfg.selfplay.playout_mix, ..PlayoutMix::NONE };
+    let spec = PlayerSpec::Mcts { kind: EvalKind::Net(pacozero_nn::model_path(run, name), mix), budget };
+    Player::from_spec(name.to_string(), spec, seed, 0)
 }
 
 /// Does generation `g` of `last` play its evaluation matches?
@@ -591,7 +590,7 @@ fn evaluates(l: &LoopConfig, g: u32, last: u32) -> bool {
 }
 
 /// Plays the evaluation matches of generation `g`; returns whether the candidate is promoted.
-fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, last: u32, obs: &dyn LoopObserver) -> Result<bool> {
+fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32, obs: &dyn LoopObserver) -> Result<bool> {
     let l = &cfg.looping;
     if !evaluates(l, g, last) {
         obs.note(&format!("evaluation: skipped in generation {g} (eval_every = {}); gen-{g:04} becomes the best", l.eval_every));
@@ -622,18 +621,17 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, la
     if l.baseline_games > 0 {
         // At equal time when configured: both sides get the same milliseconds per decision.
         let (budget, base_name) = match l.baseline_movetime_ms {
-            0 => (l.baseline_simulations.to_string(), format!("rollout-{}", l.baseline_simulations)),
-            ms => (format!("{ms}ms"), format!("rollout-{ms}ms")),
+            0 => (Budget::Simulations(l.baseline_simulations), format!("rollout-{}", l.baseline_simulations)),
+            ms => (Budget::Millis(ms), format!("rollout-{ms}ms")),
         };
         let timed_cand;
         let cand_here = if l.baseline_movetime_ms > 0 {
-            timed_cand = player_with_budget(run, cfg, &model_name(g), &format!("{}ms", l.baseline_movetime_ms), seed)?;
+            timed_cand = player_with_budget(run, cfg, &model_name(g), Budget::Millis(l.baseline_movetime_ms), seed)?;
             &timed_cand
         } else {
             &cand
         };
-        let mut base = Player::<G>::new(&format!("rollout:{budget}"), seed ^ 7, 0)?;
-        base.name = base_name;
+        let base = Player::<G>::from_spec(base_name, PlayerSpec::Mcts { kind: EvalKind::Rollout, budget }, seed ^ 7, 0)?;
         let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed ^ 11, &|d, t| obs.match_progress(d, t))?;
         let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
         obs.note(&format!(
@@ -653,10 +651,10 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, g: u32, la
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
         record(&cand, &first, &m, None)?;
     }
-    if state.best.is_empty() {
+    if best.is_empty() {
         return Ok(true);
     }
-    let best = player_for(run, cfg, &state.best, l.eval_simulations, seed ^ 3)?;
+    let best = player_for(run, cfg, best, l.eval_simulations, seed ^ 3)?;
     let pairs = l.gating_games / 2;
     let start = |i| pacozero_arena::opening(l.openings, seed ^ 13, i);
     let progress = |d, t| obs.match_progress(d, t);

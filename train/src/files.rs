@@ -3,8 +3,7 @@
 //! and policy sizes come from the game's data) and the [`TrainConfig`].
 
 use anyhow::{Context, Result};
-use pacozero_data::spec_of;
-use pacozero_data::GameSpec;
+use pacozero_data::{spec_of, GameSpec, RunDir};
 use pacozero_engine::GameKind;
 use pacozero_nn::NetConfig;
 use serde::Deserialize;
@@ -82,15 +81,77 @@ pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
     Ok(f)
 }
 
-/// What one call of [`train_run`] did.
+/// What one training stage did.
 pub struct TrainRun {
-    /// The network's losses on the newest games before training on them.
+    /// The network's losses on the newest games before training on them
+    /// (`None` when no step was trained or no game is newer than the window).
     pub fresh: Option<crate::FreshLoss>,
+    /// The steps trained (zero steps: an empty summary).
     pub summary: crate::TrainSummary,
     /// The step reached.
     pub step: u64,
     /// The exported model, if one was asked for.
     pub exported: Option<std::path::PathBuf>,
+}
+
+/// How far a training stage trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steps {
+    /// This many steps more than the checkpoint has.
+    More(u64),
+    /// Up to this step in all (none when the checkpoint is there already).
+    UpTo(u64),
+}
+
+/// The model a training stage exports into the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Export<'a> {
+    /// `models/<name>.pzmodel`.
+    pub name: &'a str,
+    /// Point `models/current` at it.
+    pub make_current: bool,
+}
+
+/// One training stage.
+#[derive(Clone, Debug)]
+pub struct TrainStage<'a> {
+    /// The architecture of a new run (a resumed run keeps its checkpoint's).
+    pub net: NetConfig,
+    pub train: TrainConfig,
+    pub steps: Steps,
+    /// Train on the chunks up to this stem only ([`crate::Trainer::limit_data`]).
+    pub data_upto: Option<String>,
+    pub export: Option<Export<'a>>,
+}
+
+/// One training stage on the run directory `run`, the one every caller
+/// runs (the loop's generations, `pacozero train --run`, the object-store
+/// trainer): resume the checkpoint (or start `stage.net`), measure the
+/// network on the games newer than its window before training on them,
+/// train, checkpoint and plot (also after zero steps, so that a fresh run
+/// gets its checkpoint), and export.
+pub fn train_stage(run: &Path, stage: TrainStage<'_>) -> Result<TrainRun> {
+    let device = pacozero_nn::default_device();
+    let data = RunDir::new(run).data();
+    let mut trainer = crate::Trainer::resume_or_new(run, stage.net, stage.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    trainer.limit_data(stage.data_upto);
+    let todo = match stage.steps {
+        Steps::More(n) => n,
+        Steps::UpTo(target) => target.saturating_sub(trainer.step()),
+    };
+    // Games newer than the checkpoint's window measure how the network generalises.
+    let fresh = if todo > 0 { trainer.fresh_data_loss(&data, crate::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
+    let summary = trainer.train_steps(&data, todo).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
+    // `train_steps` saves and plots after any step.
+    if todo == 0 {
+        trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
+        trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let exported = match stage.export {
+        Some(e) => Some(trainer.export(e.name, e.make_current).map_err(|e| anyhow::anyhow!("{e}"))?),
+        None => None,
+    };
+    Ok(TrainRun { fresh, summary, step: trainer.step(), exported })
 }
 
 /// Trains `steps` more steps on `run`'s games (resuming its checkpoint),
@@ -99,24 +160,9 @@ pub struct TrainRun {
 /// model is exported under that name and made current.
 pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&str>) -> Result<TrainRun> {
     let file = load_train_file(config)?;
-    let device = pacozero_nn::default_device();
-    let data = pacozero_data::RunDir::new(run).data();
-    // Without data yet, training fails below with a message saying so.
-    let spec = pacozero_data::data_spec(&data)?.unwrap_or_else(|| spec_of(GameKind::default()));
+    // Without data yet, training fails with a message saying so.
+    let spec = pacozero_data::data_spec(&RunDir::new(run).data())?.unwrap_or_else(|| spec_of(GameKind::default()));
     let net = file.net.to_config(&spec)?;
-    let mut trainer = crate::Trainer::resume_or_new(run, net, file.train, &device).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
-    // Games newer than the checkpoint's window measure how the network generalises.
-    let fresh = if steps > 0 { trainer.fresh_data_loss(&data, crate::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
-    let summary = trainer.train_steps(&data, steps).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
-    // `train_steps` saves and plots after any step; zero steps still write
-    // the checkpoint, so that `--steps 0` creates one for a fresh run.
-    if steps == 0 {
-        trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
-        trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
-    }
-    let exported = match export {
-        Some(name) => Some(trainer.export(name, true).map_err(|e| anyhow::anyhow!("{e}"))?),
-        None => None,
-    };
-    Ok(TrainRun { fresh, summary, step: trainer.step(), exported })
+    let export = export.map(|name| Export { name, make_current: true });
+    train_stage(run, TrainStage { net, train: file.train, steps: Steps::More(steps), data_upto: None, export })
 }
