@@ -2,7 +2,7 @@
 
 ``open(run_or_dir)`` reads the trainer's window of the newest positions and
 yields batches as dicts of NumPy arrays, built by the trainer's own batch
-function (``pacozero_train::Batch::build``):
+function (``pacozero_batch::Batch::build``):
 
 ==================  =============  ===========================================
 key                 shape, dtype   meaning
