@@ -22,7 +22,6 @@ arm is not rerun, a finished match is not replayed.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,28 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def fail(msg):
     print(f"ablation.py: {msg}", file=sys.stderr)
     sys.exit(1)
-
-
-def override(text, dotted, value, origin):
-    """Sets `key = value` in `[section]` of a TOML text (added if absent)."""
-    if "." not in dotted:
-        fail(f"{origin}: override `{dotted}` must be section.key=value")
-    section, key = dotted.rsplit(".", 1)
-    lines = text.splitlines()
-    header = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")
-    start = next((i for i, l in enumerate(lines) if (m := header.match(l)) and m.group(1).strip() == section), None)
-    if start is None:
-        lines += ["", f"[{section}]", f"{key} = {value}"]
-        return "\n".join(lines) + "\n"
-    end = next((i for i in range(start + 1, len(lines)) if header.match(lines[i])), len(lines))
-    keyline = re.compile(rf"^\s*{re.escape(key)}\s*=")
-    for i in range(start + 1, end):
-        if keyline.match(lines[i]):
-            lines[i] = f"{key} = {value}"
-            break
-    else:
-        lines.insert(start + 1, f"{key} = {value}")
-    return "\n".join(lines) + "\n"
 
 
 def write_atomic(path, text):
@@ -92,7 +69,6 @@ def main():
         fail(f"--games {a.games}: must be even and at least 2 (each opening is played with both colours)")
     out = Path(a.out or ROOT / "runs" / f"ablation-{a.name}")
     out.mkdir(parents=True, exist_ok=True)
-    base = Path(a.base).read_text()
     common = [("loop.generations", "1000"), ("loop.eval_every", "1000"), ("loop.max_minutes", repr(a.minutes)), ("selfplay.threads", "1"), ("train.threads", "1"), ("loop.overlap", "false")]
     common += parse_overrides(a.both, "--both")
     variant = parse_overrides(a.variant, "--variant")
@@ -102,18 +78,18 @@ def main():
         fail("needs two cores, one per arm")
     procs = {}
     for (arm, overrides), core in zip(arms.items(), sorted(cores)):
-        text = base
-        for k, v in overrides:
-            text = override(text, k, v, a.base)
-        cfg = out / f"{arm}.toml"
-        write_atomic(cfg, text)
         run = out / arm
         state = run / "state.json"
         if state.exists() and (run / "done").exists():
             print(f"arm {arm}: finished before, kept ({run})")
             continue
         log = open(out / f"{arm}.log", "a")
-        cmd = ["taskset", "-c", str(core), a.bin, "loop", "--config", str(cfg), "--run", str(run)]
+        # The overrides go through `loop --set`, checked like the file and
+        # saved in the run's config.toml; a started arm resumes from that
+        # copy (a resumed run takes no --set).
+        cmd = ["taskset", "-c", str(core), a.bin, "loop", "--run", str(run)]
+        if not (run / "config.toml").exists():
+            cmd += ["--config", a.base] + [f"--set={k}={v}" for k, v in overrides]
         print(f"arm {arm} on core {core}: {' '.join(cmd)}")
         procs[arm] = (subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), run)
     for arm, (p, run) in procs.items():
@@ -122,8 +98,8 @@ def main():
         (run / "done").write_text("")
     finals = {}
     for arm in arms:
-        st = json.loads((out / arm / "state.json").read_text())
-        model = out / arm / "models" / f"{st['best']}.pzmodel"
+        # The best model is the one models/current names.
+        model = out / arm / "models" / (out / arm / "models" / "current").read_text().strip()
         if not model.exists():
             fail(f"arm {arm}: no final model {model}")
         gens = [json.loads(l) for l in (out / arm / "generations.jsonl").read_text().splitlines() if l.strip()]
@@ -138,7 +114,7 @@ def main():
         last5 = fresh[-5:]
         finals[arm] = {
             "model": str(model),
-            "generations": st["best"],
+            "generations": model.stem,
             "seconds": round(secs),
             "fresh_value_loss": fresh[-1] if fresh else None,
             # One generation's 4,096 fresh rows are noisy: the mean of the last five.

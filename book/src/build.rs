@@ -130,8 +130,13 @@ impl BookConfig {
     /// Reads and validates a TOML file.
     pub fn from_file(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading book config {}", path.display()))?;
-        let cfg: BookConfig = toml::from_str(&text).map_err(|e| anyhow::anyhow!("invalid book config {}: {e}", path.display()))?;
-        cfg.validate().with_context(|| format!("in {}", path.display()))?;
+        Self::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// Reads and validates a configuration's text (`origin` names it in errors).
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self> {
+        let cfg: BookConfig = toml::from_str(text).map_err(|e| anyhow::anyhow!("invalid book config {origin}: {e}"))?;
+        cfg.validate().with_context(|| format!("in {origin}"))?;
         Ok(cfg)
     }
 

@@ -83,6 +83,10 @@ pub struct SelfplayArgs {
     /// Self-play configuration (TOML; every key optional, see configs/selfplay.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Override one key of the configuration, `section.key=value` or `key=value`
+    /// for a top-level key (e.g. `search.full_simulations=128`); repeatable. Checked like the file.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
     /// Number of games to play.
     #[arg(long, default_value_t = 100)]
     pub games: u64,
@@ -93,8 +97,9 @@ pub struct SelfplayArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Run directory: writes to <run>/data and plays with <run>/models/current,
-    /// re-reading the pointer between rounds so a newly exported model is picked up.
-    #[arg(long)]
+    /// re-reading the pointer between rounds so a newly exported model is picked up
+    /// (so it takes no --model).
+    #[arg(long, conflicts_with = "model")]
     pub run: Option<PathBuf>,
     /// Evaluator without a network: `uniform` or `rollout`.
     #[arg(long, default_value = "rollout")]
@@ -121,9 +126,15 @@ pub struct TrainArgs {
     /// Run directory (reads <run>/data, writes checkpoints, metrics, plots, models).
     #[arg(long)]
     pub run: PathBuf,
-    /// Training configuration with [net] and [train] tables (see configs/train.toml).
+    /// Training configuration with [net] and [train] tables (see configs/train.toml),
+    /// or a loop configuration (its [net] and [train] are read). Default: the
+    /// run's own config.toml when it has one (a loop's run), else the built-in settings.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Override one key of the configuration, `section.key=value` or `key=value`
+    /// for a top-level key (e.g. `train.lr=0.001`); repeatable. Checked like the file.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
     /// Steps to train in this call (training resumes from the checkpoint).
     #[arg(long, default_value_t = 1000)]
     pub steps: u64,
@@ -369,6 +380,10 @@ pub enum BookCommand {
         /// Book configuration (TOML, see configs/book.toml; default: the built-in defaults).
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Override one key of the book configuration, `key=value` (e.g.
+        /// `simulations=512`); repeatable. Checked like the file and saved in the book.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
         /// Book file (Parquet); an existing book is loaded and extended.
         #[arg(long)]
         out: PathBuf,

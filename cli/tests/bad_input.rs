@@ -354,3 +354,49 @@ fn broken_run_directories_are_named() {
     // A report of a directory that is not a run.
     fails_with(&["report", "--run", s(&dir.path().join("nothing-here"))], &["run directory", "nothing-here does not exist"]);
 }
+
+/// `--set` on every command that reads a configuration (issue 38): checked
+/// like the file (a bad key or value is named), and applied.
+#[test]
+fn set_overrides_every_configuration_and_names_a_bad_key() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let sp = ["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&out), "--games", "1", "--quiet", "--evaluator", "uniform"];
+    fails_with(&[&sp[..], &["--set", "bogus_key=1"]].concat(), &["selfplay.toml", "--set bogus_key=1", "bogus_key"]);
+    fails_with(&[&sp[..], &["--set", "search.full_simulations=0"]].concat(), &["search.full_simulations"]);
+    // Applied: a cap of 3 decisions cuts the game at 3.
+    ok(&[&sp[..], &["--set", "max_decisions=3", "--set", "search.full_simulations=4"]].concat());
+    let (_, games) = pacozero_data::read_games_file(&pacozero_data::list_chunks(&out).unwrap()[0].games_path).unwrap();
+    assert_eq!(games[0].num_decisions, 3, "{:?}", games[0]);
+
+    let rd = copy_run(dir.path());
+    let tr = ["train", "--run", s(&rd), "--config", s(&f.train_cfg), "--steps", "1"];
+    fails_with(&[&tr[..], &["--set", "train.bogus=1"]].concat(), &["train.toml", "bogus"]);
+    fails_with(&[&tr[..], &["--set", "train.batch_size=0"]].concat(), &["batch_size"]);
+    ok(&[&tr[..], &["--set", "train.lr=0.0005"]].concat());
+
+    fails_with(&["book", "build", "--model", s(&rd), "--out", s(&dir.path().join("b.parquet")), "--set", "simulatons=3"], &["simulatons"]);
+}
+
+/// `train --run` of a loop's run reads the run's own config.toml (its
+/// `[net]` and `[train]` tables), not the trainer's defaults, and
+/// `selfplay --run` refuses a `--model` it would not use.
+#[test]
+fn train_reads_a_loop_runs_own_config_and_selfplay_run_refuses_a_model() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let rd = copy_run(dir.path());
+    let own = rd.join("config.toml");
+    // The run's own config: a loop configuration with a [train] key out of range.
+    std::fs::write(&own, "[loop]\ngenerations = 1\n[train]\nbatch_size = 0\n").unwrap();
+    fails_with(&["train", "--run", s(&rd), "--steps", "1"], &["config.toml", "batch_size"]);
+    // A loop configuration given with --config is read the same way.
+    std::fs::write(&own, format!("[loop]\ngenerations = 1\n{}", std::fs::read_to_string(&f.train_cfg).unwrap())).unwrap();
+    ok(&["train", "--run", s(&rd), "--steps", "1"]);
+    ok(&["train", "--run", s(&rd), "--config", s(&own), "--steps", "1"]);
+    let out = run(&["selfplay", "--run", s(&rd), "--model", s(&rd), "--games", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "a usage error: {err}");
+    assert!(err.contains("--model"), "{err}");
+}

@@ -7,8 +7,23 @@
 //! `[1, 2]`); anything that does not read as one is a string (`--set
 //! selfplay.start_positions=fischer_random`).
 
-use anyhow::{anyhow, bail, Result};
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
 use toml::{Table, Value};
+
+/// The text of the configuration file `path` (without one, an empty text:
+/// every key takes its default) with the overrides `sets` applied, and the
+/// name errors give it (`configs/x.toml with --set a.b=1`).
+pub fn config_text(path: Option<&Path>, sets: &[String]) -> Result<(String, String)> {
+    let (text, origin) = match path {
+        Some(p) => (std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
+        None => (String::new(), "the built-in defaults".to_string()),
+    };
+    let text = apply(&text, sets).with_context(|| format!("overriding {origin}"))?;
+    let origin = if sets.is_empty() { origin } else { format!("{origin} with --set {}", sets.join(" --set ")) };
+    Ok((text, origin))
+}
 
 /// `text` with every `section.key=value` of `sets` applied in order; the
 /// overrides are listed in a comment at the top (`# --set ...`). Without

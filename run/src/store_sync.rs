@@ -241,7 +241,7 @@ fn check_store_data<G: Game>(store: &RunStore, run_dir: &Path) -> Result<()> {
 /// in the cache with the training file `config`, uploads the model (named
 /// `export`, default `model-<ms>`) and moves the store's pointer from the
 /// version read before training. `notes` receives what it does.
-pub fn store_train(url: &str, cache: &Path, config: Option<&Path>, steps: u64, export: Option<&str>, notes: &dyn Fn(&str)) -> Result<()> {
+pub fn store_train(url: &str, cache: &Path, file: pacozero_train::TrainFile, steps: u64, export: Option<&str>, notes: &dyn Fn(&str)) -> Result<()> {
     let store = RunStore::open(url)?;
     // The pointer as found now: the swap at the end succeeds only if no other
     // trainer moved it in the meantime.
@@ -272,7 +272,7 @@ pub fn store_train(url: &str, cache: &Path, config: Option<&Path>, steps: u64, e
     }
     notes(&format!("{new} new chunks downloaded from {url} ({total} in the store)"));
 
-    let r = pacozero_train::train_run(cache, config, steps, Some(&name))?;
+    let r = pacozero_train::train_run_with(cache, file, steps, Some(&name))?;
     let s = &r.summary;
     notes(&format!("trained {} steps (now at step {}): loss {:.4} -> {:.4}, {:.0} samples/s", s.steps, r.step, s.first.loss, s.last.loss, s.samples_per_sec));
     let local = pacozero_nn::model_path(cache, &name);

@@ -137,11 +137,6 @@ impl SelfplayConfig {
         Self::from_toml_str(&text).with_context(|| format!("in {}", path.display()))
     }
 
-    /// The file at `path`, or the defaults without one.
-    pub fn from_optional_file(path: Option<&Path>) -> Result<Self> {
-        path.map_or_else(|| Ok(Self::default()), Self::from_file)
-    }
-
     /// The configuration as TOML.
     pub fn to_toml_string(&self) -> String {
         toml::to_string(self).expect("config serialises")

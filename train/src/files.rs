@@ -72,13 +72,29 @@ impl NetTable {
     }
 }
 
+/// Reads the training file at `path` (the built-in settings without one); see
+/// [`TrainFile::from_toml_str`].
 pub fn load_train_file(path: Option<&Path>) -> Result<TrainFile> {
     let Some(p) = path else { return Ok(TrainFile::default()) };
     let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-    let f: TrainFile = toml::from_str(&text).with_context(|| format!("{}: invalid training config", p.display()))?;
-    f.train.validate().map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-    f.net.to_config(&spec_of(GameKind::default())).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-    Ok(f)
+    TrainFile::from_toml_str(&text, &p.display().to_string())
+}
+
+impl TrainFile {
+    /// A training file's text, or a loop configuration's: a text with a
+    /// `[loop]` table is a loop's (a run's `config.toml`), whose `[net]` and
+    /// `[train]` tables are read and the others left to the loop. Unknown
+    /// keys are errors; `origin` names the text in them.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<TrainFile> {
+        let mut table: toml::Table = text.parse().with_context(|| format!("{origin}: invalid training config"))?;
+        if table.contains_key("loop") {
+            table.retain(|k, _| k == "net" || k == "train");
+        }
+        let f: TrainFile = table.try_into().with_context(|| format!("{origin}: invalid training config"))?;
+        f.train.validate().map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        f.net.to_config(&spec_of(GameKind::default())).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        Ok(f)
+    }
 }
 
 /// What one training stage did.
@@ -159,7 +175,11 @@ pub fn train_stage(run: &Path, stage: TrainStage<'_>) -> Result<TrainRun> {
 /// input and policy sizes come from the newest chunk. With `export`, the
 /// model is exported under that name and made current.
 pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&str>) -> Result<TrainRun> {
-    let file = load_train_file(config)?;
+    train_run_with(run, load_train_file(config)?, steps, export)
+}
+
+/// [`train_run`] with a training file already read.
+pub fn train_run_with(run: &Path, file: TrainFile, steps: u64, export: Option<&str>) -> Result<TrainRun> {
     // Without data yet, training fails with a message saying so.
     let spec = pacozero_data::data_spec(&RunDir::new(run).data())?.unwrap_or_else(|| spec_of(GameKind::default()));
     let net = file.net.to_config(&spec)?;

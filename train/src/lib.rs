@@ -49,7 +49,7 @@ mod trainer;
 
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};
 pub use error::{TrainError, TrainResult};
-pub use files::{load_train_file, train_run, train_stage, Export, NetTable, Steps, TrainFile, TrainRun, TrainStage};
+pub use files::{load_train_file, train_run, train_run_with, train_stage, Export, NetTable, Steps, TrainFile, TrainRun, TrainStage};
 pub use losses::{FreshLoss, FRESH_LOSS_ROWS};
 pub use metrics::StepMetrics;
 pub use pacozero_batch::{permutation, targets, Batch, LrSchedule, OptimizerKind, Targets, TrainConfig};

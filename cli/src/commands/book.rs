@@ -19,11 +19,9 @@ use std::path::{Path, PathBuf};
 
 pub fn run(a: BookArgs) -> Result<()> {
     match a.what {
-        BookCommand::Build { model, config, out, positions, fischer_random, quiet, game } => {
-            let mut cfg = match &config {
-                Some(p) => BookConfig::from_file(p)?,
-                None => BookConfig::default(),
-            };
+        BookCommand::Build { model, config, set, out, positions, fischer_random, quiet, game } => {
+            let (text, origin) = pacozero_run::overrides::config_text(config.as_deref(), &set)?;
+            let mut cfg = BookConfig::from_toml_str(&text, &origin)?;
             if let Some(n) = positions {
                 cfg.positions = n;
             }

@@ -24,7 +24,8 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
 }
 
 fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
-    let cfg = SelfplayConfig::from_optional_file(a.config.as_deref())?;
+    let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), &a.set)?;
+    let cfg = SelfplayConfig::from_toml_str(&text).with_context(|| format!("in {origin}"))?;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),
         (None, Some(r)) => RunDir::new(r).data(),

@@ -21,7 +21,8 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
     }
     let url = a.store.clone().context("selfplay in a store needs --store URL")?;
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
-    let config = pacozero_selfplay::SelfplayConfig::from_optional_file(a.config.as_deref())?;
+    let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), &a.set)?;
+    let config = pacozero_selfplay::SelfplayConfig::from_toml_str(&text).with_context(|| format!("in {origin}"))?;
     let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
     a.game.visit(Worker(w))
 }
@@ -29,5 +30,6 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
 /// `pacozero train --store URL --run CACHE`.
 pub fn train(a: TrainArgs) -> Result<()> {
     let url = a.store.clone().context("training in a store needs --store URL")?;
-    store_train(&url, &a.run, a.config.as_deref(), a.steps, a.export.as_deref(), &print)
+    let file = super::train::train_file(&a)?;
+    store_train(&url, &a.run, file, a.steps, a.export.as_deref(), &print)
 }
