@@ -250,3 +250,22 @@ fn tactics_solve_reports_by_depth_and_names_a_bad_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("suite.jsonl, line 2"), "{err}");
 }
+
+/// `--version` names the build (version, commit, dirty flag), the backend
+/// and the CPUs; a bad `PACOZERO_BACKEND` is an error naming it, not a
+/// silent fall back to the CPU (issue 38).
+#[test]
+fn version_names_the_build_and_a_bad_backend_is_refused() {
+    let out = bin().arg("--version").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.starts_with("pacozero 0.") && text.contains("(commit ") && text.contains("backend flex") && text.contains("CPUs"),
+        "{text}"
+    );
+    for (bad, why) in [("bogus", "unknown backend `bogus`"), ("tch-cuda:x", "tch-cuda:x")] {
+        let out = bin().args(["legal"]).env("PACOZERO_BACKEND", bad).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("PACOZERO_BACKEND={bad}")) && err.contains(why), "{err}");
+    }
+}

@@ -75,6 +75,17 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert_eq!(state["generation"], 3);
     assert_eq!(std::fs::read_to_string(run.join("models/current")).unwrap(), "gen-0002.pzmodel\n", "the best model is recorded in models/current");
     assert!(state.get("best").is_none(), "and nowhere else: {state}");
+    // Provenance: the build, backend and CPUs, and the resolved configuration.
+    let prov = &state["provenance"];
+    assert!(prov["version"].is_string() && prov["commit"].as_str().is_some_and(|c| !c.is_empty()) && prov["dirty"].is_boolean(), "{state}");
+    assert_eq!(prov["backend"], "flex", "{state}");
+    assert!(prov["cpus"].as_u64().is_some_and(|n| n >= 1), "{state}");
+    assert_eq!(state["config"]["loop"]["generations"], 2, "{state}");
+    assert!(state["config"]["train"]["lr"].is_number(), "defaults are filled in: {state}");
+    assert!(std::fs::read_to_string(run.join("config.toml")).unwrap().starts_with("# made by pacozero "));
+    // Every model file's header names what made it.
+    let (_, header) = pacozero_nn::read_model_header(&run.join("models/gen-0002.pzmodel")).unwrap();
+    assert_eq!(header.provenance.as_ref().map(|p| p.backend.as_str()), Some("flex"), "{header:?}");
     assert_eq!(std::fs::read_to_string(run.join("models/current")).unwrap().trim(), "gen-0002.pzmodel");
     let chunks = std::fs::read_dir(run.join("data")).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".games.parquet")).count();
     assert!(chunks >= 2, "{chunks} game chunks");

@@ -86,6 +86,7 @@ mod decode;
 pub mod durable;
 mod error;
 pub mod platform_book;
+pub mod provenance;
 mod reader;
 pub mod run_dir;
 mod schema;
@@ -95,6 +96,7 @@ mod writer;
 pub use decode::{decode_into, decode_position};
 pub use durable::{crash_point, write_atomic};
 pub use error::{DataError, Result};
+pub use provenance::{Build, Provenance};
 pub use reader::{
     game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file, read_positions_window, read_positions_window_of, ChunkInfo,
     PositionWindow,

@@ -20,7 +20,30 @@ use crate::error::{NnError, NnResult};
 /// Backend names accepted by [`device_from_name`].
 pub const BACKEND_NAMES: &[&str] = &["flex", "tch", "tch-cpu", "tch-cuda", "tch-cuda:N"];
 
+/// The backend `PACOZERO_BACKEND` names (`flex` when it is unset or empty).
+pub fn backend_name() -> String {
+    match std::env::var("PACOZERO_BACKEND") {
+        Ok(name) if !name.is_empty() => name,
+        _ => "flex".to_string(),
+    }
+}
+
+/// Checks `PACOZERO_BACKEND`: an unknown backend, one this build lacks, or a
+/// bad GPU index is an error naming it. Programs call this once at start, so
+/// that [`default_device`] never has to fall back.
+pub fn check_backend() -> NnResult<()> {
+    device_from_name(&backend_name()).map(|_| ()).map_err(|e| {
+        let why = match e {
+            NnError::Config(m) => m,
+            other => other.to_string(),
+        };
+        NnError::Config(format!("PACOZERO_BACKEND={}: {why}", backend_name()))
+    })
+}
+
 /// The default device: flex (CPU), unless `PACOZERO_BACKEND` names another.
+/// A bad name falls back to flex with a warning; [`check_backend`] refuses
+/// it instead (the `pacozero` binary checks at start).
 pub fn default_device() -> Device {
     match std::env::var("PACOZERO_BACKEND") {
         Ok(name) if !name.is_empty() => device_from_name(&name).unwrap_or_else(|e| {
@@ -44,7 +67,10 @@ pub fn device_from_name(name: &str) -> NnResult<Device> {
         }
         #[cfg(feature = "tch")]
         n if n == "tch-cuda" || n.starts_with("tch-cuda:") => {
-            let idx: usize = n.strip_prefix("tch-cuda:").map(|s| s.parse().unwrap_or(0)).unwrap_or(0);
+            let idx: usize = match n.strip_prefix("tch-cuda:") {
+                None => 0,
+                Some(i) => i.parse().map_err(|_| NnError::Config(format!("backend `{n}`: `{i}` is not a GPU index (tch-cuda:0, tch-cuda:1, ...)")))?,
+            };
             #[allow(deprecated)]
             Ok(Device::libtorch_cuda(idx))
         }

@@ -55,7 +55,7 @@ pub mod load;
 mod model;
 pub mod modelfile;
 
-pub use backend::{default_device, device_from_name};
+pub use backend::{backend_name, check_backend, default_device, device_from_name};
 pub use error::{NnError, NnResult};
 pub use evaluator::NetworkEvaluator;
 pub use fastnet::{FastNet, FastOutput};

@@ -50,6 +50,9 @@ pub struct ModelInfo {
     pub step: u64,
     /// Training samples seen at export.
     pub samples_seen: u64,
+    /// What exported it (absent in files of earlier builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<pacozero_data::Provenance>,
 }
 
 /// One section's entry in a container header: name, length, checksum.

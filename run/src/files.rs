@@ -56,6 +56,14 @@ pub struct LoopState {
     /// builds also have a `best` key here; it is ignored.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub promoted: bool,
+    /// What runs the loop: the build, backend and CPUs of the latest start
+    /// (absent in runs of earlier builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<pacozero_data::Provenance>,
+    /// The configuration as the loop reads it, every default filled in
+    /// (`config.toml` holds the text as written, with its `--set`s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Value>,
     /// In an overlapped generation (`loop.overlap`): the newest chunk that
     /// was complete when it began, the last its training reads (kept so that
     /// a resumed generation trains on the same chunks); empty otherwise.

@@ -29,7 +29,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Budget, EvalKind, Openings, Player, PlayerSpec, PlayoutMix};
 use pacozero_arena::{run_match_from, run_match_sprt};
-use pacozero_data::{check_data_dir, game_spec, spec_of, RunDir};
+use pacozero_data::{check_data_dir, game_spec, spec_of, Provenance, RunDir};
 use pacozero_engine::{Game, GameKind, GameVisitor};
 use pacozero_search::derive_seed;
 use pacozero_selfplay::SelfplayConfig;
@@ -182,7 +182,7 @@ impl Default for LoopConfig {
 }
 
 /// The whole loop file: `[loop]`, `[selfplay]` (with `[selfplay.search]`), `[net]`, `[train]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LoopFile {
     #[serde(default, rename = "loop")]
@@ -287,6 +287,7 @@ fn open_run(run: &Path, config: Option<&Path>, sets: &[String], obs: &dyn LoopOb
         let text = crate::overrides::apply(&text, sets).with_context(|| format!("overriding {origin}"))?;
         let origin = if sets.is_empty() { origin } else { format!("{origin} with --set {}", sets.join(" --set ")) };
         LoopFile::parse(&text, &origin)?;
+        let text = format!("# made by pacozero {}\n{text}", Provenance::here(&pacozero_nn::backend_name()));
         write_atomic(&copy, text.as_bytes())?;
         text
     };
@@ -300,10 +301,10 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
     if !recorded.is_empty() && recorded != G::NAME {
         bail!("{} is a {recorded} run; its config.toml now says game = \"{}\" (a run cannot switch games)", run.display(), G::NAME);
     }
-    if state.game != G::NAME {
-        state.game = G::NAME.to_string();
-        save_state(run, &state)?;
-    }
+    state.game = G::NAME.to_string();
+    state.provenance = Some(Provenance::here(&pacozero_nn::backend_name()));
+    state.config = Some(serde_json::to_value(cfg)?);
+    save_state(run, &state)?;
     let mut generations = generations.unwrap_or(cfg.looping.generations);
     let budget = TimeBudget::of(&cfg.looping);
     let data = RunDir::new(run).data();

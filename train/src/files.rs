@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use pacozero_data::{spec_of, GameSpec, RunDir};
 use pacozero_engine::GameKind;
 use pacozero_nn::NetConfig;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::TrainConfig;
@@ -24,7 +24,7 @@ pub struct TrainFile {
 
 /// Architecture keys of `[net]` (the input and policy sizes come from the game;
 /// the defaults are the same for every game).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetTable {
     pub blocks: u32,

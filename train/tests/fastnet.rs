@@ -203,7 +203,7 @@ fn fastnet_matches_burn_after_training_and_in_network() {
     check(t.model(), &net, 300);
 
     // Network: the fast path (default) against the burn path on the same inputs.
-    let info = ModelInfo { name: "t".into(), step: 10, samples_seen: 160 };
+    let info = ModelInfo { name: "t".into(), step: 10, samples_seen: 160, provenance: None };
     let fast = Network::from_model(t.model().clone(), net.clone(), info.clone(), &default_device(), 2).unwrap();
     let mut slow = Network::from_model(t.model().clone(), net.clone(), info, &default_device(), 2).unwrap();
     slow.set_fastnet(false);
