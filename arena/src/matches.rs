@@ -83,6 +83,8 @@ pub fn opening<G: Game>(kind: Openings, seed: u64, i: u64) -> G {
 #[serde(rename_all = "snake_case")]
 pub enum Openings {
     Standard,
+    /// `fischer_random` (also read as `fischer-random`, the command line's old spelling).
+    #[serde(alias = "fischer-random")]
     FischerRandom,
 }
 

@@ -67,6 +67,7 @@ fn legal_answers_each_line_and_survives_bad_ones() {
     assert_eq!(lines[0]["legal_actions"][0], "Lb1");
     assert_eq!(lines[0]["num_full_moves"], 20);
     assert_eq!(lines[0]["status"], "Running");
+    assert_eq!((&lines[0]["end_reason"], &lines[0]["winner"]), (&serde_json::json!("running"), &serde_json::Value::Null));
     assert!(lines[1]["error"].as_str().unwrap().contains("line 2"));
     assert_eq!(lines[2]["required"], "Place");
     assert_eq!(lines[2]["legal_actions"], serde_json::json!(["Pe3", "Pe4"]));

@@ -95,7 +95,10 @@ fn legal_answers_each_line_and_survives_bad_ones() {
     assert!(answers[1]["error"].as_str().unwrap().contains("line 2"), "{}", answers[1]);
     assert_eq!(answers[2]["legal_moves"], serde_json::json!([]));
     assert_eq!(answers[2]["status"], "Checkmate(b)");
+    // The games table's and the Python package's words for the same.
+    assert_eq!((&answers[2]["end_reason"], &answers[2]["winner"]), (&serde_json::json!("checkmate"), &serde_json::json!("black")));
     assert_eq!(answers[3]["status"], "Stalemate");
+    assert_eq!((&answers[3]["end_reason"], &answers[3]["winner"]), (&serde_json::json!("stalemate"), &serde_json::Value::Null));
     let e = answers[4]["error"].as_str().unwrap();
     assert!(e.contains("line 5") && e.contains("en passant"), "{e}");
     assert_eq!(answers[5]["status"], "RepetitionDraw");

@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 pub enum StartPositions {
     /// The standard setup.
     Standard,
-    /// One of the 960 Fischer-random setups, drawn from the game's seed.
+    /// One of the 960 Fischer-random setups, drawn from the game's seed
+    /// (`fischer_random`; `fischer-random` is read too).
+    #[serde(alias = "fischer-random")]
     FischerRandom,
     /// A FEN drawn (from the game's seed) from the lines of `fen_file`.
     FenFile,

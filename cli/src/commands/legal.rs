@@ -12,7 +12,9 @@
 //! | `to_move` | `white` or `black` |
 //! | `legal_actions` | every decision the rules allow, by name, in the engine's order (none once the game is over); Paco Ŝako lists the actions into dead-end chains too, as the platform does |
 //! | `playable_actions` | those of them after which the turn can still be completed (what search and players choose from) |
-//! | `status` | `Running`, or how the game ended |
+//! | `status` | the engine's status text, as the platform writes it (`Running`, `PacoVictory(w)`, `RepetitionDraw`, Shako's `Checkmate(b)`) |
+//! | `end_reason` | the same in the words of the games table and the Python package: `running`, or why the game ended (`paco`, `repetition`, `no_progress`, `checkmate`, ...) |
+//! | `winner` | `white`, `black`, or `null` (running or drawn) |
 //! | Paco Ŝako `required`, `num_full_moves` | the kind of decision due; the number of distinct whole turns |
 //! | Shako `in_check`, `legal_moves` | check; the legal UCI moves, sorted (also where a draw rule ended the game) |
 
@@ -76,6 +78,11 @@ fn answer<G: Game>(line: &str) -> Result<Value> {
         "legal_actions": legal.iter().map(|&d| g.action_name(d)).collect::<Vec<_>>(),
         "playable_actions": playable.iter().map(|&d| g.action_name(d)).collect::<Vec<_>>(),
         "status": g.status_text(),
+        "end_reason": g.end_reason(),
+        "winner": match g.outcome() {
+            Some(pacozero_engine::Outcome::Win(c)) => json!(c.name()),
+            _ => Value::Null,
+        },
     });
     let fields = answer.as_object_mut().context("an object")?;
     for (name, fact) in g.facts() {

@@ -72,6 +72,14 @@ pub use bench::{bench_analysis, bench_queries, BenchLine};
 pub use query::{parse_line, Line, LineError, Query};
 
 /// Defaults and limits of an analysis engine.
+/// The search budget every analysing command and the Python package use when
+/// none is given: visits of the root (`analyze --visits`, `analysis`'s
+/// `max_visits`, `book compare --visits`, `tactics solve --visits`,
+/// `pacozero.analyze(visits=...)`).
+pub const DEFAULT_VISITS: u32 = 800;
+/// Whole turns of a principal variation when none is asked for.
+pub const DEFAULT_PV_TURNS: usize = 8;
+
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Simulations of a query that gives neither `max_visits` nor `max_time_ms`.
@@ -87,7 +95,7 @@ pub struct ServeOptions {
 
 impl Default for ServeOptions {
     fn default() -> Self {
-        ServeOptions { default_visits: 800, visit_cap: 1_000_000, default_top_moves: 5, default_pv_turns: 8, max_concurrent: 64 }
+        ServeOptions { default_visits: DEFAULT_VISITS, visit_cap: 1_000_000, default_top_moves: 5, default_pv_turns: DEFAULT_PV_TURNS, max_concurrent: 64 }
     }
 }
 
