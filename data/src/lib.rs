@@ -91,6 +91,7 @@ mod reader;
 pub mod run_dir;
 mod schema;
 pub mod spec;
+pub mod tfevents;
 mod writer;
 
 pub use decode::{decode_into, decode_position};
