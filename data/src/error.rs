@@ -36,7 +36,7 @@ pub enum DataError {
     #[error("{path}: column `{column}` has type {found}, expected {expected}")]
     WrongType { path: PathBuf, column: String, expected: String, found: String },
     /// The file (metadata or a row) declares a schema version this code does not read.
-    #[error("{path}: schema_version {found} is not supported (this build reads version {expected})")]
+    #[error("{path}: schema_version {found} is not supported (this build reads versions {oldest} to {expected})", oldest = crate::schema::OLDEST_READ_VERSION)]
     SchemaVersion { path: PathBuf, found: String, expected: u16 },
     /// The file's key-value metadata is missing or malformed.
     #[error("{path}: bad file metadata: {message}")]
