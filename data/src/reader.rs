@@ -9,7 +9,7 @@ use arrow::datatypes::{DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, U
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
-use crate::schema::{games_schema, positions_schema_of, GameRow, GameSpec, PositionRow, SCHEMA_VERSION, V1_AUX_COLUMNS};
+use crate::schema::{games_schema, positions_schema_of, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, SCHEMA_VERSION, V1_AUX_COLUMNS};
 use crate::schema::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 
 /// A complete chunk found on disk (its games file exists).
@@ -214,7 +214,8 @@ impl<'a> Cols<'a> {
         if let Some((i, bad)) = v.values().iter().enumerate().find(|(_, &x)| x != version) {
             return Err(DataError::SchemaVersion {
                 path: self.path.into(),
-                found: format!("{bad} (column schema_version, row {})", i + row_base),
+                found: format!("{bad} (column schema_version, row {}; the file says {version})", i + row_base),
+                oldest: OLDEST_READ_VERSION,
                 expected: SCHEMA_VERSION,
             });
         }

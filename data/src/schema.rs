@@ -174,7 +174,7 @@ impl GameSpec {
             m.get("schema_version").ok_or_else(|| DataError::Metadata { path: path.to_path_buf(), message: "key `schema_version` is missing".into() })?;
         match version.parse::<u16>() {
             Ok(v) if (OLDEST_READ_VERSION..=SCHEMA_VERSION).contains(&v) => Ok(v),
-            _ => Err(DataError::SchemaVersion { path: path.to_path_buf(), found: version.clone(), expected: SCHEMA_VERSION }),
+            _ => Err(DataError::SchemaVersion { path: path.to_path_buf(), found: version.clone(), oldest: OLDEST_READ_VERSION, expected: SCHEMA_VERSION }),
         }
     }
 
