@@ -58,7 +58,10 @@ pub struct Batch {
     pub wdl: Vec<f32>,
     pub row_w: Vec<f32>,
     pub moves_left: Vec<f32>,
-    pub sako: Vec<f32>,
+    /// Auxiliary targets per row: the game's ([`GameSpec::aux_targets`]).
+    pub naux: usize,
+    /// The auxiliary targets, `[n, naux]` row-major, 0 or 1.
+    pub aux: Vec<f32>,
     pub result: Vec<i8>,
     /// The opponent's reply policy ([`crate::targets::reply_rows`]), its
     /// mask (as `mask`) and its row weight (0 without a reply target).
@@ -83,6 +86,7 @@ impl Batch {
         let n = idx.len();
         let (c, h, w, p) = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize, spec.policy_size as usize);
         let len = spec.input_len();
+        let naux = spec.num_aux_targets();
         let mut b = Batch {
             n,
             c,
@@ -96,7 +100,8 @@ impl Batch {
             wdl: vec![0.0; n * 3],
             row_w: vec![0.0; n],
             moves_left: vec![0.0; n],
-            sako: vec![0.0; n * 2],
+            naux,
+            aux: vec![0.0; n * naux],
             result: vec![0; n],
             reply: if targets.reply.is_empty() { Vec::new() } else { vec![0.0; n * p] },
             reply_mask: if targets.reply.is_empty() { Vec::new() } else { vec![-1e9; n * p] },
@@ -141,8 +146,9 @@ impl Batch {
                 b.reply_w[k] = r.weight;
             }
             b.moves_left[k] = (r.moves_left as f32).ln_1p();
-            b.sako[k * 2] = r.mover_in_sako as u8 as f32;
-            b.sako[k * 2 + 1] = r.mover_can_paco as u8 as f32;
+            for (t, &v) in b.aux[k * naux..(k + 1) * naux].iter_mut().zip(&r.aux_targets) {
+                *t = v as u8 as f32;
+            }
             b.result[k] = r.result;
         }
         b

@@ -58,7 +58,7 @@ pub enum LrSchedule {
 /// | `policy_weight` | 1.0 | >= 0 | weight of the policy cross-entropy (full-search rows only) |
 /// | `value_weight` | 1.0 | >= 0 | weight of the WDL cross-entropy |
 /// | `moves_left_weight` | 0.05 | >= 0 | weight of the moves-left MSE on `ln(1+moves_left)` |
-/// | `sako_weight` | 0.1 | >= 0 | weight of the sako/paco BCE |
+/// | `sako_weight` | 0.1 | >= 0 | weight of the auxiliary targets' BCE (the game's `Game::AUX_TARGETS`; the name is from Paco Ŝako's, kept so configurations and `metrics.csv`'s `sako_loss` read on) |
 /// | `reply_policy_weight` | 0.15 | >= 0 | weight of the reply head's cross-entropy (networks with `net.reply_policy`) |
 /// | `value_q_mix` | 0.0 | [0, 1] | WDL target = (1-m-h)·onehot(result) + m·root_wdl + h·(root_wdl `value_horizon` decisions later) |
 /// | `value_horizon` | 0 | 0..=1000 | decisions ahead of the short-horizon value target (`targets.rs`) |
@@ -95,6 +95,7 @@ pub struct TrainConfig {
     pub policy_weight: f64,
     pub value_weight: f64,
     pub moves_left_weight: f64,
+    /// Weight of the auxiliary targets' loss (the game's, whatever they are).
     pub sako_weight: f64,
     pub reply_policy_weight: f64,
     pub value_q_mix: f64,

@@ -135,8 +135,7 @@ mod tests {
             action: 0,
             result,
             moves_left,
-            mover_in_sako: false,
-            mover_can_paco: false,
+            aux_targets: Vec::new(),
             weight: 1.0,
             network_id: String::new(),
         }

@@ -293,7 +293,7 @@ pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
     match meta.get("book_version") {
         None => return Err(DataError::Metadata { path: path.into(), message: "no `book_version` key: not an opening book".into() }),
         Some(v) if v != &BOOK_VERSION.to_string() => {
-            return Err(DataError::SchemaVersion { path: path.into(), found: format!("{v} (book_version)"), expected: BOOK_VERSION })
+            return Err(DataError::SchemaVersion { path: path.into(), found: format!("{v} (book_version)"), oldest: BOOK_VERSION, expected: BOOK_VERSION })
         }
         _ => {}
     }
@@ -338,7 +338,12 @@ fn read_rows(path: &Path, batch: &RecordBatch, out: &mut Vec<BookPosition>) -> R
     let base = out.len();
     let version = column(path, batch, "book_version", base)?.as_primitive::<UInt16Type>();
     if let Some((i, v)) = version.values().iter().enumerate().find(|(_, &v)| v != BOOK_VERSION) {
-        return Err(DataError::SchemaVersion { path: path.into(), found: format!("{v} (column book_version, row {})", base + i), expected: BOOK_VERSION });
+        return Err(DataError::SchemaVersion {
+            path: path.into(),
+            found: format!("{v} (column book_version, row {})", base + i),
+            oldest: BOOK_VERSION,
+            expected: BOOK_VERSION,
+        });
     }
     let hash = column(path, batch, "hash", base)?.as_primitive::<UInt64Type>().values();
     let fen = column(path, batch, "fen", base)?.as_string::<i32>();

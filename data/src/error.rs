@@ -36,8 +36,9 @@ pub enum DataError {
     #[error("{path}: column `{column}` has type {found}, expected {expected}")]
     WrongType { path: PathBuf, column: String, expected: String, found: String },
     /// The file (metadata or a row) declares a schema version this code does not read.
-    #[error("{path}: schema_version {found} is not supported (this build reads version {expected})")]
-    SchemaVersion { path: PathBuf, found: String, expected: u16 },
+    /// `oldest..=expected` are the versions this build reads.
+    #[error("{path}: schema_version {found} is not supported (this build reads {})", versions(*oldest, *expected))]
+    SchemaVersion { path: PathBuf, found: String, oldest: u16, expected: u16 },
     /// The file's key-value metadata is missing or malformed.
     #[error("{path}: bad file metadata: {message}")]
     Metadata { path: PathBuf, message: String },
@@ -56,6 +57,14 @@ pub enum DataError {
     /// A game specification is out of range.
     #[error("invalid game spec: {0}")]
     InvalidSpec(String),
+}
+
+fn versions(oldest: u16, newest: u16) -> String {
+    if oldest == newest {
+        format!("version {newest}")
+    } else {
+        format!("versions {oldest} to {newest}")
+    }
 }
 
 /// Result alias of this crate.

@@ -8,7 +8,10 @@
 //! The crate is generic over the game: board size and plane counts are a
 //! [`GameSpec`], stored in the key-value metadata of every file under the keys
 //! `schema_version`, `game`, `board_height`, `board_width`, `bit_planes`,
-//! `scalars`, `policy_size` (all values are decimal strings except `game`).
+//! `scalars`, `policy_size` (decimal strings), and `aux_targets`: the names of
+//! the game's auxiliary targets ([`GameSpec::aux_targets`], from the game's
+//! `Game::AUX_TARGETS`), comma-separated, in the order of the `aux_targets`
+//! column.
 //!
 //! ## Positions table (`*.positions.parquet`)
 //!
@@ -18,7 +21,7 @@
 //!
 //! | column | Arrow type | meaning |
 //! |---|---|---|
-//! | `schema_version` | UInt16 | schema version, currently `1`; readers refuse other values |
+//! | `schema_version` | UInt16 | schema version, currently `2`; readers take the versions they read ([`SCHEMA_VERSION`]) |
 //! | `game_id` | UInt64 | unique per game (derived from the worker seed); joins with the games table |
 //! | `ply` | UInt32 | decision index within the game, 0-based |
 //! | `side_to_move` | UInt8 | `0` white, `1` black |
@@ -32,8 +35,7 @@
 //! | `action` | UInt16 | policy slot actually played |
 //! | `result` | Int8 | final result for the mover: `1` win, `0` draw, `-1` loss |
 //! | `moves_left` | UInt32 | decisions remaining until the game ended (0 on the last decision) |
-//! | `mover_in_sako` | Boolean | the opponent could unite with the mover's king next turn (auxiliary target) |
-//! | `mover_can_paco` | Boolean | the mover can unite with the opponent's king this turn (auxiliary target) |
+//! | `aux_targets` | FixedSizeList\<Boolean, n\> | the game's `n` auxiliary targets, named in the metadata key `aux_targets` (each game's `Game::AUX_TARGETS`, documented there), in that order; mid-turn, the values of the turn's settled start |
 //! | `weight` | Float32 | sample weight, default `1`, finite and `>= 0` |
 //! | `network_id` | Utf8 | model that played, e.g. `"gen-0003"` or `"uniform"` |
 //!
@@ -42,7 +44,7 @@
 //! | column | Arrow type | meaning |
 //! |---|---|---|
 //! | `game_id` | UInt64 | same id as in the positions table |
-//! | `schema_version` | UInt16 | currently `1` |
+//! | `schema_version` | UInt16 | currently `2` (the table is the same in version 1) |
 //! | `start_fen` | Utf8 | starting position |
 //! | `actions` | Utf8 | space-separated atomic actions, e.g. `"Le2 Pe4 =Q"` |
 //! | `num_decisions` | UInt32 | number of decisions (= position rows of the game) |
@@ -60,12 +62,26 @@
 //! file exists, ignores `*.tmp` leftovers (a crashed writer), and orders chunks
 //! by stem; [`chunk_stem`] makes stems whose lexicographic order is chronological.
 //!
+//! ## Versions
+//!
+//! Every file says its `schema_version` (metadata and column). A build
+//! writes [`SCHEMA_VERSION`] and reads every version from
+//! [`OLDEST_READ_VERSION`] up to it: an earlier version's rows read into
+//! today's [`PositionRow`], so a run's old chunks keep training. Version 1
+//! stored the two auxiliary targets of both games as the Boolean columns
+//! [`V1_AUX_COLUMNS`]; they read, in that order, into
+//! [`PositionRow::aux_targets`], and the spec of a version-1 file of a
+//! registered game names the game's targets (both games of version 1 had
+//! those two, in that order). A file of a later version, or of none, is
+//! refused with [`DataError::SchemaVersion`].
+//!
 //! ## Version safety
 //!
 //! [`ChunkWriter::new`] refuses a directory whose newest complete chunk has
-//! another `schema_version` or another [`GameSpec`] (the error names that
-//! file), so a worker of another build or game never mixes its rows into a
-//! run's data.
+//! a `schema_version` this build does not read or another [`GameSpec`] (the
+//! error names that file), so a worker of another build or game never mixes
+//! its rows into a run's data; it continues a run whose chunks are of an
+//! earlier version it reads.
 //!
 //! ## Decoder
 //!
@@ -99,13 +115,13 @@ pub use durable::{crash_point, write_atomic};
 pub use error::{DataError, Result};
 pub use provenance::{Build, Provenance};
 pub use reader::{
-    game_ids, list_chunks, read_chunk, read_file_spec, read_games_file, read_positions_file, read_positions_window, read_positions_window_of, ChunkInfo,
-    PositionWindow,
+    game_ids, list_chunks, read_chunk, read_file_spec, read_file_spec_version, read_games_file, read_positions_file, read_positions_window,
+    read_positions_window_of, ChunkInfo, PositionWindow,
 };
 pub use run_dir::RunDir;
 pub use schema::{
-    games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_BOARD_SIDE, POSITIONS_SUFFIX, POSITION_COLUMNS,
-    SCHEMA_VERSION, TMP_SUFFIX,
+    games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_AUX_TARGETS, MAX_BOARD_SIDE, OLDEST_READ_VERSION,
+    POSITIONS_SUFFIX, POSITION_COLUMNS, SCHEMA_VERSION, TMP_SUFFIX, V1_AUX_COLUMNS,
 };
 pub use spec::{check_data_dir, data_spec, game_spec, spec_of};
 pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter};

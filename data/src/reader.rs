@@ -4,12 +4,12 @@ use std::collections::HashMap;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::datatypes::{DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
-use crate::schema::{games_schema, positions_schema, GameRow, GameSpec, PositionRow, SCHEMA_VERSION};
+use crate::schema::{games_schema, positions_schema_of, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, SCHEMA_VERSION, V1_AUX_COLUMNS};
 use crate::schema::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 
 /// A complete chunk found on disk (its games file exists).
@@ -125,6 +125,11 @@ pub fn read_positions_window_of(dir: &Path, chunks: &[ChunkInfo], max_positions:
 
 /// Read the spec from a file's key-value metadata without reading rows.
 pub fn read_file_spec(path: &Path) -> Result<GameSpec> {
+    Ok(read_file_spec_version(path)?.0)
+}
+
+/// [`read_file_spec`] and the file's schema version (one this build reads).
+pub fn read_file_spec_version(path: &Path) -> Result<(GameSpec, u16)> {
     let builder = open_builder(path)?;
     spec_of(path, &builder)
 }
@@ -134,7 +139,7 @@ fn open_builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
     ParquetRecordBatchReaderBuilder::try_new(file).map_err(pq_err(path))
 }
 
-fn spec_of(path: &Path, builder: &ParquetRecordBatchReaderBuilder<File>) -> Result<GameSpec> {
+fn spec_of(path: &Path, builder: &ParquetRecordBatchReaderBuilder<File>) -> Result<(GameSpec, u16)> {
     let mut m: HashMap<String, String> = builder.schema().metadata().clone().into();
     if let Some(kv) = builder.metadata().file_metadata().key_value_metadata() {
         for e in kv {
@@ -143,19 +148,21 @@ fn spec_of(path: &Path, builder: &ParquetRecordBatchReaderBuilder<File>) -> Resu
             }
         }
     }
-    GameSpec::from_metadata(path, &m)
+    Ok((GameSpec::from_metadata(path, &m)?, GameSpec::version_of(path, &m)?))
 }
 
-fn read_batches(path: &Path, expected: SchemaRef) -> Result<(Vec<RecordBatch>, GameSpec)> {
+/// The file's batches, spec and schema version; `expected` gives the
+/// columns of the version and spec.
+fn read_batches(path: &Path, expected: impl FnOnce(&GameSpec, u16) -> SchemaRef) -> Result<(Vec<RecordBatch>, GameSpec, u16)> {
     let builder = open_builder(path)?;
-    let spec = spec_of(path, &builder)?;
-    check_schema(path, builder.schema(), &expected)?;
+    let (spec, version) = spec_of(path, &builder)?;
+    check_schema(path, builder.schema(), &expected(&spec, version))?;
     let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
     let mut batches = Vec::new();
     for b in reader {
         batches.push(b.map_err(arrow_err(path))?);
     }
-    Ok((batches, spec))
+    Ok((batches, spec, version))
 }
 
 /// Same type up to names/nullability of nested fields.
@@ -201,13 +208,14 @@ impl<'a> Cols<'a> {
         Ok(col)
     }
 
-    fn check_version(&self, row_base: usize) -> Result<()> {
+    /// Every row says the file's `version`.
+    fn check_version(&self, version: u16, row_base: usize) -> Result<()> {
         let v = self.get("schema_version")?.as_primitive::<UInt16Type>();
-        if let Some((i, bad)) = v.values().iter().enumerate().find(|(_, &x)| x != SCHEMA_VERSION) {
-            let _ = i + row_base;
+        if let Some((i, bad)) = v.values().iter().enumerate().find(|(_, &x)| x != version) {
             return Err(DataError::SchemaVersion {
                 path: self.path.into(),
-                found: format!("{bad} (column schema_version, row {})", i + row_base),
+                found: format!("{bad} (column schema_version, row {}; the file says {version})", i + row_base),
+                oldest: OLDEST_READ_VERSION,
                 expected: SCHEMA_VERSION,
             });
         }
@@ -229,16 +237,31 @@ fn slice<T: Copy>(vals: &[T], offs: &[i32], i: usize) -> Vec<T> {
     vals[offs[i] as usize..offs[i + 1] as usize].to_vec()
 }
 
-/// Read every row of a positions file, validating each against the file's spec.
+/// The auxiliary targets of a batch's rows: schema version 2's
+/// `aux_targets` column, or version 1's two columns ([`V1_AUX_COLUMNS`]).
+enum AuxCols<'a> {
+    List { values: &'a BooleanArray, n: usize },
+    V1([&'a BooleanArray; 2]),
+}
+
+impl AuxCols<'_> {
+    fn row(&self, i: usize) -> Vec<bool> {
+        match self {
+            AuxCols::List { values, n } => (i * n..(i + 1) * n).map(|j| values.value(j)).collect(),
+            AuxCols::V1(cols) => cols.iter().map(|c| c.value(i)).collect(),
+        }
+    }
+}
+
+/// Read every row of a positions file, validating each against the file's
+/// spec. Files of every schema version this build reads give today's rows.
 pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> {
-    // The expected schema depends only on types, not on the spec values.
-    let probe = GameSpec { game: "x".into(), board_height: 1, board_width: 1, bit_planes: 1, scalars: 0, policy_size: 1 };
-    let (batches, spec) = read_batches(path, positions_schema(&probe))?;
+    let (batches, spec, version) = read_batches(path, positions_schema_of)?;
     let mut rows = Vec::new();
     for batch in &batches {
         let base = rows.len();
         let c = Cols { path, batch };
-        c.check_version(base)?;
+        c.check_version(version, base)?;
         let game_id = c.get("game_id")?.as_primitive::<UInt64Type>().values();
         let ply = c.get("ply")?.as_primitive::<UInt32Type>().values();
         let stm = c.get("side_to_move")?.as_primitive::<UInt8Type>().values();
@@ -253,8 +276,17 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
         let action = c.get("action")?.as_primitive::<UInt16Type>().values();
         let result = c.get("result")?.as_primitive::<Int8Type>().values();
         let moves_left = c.get("moves_left")?.as_primitive::<UInt32Type>().values();
-        let sako = c.get("mover_in_sako")?.as_boolean();
-        let paco = c.get("mover_can_paco")?.as_boolean();
+        let aux = if version == 1 {
+            AuxCols::V1([c.get(V1_AUX_COLUMNS[0])?.as_boolean(), c.get(V1_AUX_COLUMNS[1])?.as_boolean()])
+        } else {
+            let list = c.get("aux_targets")?.as_fixed_size_list();
+            let values = list.values();
+            if values.null_count() > 0 {
+                return Err(DataError::BadValue { path: path.into(), column: "aux_targets".into(), row: base, message: "null list item".into() });
+            }
+            // The column's type (its list size) was checked against the spec.
+            AuxCols::List { values: values.as_boolean(), n: spec.num_aux_targets() }
+        };
         let weight = c.get("weight")?.as_primitive::<Float32Type>().values();
         let net = c.get("network_id")?.as_string::<i32>();
         for i in 0..batch.num_rows() {
@@ -273,8 +305,7 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
                 action: action[i],
                 result: result[i],
                 moves_left: moves_left[i],
-                mover_in_sako: sako.value(i),
-                mover_can_paco: paco.value(i),
+                aux_targets: aux.row(i),
                 weight: weight[i],
                 network_id: net.value(i).to_string(),
             };
@@ -286,7 +317,7 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
 }
 
 fn column_of(message: &str) -> &str {
-    for c in ["planes", "scalars", "policy", "legal action", "action", "side_to_move", "result", "weight"] {
+    for c in ["planes", "scalars", "policy", "legal action", "action", "side_to_move", "result", "weight", "aux_targets"] {
         if message.starts_with(c) {
             return match c {
                 "legal action" => "legal_actions",
@@ -299,12 +330,12 @@ fn column_of(message: &str) -> &str {
 
 /// Read every row of a games file.
 pub fn read_games_file(path: &Path) -> Result<(GameSpec, Vec<GameRow>)> {
-    let probe = GameSpec { game: "x".into(), board_height: 1, board_width: 1, bit_planes: 1, scalars: 0, policy_size: 1 };
-    let (batches, spec) = read_batches(path, games_schema(&probe))?;
+    // The games table is the same in every version.
+    let (batches, spec, version) = read_batches(path, |spec, _| games_schema(spec))?;
     let mut rows = Vec::new();
     for batch in &batches {
         let c = Cols { path, batch };
-        c.check_version(rows.len())?;
+        c.check_version(version, rows.len())?;
         let game_id = c.get("game_id")?.as_primitive::<UInt64Type>().values();
         let fen = c.get("start_fen")?.as_string::<i32>();
         let actions = c.get("actions")?.as_string::<i32>();

@@ -5,10 +5,35 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
+use pacozero_engine::{Game, GameKind, GameVisitor};
+
 use crate::error::{DataError, Result};
 
-/// Schema version written by this build and the only one it reads.
-pub const SCHEMA_VERSION: u16 = 1;
+/// Schema version written by this build. It reads this one and every
+/// earlier one listed here (an earlier version's rows read into today's
+/// [`PositionRow`]):
+///
+/// * `1`: the auxiliary targets were two Boolean columns, [`V1_AUX_COLUMNS`];
+/// * `2`: they are one column, `aux_targets`, of the game's declared targets
+///   (their names in the metadata key `aux_targets`).
+pub const SCHEMA_VERSION: u16 = 2;
+
+/// The oldest schema version this build reads.
+pub const OLDEST_READ_VERSION: u16 = 1;
+
+/// The auxiliary-target columns of schema version 1, in order: Paco Ŝako's
+/// two targets, under whose column names both games of that version stored
+/// their two (Shako: in check, has a checking move). Readers of version-1
+/// files read them into [`PositionRow::aux_targets`]; a version-1 file of a
+/// registered game gets that game's [`Game::AUX_TARGETS`] as its names
+/// (every game of version 1 declared these two, in this order), any other
+/// game these column names. Nothing else names them.
+///
+/// [`Game::AUX_TARGETS`]: pacozero_engine::Game::AUX_TARGETS
+pub const V1_AUX_COLUMNS: [&str; 2] = ["mover_in_sako", "mover_can_paco"];
+
+/// Most auxiliary targets a spec may declare.
+pub const MAX_AUX_TARGETS: usize = 64;
 
 /// Suffix of a chunk's positions file.
 pub const POSITIONS_SUFFIX: &str = ".positions.parquet";
@@ -35,6 +60,12 @@ pub struct GameSpec {
     pub scalars: u32,
     /// Number of policy slots (metadata key `policy_size`).
     pub policy_size: u32,
+    /// Names of the game's auxiliary targets ([`Game::AUX_TARGETS`]), in
+    /// the order of the `aux_targets` column (metadata key `aux_targets`,
+    /// the names comma-separated).
+    ///
+    /// [`Game::AUX_TARGETS`]: pacozero_engine::Game::AUX_TARGETS
+    pub aux_targets: Vec<String>,
 }
 
 /// Largest board side accepted (keeps a square index within `u16` range and
@@ -43,8 +74,17 @@ pub const MAX_BOARD_SIDE: u32 = 64;
 
 impl GameSpec {
     /// Build and validate a spec.
-    pub fn new(game: impl Into<String>, board_height: u32, board_width: u32, bit_planes: u32, scalars: u32, policy_size: u32) -> Result<Self> {
-        let spec = GameSpec { game: game.into(), board_height, board_width, bit_planes, scalars, policy_size };
+    pub fn new(
+        game: impl Into<String>,
+        board_height: u32,
+        board_width: u32,
+        bit_planes: u32,
+        scalars: u32,
+        policy_size: u32,
+        aux_targets: &[&str],
+    ) -> Result<Self> {
+        let aux_targets = aux_targets.iter().map(|s| s.to_string()).collect();
+        let spec = GameSpec { game: game.into(), board_height, board_width, bit_planes, scalars, policy_size, aux_targets };
         spec.validate()?;
         Ok(spec)
     }
@@ -69,6 +109,17 @@ impl GameSpec {
         if self.policy_size == 0 || self.policy_size > u16::MAX as u32 + 1 {
             return bad(format!("policy_size = {}, must be in 1..=65536 (slots are UInt16)", self.policy_size));
         }
+        if self.aux_targets.len() > MAX_AUX_TARGETS {
+            return bad(format!("{} auxiliary targets, at most {MAX_AUX_TARGETS}", self.aux_targets.len()));
+        }
+        for (i, n) in self.aux_targets.iter().enumerate() {
+            if n.is_empty() || n.contains(',') || n.trim() != n {
+                return bad(format!("auxiliary target name {n:?} is empty, has a comma or surrounding white space"));
+            }
+            if self.aux_targets[..i].contains(n) {
+                return bad(format!("auxiliary target {n:?} is named twice"));
+            }
+        }
         Ok(())
     }
 
@@ -92,6 +143,11 @@ impl GameSpec {
         (self.bit_planes + self.scalars) as usize
     }
 
+    /// Number of auxiliary targets (values per row of the `aux_targets` column).
+    pub fn num_aux_targets(&self) -> usize {
+        self.aux_targets.len()
+    }
+
     /// Length of a decoded input: `input_channels * H * W`.
     pub fn input_len(&self) -> usize {
         self.input_channels() * self.squares()
@@ -107,7 +163,19 @@ impl GameSpec {
         m.insert("bit_planes".into(), self.bit_planes.to_string());
         m.insert("scalars".into(), self.scalars.to_string());
         m.insert("policy_size".into(), self.policy_size.to_string());
+        m.insert("aux_targets".into(), self.aux_targets.join(","));
         m
+    }
+
+    /// The schema version a file's metadata declares, if this build reads it
+    /// ([`OLDEST_READ_VERSION`]`..=`[`SCHEMA_VERSION`]).
+    pub fn version_of(path: &std::path::Path, m: &HashMap<String, String>) -> Result<u16> {
+        let version =
+            m.get("schema_version").ok_or_else(|| DataError::Metadata { path: path.to_path_buf(), message: "key `schema_version` is missing".into() })?;
+        match version.parse::<u16>() {
+            Ok(v) if (OLDEST_READ_VERSION..=SCHEMA_VERSION).contains(&v) => Ok(v),
+            _ => Err(DataError::SchemaVersion { path: path.to_path_buf(), found: version.clone(), oldest: OLDEST_READ_VERSION, expected: SCHEMA_VERSION }),
+        }
     }
 
     /// Parse the key-value metadata of a file. `path` is only used in errors.
@@ -118,17 +186,26 @@ impl GameSpec {
             let v = get(k)?;
             v.parse::<u32>().map_err(|_| DataError::Metadata { path: path.to_path_buf(), message: format!("key `{k}` = {v:?} is not an unsigned integer") })
         };
-        let version = get("schema_version")?;
-        if version.parse::<u16>().ok() != Some(SCHEMA_VERSION) {
-            return Err(DataError::SchemaVersion { path: path.to_path_buf(), found: version.clone(), expected: SCHEMA_VERSION });
-        }
+        let version = Self::version_of(path, m)?;
+        let game = get("game")?.clone();
+        let aux_targets = if version == 1 {
+            v1_aux_names(&game)
+        } else {
+            let names = get("aux_targets")?;
+            if names.is_empty() {
+                Vec::new()
+            } else {
+                names.split(',').map(str::to_string).collect()
+            }
+        };
         let spec = GameSpec {
-            game: get("game")?.clone(),
+            game,
             board_height: num("board_height")?,
             board_width: num("board_width")?,
             bit_planes: num("bit_planes")?,
             scalars: num("scalars")?,
             policy_size: num("policy_size")?,
+            aux_targets,
         };
         spec.validate().map_err(|e| DataError::Metadata { path: path.to_path_buf(), message: e.to_string() })?;
         Ok(spec)
@@ -139,10 +216,29 @@ impl std::fmt::Display for GameSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} {}x{} bit_planes={} scalars={} policy_size={}",
-            self.game, self.board_height, self.board_width, self.bit_planes, self.scalars, self.policy_size
+            "{} {}x{} bit_planes={} scalars={} policy_size={} aux_targets=[{}]",
+            self.game,
+            self.board_height,
+            self.board_width,
+            self.bit_planes,
+            self.scalars,
+            self.policy_size,
+            self.aux_targets.join(",")
         )
     }
+}
+
+/// The auxiliary targets' names of a version-1 file of `game`
+/// ([`V1_AUX_COLUMNS`]).
+fn v1_aux_names(game: &str) -> Vec<String> {
+    struct Names;
+    impl GameVisitor for Names {
+        type Output = Option<Vec<String>>;
+        fn visit<G: Game>(self) -> Option<Vec<String>> {
+            (G::AUX_TARGETS.len() == V1_AUX_COLUMNS.len()).then(|| G::AUX_TARGETS.iter().map(|s| s.to_string()).collect())
+        }
+    }
+    game.parse::<GameKind>().ok().and_then(|k| k.visit(Names)).unwrap_or_else(|| V1_AUX_COLUMNS.iter().map(|s| s.to_string()).collect())
 }
 
 /// One decision of a game: one row of the positions table.
@@ -163,8 +259,8 @@ pub struct PositionRow {
     pub action: u16,
     pub result: i8,
     pub moves_left: u32,
-    pub mover_in_sako: bool,
-    pub mover_can_paco: bool,
+    /// The values of the spec's auxiliary targets ([`GameSpec::aux_targets`]), in order.
+    pub aux_targets: Vec<bool>,
     pub weight: f32,
     pub network_id: String,
 }
@@ -174,6 +270,14 @@ impl PositionRow {
     pub fn check(&self, spec: &GameSpec) -> std::result::Result<(), String> {
         if self.planes.len() != spec.plane_words() {
             return Err(format!("planes has {} words, expected bit_planes * words_per_plane = {}", self.planes.len(), spec.plane_words()));
+        }
+        if self.aux_targets.len() != spec.num_aux_targets() {
+            return Err(format!(
+                "aux_targets has {} values, expected one per auxiliary target of the game ({}: {})",
+                self.aux_targets.len(),
+                spec.num_aux_targets(),
+                spec.aux_targets.join(", ")
+            ));
         }
         if self.scalars.len() != spec.scalars as usize {
             return Err(format!("scalars has {} values, expected {}", self.scalars.len(), spec.scalars));
@@ -215,7 +319,7 @@ pub struct GameRow {
 }
 
 /// Column names of the positions table, in file order.
-pub const POSITION_COLUMNS: [&str; 18] = [
+pub const POSITION_COLUMNS: [&str; 17] = [
     "schema_version",
     "game_id",
     "ply",
@@ -230,8 +334,7 @@ pub const POSITION_COLUMNS: [&str; 18] = [
     "action",
     "result",
     "moves_left",
-    "mover_in_sako",
-    "mover_can_paco",
+    "aux_targets",
     "weight",
     "network_id",
 ];
@@ -250,7 +353,13 @@ fn list(name: &str, dt: DataType) -> Field {
 
 /// Arrow schema of the positions table, with the spec in its metadata.
 pub fn positions_schema(spec: &GameSpec) -> SchemaRef {
-    let fields = vec![
+    positions_schema_of(spec, SCHEMA_VERSION)
+}
+
+/// The positions table's columns in schema version `version` (one this
+/// build reads), with the spec in the metadata.
+pub(crate) fn positions_schema_of(spec: &GameSpec, version: u16) -> SchemaRef {
+    let mut fields = vec![
         Field::new("schema_version", DataType::UInt16, false),
         Field::new("game_id", DataType::UInt64, false),
         Field::new("ply", DataType::UInt32, false),
@@ -265,11 +374,14 @@ pub fn positions_schema(spec: &GameSpec) -> SchemaRef {
         Field::new("action", DataType::UInt16, false),
         Field::new("result", DataType::Int8, false),
         Field::new("moves_left", DataType::UInt32, false),
-        Field::new("mover_in_sako", DataType::Boolean, false),
-        Field::new("mover_can_paco", DataType::Boolean, false),
+        Field::new("aux_targets", DataType::FixedSizeList(item(DataType::Boolean), spec.num_aux_targets() as i32), false),
         Field::new("weight", DataType::Float32, false),
         Field::new("network_id", DataType::Utf8, false),
     ];
+    if version == 1 {
+        let at = fields.iter().position(|f| f.name() == "aux_targets").expect("the aux_targets column");
+        fields.splice(at..=at, V1_AUX_COLUMNS.map(|c| Field::new(c, DataType::Boolean, false)));
+    }
     Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
 }
 

@@ -9,8 +9,16 @@ use crate::{list_chunks, read_file_spec, DataError, GameSpec, Result};
 
 /// The data-schema spec of a game.
 pub fn game_spec<G: Game>() -> GameSpec {
-    GameSpec::new(G::NAME, G::BOARD_HEIGHT as u32, G::BOARD_WIDTH as u32, G::NUM_BIT_PLANES as u32, G::NUM_SCALARS as u32, G::NUM_ACTIONS as u32)
-        .expect("the game's dimensions form a valid spec")
+    GameSpec::new(
+        G::NAME,
+        G::BOARD_HEIGHT as u32,
+        G::BOARD_WIDTH as u32,
+        G::NUM_BIT_PLANES as u32,
+        G::NUM_SCALARS as u32,
+        G::NUM_ACTIONS as u32,
+        G::AUX_TARGETS,
+    )
+    .expect("the game's dimensions form a valid spec")
 }
 
 /// The data spec of a registered game.
@@ -26,7 +34,8 @@ pub fn spec_of(kind: GameKind) -> GameSpec {
 }
 
 fn same_shape(a: &GameSpec, b: &GameSpec) -> bool {
-    (a.board_height, a.board_width, a.bit_planes, a.scalars, a.policy_size) == (b.board_height, b.board_width, b.bit_planes, b.scalars, b.policy_size)
+    (a.board_height, a.board_width, a.bit_planes, a.scalars, a.policy_size, &a.aux_targets)
+        == (b.board_height, b.board_width, b.bit_planes, b.scalars, b.policy_size, &b.aux_targets)
 }
 
 /// The spec of the newest chunk of a data directory (`None` if it has none).

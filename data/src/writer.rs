@@ -44,9 +44,10 @@ pub struct ChunkWriter {
 impl ChunkWriter {
     /// A writer for chunks in `dir` (created if missing).
     ///
-    /// Refuses a directory whose newest complete chunk was written with
-    /// another schema version ([`DataError::SchemaVersion`]) or another game
-    /// spec ([`DataError::SpecMismatch`]); both errors name that file.
+    /// Refuses a directory whose newest complete chunk was written with a
+    /// schema version this build does not read ([`DataError::SchemaVersion`])
+    /// or another game spec ([`DataError::SpecMismatch`]); both errors name
+    /// that file. Chunks of an earlier version it reads are continued.
     pub fn new(dir: impl Into<PathBuf>, spec: GameSpec) -> Result<Self> {
         spec.validate()?;
         let dir = dir.into();
@@ -188,8 +189,7 @@ fn positions_batch(spec: &GameSpec, rows: &[PositionRow]) -> arrow::error::Resul
     let mut action = UInt16Builder::with_capacity(n);
     let mut result = Int8Builder::with_capacity(n);
     let mut moves_left = UInt32Builder::with_capacity(n);
-    let mut sako = BooleanBuilder::with_capacity(n);
-    let mut paco = BooleanBuilder::with_capacity(n);
+    let mut aux = FixedSizeListBuilder::new(BooleanBuilder::new(), spec.num_aux_targets() as i32).with_field(item(DataType::Boolean));
     let mut weight = Float32Builder::with_capacity(n);
     let mut net = StringBuilder::new();
     for r in rows {
@@ -212,8 +212,8 @@ fn positions_batch(spec: &GameSpec, rows: &[PositionRow]) -> arrow::error::Resul
         action.append_value(r.action);
         result.append_value(r.result);
         moves_left.append_value(r.moves_left);
-        sako.append_value(r.mover_in_sako);
-        paco.append_value(r.mover_can_paco);
+        aux.values().append_slice(&r.aux_targets);
+        aux.append(true);
         weight.append_value(r.weight);
         net.append_value(&r.network_id);
     }
@@ -232,8 +232,7 @@ fn positions_batch(spec: &GameSpec, rows: &[PositionRow]) -> arrow::error::Resul
         Arc::new(action.finish()),
         Arc::new(result.finish()),
         Arc::new(moves_left.finish()),
-        Arc::new(sako.finish()),
-        Arc::new(paco.finish()),
+        Arc::new(aux.finish()),
         Arc::new(weight.finish()),
         Arc::new(net.finish()),
     ];

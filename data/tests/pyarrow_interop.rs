@@ -52,7 +52,11 @@ fn pyarrow_reads_a_chunk() {
     assert_eq!(get("/game0/seed"), 49);
     assert_eq!(get("/metadata/board_height"), "8");
     assert_eq!(get("/metadata/policy_size"), "100");
-    assert_eq!(get("/metadata/schema_version"), "1");
+    assert_eq!(get("/metadata/schema_version"), "2");
+    assert_eq!(get("/metadata/aux_targets"), "ply_multiple_of_4,ply_multiple_of_7");
+    // Ply 0 is a multiple of 4 and of 7; ply 4 only of 4.
+    assert_eq!(get("/first/aux_targets"), serde_json::json!([true, true]));
+    assert_eq!(get("/fifth_aux_targets"), serde_json::json!([true, false]));
     let err = get("/policy_sum_max_err").as_f64().unwrap();
     assert!(err < 1e-5);
 }

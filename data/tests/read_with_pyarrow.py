@@ -45,6 +45,10 @@ def main() -> int:
     if not pa.types.is_fixed_size_list(pos.schema.field("root_wdl").type):
         print("root_wdl is not a fixed-size list", file=sys.stderr)
         return 1
+    aux = pos.schema.field("aux_targets").type
+    if not pa.types.is_fixed_size_list(aux) or aux.value_type != pa.bool_() or aux.list_size != len(kv["aux_targets"].split(",")):
+        print(f"aux_targets: type {aux}, expected a fixed-size list of bool, one per name of {kv['aux_targets']!r}", file=sys.stderr)
+        return 1
     first = pos.slice(0, 1).to_pylist()[0]
     g0 = games.slice(0, 1).to_pylist()[0]
     out = {
@@ -58,7 +62,9 @@ def main() -> int:
             "legal_actions": first["legal_actions"],
             "root_wdl": first["root_wdl"],
             "network_id": first["network_id"],
+            "aux_targets": first["aux_targets"],
         },
+        "fifth_aux_targets": pos.slice(4, 1).to_pylist()[0]["aux_targets"],
         "policy_sum_max_err": max(abs(sum(p) - 1.0) for p in pos.column("policy").to_pylist()),
         "game0": {"result": g0["result"], "actions": g0["actions"], "seed": g0["seed"]},
     }

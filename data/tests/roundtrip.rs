@@ -61,7 +61,7 @@ fn roundtrip_all_columns_equal() {
 #[test]
 fn roundtrip_10x10_spec_and_decoder() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = GameSpec::new("paco10", 10, 10, 2, 1, 5000).unwrap();
+    let spec = GameSpec::new("paco10", 10, 10, 2, 1, 5000, common::AUX_TARGETS).unwrap();
     assert_eq!(spec.words_per_plane(), 2);
     let mut row = common::position(&spec, 1, 2);
     // Plane 0: square 0 (a1) and square 99 (last square); plane 1: square 64.
@@ -155,13 +155,18 @@ fn rewrite_version(path: &std::path::Path, meta_version: &str, column_version: u
 fn wrong_schema_version_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let p = write_games(dir.path(), "v", 0..1, 4);
-    rewrite_version(&p.positions, "2", 2);
+    // A later version than this build writes.
+    let later = (SCHEMA_VERSION + 1).to_string();
+    rewrite_version(&p.positions, &later, SCHEMA_VERSION + 1);
     let err = read_positions_file(&p.positions).unwrap_err();
     assert!(matches!(err, DataError::SchemaVersion { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("v.positions.parquet") && msg.contains("schema_version 2"), "{msg}");
-    // Metadata says 1 but a row says 3: also refused, naming the column.
-    rewrite_version(&p.positions, "1", 3);
+    assert!(msg.contains("v.positions.parquet") && msg.contains(&format!("schema_version {later}")), "{msg}");
+    // Version 0 never existed.
+    rewrite_version(&p.positions, "0", 0);
+    assert!(matches!(read_positions_file(&p.positions).unwrap_err(), DataError::SchemaVersion { .. }));
+    // Metadata says this version but a row says 3: also refused, naming the column.
+    rewrite_version(&p.positions, &SCHEMA_VERSION.to_string(), 3);
     let msg = read_positions_file(&p.positions).unwrap_err().to_string();
     assert!(msg.contains("schema_version 3") && msg.contains("column schema_version"), "{msg}");
 }

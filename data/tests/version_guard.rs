@@ -1,5 +1,7 @@
-//! A writer refuses a directory holding chunks of another schema version or
-//! another game spec, naming the file; `.tmp` leftovers are never chunks.
+//! A writer refuses a directory holding chunks of a schema version it does
+//! not read or of another game spec, naming the file; `.tmp` leftovers are
+//! never chunks. Chunks of schema version 1 (a file the version-1 writer
+//! wrote, `tests/data/v1.*`) read into today's rows.
 
 mod common;
 
@@ -13,12 +15,13 @@ fn one_game_chunk(dir: &std::path::Path, stem: &str) -> ChunkPaths {
 }
 
 /// Rewrites the `schema_version` key-value metadata of a Parquet file from
-/// "1" to "2" (Thrift compact encoding: the key, then a 1-byte value string).
+/// "2" to "3" (Thrift compact encoding: the key, then a 1-byte value string).
 fn bump_schema_version(path: &std::path::Path) {
+    assert_eq!(SCHEMA_VERSION, 2, "the byte pattern below is of version 2");
     let mut bytes = std::fs::read(path).unwrap();
-    let pat = b"schema_version\x18\x011";
+    let pat = b"schema_version\x18\x012";
     let i = bytes.windows(pat.len()).position(|w| w == pat).expect("schema_version metadata");
-    bytes[i + pat.len() - 1] = b'2';
+    bytes[i + pat.len() - 1] = b'3';
     std::fs::write(path, bytes).unwrap();
 }
 
@@ -29,17 +32,17 @@ fn a_writer_refuses_a_directory_of_another_schema_version() {
     assert!(ChunkWriter::new(dir.path(), common::spec()).is_ok(), "same version and spec: accepted");
     bump_schema_version(&paths.positions);
     let e = ChunkWriter::new(dir.path(), common::spec()).err().expect("refused").to_string();
-    assert!(e.contains("0000000000001-w000-000000.positions.parquet") && e.contains("schema_version 2"), "{e}");
+    assert!(e.contains("0000000000001-w000-000000.positions.parquet") && e.contains("schema_version 3"), "{e}");
     // Readers refuse it too.
     let e = read_positions_window(dir.path(), 100).unwrap_err().to_string();
-    assert!(e.contains("schema_version 2"), "{e}");
+    assert!(e.contains("schema_version 3"), "{e}");
 }
 
 #[test]
 fn a_writer_refuses_a_directory_of_another_game() {
     let dir = tempfile::tempdir().unwrap();
     one_game_chunk(dir.path(), "0000000000001-w000-000000");
-    let other = GameSpec::new("other", 8, 8, 4, 2, 100).unwrap();
+    let other = GameSpec::new("other", 8, 8, 4, 2, 100, common::AUX_TARGETS).unwrap();
     let e = ChunkWriter::new(dir.path(), other).err().expect("refused").to_string();
     assert!(e.contains("0000000000001-w000-000000") && e.contains("other"), "{e}");
 }
@@ -55,4 +58,96 @@ fn tmp_leftovers_are_not_chunks_and_do_not_block_a_writer() {
     assert_eq!(chunks.iter().map(|c| c.stem.as_str()).collect::<Vec<_>>(), ["0000000000001-w000-000000"]);
     assert!(ChunkWriter::new(dir.path(), common::spec()).is_ok());
     assert_eq!(game_ids(dir.path()).unwrap().len(), 1);
+}
+
+#[test]
+fn a_writer_refuses_another_games_auxiliary_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    one_game_chunk(dir.path(), "0000000000001-w000-000000");
+    let mut other = common::spec();
+    other.aux_targets.reverse();
+    let e = ChunkWriter::new(dir.path(), other).err().expect("refused").to_string();
+    assert!(e.contains("0000000000001-w000-000000") && e.contains("aux_targets=[ply_multiple_of_7,ply_multiple_of_4]"), "{e}");
+}
+
+#[test]
+fn a_writer_refuses_a_row_with_another_number_of_auxiliary_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = ChunkWriter::new(dir.path(), common::spec()).unwrap();
+    let (g, mut p) = common::game(1, 3);
+    p[2].aux_targets.push(true);
+    let e = w.push_finished_game(g.clone(), p.clone()).unwrap_err().to_string();
+    assert!(e.contains("aux_targets has 3 values") && e.contains("ply_multiple_of_4, ply_multiple_of_7"), "{e}");
+    let e = write_chunk(dir.path(), "x", &common::spec(), &p, &[g]).unwrap_err().to_string();
+    assert!(e.contains("position 2") && e.contains("aux_targets"), "{e}");
+}
+
+/// The version-1 chunk of `tests/data`: written before the auxiliary targets
+/// became one column, by the version-1 writer, from `common::game(7, 9)`.
+fn v1_chunk() -> ChunkInfo {
+    let dir = std::path::Path::new(&manifest_dir()).join("tests/data");
+    list_chunks(&dir).unwrap().into_iter().find(|c| c.stem == "v1").expect("tests/data/v1.*")
+}
+
+#[test]
+fn a_version_1_chunk_reads_into_todays_rows() {
+    let c = v1_chunk();
+    let (spec, version) = read_file_spec_version(&c.positions_path).unwrap();
+    assert_eq!(version, 1);
+    // Not a registered game: the names are version 1's column names.
+    assert_eq!(spec.aux_targets, V1_AUX_COLUMNS);
+    assert_eq!(GameSpec { aux_targets: common::spec().aux_targets, ..spec.clone() }, common::spec());
+    let (spec2, rows, games) = read_chunk(&c).unwrap();
+    assert_eq!(spec2, spec);
+    let (want_game, want_rows) = common::game(7, 9);
+    assert_eq!(games, [want_game]);
+    assert_eq!(rows, want_rows, "every field, the auxiliary targets in the order of the old columns");
+    assert_eq!(rows.iter().map(|r| r.aux_targets.clone()).collect::<Vec<_>>(), (0..9).map(common::aux_targets).collect::<Vec<_>>());
+    // The two values differ on some rows (plies 4 and 7): an order swap fails.
+    assert!(rows.iter().any(|r| r.aux_targets[0] != r.aux_targets[1]));
+}
+
+#[test]
+fn a_writer_continues_a_directory_of_version_1_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = v1_chunk();
+    for (from, name) in [(&c.positions_path, "0000000000001-w000-000000.positions.parquet"), (&c.games_path, "0000000000001-w000-000000.games.parquet")] {
+        std::fs::copy(from, dir.path().join(name)).unwrap();
+    }
+    let spec = read_file_spec(&dir.path().join("0000000000001-w000-000000.positions.parquet")).unwrap();
+    let mut w = ChunkWriter::new(dir.path(), spec.clone()).unwrap();
+    let (g, p) = common::game(8, 5);
+    w.push_finished_game(g, p).unwrap();
+    w.flush("0000000000002-w000-000000").unwrap();
+    let window = read_positions_window(dir.path(), 100).unwrap();
+    assert_eq!(window.spec, spec);
+    assert_eq!(window.rows.len(), 14);
+    assert_eq!(window.rows[9..].iter().map(|r| r.aux_targets.clone()).collect::<Vec<_>>(), (0..5).map(common::aux_targets).collect::<Vec<_>>());
+}
+
+/// A version-1 file of a registered game names that game's targets.
+#[test]
+fn a_version_1_file_of_a_registered_game_names_its_targets() {
+    use pacozero_engine::{Game, GameKind, GameVisitor};
+    struct Check;
+    impl GameVisitor for Check {
+        type Output = ();
+        fn visit<G: Game>(self) {
+            let dir = tempfile::tempdir().unwrap();
+            let spec = game_spec::<G>();
+            let mut m = spec.to_metadata();
+            m.insert("schema_version".into(), "1".into());
+            m.remove("aux_targets");
+            let read = GameSpec::from_metadata(dir.path(), &m).unwrap();
+            assert_eq!(read, spec, "{}", G::NAME);
+            assert_eq!(read.aux_targets.len(), V1_AUX_COLUMNS.len());
+        }
+    }
+    for kind in GameKind::ALL {
+        kind.visit(Check);
+    }
+}
+
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }

@@ -132,12 +132,20 @@ pub trait Game: Clone + Send + Sync + 'static {
         let _ = (n, rules);
         Err(format!("{} has no Fischer-random setups (its randomised starts are random_start(n))", Self::NAME))
     }
-    /// The two auxiliary training targets of a settled position (the start
-    /// of a turn), the data columns `mover_in_sako` and `mover_can_paco`;
-    /// `None` in the middle of a turn. Paco Ŝako: (the opponent threatens to
-    /// unite with the mover's king, the mover threatens the opponent's
-    /// king); Shako: (the mover is in check, the mover has a checking move).
-    fn aux_targets(&self) -> Option<(bool, bool)>;
+    /// Names of the game's auxiliary training targets: yes/no facts about a
+    /// settled position (the start of a turn) that the network learns to
+    /// predict beside the policy and the value, and that search never reads.
+    /// The data files store their values as one column in this order, and
+    /// these names in their metadata (`aux_targets`); the network's
+    /// auxiliary head has one logit each. Names are distinct snake_case
+    /// words (the conformance test checks them).
+    const AUX_TARGETS: &'static [&'static str];
+    /// The values of [`Game::AUX_TARGETS`] for this position: clears `out`
+    /// and pushes one value per name, in order, and returns `true`; in the
+    /// middle of a turn (no settled position) leaves `out` empty and returns
+    /// `false`. Self-play reuses `out`, so no call allocates once it has
+    /// grown.
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool;
     /// Why a finished game ended, as recorded in data (Paco Ŝako: `"paco"`,
     /// `"repetition"`, `"no_progress"`; Shako: `"checkmate"`, `"stalemate"`,
     /// `"repetition"`, `"fifty_moves"`); `"running"` while it runs.

@@ -19,6 +19,9 @@
 //!   line of play; the status text says `Running` exactly while the game runs;
 //! * the game's own perft counts what the generic one counts;
 //! * the viewer's board has two characters per square, letters or `.`;
+//! * the auxiliary training targets: one value per declared name
+//!   (`AUX_TARGETS`: distinct snake_case names) at a settled position, which
+//!   is a turn start (the standard start is one), none in the middle of a turn;
 //! * the training-data mirror (`mirror_planes`, `mirror_action_index`) is
 //!   an involution, and a position it refuses keeps its planes.
 //!
@@ -50,6 +53,7 @@ impl GameVisitor for Conformance {
 
     fn visit<G: Game>(self) -> Checked {
         let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
+        check_aux_target_names::<G>();
         let mut rng = Rng(self.seed);
         let mut checked = Checked::default();
         let mut legal = Vec::new();
@@ -155,6 +159,15 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
             assert_eq!(last >> last_word_bits, 0, "{}: plane {p} spills off the board in {at}", G::NAME);
         }
     }
+    // Auxiliary targets: one value per declared name where the position is
+    // settled (a turn start), none elsewhere.
+    let mut aux = vec![true; G::AUX_TARGETS.len() + 3];
+    if g.aux_targets(&mut aux) {
+        assert_eq!(aux.len(), G::AUX_TARGETS.len(), "{}: auxiliary targets {:?} of {at}", G::NAME, G::AUX_TARGETS);
+        assert!(g.is_turn_start(), "{}: auxiliary targets in the middle of a turn in {at}", G::NAME);
+    } else {
+        assert!(aux.is_empty(), "{}: auxiliary targets left in `out` where the position is not settled: {at}", G::NAME);
+    }
     // The viewer's board: two characters a square, a piece letter or `.`.
     let cells = g.board_cells();
     assert_eq!(cells.chars().count(), 2 * G::BOARD_HEIGHT * G::BOARD_WIDTH, "{}: board cells of {at}", G::NAME);
@@ -198,6 +211,23 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
         checked.try_apply(a).unwrap_or_else(|e| panic!("{}: {name} refused in {at}: {e}", G::NAME));
         assert_eq!((checked.hash(), checked.notation()), (next.hash(), next.notation()), "{}: try_apply({name}) in {at}", G::NAME);
     }
+}
+
+/// The declared auxiliary targets: at least one, distinct snake_case names
+/// (data columns' metadata and metrics read them), and the standard start
+/// has their values.
+fn check_aux_target_names<G: Game>() {
+    let names = G::AUX_TARGETS;
+    assert!(!names.is_empty(), "{}: no auxiliary target declared", G::NAME);
+    for (i, n) in names.iter().enumerate() {
+        let snake =
+            !n.is_empty() && n.starts_with(|c: char| c.is_ascii_lowercase()) && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        assert!(snake, "{}: auxiliary target name {n:?} is not snake_case", G::NAME);
+        assert!(!names[..i].contains(n), "{}: auxiliary target {n:?} declared twice", G::NAME);
+    }
+    let mut out = Vec::new();
+    assert!(G::start().aux_targets(&mut out), "{}: no auxiliary targets at the standard start", G::NAME);
+    assert_eq!(out.len(), names.len(), "{}: auxiliary targets at the start vs {names:?}", G::NAME);
 }
 
 /// `try_apply` refuses `action` here and leaves the state as it was.

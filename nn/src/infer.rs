@@ -70,7 +70,8 @@ impl Network {
     pub fn from_model(model: PacoNet, net: NetConfig, info: ModelInfo, device: &Device, threads: usize) -> NnResult<Self> {
         let device = inference_device(device);
         let model = model.valid().to_device(&device);
-        let spec = GameSpec::new("any", net.height, net.width, net.bit_planes, net.scalars, net.policy_size)?;
+        // The decoder's spec: the input's shape (the auxiliary targets are not read).
+        let spec = GameSpec::new("any", net.height, net.width, net.bit_planes, net.scalars, net.policy_size, &[])?;
         let fast = FastNet::from_model(&model, &net)?;
         let fast_env = !matches!(std::env::var("PACOZERO_FASTNET").as_deref(), Ok("0") | Ok("false") | Ok("off"));
         let use_fast = fast_env && device == Device::flex();

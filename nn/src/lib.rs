@@ -35,7 +35,8 @@
 //!   global pooling) → linear (`value_hidden`) + ReLU, then
 //!   * WDL: 3 logits (win, draw, loss for the mover),
 //!   * moves-left: 1 output predicting `ln(1 + moves_left)`,
-//!   * sako: 2 logits (`mover_in_sako`, `mover_can_paco`).
+//!   * aux: one logit per auxiliary target of the game
+//!     (`NetConfig::aux_targets`, the data spec's `aux_targets`).
 //!
 //! ## Model files
 //!

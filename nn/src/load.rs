@@ -109,7 +109,8 @@ pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
         type Output = bool;
         fn visit<G: Game>(self) -> bool {
             let spec = game_spec::<G>();
-            (self.0.input_channels(), self.0.height, self.0.width, self.1) == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS)
+            (self.0.input_channels(), self.0.height, self.0.width, self.1, self.0.aux_targets as usize)
+                == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS, spec.num_aux_targets())
         }
     }
     let cfg = ev.net.config();

@@ -59,6 +59,12 @@ pub struct NetConfig {
     pub width: u32,
     /// Policy slots (1..=65536).
     pub policy_size: u32,
+    /// Logits of the auxiliary head: the game's auxiliary targets (from the
+    /// data spec, `Game::AUX_TARGETS`; 0..=64). Default 2 (both games have
+    /// two, and the files of earlier builds have no such key); written only
+    /// when it differs, so their headers stay as they were.
+    #[serde(default = "d_aux_targets", skip_serializing_if = "is_d_aux_targets")]
+    pub aux_targets: u32,
 }
 
 fn d_blocks() -> u32 {
@@ -79,6 +85,12 @@ fn d_value_channels() -> u32 {
 fn d_value_hidden() -> u32 {
     128
 }
+fn d_aux_targets() -> u32 {
+    2
+}
+fn is_d_aux_targets(n: &u32) -> bool {
+    *n == d_aux_targets()
+}
 
 impl NetConfig {
     /// The default CPU network (6 blocks x 64 channels) for a data spec.
@@ -97,6 +109,7 @@ impl NetConfig {
             height: spec.board_height,
             width: spec.board_width,
             policy_size: spec.policy_size,
+            aux_targets: spec.num_aux_targets() as u32,
         }
     }
 
@@ -127,6 +140,7 @@ impl NetConfig {
         check("height", self.height, 1, 64)?;
         check("width", self.width, 1, 64)?;
         check("policy_size", self.policy_size, 1, 65536)?;
+        check("aux_targets", self.aux_targets, 0, pacozero_data::MAX_AUX_TARGETS as u32)?;
         Ok(())
     }
 
@@ -138,6 +152,7 @@ impl NetConfig {
             ("height", self.height, spec.board_height),
             ("width", self.width, spec.board_width),
             ("policy_size", self.policy_size, spec.policy_size),
+            ("aux_targets", self.aux_targets, spec.num_aux_targets() as u32),
         ];
         for (name, net, data) in pairs {
             if net != data {
@@ -306,8 +321,9 @@ pub struct NetOutput {
     pub wdl: Tensor<2>,
     /// Predicted `ln(1 + moves_left)`, `[B, 1]`.
     pub moves_left: Tensor<2>,
-    /// Logits of (mover_in_sako, mover_can_paco), `[B, 2]`.
-    pub sako: Tensor<2>,
+    /// Logits of the game's auxiliary targets (`Game::AUX_TARGETS`, in
+    /// order), `[B, A]` with `A` = [`NetConfig::aux_targets`].
+    pub aux: Tensor<2>,
     /// Logits of the opponent's reply, `[B, P]` (not masked), with
     /// [`NetConfig::reply_policy`].
     pub reply: Option<Tensor<2>>,
@@ -324,6 +340,8 @@ pub struct PacoNet {
     value_fc: Linear,
     wdl_fc: Linear,
     moves_left_fc: Linear,
+    /// The auxiliary targets' head (named for Paco Ŝako's first targets:
+    /// the records of earlier builds hold it under this name).
     sako_fc: Linear,
     /// [`NetConfig::reply_policy`]'s head (last, so the records of networks
     /// without it are unchanged).
@@ -353,7 +371,7 @@ impl PacoNet {
             value_fc: LinearConfig::new(cfg.value_features(), vh).init(device),
             wdl_fc: LinearConfig::new(vh, 3).init(device),
             moves_left_fc: LinearConfig::new(vh, 1).init(device),
-            sako_fc: LinearConfig::new(vh, 2).init(device),
+            sako_fc: LinearConfig::new(vh, cfg.aux_targets as usize).init(device),
             reply_fc: cfg.reply_policy.then(|| LinearConfig::new(pc * hw, cfg.policy_size as usize).init(device)),
         }
     }
@@ -387,7 +405,7 @@ impl PacoNet {
         let v = relu(self.value_fc.forward(v)); // [B, Vh]
         let wdl = self.wdl_fc.forward(v.clone()); // [B, 3]
         let moves_left = self.moves_left_fc.forward(v.clone()); // [B, 1]
-        let sako = self.sako_fc.forward(v); // [B, 2]
-        NetOutput { policy, wdl, moves_left, sako, reply }
+        let aux = self.sako_fc.forward(v); // [B, A]
+        NetOutput { policy, wdl, moves_left, aux, reply }
     }
 }

@@ -5,7 +5,7 @@ use pacozero_data::GameSpec;
 use pacozero_nn::*;
 
 fn spec() -> GameSpec {
-    GameSpec::new("pacosako", 8, 8, 4, 1, 50).unwrap()
+    GameSpec::new("pacosako", 8, 8, 4, 1, 50, &["first", "second"]).unwrap()
 }
 
 #[test]

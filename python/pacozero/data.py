@@ -18,7 +18,11 @@ key                 shape, dtype   meaning
 ``wdl``             (B,3) f32      value target: one-hot result mixed with the root WDL by ``value_q_mix``
 ``weight``          (B,) f32       row weight
 ``moves_left``      (B,) f32       ln(1 + decisions left)
-``sako``            (B,2) f32      auxiliary targets (mover_in_sako, mover_can_paco)
+``aux``             (B,T) f32      the game's auxiliary targets, 0 or 1, in the order of
+                                   ``spec["aux_targets"]`` (their names; Paco Ŝako:
+                                   mover_in_sako, mover_can_paco; Shako: mover_in_check,
+                                   mover_can_check)
+``sako``            (B,T) f32      the same array (the key of earlier versions)
 ``result``          (B,) i8        game result for the mover
 ``game_id``, ``ply``  (B,)         which row it is
 ==================  =============  ===========================================

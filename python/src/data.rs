@@ -104,6 +104,7 @@ fn spec_dict<'py>(py: Python<'py>, spec: &GameSpec) -> PyResult<Bound<'py, PyDic
     d.set_item("bit_planes", spec.bit_planes)?;
     d.set_item("scalars", spec.scalars)?;
     d.set_item("policy_size", spec.policy_size)?;
+    d.set_item("aux_targets", &spec.aux_targets)?;
     Ok(d)
 }
 
@@ -129,7 +130,10 @@ pub fn batch_dict<'py>(py: Python<'py>, spec: &GameSpec, rows: &[PositionRow], i
     d.set_item("wdl", Array::from_shape_vec((n, 3), b.wdl).map_err(shape_err)?.into_pyarray(py))?;
     d.set_item("weight", b.row_w.into_pyarray(py))?;
     d.set_item("moves_left", b.moves_left.into_pyarray(py))?;
-    d.set_item("sako", Array::from_shape_vec((n, 2), b.sako).map_err(shape_err)?.into_pyarray(py))?;
+    let aux = Array::from_shape_vec((n, b.naux), b.aux).map_err(shape_err)?.into_pyarray(py);
+    // `sako` is the key of earlier builds (Paco Ŝako's two targets): the same array.
+    d.set_item("sako", &aux)?;
+    d.set_item("aux", aux)?;
     d.set_item("result", b.result.into_pyarray(py))?;
     d.set_item("game_id", idx.iter().map(|&i| rows[i as usize].game_id).collect::<Vec<u64>>().into_pyarray(py))?;
     d.set_item("ply", idx.iter().map(|&i| rows[i as usize].ply).collect::<Vec<u32>>().into_pyarray(py))?;

@@ -50,7 +50,15 @@ def test_encode_equals_the_trainer_decoding(game, paco_run, shako_run):
 def test_window_and_sampling_options(paco_run):
     full = data.open(paco_run, shuffle=False, window=1 << 30, batch_size=1 << 16)
     n = full.rows
-    assert full.spec == {"game": "paco", "board_height": 8, "board_width": 8, "bit_planes": 31, "scalars": 10, "policy_size": 132}
+    assert full.spec == {
+        "game": "paco",
+        "board_height": 8,
+        "board_width": 8,
+        "bit_planes": 31,
+        "scalars": 10,
+        "policy_size": 132,
+        "aux_targets": ["mover_in_sako", "mover_can_paco"],
+    }
     assert len(full.chunks) == 2
     # The trainer's pass: a permutation of the window in whole batches.
     it = data.open(paco_run, batch_size=8, seed=5)
@@ -58,6 +66,7 @@ def test_window_and_sampling_options(paco_run):
     seen = []
     for b in it:
         assert b["x"].shape == (8, 41, 8, 8) and b["policy"].shape == (8, 132)
+        assert b["aux"].shape == (8, 2) and b["sako"] is b["aux"] and set(np.unique(b["aux"])) <= {0.0, 1.0}
         seen += list(zip(b["game_id"].tolist(), b["ply"].tolist()))
     assert len(seen) == len(set(seen)) == (n // 8) * 8
     again = [tuple(x) for b in data.open(paco_run, batch_size=8, seed=5) for x in zip(b["game_id"].tolist(), b["ply"].tolist())]

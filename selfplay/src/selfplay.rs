@@ -58,8 +58,8 @@ struct Draft {
     root_q: f32,
     root_wdl: [f32; 3],
     action: u16,
-    in_sako: bool,
-    can_paco: bool,
+    /// The game's auxiliary targets at the last settled position.
+    aux: Vec<bool>,
 }
 
 /// Static inputs shared by all games of a run.
@@ -109,7 +109,11 @@ struct Runner<G: SelfplayGame> {
     would_resign: Option<Color>,
     in_search: bool,
     full: bool,
-    aux: (bool, bool),
+    /// The auxiliary targets of the last settled position (a decision in
+    /// the middle of a turn gets its turn start's), and the buffer the game
+    /// writes the current ones into.
+    aux: Vec<bool>,
+    aux_now: Vec<bool>,
     legal: Vec<u16>,
     end: Option<(Option<Color>, String)>,
 }
@@ -128,7 +132,10 @@ impl<G: SelfplayGame> Runner<G> {
             },
         };
         let no_resign = rng.gen::<f64>() < sh.cfg.no_resign_fraction;
-        let aux = state.aux_targets().unwrap_or((false, false));
+        let mut aux = Vec::with_capacity(G::AUX_TARGETS.len());
+        if !state.aux_targets(&mut aux) {
+            aux.resize(G::AUX_TARGETS.len(), false);
+        }
         Ok(Runner {
             seed,
             rng,
@@ -143,6 +150,7 @@ impl<G: SelfplayGame> Runner<G> {
             in_search: false,
             full: false,
             aux,
+            aux_now: Vec::with_capacity(G::AUX_TARGETS.len()),
             legal: Vec::new(),
             end: None,
         })
@@ -173,8 +181,8 @@ impl<G: SelfplayGame> Runner<G> {
                 if self.legal.is_empty() {
                     return self.finish(None, "stuck");
                 }
-                if let Some(a) = self.state.aux_targets() {
-                    self.aux = a;
+                if self.state.aux_targets(&mut self.aux_now) {
+                    std::mem::swap(&mut self.aux, &mut self.aux_now);
                 }
                 self.full = self.legal.len() > 1 && self.rng.gen::<f64>() < cfg.full_search_fraction;
                 let sims = if self.full { cfg.search.full_simulations } else { cfg.search.cheap_simulations };
@@ -216,8 +224,7 @@ impl<G: SelfplayGame> Runner<G> {
                 root_q: res.root_q,
                 root_wdl: res.root_wdl,
                 action,
-                in_sako: self.aux.0,
-                can_paco: self.aux.1,
+                aux: self.aux.clone(),
             });
             // Resignation.
             let m = mover.index();
@@ -265,8 +272,7 @@ impl<G: SelfplayGame> Runner<G> {
                     Some(_) => -1,
                 },
                 moves_left: n - 1 - i as u32,
-                mover_in_sako: d.in_sako,
-                mover_can_paco: d.can_paco,
+                aux_targets: d.aux,
                 weight: sh.cfg.weight,
                 network_id: sh.network_id.clone(),
             })

@@ -58,9 +58,10 @@ fn shako_selfplay_chunks_read_back_and_replay() {
                     assert_eq!(p.legal_actions, legal);
                     assert!(legal.iter().all(|&a| (a as usize) < 3656));
                     assert!(((p.policy.iter().sum::<f32>()) - 1.0).abs() < 1e-3);
-                    let (in_check, gives_check) = st.aux_targets().unwrap();
-                    assert_eq!((p.mover_in_sako, p.mover_can_paco), (in_check, gives_check));
-                    assert_eq!(in_check, st.position().in_check());
+                    let mut aux = Vec::new();
+                    assert!(st.aux_targets(&mut aux));
+                    assert_eq!(p.aux_targets, aux);
+                    assert_eq!(aux[0], st.position().in_check());
                     let mut planes = vec![0u64; p.planes.len()];
                     let mut scalars = vec![0f32; p.scalars.len()];
                     st.encode(&mut planes, &mut scalars);
@@ -139,13 +140,19 @@ fn shako_random_starts_are_deterministic_running_and_white_to_move() {
 fn shako_aux_targets_and_end_reasons() {
     // White to move can mate with a2a10: not in check, has a checking move.
     let mut g = GameState::from_notation("9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1").unwrap();
-    assert_eq!(g.aux_targets(), Some((false, true)));
+    let aux = |g: &GameState| {
+        let mut out = Vec::new();
+        assert!(g.aux_targets(&mut out), "every Shako position is settled");
+        out
+    };
+    assert_eq!(GameState::AUX_TARGETS, ["mover_in_check", "mover_can_check"]);
+    assert_eq!(aux(&g), [false, true]);
     assert_eq!(g.end_reason(), "running");
     g.play_uci("a2a10").unwrap();
     assert_eq!(g.end_reason(), "checkmate");
-    assert_eq!(g.aux_targets(), Some((true, false)));
+    assert_eq!(aux(&g), [true, false]);
     // The start: nobody is in check, no move gives check.
-    assert_eq!(GameState::start().aux_targets(), Some((false, false)));
+    assert_eq!(aux(&GameState::start()), [false, false]);
 
     let g = GameState::from_notation("9k/7Q2/10/10/10/10/10/10/10/K9 b - - 0 1").unwrap();
     assert_eq!((g.status(), g.end_reason()), (Status::Stalemate, "stalemate"));

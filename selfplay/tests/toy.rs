@@ -20,6 +20,7 @@ struct Nim {
 
 impl Game for Nim {
     const NAME: &'static str = "nim";
+    const AUX_TARGETS: &'static [&'static str] = &["always_false", "can_take_all"];
     const NUM_ACTIONS: usize = 4;
     const BOARD_HEIGHT: usize = 1;
     const BOARD_WIDTH: usize = 8;
@@ -95,8 +96,13 @@ impl Game for Nim {
     fn random_start(n: u64) -> Self {
         Nim { stones: 5 + (n % 8) as u8, mover: Color::White, second: false, winner: None }
     }
-    fn aux_targets(&self) -> Option<(bool, bool)> {
-        (!self.second).then_some((false, (1..=3).contains(&self.stones)))
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
+        out.clear();
+        if self.second {
+            return false;
+        }
+        out.extend([false, (1..=3).contains(&self.stones)]);
+        true
     }
     fn end_reason(&self) -> &'static str {
         "last_stone"

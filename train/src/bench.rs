@@ -151,7 +151,9 @@ fn matmul_reference(device: &Device, net: &NetConfig, batch: usize, flops: f64, 
 }
 
 fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec, Vec<PositionRow>) {
-    let spec = GameSpec::new("bench", net.height, net.width, net.bit_planes, net.scalars, net.policy_size).expect("valid net");
+    let names: Vec<String> = (0..net.aux_targets).map(|a| format!("aux_{a}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let spec = GameSpec::new("bench", net.height, net.width, net.bit_planes, net.scalars, net.policy_size, &names).expect("valid net");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let rows = (0..n)
         .map(|i| {
@@ -174,8 +176,8 @@ fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec, Vec<Positi
                 root_wdl: [0.4, 0.2, 0.4],
                 result: [1, 0, -1][i % 3],
                 moves_left: 10,
-                mover_in_sako: false,
-                mover_can_paco: i % 5 == 0,
+                // The last target set on every fifth row, the others never.
+                aux_targets: (0..names.len()).map(|a| a + 1 == names.len() && i % 5 == 0).collect(),
                 weight: 1.0,
                 network_id: "bench".into(),
             }

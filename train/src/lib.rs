@@ -26,7 +26,11 @@
 //!   WDL some decisions later (`value_horizon`, `value_horizon_mix`; see
 //!   [`targets`]);
 //! * moves-left: squared error on `ln(1 + moves_left)`;
-//! * sako: binary cross-entropy on the two flags (mean of the two).
+//! * sako: binary cross-entropy on the game's auxiliary targets
+//!   (`Game::AUX_TARGETS`, the data's `aux_targets` column), the mean over
+//!   them (the name, the `sako_weight` key and `metrics.csv`'s `sako_loss`
+//!   column are from Paco Ŝako's two, kept so configurations and earlier
+//!   runs' metrics read on).
 //!
 //! Total = `policy_weight·policy + value_weight·value + moves_left_weight·ml + sako_weight·sako`;
 //! weight decay is part of the optimizer.

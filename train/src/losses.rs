@@ -149,7 +149,8 @@ pub(crate) struct Losses {
     pub policy: Tensor<1>,
     pub value: Tensor<1>,
     pub moves_left: Tensor<1>,
-    pub sako: Tensor<1>,
+    /// The auxiliary targets' loss (`sako_loss`, named for Paco Ŝako's).
+    pub aux: Tensor<1>,
     /// `None` without a reply head or reply targets in the batch.
     pub reply: Option<Tensor<1>>,
     pub masked_logits: Tensor<2>,
@@ -177,11 +178,17 @@ pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Dev
     let d = out.moves_left - t2(&b.moves_left, [n, 1], device); // [B, 1]
     let moves_left = (d.clone() * d * row_w.clone()).sum().div_scalar(sum_w); // [1]
 
-    let z = out.sako; // [B, 2]
-    let t = t2(&b.sako, [n, 2], device); // [B, 2]
-                                         // Stable BCE with logits: max(z,0) - z*t + ln(1 + e^-|z|).
-    let bce = relu(z.clone()) - z.clone() * t + (z.abs().neg().exp() + 1.0).log(); // [B, 2]
-    let sako = (bce.sum_dim(1) * row_w).sum().div_scalar(2.0 * sum_w); // [1]
+    // The mean binary cross-entropy over the game's A auxiliary targets.
+    let na = b.naux;
+    let aux = if na == 0 {
+        Tensor::<1>::zeros([1], device)
+    } else {
+        let z = out.aux; // [B, A]
+        let t = t2(&b.aux, [n, na], device); // [B, A]
+                                             // Stable BCE with logits: max(z,0) - z*t + ln(1 + e^-|z|).
+        let bce = relu(z.clone()) - z.clone() * t + (z.abs().neg().exp() + 1.0).log(); // [B, A]
+        (bce.sum_dim(1) * row_w).sum().div_scalar(na as f32 * sum_w) // [1]
+    };
 
     let sum_rw = b.reply_w.iter().sum::<f32>();
     let reply = match out.reply {
@@ -197,11 +204,11 @@ pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Dev
     let mut total = policy.clone().mul_scalar(cfg.policy_weight)
         + value.clone().mul_scalar(cfg.value_weight)
         + moves_left.clone().mul_scalar(cfg.moves_left_weight)
-        + sako.clone().mul_scalar(cfg.sako_weight); // [1]
+        + aux.clone().mul_scalar(cfg.sako_weight); // [1]
     if let Some(r) = &reply {
         total = total + r.clone().mul_scalar(cfg.reply_policy_weight);
     }
-    Losses { total, policy, value, moves_left, sako, reply, masked_logits: masked, wdl_prob: softmax(out.wdl, 1) }
+    Losses { total, policy, value, moves_left, aux, reply, masked_logits: masked, wdl_prob: softmax(out.wdl, 1) }
 }
 
 /// Weighted sums behind [`FreshLoss`]'s calibration figures: the value
@@ -282,7 +289,7 @@ pub(crate) fn train_step(model: PacoNet, optim: &mut ModuleOptimizer, b: &Batch,
         policy_loss: scalar(l.policy),
         value_loss: scalar(l.value),
         moves_left_loss: scalar(l.moves_left),
-        sako_loss: scalar(l.sako),
+        sako_loss: scalar(l.aux),
         reply_policy_loss: l.reply.map_or(f64::NAN, scalar),
         ..Default::default()
     };

@@ -10,7 +10,7 @@ use pacozero_nn::*;
 use pacozero_train::*;
 
 fn spec(bit_planes: u32, scalars: u32, policy: u32) -> GameSpec {
-    GameSpec::new("test", 8, 8, bit_planes, scalars, policy).unwrap()
+    GameSpec::new("test", 8, 8, bit_planes, scalars, policy, &["first", "second"]).unwrap()
 }
 
 /// xorshift stream in [0, 1).
@@ -166,8 +166,7 @@ fn rows(n: usize) -> Vec<PositionRow> {
                 action: target,
                 result: [1, 0, -1][i % 3],
                 moves_left: (10 - i % 10) as u32,
-                mover_in_sako: false,
-                mover_can_paco: i % 4 == 0,
+                aux_targets: vec![false, i % 4 == 0],
                 weight: 1.0,
                 network_id: "uniform".into(),
             }

@@ -33,8 +33,7 @@ fn row_of<G: Game>(g: &G) -> PositionRow {
         root_wdl: [0.4, 0.2, 0.4],
         result: 0,
         moves_left: 10,
-        mover_in_sako: false,
-        mover_can_paco: false,
+        aux_targets: vec![false, false],
         weight: 1.0,
         network_id: "t".into(),
     }

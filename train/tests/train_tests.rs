@@ -7,7 +7,7 @@ use pacozero_nn::*;
 use pacozero_train::*;
 
 fn spec() -> GameSpec {
-    GameSpec::new("pacosako", 8, 8, 4, 1, 50).unwrap()
+    GameSpec::new("pacosako", 8, 8, 4, 1, 50, &["first", "second"]).unwrap()
 }
 
 /// `n` distinct positions; the target move and the result are functions of the position.
@@ -41,8 +41,7 @@ fn rows(n: usize, seed: u64) -> Vec<PositionRow> {
                 action: target,
                 result: [1, 0, -1][(planes[1].count_ones() % 3) as usize],
                 moves_left: (10 - i % 10) as u32,
-                mover_in_sako: planes[2] & 1 == 1,
-                mover_can_paco: planes[3] & 2 == 2,
+                aux_targets: vec![planes[2] & 1 == 1, planes[3] & 2 == 2],
                 weight: 1.0,
                 network_id: "uniform".into(),
             }

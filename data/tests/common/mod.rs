@@ -2,8 +2,17 @@
 use pacozero_data::{GameRow, GameSpec, PositionRow};
 
 pub fn spec() -> GameSpec {
-    // 8x8 board, 3 bit planes, 2 scalars; also exercised with a 10x10 spec.
-    GameSpec::new("pacosako", 8, 8, 3, 2, 100).unwrap()
+    // 8x8 board, 3 bit planes, 2 scalars, 2 auxiliary targets; also
+    // exercised with a 10x10 spec.
+    GameSpec::new("pacosako", 8, 8, 3, 2, 100, AUX_TARGETS).unwrap()
+}
+
+/// The fixture's auxiliary targets: the ply is a multiple of 4, of 7.
+pub const AUX_TARGETS: &[&str] = &["ply_multiple_of_4", "ply_multiple_of_7"];
+
+/// The fixture's auxiliary-target values of a ply.
+pub fn aux_targets(ply: u32) -> Vec<bool> {
+    vec![ply.is_multiple_of(4), ply.is_multiple_of(7)]
 }
 
 pub fn position(spec: &GameSpec, game: u64, ply: u32) -> PositionRow {
@@ -30,8 +39,7 @@ pub fn position(spec: &GameSpec, game: u64, ply: u32) -> PositionRow {
         root_wdl: root_wdl(ply),
         result: [(1i8), 0, -1][(ply % 3) as usize],
         moves_left: 40 - ply,
-        mover_in_sako: ply.is_multiple_of(4),
-        mover_can_paco: ply.is_multiple_of(7),
+        aux_targets: aux_targets(ply),
         weight: 1.0,
         network_id: format!("gen-{:04}", game % 3),
     }

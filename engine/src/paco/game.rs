@@ -182,6 +182,10 @@ pub fn perft_atomic(pos: &Position, depth: u32) -> u64 {
 
 impl Game for GameState {
     const NAME: &'static str = "paco";
+    /// `mover_in_sako`: the opponent could unite with the mover's king on
+    /// its next turn (the mover is in Ŝako); `mover_can_paco`: the mover can
+    /// unite with the opponent's king this turn.
+    const AUX_TARGETS: &'static [&'static str] = &["mover_in_sako", "mover_can_paco"];
     const NUM_ACTIONS: usize = super::NUM_ACTIONS;
     const BOARD_HEIGHT: usize = 8;
     const BOARD_WIDTH: usize = 8;
@@ -316,13 +320,15 @@ impl Game for GameState {
         super::mirror_action_index(a)
     }
 
-    fn aux_targets(&self) -> Option<(bool, bool)> {
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
+        out.clear();
         let pos = self.position();
         if !pos.is_settled() {
-            return None;
+            return false;
         }
         let me = pos.side_to_move();
-        Some((super::in_sako(pos, me), super::in_sako(pos, me.other())))
+        out.extend([super::in_sako(pos, me), super::in_sako(pos, me.other())]);
+        true
     }
 
     fn end_reason(&self) -> &'static str {

@@ -146,6 +146,9 @@ impl GameState {
 
 impl Game for GameState {
     const NAME: &'static str = "shako";
+    /// `mover_in_check`: the mover's king is attacked; `mover_can_check`:
+    /// the mover has a legal move that gives check.
+    const AUX_TARGETS: &'static [&'static str] = &["mover_in_check", "mover_can_check"];
     const NUM_ACTIONS: usize = encode::NUM_ACTIONS;
     const BOARD_HEIGHT: usize = 10;
     const BOARD_WIDTH: usize = 10;
@@ -176,14 +179,16 @@ impl Game for GameState {
     }
 
     /// Every Shako position is settled (a turn is one decision).
-    fn aux_targets(&self) -> Option<(bool, bool)> {
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
+        out.clear();
         let pos = self.position();
         let gives_check = self.legal_moves().into_iter().any(|m| {
             let mut next = *pos;
             next.play_unchecked(m);
             next.in_check()
         });
-        Some((pos.in_check(), gives_check))
+        out.extend([pos.in_check(), gives_check]);
+        true
     }
 
     fn end_reason(&self) -> &'static str {
