@@ -42,6 +42,12 @@ GAME_NAME = re.compile(
 )
 
 
+# The auxiliary targets are the game's (Game::AUX_TARGETS); the column names of
+# schema version 1, named after Paco Ŝako, are spelled once, for reading old files.
+OLD_AUX_COLUMNS = re.compile(r"\bmover_(in_sako|can_paco)\b")
+OLD_AUX_OWNER = "data/src/schema.rs"
+
+
 def game_name_allowed(rel, line):
     if any(rel.startswith(f"engine/src/{g}/") for g in GAMES) or rel == "engine/src/registry.rs":
         return True
@@ -73,6 +79,8 @@ def main():
         for n, line in enumerate(code.splitlines(), 1):
             if RUN_LAYOUT.search(line) and rel != RUN_LAYOUT_OWNER:
                 findings.append(f"{rel}:{n}: a run-directory path spelled outside {RUN_LAYOUT_OWNER} (use pacozero_data::RunDir): {line.strip()}")
+            if OLD_AUX_COLUMNS.search(line) and rel != OLD_AUX_OWNER and not game_name_allowed(rel, line):
+                findings.append(f"{rel}:{n}: an auxiliary target named outside its game (Game::AUX_TARGETS) and {OLD_AUX_OWNER}: {line.strip()}")
             if GAME_NAME.search(line) and not game_name_allowed(rel, line):
                 findings.append(f"{rel}:{n}: a game named outside its directory and the registry (go through Game/GameKind): {line.strip()}")
     for f in findings:

@@ -34,6 +34,11 @@ if [ ! -x "$VENV/bin/pytest" ] || [ ! -x "$VENV/bin/maturin" ]; then
     fi
     "$VENV/bin/pip" install -q "maturin>=1.9,<2" numpy pytest
 fi
+# TensorBoard's own event reader checks the runs' event files (tests/test_tensorboard.py).
+if ! "$VENV/bin/python" -c "import tensorboard" 2>/dev/null; then
+    echo "installing tensorboard (PyPI) into $VENV for the event-file test ..."
+    "$VENV/bin/pip" install -q tensorboard
+fi
 
 export PACOZERO_BIN="${PACOZERO_BIN:-$CARGO_TARGET_DIR/release/pacozero}"
 if [ ! -x "$PACOZERO_BIN" ]; then

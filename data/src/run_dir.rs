@@ -18,6 +18,7 @@
 //! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
 //! | `metrics.csv` | the trainer | one row per training step (`pacozero_train::metrics::METRICS_HEADER`, `docs/DATA.md`) |
 //! | `plots/*.png` | the trainer | losses, accuracy, calibration, learning rate, speed (`pacozero_train::plots`) |
+//! | `tensorboard/train/`, `tensorboard/loop/` | the trainer, the loop | TensorBoard event files: the trainer's scalars by step, the loop's stage figures and Elo by generation (`pacozero_data::tfevents`) |
 //! | `store-probe/` | an object-store worker | the newest chunk of the store, fetched to check its game (`pacozero_run::store_sync`) |
 //!
 //! Every file is written whole to `<name>.tmp` and renamed into place
@@ -128,6 +129,13 @@ impl RunDir {
         self.root.join("metrics.csv")
     }
 
+    /// `tensorboard/<part>/`: TensorBoard event files of the trainer
+    /// (`train`) or the loop (`loop`), one TensorBoard run each
+    /// ([`crate::tfevents`]).
+    pub fn tensorboard(&self, part: &str) -> PathBuf {
+        self.root.join("tensorboard").join(part)
+    }
+
     /// `store-probe/`: an object-store worker's copy of the store's newest chunk.
     pub fn store_probe(&self) -> PathBuf {
         self.root.join("store-probe")
@@ -168,6 +176,8 @@ mod tests {
             r.checkpoint(),
             r.metrics(),
             r.store_probe(),
+            r.tensorboard("train"),
+            r.tensorboard("loop"),
         ];
         let distinct: std::collections::HashSet<_> = paths.iter().collect();
         assert_eq!(distinct.len(), paths.len());

@@ -14,11 +14,13 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{fit_elo, Wdl};
+use pacozero_data::tfevents::EventWriter;
 use pacozero_data::RunDir;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Writes `bytes` to `<path>.tmp`, syncs it, then renames it over `path`, so a
 /// reader sees the old file or the new one, never a part.
@@ -135,7 +137,27 @@ pub struct StageLine {
 pub fn append_stage(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)]) -> Result<()> {
     let line =
         StageLine { generation, stage: stage.into(), figures: figures.iter().filter(|(_, v)| v.is_finite()).map(|(k, v)| (k.to_string(), Some(*v))).collect() };
-    append_line(&RunDir::new(run).generations(), &serde_json::to_string(&line)?)
+    append_line(&RunDir::new(run).generations(), &serde_json::to_string(&line)?)?;
+    stage_events(run, generation, stage, figures)
+}
+
+/// The same figures as TensorBoard scalars `<stage>/<figure>` at step =
+/// generation, in this process's event file of `tensorboard/loop/`.
+fn stage_events(run: &Path, generation: u32, stage: &str, figures: &[(&str, f64)]) -> Result<()> {
+    static WRITERS: Mutex<BTreeMap<PathBuf, EventWriter>> = Mutex::new(BTreeMap::new());
+    let dir = RunDir::new(run).tensorboard("loop");
+    let mut writers = WRITERS.lock().unwrap_or_else(|e| e.into_inner());
+    let w = match writers.entry(dir) {
+        std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::btree_map::Entry::Vacant(e) => {
+            let w = EventWriter::create(e.key())?;
+            e.insert(w)
+        }
+    };
+    let tags: Vec<String> = figures.iter().map(|(k, _)| format!("{stage}/{k}")).collect();
+    let scalars: Vec<(&str, f64)> = tags.iter().map(String::as_str).zip(figures.iter().map(|(_, v)| *v)).collect();
+    w.scalars(generation as i64, &scalars)?;
+    Ok(())
 }
 
 /// Figures by generation, then by `"stage.figure"`; a stage repeated after
@@ -197,7 +219,9 @@ pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
 }
 
 /// Elo of every player over all matches, anchored at the first network.
-pub fn write_ratings(run: &Path) -> Result<String> {
+/// Fits the rating list of every match of the run, writes `ratings.csv` and
+/// `ratings.md`, and returns the Markdown table and the ratings.
+pub fn write_ratings(run: &Path) -> Result<(String, Vec<pacozero_arena::ratings::Rating>)> {
     let matches = read_matches(run)?;
     let mut results: BTreeMap<(String, String), Wdl> = BTreeMap::new();
     for m in &matches {
@@ -217,7 +241,7 @@ pub fn write_ratings(run: &Path) -> Result<String> {
     }
     write_atomic(&RunDir::new(run).ratings_csv(), csv.as_bytes())?;
     write_atomic(&RunDir::new(run).ratings_md(), md.as_bytes())?;
-    Ok(md)
+    Ok((md, ratings))
 }
 
 pub fn model_name(g: u32) -> String {

@@ -356,8 +356,11 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
             }
             let promote = eval_stage::<G>(run, cfg, &best, g, generations, obs)?;
             clock.lap(run, g, "eval")?;
-            obs.note(&write_ratings(run)?);
-            append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 })])?;
+            let (table, ratings) = write_ratings(run)?;
+            obs.note(&table);
+            // The candidate's Elo against gen-0001 (NaN, left out, when it played no rated match).
+            let elo = ratings.iter().find(|r| r.name == model_name(g)).map_or(f64::NAN, |r| r.elo);
+            append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 }), ("elo", elo)])?;
             clock.finish(run, g)?;
             let page = crate::report::write_report(run)?;
             obs.note(&format!("report: {}", page.display()));

@@ -26,6 +26,7 @@ use burn::prelude::*;
 use burn::tensor::Bytes;
 use pacozero_batch::targets::{reply_rows, window_future, Targets};
 use pacozero_batch::{permutation, Batch};
+use pacozero_data::tfevents::EventWriter;
 use pacozero_data::{list_chunks, read_positions_file, read_positions_window_of, ChunkInfo, GameSpec, PositionRow, RunDir};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -124,6 +125,9 @@ pub struct Trainer {
     /// The averaged weights that are exported (`export_average` > 0), folded
     /// at the end of each [`Trainer::train_steps`]; kept in the checkpoint.
     average: Option<PacoNet>,
+    /// TensorBoard scalars of this process (`tensorboard/train/`), opened at
+    /// the first step written.
+    events: Option<EventWriter>,
 }
 
 /// Path of the checkpoint of a run.
@@ -172,6 +176,7 @@ impl Trainer {
             last_batch: Vec::new(),
             data_upto: None,
             average: None,
+            events: None,
         })
     }
 
@@ -221,6 +226,7 @@ impl Trainer {
             last_batch: Vec::new(),
             data_upto: None,
             average,
+            events: None,
         })
     }
 
@@ -401,6 +407,7 @@ impl Trainer {
             }
             if self.step.is_multiple_of(self.cfg.metrics_every) || i + 1 == steps {
                 append_metrics(&RunDir::new(&self.run_dir).metrics(), &m)?;
+                self.events_of_step(&m)?;
             }
             bar.set_message(format!("loss {:.4} pol {:.3} val {:.3} {:.0} samples/s", m.loss, m.policy_loss, m.value_loss, m.samples_per_sec));
             bar.inc(1);
@@ -423,6 +430,16 @@ impl Trainer {
         let secs = start.elapsed().as_secs_f64();
         summary.samples_per_sec = (self.samples_seen - samples_before) as f64 / secs.max(1e-9);
         Ok(summary)
+    }
+
+    /// A step's scalars in the run's TensorBoard events (as its `metrics.csv` row).
+    fn events_of_step(&mut self, m: &StepMetrics) -> TrainResult<()> {
+        if self.events.is_none() {
+            self.events = Some(EventWriter::create(&RunDir::new(&self.run_dir).tensorboard("train"))?);
+        }
+        let w = self.events.as_mut().expect("opened above");
+        w.scalars(m.step as i64, &m.scalars())?;
+        Ok(())
     }
 
     fn one_step(&mut self, data_dir: &Path) -> TrainResult<StepMetrics> {

@@ -1,0 +1,75 @@
+"""The TensorBoard event files of a run, read back by TensorBoard's own event
+reader (the `tensorboard` package from PyPI, not our code): the trainer's
+scalars by step and the loop's by generation, with the expected tags."""
+
+import pytest
+from tensorboard.backend.event_processing import event_accumulator  # scripts/test-python.sh installs it
+
+TINY_LOOP = """
+[loop]
+generations = 2
+games_per_generation = 4
+train_steps_per_generation = 4
+gating_games = 2
+eval_simulations = 4
+promotion = "always"
+baseline_games = 2
+baseline_simulations = 4
+max_decisions = 60
+seed = 7
+
+[selfplay]
+threads = 1
+games_per_thread = 2
+games_per_chunk = 2
+max_decisions = 60
+start_positions = "fischer_random"
+
+[selfplay.search]
+full_simulations = 4
+cheap_simulations = 2
+
+[net]
+blocks = 1
+channels = 8
+policy_channels = 4
+value_channels = 2
+value_hidden = 16
+
+[train]
+batch_size = 8
+warmup_steps = 1
+min_positions = 1
+metrics_every = 1
+progress = false
+"""
+
+
+def scalars(folder):
+    acc = event_accumulator.EventAccumulator(str(folder))
+    acc.Reload()
+    return {tag: [(e.step, e.value) for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+def test_a_loops_event_files_read_back_in_tensorboard(tmp_path, run_cli):
+    cfg = tmp_path / "loop.toml"
+    cfg.write_text(TINY_LOOP)
+    run = tmp_path / "runs" / "a"
+    run_cli("loop", "--config", cfg, "--run", run)
+
+    train = scalars(run / "tensorboard" / "train")
+    for tag in ["train/loss", "train/policy_loss", "train/value_loss", "train/moves_left_loss", "train/sako_loss", "train/lr", "train/samples_per_sec"]:
+        assert tag in train, sorted(train)
+    # Two generations of four steps, one row each (metrics_every = 1), as metrics.csv.
+    assert [s for s, _ in train["train/loss"]] == list(range(1, 9)), train["train/loss"]
+    csv = (run / "metrics.csv").read_text().splitlines()
+    header = csv[0].split(",")
+    last = dict(zip(header, csv[-1].split(",")))
+    assert train["train/loss"][-1][1] == pytest.approx(float(last["loss"]), rel=1e-6)
+
+    loop = scalars(run / "tensorboard" / "loop")
+    for tag in ["selfplay/avg_length", "selfplay/sims_per_sec", "selfplay/draw_rate", "fresh/value_loss", "fresh/base_rate_loss", "time/selfplay_seconds", "time/train_seconds", "eval/elo"]:
+        assert tag in loop, sorted(loop)
+    assert [s for s, _ in loop["selfplay/avg_length"]] == [1, 2], loop["selfplay/avg_length"]
+    # The fresh-data loss exists from generation 2 on (generation 1 has no network before its games).
+    assert [s for s, _ in loop["fresh/value_loss"]] == [2], loop["fresh/value_loss"]
