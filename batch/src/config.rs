@@ -72,7 +72,7 @@ pub enum LrSchedule {
 /// | `min_positions` | 1 | >= 1 | refuse to train with fewer positions on disk |
 /// | `reload_every_steps` | 0 | >= 0 | re-read the window after this many steps (0 = after each full pass) |
 /// | `metrics_every` | 1 | >= 1 | append a CSV row every this many steps |
-/// | `plot_every` | 200 | >= 0 | redraw PNG plots every this many steps (0 = only at the end of `train_steps`) |
+/// | `plot_every` | 200 | >= 0 | read and ignored: the trainer draws no PNG plots any more (their axes had no text); its curves are in TensorBoard (`tensorboard/train/`) and the run report's SVG plots. Kept so that earlier runs' configurations still read |
 /// | `checkpoint_every` | 500 | >= 0 | write a checkpoint every this many steps (0 = only at the end of `train_steps`) |
 /// | `threads` | 0 | 0..=1024 | CPU threads for training (0 = rayon global pool) |
 /// | `progress` | true | bool | show an indicatif progress bar |

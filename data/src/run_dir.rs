@@ -17,7 +17,6 @@
 //! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline: the one record of which model is best |
 //! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
 //! | `metrics.csv` | the trainer | one row per training step (`pacozero_train::metrics::METRICS_HEADER`, `docs/DATA.md`) |
-//! | `plots/*.png` | the trainer | losses, accuracy, calibration, learning rate, speed (`pacozero_train::plots`) |
 //! | `tensorboard/train/`, `tensorboard/loop/` | the trainer, the loop | TensorBoard event files: the trainer's scalars by step, the loop's stage figures and Elo by generation (`pacozero_data::tfevents`) |
 //! | `store-probe/` | an object-store worker | the newest chunk of the store, fetched to check its game (`pacozero_run::store_sync`) |
 //!
@@ -94,7 +93,7 @@ impl RunDir {
         self.root.join("report.html")
     }
 
-    /// `plots/`: the report's SVG and the trainer's PNG plots.
+    /// `plots/`: the report's SVG plots.
     pub fn plots(&self) -> PathBuf {
         self.root.join("plots")
     }

@@ -144,7 +144,7 @@ pub struct TrainStage<'a> {
 /// runs (the loop's generations, `pacozero train --run`, the object-store
 /// trainer): resume the checkpoint (or start `stage.net`), measure the
 /// network on the games newer than its window before training on them,
-/// train, checkpoint and plot (also after zero steps, so that a fresh run
+/// train and checkpoint (also after zero steps, so that a fresh run
 /// gets its checkpoint), and export.
 pub fn train_stage(run: &Path, stage: TrainStage<'_>) -> Result<TrainRun> {
     let device = pacozero_nn::default_device();
@@ -158,10 +158,9 @@ pub fn train_stage(run: &Path, stage: TrainStage<'_>) -> Result<TrainRun> {
     // Games newer than the checkpoint's window measure how the network generalises.
     let fresh = if todo > 0 { trainer.fresh_data_loss(&data, crate::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
     let summary = trainer.train_steps(&data, todo).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
-    // `train_steps` saves and plots after any step.
+    // `train_steps` saves after any step.
     if todo == 0 {
         trainer.save_checkpoint().map_err(|e| anyhow::anyhow!("{e}"))?;
-        trainer.plot().map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     let exported = match stage.export {
         Some(e) => Some(trainer.export(e.name, e.make_current).map_err(|e| anyhow::anyhow!("{e}"))?),

@@ -15,7 +15,7 @@
 //!   and calibration figures, [`FreshLoss`];
 //! * `metrics`: `metrics.csv` ([`StepMetrics`]);
 //! * `average`: weight averaging (`export_average`);
-//! * [`plots`], [`bench_net`], the training file ([`TrainFile`]), [`backend`].
+//! * [`bench_net`], the training file ([`TrainFile`]), [`backend`].
 //!
 //! ## Losses (per batch; `w` = row weight)
 //! * policy: cross-entropy between the search policy and the softmax of the
@@ -48,7 +48,6 @@ mod error;
 mod files;
 mod losses;
 mod metrics;
-pub mod plots;
 mod trainer;
 
 pub use bench::{bench_net, BenchLine, BenchOptions, BenchReport};

@@ -37,7 +37,6 @@ use crate::backend::training_device;
 use crate::error::{io_err, TrainError, TrainResult};
 use crate::losses::{fresh_loss, mirror_coin, train_step, FreshLoss};
 use crate::metrics::{append_metrics, trim_metrics, StepMetrics};
-use crate::plots::write_plots;
 use pacozero_batch::{OptimizerKind, TrainConfig};
 use pacozero_nn::backend::{cpu_pool, in_pool};
 use pacozero_nn::modelfile::{export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, Section, CKPT_MAGIC};
@@ -104,7 +103,7 @@ impl Window {
 }
 
 /// A training run in `<run>/`: checkpoints in `<run>/checkpoints/`, metrics in
-/// `<run>/metrics.csv`, plots in `<run>/plots/`, models in `<run>/models/`.
+/// `<run>/metrics.csv` and TensorBoard events in `<run>/tensorboard/train/`, models in `<run>/models/`.
 pub struct Trainer {
     run_dir: PathBuf,
     net: NetConfig,
@@ -381,8 +380,8 @@ impl Trainer {
     }
 
     /// Train `steps` steps on the data of `data_dir`, appending metrics to
-    /// `<run>/metrics.csv`, redrawing plots and writing checkpoints as configured.
-    /// A checkpoint and the plots are always written at the end.
+    /// `<run>/metrics.csv` (and the TensorBoard events), writing checkpoints as
+    /// configured. A checkpoint is always written at the end.
     pub fn train_steps(&mut self, data_dir: &Path, steps: u64) -> TrainResult<TrainSummary> {
         let bar = if self.cfg.progress {
             let b = indicatif::ProgressBar::new(steps);
@@ -414,16 +413,12 @@ impl Trainer {
             if self.cfg.checkpoint_every > 0 && self.step.is_multiple_of(self.cfg.checkpoint_every) && i + 1 < steps {
                 self.save_checkpoint()?;
             }
-            if self.cfg.plot_every > 0 && self.step.is_multiple_of(self.cfg.plot_every) && i + 1 < steps {
-                self.plot()?;
-            }
             summary.last = m;
         }
         bar.finish_and_clear();
         if steps > 0 {
             self.average = fold_average(self.average.take(), &self.model, self.cfg.export_average as f32, &self.net, &self.device, &self.run_dir)?;
             self.save_checkpoint()?;
-            self.plot()?;
         }
         summary.steps = steps;
         summary.mean_loss = if steps > 0 { loss_sum / steps as f64 } else { 0.0 };
@@ -504,15 +499,6 @@ impl Trainer {
         }
         let loss = fresh_loss(self.played(), &spec, &rows, take, &self.cfg, &self.device, &self.pool);
         Ok(Some(FreshLoss { chunks: fresh.len(), ..loss }))
-    }
-
-    /// Redraw `<run>/plots/*.png` from `<run>/metrics.csv`.
-    pub fn plot(&self) -> TrainResult<Vec<PathBuf>> {
-        let run = RunDir::new(&self.run_dir);
-        if !run.metrics().exists() {
-            return Ok(Vec::new());
-        }
-        write_plots(&run.metrics(), &run.plots())
     }
 
     /// Write `<run>/checkpoints/latest.pzckpt` atomically.

@@ -340,8 +340,9 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     h.push_str("</style></head><body>\n");
     let _ = writeln!(h, "<h1>PacoZero run report</h1><p class=\"dim\">{}</p>", html_escape(&run.display().to_string()));
 
-    // Generation table, after the share of the wall time that produced games and training.
-    h.push_str("<h2>Generations</h2>\n");
+    // The share of the wall time that produced games and training, then the
+    // plots, the ratings, and the per-generation table folded (an hour has
+    // some 70 rows).
     if let Some(share) = time_share(&gens) {
         let _ = writeln!(
             h,
@@ -353,6 +354,19 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
             100.0 * share.eval / share.total
         );
     }
+    h.push_str("<h2>Plots</h2>\n<div class=\"plots\">\n");
+    for (name, svg) in &charts {
+        let _ = writeln!(h, "<figure id=\"plot-{}\">{svg}</figure>", name.trim_end_matches(".svg"));
+    }
+    h.push_str("</div>\n");
+
+    // Ratings.
+    h.push_str("<h2>Ratings</h2>\n<p class=\"dim\">Maximum-likelihood Elo over every match of the run, anchored at gen-0001 = 0.</p>\n<table class=\"data\"><tr><th>player</th><th>Elo</th><th>95%</th><th>games</th></tr>\n");
+    for r in &ratings {
+        let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>± {:.0}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.ci95, r.games);
+    }
+    h.push_str("</table>\n");
+    h.push_str("<h2>Generations</h2>\n<details><summary>Every generation's figures</summary>\n");
     h.push_str("<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>value loss on new games</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
     let max_gen = gens.keys().copied().chain(matches.iter().map(|m| m.generation)).max().unwrap_or(0);
     for g in 1..=max_gen {
@@ -388,18 +402,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
             wdl(gm),
         );
     }
-    h.push_str("</table>\n");
-
-    // Ratings.
-    h.push_str("<h2>Ratings</h2>\n<p class=\"dim\">Maximum-likelihood Elo over every match of the run, anchored at gen-0001 = 0.</p>\n<table class=\"data\"><tr><th>player</th><th>Elo</th><th>95%</th><th>games</th></tr>\n");
-    for r in &ratings {
-        let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>± {:.0}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.ci95, r.games);
-    }
-    h.push_str("</table>\n<h2>Plots</h2>\n<div class=\"plots\">\n");
-    for (name, svg) in &charts {
-        let _ = writeln!(h, "<figure id=\"plot-{}\">{svg}</figure>", name.trim_end_matches(".svg"));
-    }
-    h.push_str("</div>\n");
+    h.push_str("</table>\n</details>\n");
 
     // Sample games with a small viewer.
     let (samples, unreadable): (Vec<_>, Vec<_>) = sample_games(run, 3).into_iter().partition(Result::is_ok);
