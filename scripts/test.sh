@@ -30,6 +30,20 @@ if split=$(diff <(features normal,build) <(features normal,build,dev) | grep '^<
     echo "$split" >&2
     exit 1
 fi
+# The book (docs/, mdBook) builds into the target directory, never into the
+# checkout, and none of its relative links (files, #anchors) is broken.
+# mdbook is installed once from crates.io when it is not on PATH.
+MDBOOK=mdbook
+if ! command -v mdbook >/dev/null 2>&1; then
+    MDBOOK="${CARGO_HOME:-$HOME/.cargo}/bin/mdbook"
+    if [ ! -x "$MDBOOK" ]; then
+        echo "installing mdbook (crates.io) for the book ..."
+        env -u CARGO_TARGET_DIR cargo install mdbook --locked --version 0.4.52 --no-default-features --features search
+    fi
+fi
+rm -rf "$CARGO_TARGET_DIR/book"
+"$MDBOOK" build docs -d "$CARGO_TARGET_DIR/book"
+python3 scripts/check-book-links.py "$CARGO_TARGET_DIR/book"
 
 # Programs some tests drive, installed from Debian when missing (as root);
 # the variable names another binary instead.

@@ -35,7 +35,7 @@ pub enum Command {
     Book(BookArgs),
     /// Search a position with a network and print the top turns and their lines.
     Analyze(AnalyzeArgs),
-    /// A JSON-lines analysis engine: queries on stdin, answers on stdout (see the README).
+    /// A JSON-lines analysis engine: queries on stdin, answers on stdout (see the book's chapter "The analysis engine").
     Analysis(AnalysisArgs),
     /// Play against the bot in the terminal.
     Play(PlayArgs),
@@ -224,6 +224,7 @@ pub struct PerftArgs {
     /// Position in the platform's FEN (default: the start position).
     #[arg(long)]
     pub fen: Option<String>,
+    /// Depth of the count: full moves, or atomic actions with --atomic.
     #[arg(long)]
     pub depth: u32,
     /// Count atomic actions (one action per ply) instead of full moves.
@@ -232,18 +233,21 @@ pub struct PerftArgs {
     /// Print the count below each first move.
     #[arg(long)]
     pub divide: bool,
+    /// The game of the position.
     #[arg(long, default_value_t)]
     pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
 pub struct LegalArgs {
+    /// The game of the positions.
     #[arg(long, default_value_t)]
     pub game: GameKind,
 }
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
+    /// The game of the position.
     #[arg(long, default_value_t)]
     pub game: GameKind,
     /// Position in the game's FEN (default: the start position).
@@ -404,6 +408,7 @@ pub enum BookCommand {
     },
     /// Print the book moves of a position.
     Probe {
+        /// Book file (Parquet).
         #[arg(long)]
         book: PathBuf,
         /// Position in the platform's FEN (the start of a turn).
@@ -413,8 +418,10 @@ pub enum BookCommand {
     /// Export a book: `json`: FEN -> {value, wdl, visits, depth, moves: [{move, actions, visits, value, wdl, prior}]};
     /// `platform`: the platform's book format, FEN -> [position_value, [[move_value, [action, ...]], ...]].
     Export {
+        /// Book file (Parquet).
         #[arg(long)]
         book: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value = "json")]
         format: BookFormat,
         /// Output file (written atomically); default: standard output.
@@ -440,6 +447,7 @@ pub enum BookCommand {
         /// Positions searched together (their leaves form one network batch).
         #[arg(long, default_value_t = 64)]
         batch: usize,
+        /// Seed of the network's searches (each position's search is seeded with it and the position's hash).
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Print the report as JSON instead of a table.
@@ -452,6 +460,7 @@ pub enum BookCommand {
     /// Import a book of the platform's format as a book file: every position
     /// is checked and every move replayed by the engine.
     Import {
+        /// Format of the input.
         #[arg(long, value_enum, default_value = "platform")]
         format: ImportFormat,
         /// The book to read (JSON).
@@ -522,8 +531,10 @@ pub struct AnalysisArgs {
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Side {
+    /// White (also `white`).
     #[value(name = "w", alias = "white")]
     White,
+    /// Black (also `black`).
     #[value(name = "b", alias = "black")]
     Black,
 }

@@ -1,0 +1,82 @@
+//! The book's command reference (`docs/commands.md`) is rendered from the
+//! clap definitions of the `pacozero` binary (`cli/src/args.rs`), so it never
+//! drifts from the command line: this test renders it and fails when the
+//! committed page differs. Regenerate it with
+//! `PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference`.
+
+use clap::CommandFactory;
+use std::path::{Path, PathBuf};
+
+#[allow(dead_code)]
+#[path = "../src/args.rs"]
+mod args;
+
+fn reference_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("docs/commands.md")
+}
+
+/// The page: a title, a line saying where it comes from, and clap-markdown's
+/// rendering of every command and option.
+fn render() -> String {
+    let options = clap_markdown::MarkdownOptions::new().title("Command reference".to_string()).show_footer(false).show_table_of_contents(true);
+    let body = clap_markdown::help_markdown_command_custom(&args::Cli::command(), &options);
+    let note = "This page is generated from the command line's definitions (`cli/src/args.rs`) by\n`cli/tests/command_reference.rs`; do not edit it by hand. Regenerate it with\n`PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference`.\n\n";
+    let (title, rest) = body.split_once("\n\n").expect("clap-markdown starts with a title");
+    let rest: Vec<String> = rest.lines().map(escape_angle_brackets).collect();
+    format!("{title}\n\n{note}{}", rest.join("\n")).trim_end().to_string() + "\n"
+}
+
+/// The help texts' `<run>`, `<budget>` are words, not HTML: escaped outside
+/// code spans, so that the book shows them.
+fn escape_angle_brackets(line: &str) -> String {
+    line.split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 0 { part.replace('<', "&lt;").replace('>', "&gt;") } else { part.to_string() })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+#[test]
+fn command_reference_is_current() {
+    let page = render();
+    let path = reference_path();
+    if std::env::var_os("PACOZERO_UPDATE_REFERENCE").is_some() {
+        std::fs::write(&path, page.as_bytes()).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed != page {
+        let line = committed.lines().zip(page.lines()).position(|(a, b)| a != b).unwrap_or_else(|| committed.lines().count().min(page.lines().count()));
+        panic!(
+            "{} is not the reference the command line renders (first difference at line {}); regenerate it with\n  PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference",
+            path.display(),
+            line + 1
+        );
+    }
+}
+
+/// Every argument and subcommand has a help text (the reference shows it).
+#[test]
+fn every_flag_has_help() {
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        let path = format!("{path} {}", cmd.get_name());
+        if cmd.get_about().is_none() && path != "pacozero help" && !path.ends_with(" help") {
+            missing.push(path.clone());
+        }
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                missing.push(format!("{path} --{}", arg.get_long().unwrap_or(id)));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, &path, missing);
+        }
+    }
+    let mut missing = Vec::new();
+    walk(&args::Cli::command(), "", &mut missing);
+    assert!(missing.is_empty(), "arguments or commands without a help text in cli/src/args.rs: {missing:?}");
+}
