@@ -124,7 +124,7 @@ def main():
     match = out / "match.json"
     if not match.exists():
         players = [f"net:{finals['b']['model']}:{a.movetime_ms}ms", f"net:{finals['a']['model']}:{a.movetime_ms}ms"]
-        cmd = [a.bin, "arena", "--players", *players, "--games", str(a.games), "--openings", "fischer-random", "--seed", str(a.seed), "--json", str(match)]
+        cmd = [a.bin, "arena", "--players", *players, "--games", str(a.games), "--openings", "fischer-random", "--seed", str(a.seed), "--out", str(match)]
         print("match:", " ".join(cmd))
         subprocess.run(cmd, check=True)
     m = json.loads(match.read_text())

@@ -63,14 +63,19 @@ pub enum TacticsCommand {
         /// Deepest Paco proved: 1 or 2 turns of the mover.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2))]
         max_depth: u8,
+        /// No progress lines.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Solve the suite with a network: the turn its search plays must be one of the winning turns.
     Solve {
         /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
         #[arg(long)]
         model: PathBuf,
-        /// Simulations per decision (0: the network's policy alone, the most likely decision each time).
-        #[arg(long, default_value_t = 0)]
+        /// Visits of each decision's search, the search budget every analysing
+        /// command names so (0: the network's policy alone, the most likely
+        /// decision each time; `--sims` is read too).
+        #[arg(long = "visits", alias = "sims", default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
         sims: u32,
         /// The suite (default: the bundled engine/tests/data/tactics.jsonl).
         #[arg(long)]
@@ -126,6 +131,10 @@ pub struct TrainArgs {
     /// Run directory (reads <run>/data, writes checkpoints, metrics, plots, models).
     #[arg(long)]
     pub run: PathBuf,
+    /// No progress bars (the notes and results are still printed).
+    #[arg(long)]
+    pub quiet: bool,
+
     /// Training configuration with [net] and [train] tables (see configs/train.toml),
     /// or a loop configuration (its [net] and [train] are read). Default: the
     /// run's own config.toml when it has one (a loop's run), else the built-in settings.
@@ -164,6 +173,9 @@ pub struct LoopArgs {
     /// the file and saved in the run's config.toml; a new run only.
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub set: Vec<String>,
+    /// No progress bars (the notes and results are still printed).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]
@@ -195,8 +207,8 @@ pub struct ArenaArgs {
     /// visited; higher: more even).
     #[arg(long, default_value_t = 1.0, requires = "book")]
     pub book_temperature: f64,
-    /// Seed of the openings and of the players' random choices.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the openings and of the players' random choices (0, as every command's seed).
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// A sequential probability ratio test, `elo0,elo1[,alpha,beta]`
     /// (logistic Elo; α and β default to 0.05): pairs are played until the
@@ -204,16 +216,26 @@ pub struct ArenaArgs {
     /// The LLR is the normal approximation on the pentanomial counts.
     #[arg(long)]
     pub sprt: Option<pacozero_arena::ratings::Sprt>,
-    /// Decisions after which a game is cut (a draw, unless adjudicated by material).
+    /// Decisions after which a game is cut (a draw, unless adjudicated by
+    /// material); 600, the loop's evaluation matches' default, where
+    /// self-play's `max_decisions` is 1000 (its games are also training data).
     #[arg(long, default_value_t = 600)]
     pub max_decisions: u32,
     /// A cut game is won by the side ahead by at least this much material
     /// (pawns; Shako only, Paco Ŝako has no captures); 0 = cut games are draws.
     #[arg(long, default_value_t = 0)]
     pub adjudicate_material: u32,
-    /// Write the result as JSON to this file as well.
+    /// Print the result as JSON on standard output instead of the text (as
+    /// every command's `--json` does).
     #[arg(long)]
-    pub json: Option<PathBuf>,
+    pub json: bool,
+    /// Also write the result as JSON to this file.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress bars (the notes and results are still printed).
+    #[arg(long)]
+    pub quiet: bool,
+
     /// The game to play (`fischer-random` openings of Shako are a few random plies from the start).
     #[arg(long, default_value_t)]
     pub game: GameKind,
@@ -316,7 +338,8 @@ pub enum BenchWhat {
         /// Games to finish (default: threads x games per thread).
         #[arg(long)]
         games: Option<u64>,
-        /// Decisions after which a game is a draw.
+        /// Decisions after which a game is a draw (200, shorter than self-play's
+        /// 1000, to keep the measurement short).
         #[arg(long, default_value_t = 200)]
         max_decisions: u32,
         /// Simulations of a full search (cheap searches get a quarter).
@@ -438,8 +461,9 @@ pub enum BookCommand {
         /// each reference position's whole turn by search.
         #[arg(long, required_unless_present = "book", conflicts_with = "book")]
         model: Option<PathBuf>,
-        /// Simulations per decision of the network's search (the tree is kept through the turn).
-        #[arg(long, default_value_t = 100)]
+        /// Visits of each decision of the network's search (the tree is kept through
+        /// the turn); `--sims` is read too.
+        #[arg(long = "visits", alias = "sims", default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
         sims: u32,
         /// A book to compare instead of a network (either format): its preferred move at each position.
         #[arg(long)]
@@ -453,6 +477,9 @@ pub enum BookCommand {
         /// Print the report as JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Also write the report as JSON to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// No progress lines.
         #[arg(long)]
         quiet: bool,
@@ -493,14 +520,15 @@ pub struct AnalyzeArgs {
     /// Position in the game's FEN (default: the start position).
     #[arg(long)]
     pub fen: Option<String>,
-    /// Simulations of the search.
-    #[arg(long, default_value_t = 800)]
+    /// Visits of the search (`--sims` is read too).
+    #[arg(long = "visits", alias = "sims", default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
     pub sims: u32,
     /// Turns shown.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
-    /// Longest principal variation, in turns after the first.
-    #[arg(long, default_value_t = 10)]
+    /// Longest principal variation, in turns after the first (the analysis
+    /// engine's and the Python package's default too).
+    #[arg(long, default_value_t = pacozero_search::analysis::DEFAULT_PV_TURNS)]
     pub pv_turns: usize,
     /// The game of the position and the network.
     #[arg(long, default_value_t)]
@@ -512,8 +540,8 @@ pub struct AnalysisArgs {
     /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network). Its game (Paco Ŝako or Shako) is the engine's.
     #[arg(long)]
     pub model: String,
-    /// Simulations of a query that gives neither `max_visits` nor `max_time_ms`.
-    #[arg(long, default_value_t = 800)]
+    /// Visits of a query that gives neither `max_visits` nor `max_time_ms`.
+    #[arg(long, default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
     pub visits: u32,
     /// The most simulations a query may ask for (and the budget of a query limited by time only).
     #[arg(long, default_value_t = 1_000_000)]
@@ -544,8 +572,9 @@ pub struct PlayArgs {
     /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
     #[arg(long)]
     pub model: PathBuf,
-    /// Simulations per bot decision.
-    #[arg(long, default_value_t = 200)]
+    /// Visits of each of the bot's decisions (200, a quarter of the analysing
+    /// commands' 800, so that it answers at once; `--sims` is read too).
+    #[arg(long = "visits", alias = "sims", default_value_t = 200)]
     pub sims: u32,
     /// Your colour.
     #[arg(long, value_enum, default_value = "w")]

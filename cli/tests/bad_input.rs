@@ -88,15 +88,19 @@ fn newest_chunk(run: &Path) -> pacozero_data::ChunkInfo {
 }
 
 /// Rewrites the `schema_version` value of a Parquet file's key-value
-/// metadata from "1" to "2" (Thrift compact: key string, then the value
-/// string of length 1), as a file of another schema version would have it.
+/// metadata from this build's version to the next (Thrift compact: key
+/// string, then the value string of length 1), as a file of a later build
+/// would have it.
 fn bump_schema_version(path: &Path) {
     let mut bytes = std::fs::read(path).unwrap();
-    let pat = b"schema_version\x18\x011";
+    let (now, next) = (pacozero_data::SCHEMA_VERSION.to_string(), (pacozero_data::SCHEMA_VERSION + 1).to_string());
+    assert_eq!((now.len(), next.len()), (1, 1), "one-digit versions");
+    let mut pat = b"schema_version\x18\x01".to_vec();
+    pat.extend_from_slice(now.as_bytes());
     let mut n = 0;
     for i in 0..bytes.len() - pat.len() {
-        if &bytes[i..i + pat.len()] == pat {
-            bytes[i + pat.len() - 1] = b'2';
+        if bytes[i..i + pat.len()] == pat[..] {
+            bytes[i + pat.len() - 1] = next.as_bytes()[0];
             n += 1;
         }
     }
@@ -227,13 +231,11 @@ fn data_of_another_schema_version_is_refused_by_name() {
     let name = chunk.positions_path.file_name().unwrap().to_str().unwrap().to_string();
     let f = fixture();
     // Training refuses to read it...
-    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, "schema_version 2"]);
+    let later = format!("schema_version {}", pacozero_data::SCHEMA_VERSION + 1);
+    fails_with(&["train", "--run", s(&run), "--config", s(&f.train_cfg), "--steps", "1"], &[&name, &later]);
     // ... and a worker refuses to add games to that run, whatever its output flag.
-    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&name, "schema_version 2"]);
-    fails_with(
-        &["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&run.join("data")), "--games", "1", "--quiet"],
-        &[&name, "schema_version 2 is not supported"],
-    );
+    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--run", s(&run), "--games", "1", "--quiet"], &[&name, &later]);
+    fails_with(&["selfplay", "--config", s(&f.selfplay_cfg), "--out", s(&run.join("data")), "--games", "1", "--quiet"], &[&name, &later, "is not supported"]);
     let before = pacozero_data::list_chunks(&run.join("data")).unwrap().len();
     assert_eq!(before, 2, "nothing was written");
 }

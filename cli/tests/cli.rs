@@ -149,11 +149,11 @@ fn arena_plays_the_reference_network_by_name() {
     assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-199eb03-gen28"), "{err}");
 }
 
-/// `pacozero arena ARGS --json FILE`: its standard output and the JSON.
+/// `pacozero arena ARGS --out FILE`: its standard output (the text) and the JSON.
 fn arena_json(args: &[&str]) -> (String, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("m.json");
-    let out = bin().arg("arena").args(args).args(["--json", common::s(&json)]).output().unwrap();
+    let out = bin().arg("arena").args(args).args(["--out", common::s(&json)]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     (String::from_utf8_lossy(&out.stdout).into_owned(), serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap())
 }

@@ -147,7 +147,7 @@ fn selfplay_and_arena_start_from_an_imported_book() {
     let win_book = dir.path().join("win.parquet");
     run_ok(&["book", "import", s(&win), "--out", s(&win_book)]);
     let json = dir.path().join("arena.json");
-    let out = run_ok(&["arena", "--players", "greedy", "greedy", "--games", "4", "--book", s(&win_book), "--json", s(&json)]);
+    let out = run_ok(&["arena", "--players", "greedy", "greedy", "--games", "4", "--book", s(&win_book), "--out", s(&json)]);
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!((v["wins"].as_u64(), v["losses"].as_u64(), v["draws"].as_u64()), (Some(2), Some(2), Some(0)), "{}", output_text(&out));
     assert_eq!(v["end_reasons"]["paco"], 4, "{v}");

@@ -252,7 +252,7 @@ fn turn_dict<'py>(py: Python<'py>, name: String, actions: Vec<u16>, visits: u32,
 /// no noise) and returns the root's value and its most visited turns. See
 /// `pacozero.analyze`.
 #[pyfunction]
-#[pyo3(signature = (state, model, visits=800, top=None, pv_turns=8))]
+#[pyo3(signature = (state, model, visits=pacozero_search::analysis::DEFAULT_VISITS, top=None, pv_turns=pacozero_search::analysis::DEFAULT_PV_TURNS))]
 pub fn analyze<'py>(
     py: Python<'py>,
     state: &Bound<'py, PyAny>,

@@ -49,6 +49,11 @@ pub trait LoopObserver: Sync {
     fn note(&self, text: &str);
     /// `done` of `total` games of the match in progress have ended.
     fn match_progress(&self, done: u64, total: u64);
+    /// Whether self-play and training draw their progress bars (`false`:
+    /// `pacozero loop --quiet`).
+    fn progress(&self) -> bool {
+        true
+    }
 }
 
 /// The game of a loop file, by name (`"paco"`, `"shako"`).
@@ -490,7 +495,8 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
     };
     let seed = derive_seed(cfg.looping.seed, state.generation as u64);
     let announce = |name: &str| obs.note(&format!("self-play with {name}"));
-    let (_, summary) = selfplay_round::<G>(&cfg.selfplay, seed, &player, &RunDir::new(run).data(), cfg.looping.games_per_generation, true, &announce)?;
+    let (_, summary) =
+        selfplay_round::<G>(&cfg.selfplay, seed, &player, &RunDir::new(run).data(), cfg.looping.games_per_generation, obs.progress(), &announce)?;
     obs.note(&format!("self-play: {summary}"));
     let games = summary.games.max(1) as f64;
     append_stage(
@@ -515,7 +521,7 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
 /// self-play's has the terminal).
 fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, obs: &dyn LoopObserver) -> Result<()> {
     let mut train = cfg.train.clone();
-    train.progress &= upto.is_none();
+    train.progress &= upto.is_none() && obs.progress();
     let name = model_name(g);
     let stage = TrainStage {
         net: cfg.net.to_config(&game_spec::<G>())?,

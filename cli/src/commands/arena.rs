@@ -2,6 +2,8 @@
 //! `--game` picks Paco Ŝako or Shako.
 
 use crate::args::ArenaArgs;
+use std::fmt::Write as _;
+
 use anyhow::Result;
 use pacozero_arena::ratings::SprtDecision;
 use pacozero_arena::{opening, run_match_from, run_match_sprt, Player};
@@ -31,7 +33,7 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     };
     // With an SPRT, pairs go in rounds (two per thread, at least eight) and
     // the test looks after each.
-    let (m, decision) = with_match_bar(pairs, |progress| match &a.sprt {
+    let (m, decision) = with_match_bar(pairs, a.quiet, |progress| match &a.sprt {
         Some(t) => {
             let round = (2 * rayon::current_num_threads() as u64).max(8);
             run_match_sprt(&pa, &pb, pairs, &start, limits, a.seed, progress, round, t).map(|(m, d)| (m, Some(d)))
@@ -41,7 +43,8 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     let (elo, ci, pentanomial) = m.elo();
     let (_, ci_trinomial) = m.elo_trinomial();
     let pair_stats = m.pentanomial.stats();
-    println!("{} vs {}: {} games", pa.name, pb.name, m.games);
+    let mut text = String::new();
+    let _ = writeln!(text, "{} vs {}: {} games", pa.name, pb.name, m.games);
     let n = m.wdl.games().max(1) as f64;
     let elo_text = if m.wdl.wins == m.wdl.games() {
         // A perfect score bounds the Elo only from one side: P(all wins) = s^n >= 5%.
@@ -52,16 +55,17 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         let model = if pentanomial { format!("pentanomial, {} pairs", m.pentanomial.pairs()) } else { "trinomial".into() };
         format!("Elo {elo:+.0} ± {ci:.0} (95%, {model}; trinomial ± {ci_trinomial:.0})")
     };
-    println!("W/D/L {}/{}/{}  score {:.1}%  {elo_text}", m.wdl.wins, m.wdl.draws, m.wdl.losses, 100.0 * m.wdl.score());
-    println!("pentanomial (pairs scoring 0, 0.5, 1, 1.5, 2): {:?}", m.pentanomial.0);
+    let _ = writeln!(text, "W/D/L {}/{}/{}  score {:.1}%  {elo_text}", m.wdl.wins, m.wdl.draws, m.wdl.losses, 100.0 * m.wdl.score());
+    let _ = writeln!(text, "pentanomial (pairs scoring 0, 0.5, 1, 1.5, 2): {:?}", m.pentanomial.0);
     if let Some(p) = &pair_stats {
         let nelo = p.nelo.map_or_else(|| "nElo n/a (every pair scored the same)".to_string(), |(n, c)| format!("nElo {n:+.0} ± {c:.0}"));
-        println!("{nelo}  LOS {:.1}%  (from the pairs)", 100.0 * p.los);
+        let _ = writeln!(text, "{nelo}  LOS {:.1}%  (from the pairs)", 100.0 * p.los);
     }
     let sprt = a.sprt.zip(decision).map(|(t, decision)| {
         let (lower, upper) = t.bounds();
         let llr = t.llr(&m.pentanomial);
-        println!(
+        let _ = writeln!(
+            text,
             "SPRT elo0 {} elo1 {} (logistic, alpha {} beta {}): LLR {llr:.2} in [{lower:.2}, {upper:.2}]: {} after {} pairs{}",
             t.elo0,
             t.elo1,
@@ -73,21 +77,32 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         );
         serde_json::json!({ "elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta, "llr": llr, "lower": lower, "upper": upper, "decision": decision.name() })
     });
-    println!("end reasons: {}", serde_json::to_string(&m.end_reasons)?);
+    let _ = writeln!(text, "end reasons: {}", serde_json::to_string(&m.end_reasons)?);
     let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
-    println!("per decision: {ta:.2} ms, {sa:.1} simulations ({}) vs {tb:.2} ms, {sb:.1} simulations ({}); {} decisions", pa.name, pb.name, m.decisions);
-    if let Some(path) = a.json {
-        let v = serde_json::json!({
-            "players": [pa.name, pb.name], "games": m.games,
-            "wins": m.wdl.wins, "draws": m.wdl.draws, "losses": m.wdl.losses,
-            "score": m.wdl.score(), "elo": elo, "elo_ci95": ci,
-            "interval": if pentanomial { "pentanomial" } else { "trinomial" },
-            "elo_ci95_trinomial": ci_trinomial,
-            "nelo": pair_stats.and_then(|p| p.nelo.map(|n| n.0)), "nelo_ci95": pair_stats.and_then(|p| p.nelo.map(|n| n.1)),
-            "los": pair_stats.map(|p| p.los), "pentanomial": m.pentanomial.0,
-            "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
-            "end_reasons": m.end_reasons, "sprt": sprt,
-        });
+    let _ = writeln!(
+        text,
+        "per decision: {ta:.2} ms, {sa:.1} simulations ({}) vs {tb:.2} ms, {sb:.1} simulations ({}); {} decisions",
+        pa.name, pb.name, m.decisions
+    );
+    let v = serde_json::json!({
+        "players": [pa.name, pb.name], "games": m.games,
+        "wins": m.wdl.wins, "draws": m.wdl.draws, "losses": m.wdl.losses,
+        "score": m.wdl.score(), "elo": elo, "elo_ci95": ci,
+        "interval": if pentanomial { "pentanomial" } else { "trinomial" },
+        "elo_ci95_trinomial": ci_trinomial,
+        "nelo": pair_stats.and_then(|p| p.nelo.map(|n| n.0)), "nelo_ci95": pair_stats.and_then(|p| p.nelo.map(|n| n.1)),
+        "los": pair_stats.map(|p| p.los), "pentanomial": m.pentanomial.0,
+        "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
+        "end_reasons": m.end_reasons, "sprt": sprt,
+    });
+    // `--json`: the JSON instead of the text on standard output (as `book
+    // compare --json`); `--out FILE`: a JSON copy in a file.
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{text}");
+    }
+    if let Some(path) = a.out {
         crate::atomic::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())?;
     }
     Ok(())
@@ -95,8 +110,8 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
 
 /// Runs `f` (a match of `pairs` opening pairs) with a progress bar that its
 /// progress callback moves.
-pub fn with_match_bar<T>(pairs: u32, f: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> T) -> T {
-    let bar = indicatif::ProgressBar::new(pairs as u64 * 2);
+pub fn with_match_bar<T>(pairs: u32, quiet: bool, f: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> T) -> T {
+    let bar = if quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(pairs as u64 * 2) };
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games {msg} [{elapsed} < {eta}]").expect("template"));
     let out = f(&|done, _total| bar.set_position(done));
     bar.finish_and_clear();

@@ -41,7 +41,7 @@ pub fn run(a: BookArgs) -> Result<()> {
         BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
         BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),
         BookCommand::Import { format: ImportFormat::Platform, input, out } => import_platform(&input, &out),
-        BookCommand::Compare { reference, model, sims, book, batch, seed, json, quiet } => {
+        BookCommand::Compare { reference, model, sims, book, batch, seed, json, out, quiet } => {
             let (info, rows) = read_any_book(&reference).with_context(|| format!("reading reference book {}", reference.display()))?;
             let platform_game = <PlatformGame as Game>::NAME;
             if book_game(&info) != platform_game {
@@ -68,6 +68,9 @@ pub fn run(a: BookArgs) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", report.table());
+            }
+            if let Some(path) = out {
+                write_atomic(&path, serde_json::to_string_pretty(&report)?.as_bytes())?;
             }
             Ok(())
         }

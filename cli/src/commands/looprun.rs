@@ -6,10 +6,12 @@ use anyhow::Result;
 use pacozero_run::looping::{run_loop, LoopObserver};
 use std::sync::Mutex;
 
-/// Prints the loop's notes to stderr and draws a bar for each match.
+/// Prints the loop's notes to stderr and draws a bar for each match (none
+/// with `--quiet`, which keeps the notes).
 #[derive(Default)]
 struct Printer {
     bar: Mutex<Option<indicatif::ProgressBar>>,
+    quiet: bool,
 }
 
 impl LoopObserver for Printer {
@@ -18,6 +20,9 @@ impl LoopObserver for Printer {
     }
 
     fn match_progress(&self, done: u64, total: u64) {
+        if self.quiet {
+            return;
+        }
         let mut bar = self.bar.lock().expect("the bar's lock");
         let b = bar.get_or_insert_with(|| {
             let b = indicatif::ProgressBar::new(total);
@@ -30,8 +35,12 @@ impl LoopObserver for Printer {
             *bar = None;
         }
     }
+
+    fn progress(&self) -> bool {
+        !self.quiet
+    }
 }
 
 pub fn run(a: LoopArgs) -> Result<()> {
-    run_loop(&a.run, a.config.as_deref(), &a.set, a.generations, &Printer::default())
+    run_loop(&a.run, a.config.as_deref(), &a.set, a.generations, &Printer { quiet: a.quiet, ..Printer::default() })
 }

@@ -13,14 +13,16 @@ use std::path::Path;
 
 pub fn run(a: TacticsArgs) -> Result<()> {
     match a.what {
-        TacticsCommand::Generate { out, max_depth } => generate(&out, max_depth),
+        TacticsCommand::Generate { out, max_depth, quiet } => generate(&out, max_depth, quiet),
         TacticsCommand::Solve { model, sims, suite } => solve(&model, sims, suite.as_deref()),
     }
 }
 
-fn generate(out: &Path, max_depth: u8) -> Result<()> {
+fn generate(out: &Path, max_depth: u8, quiet: bool) -> Result<()> {
     let s = generate_suite(BUNDLED_GAMES, super::REFERENCE_VECTORS, max_depth, &mut |n, total, in1, in2| {
-        eprintln!("{n}/{total} positions: {in1} Paco in 1, {in2} Paco in 2 so far")
+        if !quiet {
+            eprintln!("{n}/{total} positions: {in1} Paco in 1, {in2} Paco in 2 so far")
+        }
     })?;
     let mut text = String::new();
     for line in &s.lines {

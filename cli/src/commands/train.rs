@@ -15,7 +15,9 @@ pub fn train_file(a: &TrainArgs) -> Result<TrainFile> {
     let own = RunDir::new(&a.run).config();
     let path = a.config.clone().or_else(|| own.exists().then_some(own));
     let (text, origin) = pacozero_run::overrides::config_text(path.as_deref(), &a.set)?;
-    TrainFile::from_toml_str(&text, &origin)
+    let mut file = TrainFile::from_toml_str(&text, &origin)?;
+    file.train.progress &= !a.quiet;
+    Ok(file)
 }
 
 pub fn run(a: TrainArgs) -> Result<()> {
