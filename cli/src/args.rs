@@ -196,8 +196,9 @@ pub struct ArenaArgs {
     /// Games (rounded up to an even number: each opening is played with both colours).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
-    /// `standard` or `fischer-random` (the game's random starts).
-    #[arg(long, default_value = "fischer-random")]
+    /// `standard` or `fischer_random` (the game's random starts), spelled as
+    /// in the configurations; `fischer-random` is read too.
+    #[arg(long, default_value = "fischer_random")]
     pub openings: pacozero_arena::Openings,
     /// Openings drawn from this opening book instead (Parquet, built or
     /// imported), with probability proportional to visits^(1/book-temperature).
@@ -236,7 +237,7 @@ pub struct ArenaArgs {
     #[arg(long)]
     pub quiet: bool,
 
-    /// The game to play (`fischer-random` openings of Shako are a few random plies from the start).
+    /// The game to play (`fischer_random` openings of Shako are a few random plies from the start).
     #[arg(long, default_value_t)]
     pub game: GameKind,
 }
