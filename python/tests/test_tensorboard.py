@@ -58,14 +58,14 @@ def test_a_loops_event_files_read_back_in_tensorboard(tmp_path, run_cli):
     run_cli("loop", "--config", cfg, "--run", run)
 
     train = scalars(run / "tensorboard" / "train")
-    for tag in ["train/loss", "train/policy_loss", "train/value_loss", "train/moves_left_loss", "train/sako_loss", "train/lr", "train/samples_per_sec"]:
+    for tag in ["trainer/loss", "trainer/policy_loss", "trainer/value_loss", "trainer/moves_left_loss", "trainer/sako_loss", "trainer/lr", "trainer/samples_per_sec"]:
         assert tag in train, sorted(train)
     # Two generations of four steps, one row each (metrics_every = 1), as metrics.csv.
-    assert [s for s, _ in train["train/loss"]] == list(range(1, 9)), train["train/loss"]
+    assert [s for s, _ in train["trainer/loss"]] == list(range(1, 9)), train["trainer/loss"]
     csv = (run / "metrics.csv").read_text().splitlines()
     header = csv[0].split(",")
     last = dict(zip(header, csv[-1].split(",")))
-    assert train["train/loss"][-1][1] == pytest.approx(float(last["loss"]), rel=1e-6)
+    assert train["trainer/loss"][-1][1] == pytest.approx(float(last["loss"]), rel=1e-6)
 
     loop = scalars(run / "tensorboard" / "loop")
     for tag in ["selfplay/avg_length", "selfplay/sims_per_sec", "selfplay/draw_rate", "fresh/value_loss", "fresh/base_rate_loss", "time/selfplay_seconds", "time/train_seconds", "eval/elo"]:

@@ -74,19 +74,20 @@ impl StepMetrics {
 
 /// Appends `m` to the metrics file at `path`, with the header first when the file is new.
 impl StepMetrics {
-    /// The step's TensorBoard scalars (`train/<column>`), as in `metrics.csv`.
+    /// The step's TensorBoard scalars (`trainer/<column>`, apart from the loop's
+    /// per-generation `train/<figure>`), as in `metrics.csv`.
     pub(crate) fn scalars(&self) -> [(&'static str, f64); 10] {
         [
-            ("train/loss", self.loss),
-            ("train/policy_loss", self.policy_loss),
-            ("train/value_loss", self.value_loss),
-            ("train/moves_left_loss", self.moves_left_loss),
-            ("train/sako_loss", self.sako_loss),
-            ("train/reply_policy_loss", self.reply_policy_loss),
-            ("train/policy_top1", self.policy_top1),
-            ("train/lr", self.lr),
-            ("train/samples_per_sec", self.samples_per_sec),
-            ("train/window_rows", self.window_rows as f64),
+            ("trainer/loss", self.loss),
+            ("trainer/policy_loss", self.policy_loss),
+            ("trainer/value_loss", self.value_loss),
+            ("trainer/moves_left_loss", self.moves_left_loss),
+            ("trainer/sako_loss", self.sako_loss),
+            ("trainer/reply_policy_loss", self.reply_policy_loss),
+            ("trainer/policy_top1", self.policy_top1),
+            ("trainer/lr", self.lr),
+            ("trainer/samples_per_sec", self.samples_per_sec),
+            ("trainer/window_rows", self.window_rows as f64),
         ]
     }
 }
