@@ -30,6 +30,6 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
 /// `pacozero train --store URL --run CACHE`.
 pub fn train(a: TrainArgs) -> Result<()> {
     let url = a.store.clone().context("training in a store needs --store URL")?;
-    let file = super::train::train_file(&a)?;
+    let file = super::train_file(&a)?;
     store_train(&url, &a.run, file, a.steps, a.export.as_deref(), &print)
 }

@@ -5,26 +5,12 @@
 
 use crate::args::TrainArgs;
 use anyhow::Result;
-use pacozero_data::RunDir;
-use pacozero_train::TrainFile;
-
-/// The training settings: `--config`, else the run's own `config.toml` (a
-/// loop's run trains as its loop does), else the built-in ones; then the
-/// `--set` overrides.
-pub fn train_file(a: &TrainArgs) -> Result<TrainFile> {
-    let own = RunDir::new(&a.run).config();
-    let path = a.config.clone().or_else(|| own.exists().then_some(own));
-    let (text, origin) = pacozero_run::overrides::config_text(path.as_deref(), &a.set)?;
-    let mut file = TrainFile::from_toml_str(&text, &origin)?;
-    file.train.progress &= !a.quiet;
-    Ok(file)
-}
 
 pub fn run(a: TrainArgs) -> Result<()> {
     if a.store.is_some() {
         return super::store::train(a);
     }
-    let r = pacozero_train::train_run_with(&a.run, train_file(&a)?, a.steps, a.export.as_deref())?;
+    let r = pacozero_train::train_run_with(&a.run, super::train_file(&a)?, a.steps, a.export.as_deref())?;
     if let Some(f) = &r.fresh {
         println!("{f}");
     }
