@@ -3,9 +3,11 @@ reader (the `tensorboard` package from PyPI, not our code): the trainer's
 scalars by step and the loop's by generation, with the expected tags."""
 
 import pytest
+from conftest import TINY_SELFPLAY, TINY_TRAIN
 from tensorboard.backend.event_processing import event_accumulator  # scripts/test-python.sh installs it
 
-TINY_LOOP = """
+# The session fixtures' tiny self-play and training settings, as a loop's tables.
+TINY_LOOP = f"""
 [loop]
 generations = 2
 games_per_generation = 4
@@ -15,33 +17,13 @@ eval_simulations = 4
 promotion = "always"
 baseline_games = 2
 baseline_simulations = 4
-max_decisions = 60
+max_decisions = 40
 seed = 7
 
 [selfplay]
-threads = 1
-games_per_thread = 2
-games_per_chunk = 2
-max_decisions = 60
-start_positions = "fischer_random"
-
-[selfplay.search]
-full_simulations = 4
-cheap_simulations = 2
-
-[net]
-blocks = 1
-channels = 8
-policy_channels = 4
-value_channels = 2
-value_hidden = 16
-
-[train]
-batch_size = 8
-warmup_steps = 1
-min_positions = 1
+{TINY_SELFPLAY.replace("[search]", "[selfplay.search]")}
+{TINY_TRAIN}
 metrics_every = 1
-progress = false
 """
 
 
