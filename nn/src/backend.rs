@@ -28,6 +28,12 @@ pub fn backend_name() -> String {
     }
 }
 
+/// This process's provenance, computing on [`backend_name`]: what runs and
+/// model files record as having made them.
+pub fn provenance() -> pacozero_data::Provenance {
+    pacozero_data::Provenance::here(&backend_name())
+}
+
 /// Checks `PACOZERO_BACKEND`: an unknown backend, one this build lacks, or a
 /// bad GPU index is an error naming it. Programs call this once at start, so
 /// that [`default_device`] never has to fall back.

@@ -56,7 +56,7 @@ pub mod load;
 mod model;
 pub mod modelfile;
 
-pub use backend::{backend_name, check_backend, default_device, device_from_name};
+pub use backend::{backend_name, check_backend, default_device, device_from_name, provenance};
 pub use error::{NnError, NnResult};
 pub use evaluator::NetworkEvaluator;
 pub use fastnet::{FastNet, FastOutput};

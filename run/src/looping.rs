@@ -29,7 +29,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Budget, EvalKind, Openings, Player, PlayerSpec, PlayoutMix};
 use pacozero_arena::{run_match_from, run_match_sprt};
-use pacozero_data::{check_data_dir, game_spec, spec_of, Provenance, RunDir};
+use pacozero_data::{check_data_dir, game_spec, spec_of, RunDir};
 use pacozero_engine::{Game, GameKind, GameVisitor};
 use pacozero_search::derive_seed;
 use pacozero_selfplay::SelfplayConfig;
@@ -41,6 +41,7 @@ use std::time::Instant;
 use crate::files::{
     append_match, append_stage, best_model, load_state, model_name, read_generations, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage,
 };
+use crate::overrides::Fallback;
 use crate::rounds::{selfplay_round, SelfplayPlayer};
 
 /// Where the loop reports what it does (the command line prints it).
@@ -285,14 +286,9 @@ fn open_run(run: &Path, config: Option<&Path>, sets: &[String], obs: &dyn LoopOb
         }
         std::fs::read_to_string(&copy).with_context(|| format!("reading {}", copy.display()))?
     } else {
-        let (text, origin) = match config {
-            Some(p) => (std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
-            None => (QUICK_TOML.to_string(), "configs/quick.toml (embedded)".to_string()),
-        };
-        let text = crate::overrides::apply(&text, sets).with_context(|| format!("overriding {origin}"))?;
-        let origin = if sets.is_empty() { origin } else { format!("{origin} with --set {}", sets.join(" --set ")) };
+        let (text, origin) = crate::overrides::config_text(config, Fallback { text: QUICK_TOML, name: "configs/quick.toml (embedded)" }, sets)?;
         LoopFile::parse(&text, &origin)?;
-        let text = format!("# made by pacozero {}\n{text}", Provenance::here(&pacozero_nn::backend_name()));
+        let text = format!("# made by pacozero {}\n{text}", pacozero_nn::provenance());
         write_atomic(&copy, text.as_bytes())?;
         text
     };
@@ -307,7 +303,7 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
         bail!("{} is a {recorded} run; its config.toml now says game = \"{}\" (a run cannot switch games)", run.display(), G::NAME);
     }
     state.game = G::NAME.to_string();
-    state.provenance = Some(Provenance::here(&pacozero_nn::backend_name()));
+    state.provenance = Some(pacozero_nn::provenance());
     state.config = Some(serde_json::to_value(cfg)?);
     save_state(run, &state)?;
     let mut generations = generations.unwrap_or(cfg.looping.generations);
@@ -495,8 +491,7 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
     };
     let seed = derive_seed(cfg.looping.seed, state.generation as u64);
     let announce = |name: &str| obs.note(&format!("self-play with {name}"));
-    let (_, summary) =
-        selfplay_round::<G>(&cfg.selfplay, seed, &player, &RunDir::new(run).data(), cfg.looping.games_per_generation, obs.progress(), &announce)?;
+    let summary = selfplay_round::<G>(&cfg.selfplay, seed, &player, &RunDir::new(run).data(), cfg.looping.games_per_generation, obs.progress(), &announce)?;
     obs.note(&format!("self-play: {summary}"));
     let games = summary.games.max(1) as f64;
     append_stage(

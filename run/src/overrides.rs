@@ -12,13 +12,26 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use toml::{Table, Value};
 
-/// The text of the configuration file `path` (without one, an empty text:
-/// every key takes its default) with the overrides `sets` applied, and the
-/// name errors give it (`configs/x.toml with --set a.b=1`).
-pub fn config_text(path: Option<&Path>, sets: &[String]) -> Result<(String, String)> {
+/// The configuration used without a file.
+#[derive(Clone, Copy, Debug)]
+pub struct Fallback<'a> {
+    pub text: &'a str,
+    /// Its name in errors.
+    pub name: &'a str,
+}
+
+impl Fallback<'_> {
+    /// An empty text: every key takes its default.
+    pub const DEFAULTS: Fallback<'static> = Fallback { text: "", name: "the built-in defaults" };
+}
+
+/// The text of the configuration file `path` (without one, `fallback`) with
+/// the overrides `sets` applied, and the name errors give it
+/// (`configs/x.toml with --set a.b=1`).
+pub fn config_text(path: Option<&Path>, fallback: Fallback<'_>, sets: &[String]) -> Result<(String, String)> {
     let (text, origin) = match path {
         Some(p) => (std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
-        None => (String::new(), "the built-in defaults".to_string()),
+        None => (fallback.text.to_string(), fallback.name.to_string()),
     };
     let text = apply(&text, sets).with_context(|| format!("overriding {origin}"))?;
     let origin = if sets.is_empty() { origin } else { format!("{origin} with --set {}", sets.join(" --set ")) };

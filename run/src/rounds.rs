@@ -45,13 +45,11 @@ impl std::fmt::Display for SelfplayPlayer {
     }
 }
 
-/// A finished round: what played it and what it played.
+/// A finished round of a series.
 #[derive(Clone, Debug)]
 pub struct RoundReport {
     /// The round's index in its series (0-based).
     pub index: u64,
-    /// The evaluator's name.
-    pub evaluator: String,
     /// Its games.
     pub summary: Summary,
 }
@@ -68,12 +66,11 @@ pub fn selfplay_round<G: Game>(
     games: u64,
     progress: bool,
     announce: &dyn Fn(&str),
-) -> Result<(String, Summary)> {
+) -> Result<Summary> {
     let cfg = SelfplayConfig { seed, ..cfg.clone() };
     let evaluator = player.evaluator::<G>(&cfg)?;
     announce(&evaluator.name());
-    let summary = run_selfplay::<G, _>(&cfg, evaluator.as_ref(), out, games, progress)?;
-    Ok((evaluator.name(), summary))
+    run_selfplay::<G, _>(&cfg, evaluator.as_ref(), out, games, progress)
 }
 
 /// A series of rounds: `games` games of `cfg` in rounds of one game per
@@ -104,9 +101,9 @@ pub fn selfplay_rounds<G: Game>(
         let n = round.min(games - played);
         let who = player()?;
         started(index, n, &who);
-        let (evaluator, summary) = selfplay_round::<G>(cfg, derive_seed(base_seed, index), &who, out, n, progress, &|_| {})?;
+        let summary = selfplay_round::<G>(cfg, derive_seed(base_seed, index), &who, out, n, progress, &|_| {})?;
         played += summary.games;
-        finished(&RoundReport { index, evaluator, summary })?;
+        finished(&RoundReport { index, summary })?;
         index += 1;
     }
     Ok(())

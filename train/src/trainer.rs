@@ -529,12 +529,7 @@ impl Trainer {
     /// Export the current weights as `<run>/models/<name>.pzmodel`, optionally
     /// making it the `current` model.
     pub fn export(&self, name: &str, make_current: bool) -> TrainResult<PathBuf> {
-        let info = ModelInfo {
-            name: name.to_string(),
-            step: self.step,
-            samples_seen: self.samples_seen,
-            provenance: Some(pacozero_data::Provenance::here(&pacozero_nn::backend_name())),
-        };
+        let info = ModelInfo { name: name.to_string(), step: self.step, samples_seen: self.samples_seen, provenance: Some(pacozero_nn::provenance()) };
         Ok(export_to_run(&self.run_dir, self.played(), &self.net, &info, make_current)?)
     }
 

@@ -125,7 +125,7 @@ fn save_load_gives_identical_outputs() {
     let path = t.export("gen-0001", true).unwrap();
     assert_eq!(current_model(run.path()).unwrap(), path);
     // The exported header names what made it (a library build: commit unknown).
-    let provenance = Some(pacozero_data::Provenance::here(&pacozero_nn::backend_name()));
+    let provenance = Some(pacozero_nn::provenance());
     let info = ModelInfo { name: "gen-0001".into(), step: 20, samples_seen: 640, provenance };
     let in_memory = Network::from_model(t.model().clone(), net.clone(), info.clone(), &default_device(), 1).unwrap();
     let loaded = Network::load(&path, 1).unwrap();

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub fn run(a: BookArgs) -> Result<()> {
     match a.what {
         BookCommand::Build { model, config, set, out, positions, fischer_random, quiet, game } => {
-            let (text, origin) = pacozero_run::overrides::config_text(config.as_deref(), &set)?;
+            let (text, origin) = pacozero_run::overrides::config_text(config.as_deref(), pacozero_run::overrides::Fallback::DEFAULTS, &set)?;
             let mut cfg = BookConfig::from_toml_str(&text, &origin)?;
             if let Some(n) = positions {
                 cfg.positions = n;

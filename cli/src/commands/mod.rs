@@ -62,7 +62,7 @@ pub fn game_at<G: Game>(fen: Option<&str>, decisions: Option<&str>) -> Result<G>
 pub fn train_file(a: &crate::args::TrainArgs) -> anyhow::Result<pacozero_train::TrainFile> {
     let own = pacozero_data::RunDir::new(&a.run).config();
     let path = a.config.clone().or_else(|| own.exists().then_some(own));
-    let (text, origin) = pacozero_run::overrides::config_text(path.as_deref(), &a.set)?;
+    let (text, origin) = pacozero_run::overrides::config_text(path.as_deref(), pacozero_run::overrides::Fallback::DEFAULTS, &a.set)?;
     let mut file = pacozero_train::TrainFile::from_toml_str(&text, &origin)?;
     file.train.progress &= !a.quiet;
     Ok(file)

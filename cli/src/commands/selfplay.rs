@@ -24,7 +24,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
 }
 
 fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
-    let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), &a.set)?;
+    let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), pacozero_run::overrides::Fallback::DEFAULTS, &a.set)?;
     let cfg = SelfplayConfig::from_toml_str(&text).with_context(|| format!("in {origin}"))?;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),
@@ -38,7 +38,7 @@ fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
             Some(m) => SelfplayPlayer::Network { model: m.clone(), threads: 0 },
             None => SelfplayPlayer::Baseline(a.evaluator.clone()),
         };
-        let (_, summary) = selfplay_round::<G>(&cfg, cfg.seed, &player, &out, a.games, !a.quiet, &|_| {})?;
+        let summary = selfplay_round::<G>(&cfg, cfg.seed, &player, &out, a.games, !a.quiet, &|_| {})?;
         println!("{summary}");
         return Ok(());
     };
