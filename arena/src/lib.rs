@@ -6,7 +6,8 @@
 //! |---|---|
 //! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`) and how each chooses |
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
-//! | [`ratings`] | Bradley–Terry Elo over every game of a run (anchored), SPRT gating |
+//! | [`ratings`] | one match's figures: W/D/L, pentanomials, Elo and nElo with intervals, the SPRT |
+//! | [`rating_list`] | one rating list over many players: joint maximum likelihood, anchor or mean, intervals from the pairs |
 //! | [`tactics`] | a suite of forced wins in 1 or 2 turns and a network's solve rate on it, for any game |
 //! | [`platform_tactics`] | the bundled Paco-in-1/in-2 suite made from the platform's reference games, proved by the engine |
 //!
@@ -15,6 +16,7 @@
 pub mod matches;
 pub mod platform_tactics;
 pub mod players;
+pub mod rating_list;
 pub mod ratings;
 pub mod tactics;
 

@@ -68,6 +68,14 @@ impl Budget {
     }
 }
 
+impl std::str::FromStr for Budget {
+    type Err = anyhow::Error;
+    /// `64` (simulations) or `50ms` (time per decision).
+    fn from_str(s: &str) -> Result<Budget> {
+        Budget::parse(s, Some(&s))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum EvalKind {
     Uniform,

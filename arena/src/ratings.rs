@@ -1,8 +1,6 @@
-//! Strength statistics: Elo by maximum likelihood over all games
-//! (Bradley–Terry, draws as half points, Ordo-style anchored fit) with
-//! confidence intervals, pentanomial counts of paired games, and SPRT gating.
-
-use std::collections::BTreeMap;
+//! Strength statistics of one match: W/D/L and pentanomial counts of paired
+//! games, their Elo figures, and the sequential probability ratio test. The
+//! rating list over many players is [`crate::rating_list`].
 
 /// Expected score of a player `elo_diff` points stronger than its opponent.
 pub fn expected_score(elo_diff: f64) -> f64 {
@@ -30,134 +28,6 @@ impl Wdl {
     pub fn score(&self) -> f64 {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games().max(1) as f64
     }
-}
-
-/// A rating with its 95% confidence interval half-width.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rating {
-    pub name: String,
-    pub elo: f64,
-    /// 95% interval: `elo ± ci95` (infinite where the data cannot bound it).
-    pub ci95: f64,
-    pub games: u32,
-}
-
-/// Fits Elo ratings to all pairwise results (maximum likelihood, draws as half
-/// points), with `anchor` fixed at 0. Standard errors come from the inverse
-/// of the observed information matrix.
-pub fn fit_elo(results: &BTreeMap<(String, String), Wdl>, anchor: &str) -> Vec<Rating> {
-    let mut names: Vec<String> = Vec::new();
-    for (a, b) in results.keys() {
-        for n in [a, b] {
-            if !names.contains(n) {
-                names.push(n.clone());
-            }
-        }
-    }
-    if !names.iter().any(|n| n == anchor) {
-        names.insert(0, anchor.to_string());
-    }
-    names.sort_by_key(|n| n != anchor);
-    let n = names.len();
-    let idx = |s: &str| names.iter().position(|x| x == s).expect("known player");
-    // Score and games for each ordered pair (i, j), i < j.
-    let mut pairs: Vec<(usize, usize, f64, f64)> = Vec::new();
-    for ((a, b), w) in results {
-        let (i, j) = (idx(a), idx(b));
-        if i == j || w.games() == 0 {
-            continue;
-        }
-        pairs.push((i, j, w.wins as f64 + 0.5 * w.draws as f64, w.games() as f64));
-    }
-    // Ratings in natural-log units (r = elo * ln10 / 400); Newton steps with a
-    // small prior towards 0 so perfect scores stay finite.
-    let k = std::f64::consts::LN_10 / 400.0;
-    let prior = 1e-4;
-    let mut r = vec![0.0f64; n];
-    for _ in 0..200 {
-        let mut grad = vec![0.0; n];
-        let mut hess = vec![vec![0.0; n]; n];
-        for &(i, j, s, g) in &pairs {
-            let p = 1.0 / (1.0 + (r[j] - r[i]).exp());
-            grad[i] += s - g * p;
-            grad[j] -= s - g * p;
-            let h = g * p * (1.0 - p);
-            hess[i][i] += h;
-            hess[j][j] += h;
-            hess[i][j] -= h;
-            hess[j][i] -= h;
-        }
-        for i in 0..n {
-            grad[i] -= prior * r[i];
-            hess[i][i] += prior;
-        }
-        // Solve on the free players (anchor fixed at index 0).
-        let m = n - 1;
-        if m == 0 {
-            break;
-        }
-        let a: Vec<Vec<f64>> = (1..n).map(|i| (1..n).map(|j| hess[i][j]).collect()).collect();
-        let b: Vec<f64> = (1..n).map(|i| grad[i]).collect();
-        let Some(step) = solve(a, b) else { break };
-        let mut change: f64 = 0.0;
-        for (t, s) in step.iter().enumerate() {
-            let s = s.clamp(-2.0, 2.0);
-            r[t + 1] += s;
-            change = change.max(s.abs());
-        }
-        if change < 1e-10 {
-            break;
-        }
-    }
-    // Covariance of the free ratings: inverse information (without the prior).
-    let mut info = vec![vec![0.0; n]; n];
-    for &(i, j, _, g) in &pairs {
-        let p = 1.0 / (1.0 + (r[j] - r[i]).exp());
-        let h = g * p * (1.0 - p);
-        info[i][i] += h;
-        info[j][j] += h;
-        info[i][j] -= h;
-        info[j][i] -= h;
-    }
-    let free: Vec<Vec<f64>> = (1..n).map(|i| (1..n).map(|j| info[i][j]).collect()).collect();
-    let var: Vec<f64> = (0..n - 1)
-        .map(|t| {
-            let mut e = vec![0.0; n - 1];
-            e[t] = 1.0;
-            solve(free.clone(), e).map_or(f64::INFINITY, |col| col[t])
-        })
-        .collect();
-    let games = |i: usize| pairs.iter().filter(|(a, b, _, _)| *a == i || *b == i).map(|p| p.3 as u32).sum();
-    (0..n)
-        .map(|i| Rating { name: names[i].clone(), elo: r[i] / k, ci95: if i == 0 { 0.0 } else { 1.96 * var[i - 1].max(0.0).sqrt() / k }, games: games(i) })
-        .collect()
-}
-
-/// Gaussian elimination with partial pivoting; `None` if singular.
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
-    let n = b.len();
-    for c in 0..n {
-        let p = (c..n).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))?;
-        if a[p][c].abs() < 1e-12 {
-            return None;
-        }
-        a.swap(c, p);
-        b.swap(c, p);
-        for r in c + 1..n {
-            let f = a[r][c] / a[c][c];
-            let (upper, lower) = a.split_at_mut(r);
-            for (x, &y) in lower[0][c..n].iter_mut().zip(&upper[c][c..n]) {
-                *x -= f * y;
-            }
-            b[r] -= f * b[c];
-        }
-    }
-    let mut x = vec![0.0; n];
-    for c in (0..n).rev() {
-        let s: f64 = (c + 1..n).map(|k| a[c][k] * x[k]).sum();
-        x[c] = (b[c] - s) / a[c][c];
-    }
-    Some(x)
 }
 
 /// Counts of game pairs (same opening, colours swapped) by the first player's
@@ -332,32 +202,6 @@ impl Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn results(list: &[(&str, &str, u32, u32, u32)]) -> BTreeMap<(String, String), Wdl> {
-        list.iter().map(|&(a, b, w, d, l)| ((a.to_string(), b.to_string()), Wdl { wins: w, draws: d, losses: l })).collect()
-    }
-
-    #[test]
-    fn elo_of_a_known_score() {
-        // 76% score is about +200 Elo.
-        let r = fit_elo(&results(&[("b", "a", 76, 0, 24)]), "a");
-        let b = r.iter().find(|x| x.name == "b").unwrap();
-        assert!((b.elo - elo_from_score(0.76)).abs() < 1.0, "{b:?}");
-        assert!((b.elo - 200.0).abs() < 5.0);
-        assert!(b.ci95 > 50.0 && b.ci95 < 200.0, "{b:?}");
-        assert_eq!(r[0].elo, 0.0);
-    }
-
-    #[test]
-    fn transitive_chain_and_draws() {
-        // a < b < c by about 100 each; draws count half.
-        let s = expected_score(100.0);
-        let w = (s * 200.0).round() as u32;
-        let r = fit_elo(&results(&[("b", "a", w - 20, 40, 200 - w - 20), ("c", "b", w - 20, 40, 200 - w - 20)]), "a");
-        let get = |n: &str| r.iter().find(|x| x.name == n).unwrap().elo;
-        assert!((get("b") - 100.0).abs() < 10.0, "{r:?}");
-        assert!((get("c") - 200.0).abs() < 20.0, "{r:?}");
-    }
 
     /// The pentanomial figures against numbers worked out by hand: 40 pairs
     /// [2, 5, 10, 15, 8] score 0.6375 a game with a pair variance of

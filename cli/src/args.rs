@@ -29,6 +29,10 @@ pub enum Command {
     Train(TrainArgs),
     /// Play a match between two players and rate it.
     Arena(ArenaArgs),
+    /// Evaluate the models of a run in an object store: matches, ratings, report, promotion by the run's rule.
+    Evaluate(EvaluateArgs),
+    /// A league of many players (round robin or gauntlet, paired openings, resumable) and one rating list with intervals.
+    League(LeagueArgs),
     /// The closed loop: self-play, training, evaluation and promotion, generation after generation.
     Loop(LoopArgs),
     /// Opening books: build one by search, probe a position, export (JSON, the platform's format), import the platform's, compare with a network.
@@ -155,6 +159,35 @@ pub struct TrainArgs {
     /// conditional put; --run is the local cache and keeps the checkpoint.
     #[arg(long)]
     pub store: Option<String>,
+    /// With --store: upload the model but leave models/current to the
+    /// evaluator (`pacozero evaluate --store`), which promotes by the run's rule.
+    #[arg(long, requires = "store")]
+    pub no_promote: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EvaluateArgs {
+    /// Object store of the run (as `selfplay --store`): evaluates every model
+    /// there without an evaluation, promotes by the rule, and writes the
+    /// matches, ratings and report to its eval/ folder.
+    #[arg(long)]
+    pub store: String,
+    /// The evaluator's local run directory (models, matches, ratings, report).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Loop configuration whose [loop] table sets the matches and the
+    /// promotion rule (default: the embedded configs/quick.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Override a configuration value: `--set loop.gating_games=20` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Keep watching: look for new models every this many seconds (0: evaluate what is there, then end).
+    #[arg(long, default_value_t = 0)]
+    pub watch: u64,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]
@@ -238,6 +271,55 @@ pub struct ArenaArgs {
     pub quiet: bool,
 
     /// The game to play (`fischer_random` openings of Shako are a few random plies from the start).
+    #[arg(long, default_value_t)]
+    pub game: GameKind,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueArgs {
+    /// Player specs, as `arena` takes them (net:, ref:, rollout:, ...), and
+    /// `run:DIR[:every=K][:BUDGET]`: every K-th generation of a run
+    /// (`DIR/models/gen-NNNN.pzmodel`, named `<DIR's name>/gen-NNNN`; budget
+    /// 64 simulations unless given).
+    #[arg(long, num_args = 1.., required = true)]
+    pub players: Vec<String>,
+    /// The league's directory: `league.jsonl` (every pair played; a restart
+    /// with the same settings plays only what is missing), the rating list
+    /// (`ratings.csv`, `.json`, `.md`, `.svg`) and `report.html`.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Opening pairs per matchup (each opening played with both colours).
+    #[arg(long, default_value_t = 10)]
+    pub pairs: u32,
+    /// A gauntlet: this player (a spec as given, or a player's name) against
+    /// every other, instead of a round robin.
+    #[arg(long)]
+    pub gauntlet: Option<String>,
+    /// The player whose rating is fixed (default: the players' mean).
+    #[arg(long)]
+    pub anchor: Option<String>,
+    /// The anchor's rating, or the players' mean rating without `--anchor`.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    pub anchor_elo: f64,
+    /// `standard` or `fischer_random` (the game's random starts).
+    #[arg(long, default_value = "fischer_random")]
+    pub openings: pacozero_arena::Openings,
+    /// Seed of the openings and of the players' random choices.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Decisions after which a game is cut (a draw, unless adjudicated by material).
+    #[arg(long, default_value_t = 600)]
+    pub max_decisions: u32,
+    /// A cut game is won by the side ahead by at least this much material (pawns; Shako only).
+    #[arg(long, default_value_t = 0)]
+    pub adjudicate_material: u32,
+    /// Print the rating list as JSON on standard output instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// The game to play.
     #[arg(long, default_value_t)]
     pub game: GameKind,
 }

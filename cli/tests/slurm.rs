@@ -153,13 +153,104 @@ fn slurm_job_array_of_workers_and_a_trainer() {
     eprintln!("slurm flow done in {:.1} s", t0.elapsed().as_secs_f64());
 }
 
-/// `docs/scale-out.md` shows the two job scripts in full: its listings are
+/// The evaluator job beside a trainer that leaves the pointer alone
+/// (`PACOZERO_NO_PROMOTE=1`): every model the trainer uploads is played
+/// (baseline, anchor, gating against the best), its record, the ratings and
+/// the report land in the store's `eval/`, and `models/current` names the
+/// newest model the rule promoted, never one without an evaluation.
+#[test]
+fn slurm_evaluator_rates_and_promotes_by_the_rule() {
+    require_cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path();
+    let (url, vars) = fresh_store("evaluate");
+    let store = RunStore::open_with(&url, vars.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))).unwrap();
+    let sp = write_config(tmp, "selfplay.toml", &tiny_selfplay(33));
+    let tr = write_config(tmp, "train.toml", &tiny_train(""));
+    let ev = write_config(
+        tmp,
+        "eval.toml",
+        "[loop]\npromotion = \"score\"\npromotion_score = 0.5\ngating_games = 2\nanchor_games = 2\nbaseline_games = 2\nbaseline_simulations = 4\neval_simulations = 4\nmax_decisions = 40\n",
+    );
+    let cluster = Cluster::new(&tmp.join("submit"), &url, &vars);
+    let small = ["--cpus-per-task=1", "--mem=1G", "--time=30:00"];
+    let workers =
+        cluster.sbatch(&[&small[..], &["--array=0-1"]].concat(), &selfplay_sbatch(), &[("PACOZERO_SELFPLAY_CONFIG", s(&sp)), ("PACOZERO_GAMES", "4")]);
+    cluster.wait_ok(&workers, 0);
+
+    let trainer = cluster.sbatch(
+        &small,
+        &train_sbatch(),
+        &[
+            ("PACOZERO_TRAINER_DIR", s(&tmp.join("trainer"))),
+            ("PACOZERO_TRAIN_CONFIG", s(&tr)),
+            ("PACOZERO_STEPS", "3"),
+            ("PACOZERO_RETRY_SECONDS", "1"),
+            ("PACOZERO_NO_PROMOTE", "1"),
+        ],
+    );
+    let evaluator = cluster.sbatch(
+        &small,
+        &evaluate_sbatch(),
+        &[("PACOZERO_EVALUATOR_DIR", s(&tmp.join("evaluator"))), ("PACOZERO_EVAL_CONFIG", s(&ev)), ("PACOZERO_WATCH_SECONDS", "1")],
+    );
+    let records = || -> Vec<serde_json::Value> {
+        let mut keys: Vec<String> = store.list("eval").unwrap().into_iter().filter(|k| k.ends_with(".json")).collect();
+        keys.sort();
+        keys.iter().map(|k| serde_json::from_slice(&store.get(k).unwrap().unwrap()).unwrap()).collect()
+    };
+    let waited = Instant::now();
+    while records().len() < 3 || !store.exists("eval/report.html").unwrap() {
+        for job in [&trainer, &evaluator] {
+            let st = cluster.states(job);
+            assert!(!st.iter().any(|(_, t)| t.ended()), "job {job} ended: {st:?}\n{}", cluster.logs());
+        }
+        assert!(waited.elapsed() < JOB_TIMEOUT, "fewer than 3 evaluations after {JOB_TIMEOUT:?}\n{}{}", cluster.logs(), daemon_logs());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    scancel(&trainer);
+    scancel(&evaluator);
+    cluster.wait(&trainer, 0);
+    cluster.wait(&evaluator, 0);
+
+    let mut recs = records();
+    recs.sort_by_key(|r| r["index"].as_u64().unwrap());
+    // The first model has no best to beat; each later one played the best of its time.
+    assert_eq!((recs[0]["index"].as_u64(), recs[0]["promoted"].as_bool()), (Some(1), Some(true)), "{recs:?}");
+    assert!(recs[0]["decision"].as_str().unwrap().contains("first model"));
+    let mut best = recs[0]["model"].as_str().unwrap().to_string();
+    for r in &recs[1..] {
+        assert_eq!(r["best"].as_str().unwrap(), best, "{r}");
+        let matches = r["matches"].as_array().unwrap();
+        let names: Vec<&str> = matches.iter().map(|m| m["b"].as_str().unwrap()).collect();
+        assert!(names.contains(&best.as_str()) && names.iter().any(|n| n.starts_with("rollout")), "gating and baseline: {names:?}");
+        // The rule: score >= 0.5 in the gating match.
+        let g = matches.iter().find(|m| m["b"] == best.as_str()).unwrap();
+        let score = (g["wins"].as_f64().unwrap() + 0.5 * g["draws"].as_f64().unwrap()) / 2.0;
+        assert_eq!(r["promoted"].as_bool().unwrap(), score >= 0.5, "{r}");
+        if score >= 0.5 {
+            best = r["model"].as_str().unwrap().to_string();
+        }
+    }
+    // The pointer: the newest promoted model.
+    assert_eq!(pointer(&store), Some(format!("{best}.pzmodel")), "{recs:?}");
+    let ratings = String::from_utf8(store.get("eval/ratings.csv").unwrap().unwrap().to_vec()).unwrap();
+    assert!(ratings.starts_with("player,elo,ci95") && ratings.contains(recs[0]["model"].as_str().unwrap()), "{ratings}");
+    let page = String::from_utf8(store.get("eval/report.html").unwrap().unwrap().to_vec()).unwrap();
+    assert!(page.contains("plot-ratings"), "the report's rating plot");
+    let log = cluster.log(&format!("train-{trainer}.log"));
+    assert!(log.contains("left to the evaluator") && !log.contains("models/current ->"), "{log}");
+}
+
+/// `docs/scale-out.md` shows the three job scripts in full: its listings are
 /// the files the cluster test submits, byte for byte.
 #[test]
 fn the_docs_show_the_job_scripts_the_test_submits() {
     let docs = std::fs::read_to_string(manifest_dir().join("../docs/scale-out.md")).unwrap();
     let listings: Vec<&str> = docs.split("```bash\n").skip(1).map(|b| b.split("\n```").next().unwrap()).collect();
-    for (file, name) in [(selfplay_sbatch(), "docs/slurm/selfplay.sbatch"), (train_sbatch(), "docs/slurm/train.sbatch")] {
+    for (file, name) in
+        [(selfplay_sbatch(), "docs/slurm/selfplay.sbatch"), (train_sbatch(), "docs/slurm/train.sbatch"), (evaluate_sbatch(), "docs/slurm/evaluate.sbatch")]
+    {
         let script = std::fs::read_to_string(&file).unwrap();
         assert!(listings.iter().any(|l| *l == script.trim_end()), "docs/scale-out.md must show {name} exactly as it is (copy the file into its ```bash block)");
     }

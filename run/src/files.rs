@@ -13,7 +13,8 @@
 //! | `ratings.csv`, `ratings.md` | Elo of every player over all matches, anchored at `gen-0001` ([`write_ratings`]) |
 
 use anyhow::{bail, Context, Result};
-use pacozero_arena::ratings::{fit_elo, Wdl};
+use pacozero_arena::rating_list::{rating_list, Anchor, Matchup, RatingList};
+use pacozero_arena::ratings::{Pentanomial, Wdl};
 use pacozero_data::tfevents::EventWriter;
 use pacozero_data::RunDir;
 use serde::{Deserialize, Serialize};
@@ -218,30 +219,26 @@ pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
     Ok(out)
 }
 
-/// Elo of every player over all matches, anchored at the first network.
-/// Fits the rating list of every match of the run, writes `ratings.csv` and
-/// `ratings.md`, and returns the Markdown table and the ratings.
-pub fn write_ratings(run: &Path) -> Result<(String, Vec<pacozero_arena::ratings::Rating>)> {
-    let matches = read_matches(run)?;
-    let mut results: BTreeMap<(String, String), Wdl> = BTreeMap::new();
-    for m in &matches {
-        let e = results.entry((m.a.clone(), m.b.clone())).or_default();
-        e.wins += m.wins;
-        e.draws += m.draws;
-        e.losses += m.losses;
-    }
-    let anchor = "gen-0001";
-    let mut ratings = fit_elo(&results, anchor);
-    ratings.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut csv = String::from("player,elo,ci95,games\n");
-    let mut md = String::from("| player | Elo vs gen-0001 | 95% | games |\n|---|---:|---:|---:|\n");
-    for r in &ratings {
-        csv.push_str(&format!("{},{:.1},{:.1},{}\n", r.name, r.elo, r.ci95, r.games));
-        md.push_str(&format!("| {} | {:+.0} | ±{:.0} | {} |\n", r.name, r.elo, r.ci95, r.games));
-    }
+/// Fits the rating list of every match of the run (one joint fit, intervals
+/// from the pairs; [`pacozero_arena::rating_list`]) with `anchor` at 0, or
+/// the players' mean at 0 when the anchor played no match; writes
+/// `ratings.csv` and `ratings.md` and returns the Markdown table and the
+/// list (`None` before the first match).
+pub fn write_ratings(run: &Path, anchor: &str) -> Result<(String, Option<RatingList>)> {
+    let matchups: Vec<Matchup> = read_matches(run)?
+        .into_iter()
+        .map(|m| Matchup { a: m.a, b: m.b, wdl: Wdl { wins: m.wins, draws: m.draws, losses: m.losses }, pentanomial: Pentanomial(m.pentanomial) })
+        .collect();
+    let played = matchups.iter().any(|m| m.a == anchor || m.b == anchor);
+    let pin = if played { Anchor::Player { name: anchor.to_string(), elo: 0.0 } } else { Anchor::Mean(0.0) };
+    let list = if matchups.is_empty() { None } else { Some(rating_list(&matchups, &pin).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?) };
+    let (csv, md) = match &list {
+        Some(l) => (l.to_csv(), l.to_markdown()),
+        None => (RatingList { anchor: pin, ratings: Vec::new() }.to_csv(), "no matches yet\n".to_string()),
+    };
     write_atomic(&RunDir::new(run).ratings_csv(), csv.as_bytes())?;
     write_atomic(&RunDir::new(run).ratings_md(), md.as_bytes())?;
-    Ok((md, ratings))
+    Ok((md, list))
 }
 
 pub fn model_name(g: u32) -> String {

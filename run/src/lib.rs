@@ -3,12 +3,15 @@
 //! the files its stages share ([`files`]: loop state, per-stage figures,
 //! matches, ratings) and the report drawn from them ([`report`]: SVG plots
 //! and one HTML page), the self-play rounds every caller plays ([`rounds`]), and the sync of a run shared through an object store
-//! ([`store_sync`]). Nothing here prints: the loop reports to a
+//! ([`store_sync`]) and its evaluation ([`store_eval`]), and leagues of many players with one rating list
+//! ([`league`]). Nothing here prints: the loop reports to a
 //! [`looping::LoopObserver`].
 
 pub mod files;
+pub mod league;
 pub mod looping;
 pub mod overrides;
 pub mod report;
 pub mod rounds;
+pub mod store_eval;
 pub mod store_sync;

@@ -357,10 +357,10 @@ fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: 
             }
             let promote = eval_stage::<G>(run, cfg, &best, g, generations, obs)?;
             clock.lap(run, g, "eval")?;
-            let (table, ratings) = write_ratings(run)?;
+            let (table, ratings) = write_ratings(run, &model_name(1))?;
             obs.note(&table);
             // The candidate's Elo against gen-0001 (NaN, left out, when it played no rated match).
-            let elo = ratings.iter().find(|r| r.name == model_name(g)).map_or(f64::NAN, |r| r.elo);
+            let elo = ratings.as_ref().and_then(|l| l.get(&model_name(g))).map_or(f64::NAN, |r| r.elo);
             append_stage(run, g, "eval", &[("promoted", if promote { 1.0 } else { 0.0 }), ("elo", elo)])?;
             clock.finish(run, g)?;
             let page = crate::report::write_report(run)?;
@@ -601,8 +601,32 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
         obs.note(&format!("evaluation: skipped in generation {g} (eval_every = {}); gen-{g:04} becomes the best", l.eval_every));
         return Ok(true);
     }
+    let first = model_name(1);
+    let round = EvalRound { candidate: &model_name(g), anchor: (g > 1).then_some(first.as_str()), best, index: g };
+    eval_matches::<G>(run, cfg, &round, obs)
+}
+
+/// One candidate's evaluation: which models of the run directory play.
+pub struct EvalRound<'a> {
+    /// The model under test (a name in the run's `models/`).
+    pub candidate: &'a str,
+    /// The first network, for the anchor match (`None`: no anchor match).
+    pub anchor: Option<&'a str>,
+    /// The current best ("" = none yet: the candidate is promoted).
+    pub best: &'a str,
+    /// The candidate's generation (or its place in a store's models): the
+    /// matches' `generation` and the seed of their openings.
+    pub index: u32,
+}
+
+/// Plays a candidate's evaluation matches as `[loop]` sets them (baseline,
+/// anchor, gating against the best), records each in `matches.jsonl`, and
+/// returns whether the promotion rule promotes it.
+pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs: &dyn LoopObserver) -> Result<bool> {
+    let l = &cfg.looping;
+    let (g, best) = (round.index, round.best);
     let seed = derive_seed(l.seed ^ 0x5EED, g as u64);
-    let cand = player_for::<G>(run, cfg, &model_name(g), l.eval_simulations, seed)?;
+    let cand = player_for::<G>(run, cfg, round.candidate, l.eval_simulations, seed)?;
     let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult, sprt: Option<&str>| -> Result<()> {
         append_match(
             run,
@@ -631,7 +655,7 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
         };
         let timed_cand;
         let cand_here = if l.baseline_movetime_ms > 0 {
-            timed_cand = player_with_budget(run, cfg, &model_name(g), Budget::Millis(l.baseline_movetime_ms), seed)?;
+            timed_cand = player_with_budget(run, cfg, round.candidate, Budget::Millis(l.baseline_movetime_ms), seed)?;
             &timed_cand
         } else {
             &cand
@@ -650,8 +674,8 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
         ));
         record(cand_here, &base, &m, None)?;
     }
-    if l.anchor_games > 0 && g > 1 {
-        let first = player_for(run, cfg, &model_name(1), l.eval_simulations, seed ^ 5)?;
+    if let Some(anchor) = round.anchor.filter(|a| l.anchor_games > 0 && *a != round.candidate) {
+        let first = player_for(run, cfg, anchor, l.eval_simulations, seed ^ 5)?;
         let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
         record(&cand, &first, &m, None)?;

@@ -136,18 +136,23 @@ fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
         .strip_suffix(&format!(".{}", pacozero_data::run_dir::MODEL_EXT))
         .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && !n.starts_with('.'))
         .with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))?;
+    download_model(store, run_dir, name)?;
+    pacozero_nn::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(Some(name.to_string()))
+}
+
+/// Downloads the store's model `name` into the cache's `models/` unless it
+/// is there; it is checked whole before it is written under its name.
+pub(crate) fn download_model(store: &RunStore, run_dir: &Path, name: &str) -> Result<PathBuf> {
     let local = pacozero_nn::model_path(run_dir, name);
     if !local.is_file() {
-        let key = format!("{}/{file}", RunDir::MODELS);
-        let bytes = store.get(&key)?.with_context(|| format!("{}: `{POINTER}` names `{key}`, which is not in the store", store.url()))?;
-        // Checked before it is written under its name: a model file in the
-        // cache is always whole.
+        let key = format!("{}/{}", RunDir::MODELS, RunDir::model_file(name));
+        let bytes = store.get(&key)?.with_context(|| format!("{}: `{key}` is not in the store", store.url()))?;
         pacozero_nn::model_header_of(&local, &bytes).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
         crate::files::write_atomic(&local, &bytes)?;
         eprintln!("downloaded {key} from {}", store.url());
     }
-    pacozero_nn::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(Some(name.to_string()))
+    Ok(local)
 }
 
 /// A self-play worker of a run in a store (`selfplay --store URL --worker N`).
@@ -240,8 +245,17 @@ fn check_store_data<G: Game>(store: &RunStore, run_dir: &Path) -> Result<()> {
 /// --run CACHE`): downloads the chunks the cache lacks, trains `steps` steps
 /// in the cache with the training file `config`, uploads the model (named
 /// `export`, default `model-<ms>`) and moves the store's pointer from the
-/// version read before training. `notes` receives what it does.
-pub fn store_train(url: &str, cache: &Path, file: pacozero_train::TrainFile, steps: u64, export: Option<&str>, notes: &dyn Fn(&str)) -> Result<()> {
+/// version read before training, unless `promote` is false (an evaluator,
+/// `pacozero evaluate --store`, decides). `notes` receives what it does.
+pub fn store_train(
+    url: &str,
+    cache: &Path,
+    file: pacozero_train::TrainFile,
+    steps: u64,
+    export: Option<&str>,
+    promote: bool,
+    notes: &dyn Fn(&str),
+) -> Result<()> {
     let store = RunStore::open(url)?;
     // The pointer as found now: the swap at the end succeeds only if no other
     // trainer moved it in the meantime.
@@ -280,6 +294,10 @@ pub fn store_train(url: &str, cache: &Path, file: pacozero_train::TrainFile, ste
         bail!("{url}: `{model_key}` was written by someone else meanwhile (models in the store are write-once); export under another name");
     }
     notes(&format!("uploaded {model_key} to {url}"));
+    if !promote {
+        notes(&format!("{url}: {POINTER} left to the evaluator (--no-promote)"));
+        return Ok(());
+    }
 
     pacozero_data::crash_point("store-pointer-swap");
     if let Ok(hold) = std::env::var(HOLD_ENV) {

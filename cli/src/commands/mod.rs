@@ -3,6 +3,7 @@ mod analyze;
 mod arena;
 mod bench;
 mod book;
+mod league;
 mod legal;
 pub mod looprun;
 mod perft;
@@ -30,6 +31,8 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Selfplay(a) => selfplay::run(a),
         Command::Train(a) => train::run(a),
         Command::Arena(a) => arena::run(a),
+        Command::League(a) => league::run(a),
+        Command::Evaluate(a) => store::evaluate(a),
         Command::Loop(a) => looprun::run(a),
         Command::Book(a) => book::run(a),
         Command::Analyze(a) => analyze::run(a),

@@ -4,6 +4,7 @@
 use crate::args::{SelfplayArgs, TrainArgs};
 use anyhow::{Context, Result};
 use pacozero_engine::{Game, GameVisitor};
+use pacozero_run::store_eval::{store_evaluate, StoreEvaluator};
 use pacozero_run::store_sync::{store_selfplay, store_train, StoreWorker};
 
 fn print(text: &str) {
@@ -31,5 +32,42 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
 pub fn train(a: TrainArgs) -> Result<()> {
     let url = a.store.clone().context("training in a store needs --store URL")?;
     let file = super::train_file(&a)?;
-    store_train(&url, &a.run, file, a.steps, a.export.as_deref(), &print)
+    store_train(&url, &a.run, file, a.steps, a.export.as_deref(), !a.no_promote, &print)
+}
+
+/// `pacozero evaluate --store URL --run DIR`: once, or every `--watch` seconds.
+pub fn evaluate(a: crate::args::EvaluateArgs) -> Result<()> {
+    struct Notes {
+        bar: indicatif::ProgressBar,
+    }
+    impl pacozero_run::looping::LoopObserver for Notes {
+        fn note(&self, text: &str) {
+            self.bar.suspend(|| println!("{}", text.trim_end()));
+        }
+        fn match_progress(&self, done: u64, total: u64) {
+            self.bar.set_length(total);
+            self.bar.set_position(done);
+        }
+    }
+    struct Evaluate<'a>(&'a StoreEvaluator, &'a Notes);
+    impl GameVisitor for Evaluate<'_> {
+        type Output = Result<usize>;
+        fn visit<G: Game>(self) -> Result<usize> {
+            store_evaluate::<G>(self.0, self.1)
+        }
+    }
+    let fallback = pacozero_run::overrides::Fallback { text: pacozero_run::looping::QUICK_TOML, name: "the embedded configs/quick.toml" };
+    let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), fallback, &a.set)?;
+    let config = pacozero_run::looping::LoopFile::parse(&text, &origin)?;
+    let game = config.looping.game;
+    let e = StoreEvaluator { url: a.store.clone(), cache: a.run.clone(), config };
+    let bar = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(0) };
+    let notes = Notes { bar };
+    loop {
+        game.visit(Evaluate(&e, &notes))?;
+        if a.watch == 0 {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_secs(a.watch));
+    }
 }

@@ -21,6 +21,9 @@ pub fn selfplay_sbatch() -> String {
 pub fn train_sbatch() -> String {
     manifest_dir().join("../docs/slurm/train.sbatch").display().to_string()
 }
+pub fn evaluate_sbatch() -> String {
+    manifest_dir().join("../docs/slurm/evaluate.sbatch").display().to_string()
+}
 
 /// How long one wait for jobs may take before the test gives up.
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(600);

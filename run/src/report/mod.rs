@@ -50,10 +50,12 @@ fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
         let parse = |j: usize| -> Result<f64> {
             f.get(j).and_then(|v| v.parse().ok()).with_context(|| format!("{}:{}: field {} is not a number", p.display(), i + 1, j + 1))
         };
-        if f.len() != 4 {
-            anyhow::bail!("{}:{}: expected 4 fields (player,elo,ci95,games), found {}", p.display(), i + 1, f.len());
+        // Runs of earlier builds wrote player,elo,ci95,games; now
+        // player,elo,ci95,ci95_trinomial,score,games.
+        if f.len() != 4 && f.len() != 6 {
+            anyhow::bail!("{}:{}: expected 6 fields (player,elo,ci95,ci95_trinomial,score,games), found {}", p.display(), i + 1, f.len());
         }
-        out.push(RatingRow { player: f[0].to_string(), elo: parse(1)?, ci95: parse(2)?, games: parse(3)? as u32 });
+        out.push(RatingRow { player: f[0].to_string(), elo: parse(1)?, ci95: parse(2)?, games: parse(f.len() - 1)? as u32 });
     }
     Ok(out)
 }
@@ -319,6 +321,63 @@ fn time_share(gens: &Generations) -> Option<TimeShare> {
 }
 
 /// Writes the plots and `report.html` of a run directory; returns the page's path.
+/// The page of a league (`league/report.html`): the rating plot, the list
+/// and the cross table (row player's score against the column player).
+pub fn league_page(title: &str, plot: &str, list: &pacozero_arena::rating_list::RatingList, matchups: &[pacozero_arena::rating_list::Matchup]) -> String {
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>PacoZero league</title>\n<style>\n");
+    h.push_str(STYLE);
+    h.push_str("</style></head><body>\n");
+    let _ = writeln!(h, "<h1>{}</h1>", html_escape(title));
+    let _ = writeln!(h, "<figure id=\"plot-ratings\">{plot}</figure>");
+    let _ = writeln!(
+        h,
+        "<h2>Rating list</h2>\n<p class=\"dim\">One maximum-likelihood fit over every game, pinned by {}; 95% intervals from the pentanomial counts of the paired games, and game by game for comparison.</p>",
+        html_escape(&list.anchor.to_string())
+    );
+    h.push_str("<table class=\"data\"><tr><th>#</th><th>player</th><th>Elo</th><th>95% (pairs)</th><th>95% (games)</th><th>games</th><th>score</th></tr>\n");
+    let ci = |c: f64| if c.is_finite() { format!("± {c:.0}") } else { "unbounded".into() };
+    for (i, r) in list.ratings.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{:+.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td></tr>",
+            i + 1,
+            html_escape(&r.name),
+            r.elo,
+            ci(r.ci95),
+            ci(r.ci95_trinomial),
+            r.games,
+            100.0 * r.score
+        );
+    }
+    h.push_str("</table>\n<h2>Cross table</h2>\n<p class=\"dim\">The row player's points against the column player, of the games played.</p>\n<table class=\"data\"><tr><th></th>");
+    for c in &list.ratings {
+        let _ = write!(h, "<th>{}</th>", html_escape(&c.name));
+    }
+    h.push_str("</tr>\n");
+    for r in &list.ratings {
+        let _ = write!(h, "<tr><th>{}</th>", html_escape(&r.name));
+        for c in &list.ratings {
+            let (mut pts, mut n) = (0.0, 0);
+            for m in matchups {
+                let s = m.wdl.wins as f64 + 0.5 * m.wdl.draws as f64;
+                if m.a == r.name && m.b == c.name {
+                    pts += s;
+                    n += m.wdl.games();
+                } else if m.b == r.name && m.a == c.name {
+                    pts += m.wdl.games() as f64 - s;
+                    n += m.wdl.games();
+                }
+            }
+            let cell = if n == 0 { "–".to_string() } else { format!("{pts}/{n}") };
+            let _ = write!(h, "<td>{cell}</td>");
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n</body></html>\n");
+    h
+}
+
 pub fn write_report(run: &Path) -> Result<PathBuf> {
     if !run.is_dir() {
         anyhow::bail!("run directory {} does not exist", run.display());
@@ -361,9 +420,16 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     h.push_str("</div>\n");
 
     // Ratings.
-    h.push_str("<h2>Ratings</h2>\n<p class=\"dim\">Maximum-likelihood Elo over every match of the run, anchored at gen-0001 = 0.</p>\n<table class=\"data\"><tr><th>player</th><th>Elo</th><th>95%</th><th>games</th></tr>\n");
+    h.push_str("<h2>Ratings</h2>\n<p class=\"dim\">One maximum-likelihood fit over every match of the run, anchored at gen-0001 = 0; 95% intervals from the pentanomial counts of the paired games.</p>\n");
+    if !ratings.is_empty() {
+        let mut rows: Vec<svg::RatingBar> = ratings.iter().map(|r| svg::RatingBar { name: r.player.clone(), elo: r.elo, ci95: r.ci95 }).collect();
+        rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+        let _ = writeln!(h, "<figure id=\"plot-ratings\">{}</figure>", svg::rating_bars("Rating list", "Elo (gen-0001 = 0)", &rows));
+    }
+    h.push_str("<table class=\"data\"><tr><th>player</th><th>Elo</th><th>95%</th><th>games</th></tr>\n");
     for r in &ratings {
-        let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>± {:.0}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.ci95, r.games);
+        let ci = if r.ci95.is_finite() { format!("± {:.0}", r.ci95) } else { "unbounded".into() };
+        let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>{ci}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.games);
     }
     h.push_str("</table>\n");
     h.push_str("<h2>Generations</h2>\n<details><summary>Every generation's figures</summary>\n");

@@ -237,6 +237,59 @@ impl Chart {
     }
 }
 
+/// One row of a rating plot: player, Elo, 95% half-width (infinite = unbounded).
+pub struct RatingBar {
+    pub name: String,
+    pub elo: f64,
+    pub ci95: f64,
+}
+
+/// A rating list as a forest plot: one row per player in the order given,
+/// a dot at its rating and a bar over its 95% interval (dashed across the
+/// whole axis where the interval is unbounded).
+pub fn rating_bars(title: &str, axis: &str, rows: &[RatingBar]) -> String {
+    let row_h = 22.0;
+    let left = 220.0;
+    let height = TOP + BOTTOM + row_h * rows.len().max(1) as f64;
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for r in rows {
+        let e = if r.ci95.is_finite() { r.ci95 } else { 0.0 };
+        lo = lo.min(r.elo - e);
+        hi = hi.max(r.elo + e);
+    }
+    if !lo.is_finite() || hi - lo < 1e-9 {
+        (lo, hi) = (lo.min(0.0) - 50.0, hi.max(0.0) + 50.0);
+    }
+    let pad = (hi - lo) * 0.05;
+    let (x0, x1) = (lo - pad, hi + pad);
+    let pw = WIDTH - left - RIGHT;
+    let sx = |x: f64| left + (x.clamp(x0, x1) - x0) / (x1 - x0) * pw;
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = write!(o, r#"<rect width="{WIDTH}" height="{height}" fill="white"/>"#);
+    let _ = write!(o, r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#, WIDTH / 2.0, escape(title));
+    let bottom = height - BOTTOM;
+    for t in ticks(x0, x1, 6) {
+        let x = sx(t);
+        let _ = write!(o, r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{bottom}" stroke="#e4e4e4"/>"##);
+        let _ = write!(o, r#"<text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#, bottom + 16.0, fmt_tick(t));
+    }
+    let _ = write!(o, r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#, left + pw / 2.0, height - 8.0, escape(axis));
+    for (i, r) in rows.iter().enumerate() {
+        let y = TOP + row_h * (i as f64 + 0.5);
+        let _ = write!(o, r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#, left - 8.0, y + 4.0, escape(&r.name));
+        let (a, b) = if r.ci95.is_finite() { (r.elo - r.ci95, r.elo + r.ci95) } else { (x0, x1) };
+        let dash = if r.ci95.is_finite() { "" } else { r#" stroke-dasharray="3 3""# };
+        let _ = write!(o, r##"<line class="interval" x1="{:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#1f5fd1" stroke-width="2"{dash}/>"##, sx(a), sx(b));
+        let _ = write!(o, r##"<circle cx="{:.1}" cy="{y:.1}" r="4" fill="#1f5fd1"/>"##, sx(r.elo));
+    }
+    o.push_str("</svg>\n");
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +328,14 @@ mod tests {
         // The y axis reaches the tallest bar.
         let ((_, _), (_, y1)) = c.ranges();
         assert!(y1 >= 50.0);
+    }
+
+    #[test]
+    fn rating_bars_draw_a_row_per_player() {
+        let r = |name: &str, elo: f64, ci95: f64| RatingBar { name: name.into(), elo, ci95 };
+        let svg = rating_bars("League", "Elo", &[r("a<1>", 120.0, 40.0), r("b", 0.0, 30.0), r("c", -300.0, f64::INFINITY)]);
+        assert_eq!(svg.matches(r#"class="interval""#).count(), 3);
+        assert_eq!(svg.matches("<circle").count(), 3);
+        assert!(svg.contains("a&lt;1&gt;") && svg.contains("stroke-dasharray"), "an unbounded interval is dashed");
     }
 }

@@ -1,0 +1,394 @@
+//! A league: many players, one schedule of paired games (a round robin, or a
+//! gauntlet of one player against the rest), one rating list over all of it
+//! ([`pacozero_arena::rating_list`]). It is resumable: every finished pair is
+//! in the league's file, and a restart plays only what is missing.
+//!
+//! Players are arena specs (`net:…`, `ref:…`, `rollout:50ms`, …) and
+//! `run:DIR[:every=K][:BUDGET]`, every K-th generation of a run's
+//! `models/gen-NNNN.pzmodel` (K = 1 by default; budget as a network
+//! player's, default 64 simulations), named `<run folder>/gen-NNNN`.
+//!
+//! Files of a league directory:
+//!
+//! | file | what |
+//! |---|---|
+//! | `league.jsonl` | line 1: the league ([`LeagueHeader`]: game, players with their specs, schedule, pairs, openings, seed, limits); then one [`PairLine`] per finished pair, appended and fsynced as it ends. A cut last line (a kill while appending) is dropped on resume |
+//! | `ratings.csv`, `ratings.json`, `ratings.md` | the rating list ([`pacozero_arena::rating_list::RatingList`]) |
+//! | `ratings.svg`, `report.html` | the list as an error-bar plot; the page with the plot, the list and the cross table |
+//!
+//! Pair `p` of every matchup starts from the same opening (opening `p` of
+//! the league's seed), so every player meets the same starts.
+
+use anyhow::{bail, Context, Result};
+use pacozero_arena::rating_list::{rating_list, Anchor, Matchup, RatingList};
+use pacozero_arena::ratings::{Pentanomial, Wdl};
+use pacozero_arena::{opening, play, Budget, EvalKind, Openings, Player, PlayerSpec, PlayoutMix};
+use pacozero_engine::{Color, Game, GameKind, Outcome};
+use pacozero_search::{derive_seed, GameLimits};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::files::{append_line, read_jsonl, write_atomic};
+use crate::report::svg::{rating_bars, RatingBar};
+
+/// The league's file in its directory.
+pub const LEAGUE_FILE: &str = "league.jsonl";
+
+/// Who meets whom.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    /// Every player against every other.
+    RoundRobin,
+    /// The named player against every other (and no one else).
+    Gauntlet(String),
+}
+
+/// One player of a league: its name and the spec it was made from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaguePlayer {
+    pub name: String,
+    /// An arena spec, or `net:<model file>:<budget>` for a run's generation.
+    pub spec: String,
+    /// For a run's generation, the model file (paths may hold any character,
+    /// so it is not parsed back out of `spec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<String>,
+}
+
+/// The first line of `league.jsonl`: what the league is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeagueHeader {
+    pub league: u32,
+    pub game: String,
+    /// The player specs as given (`run:` not yet expanded).
+    pub specs: Vec<String>,
+    pub players: Vec<LeaguePlayer>,
+    pub schedule: Schedule,
+    /// Opening pairs per matchup.
+    pub pairs: u32,
+    pub openings: Openings,
+    pub seed: u64,
+    pub max_decisions: u32,
+    pub adjudicate_material: u32,
+}
+
+/// One finished pair: player `a` (index into the players) had White in the
+/// first game and Black in the second.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairLine {
+    pub a: usize,
+    pub b: usize,
+    pub pair: u32,
+    /// `a`'s points in the two games.
+    pub points: [f64; 2],
+    pub decisions: [u32; 2],
+    pub end_reasons: [String; 2],
+}
+
+/// What a league is asked to play (the header before `run:` is expanded).
+#[derive(Clone, Debug)]
+pub struct LeagueConfig {
+    pub game: GameKind,
+    pub specs: Vec<String>,
+    /// The gauntlet's player: a spec of `specs` or a player's name; `None` = round robin.
+    pub gauntlet: Option<String>,
+    pub pairs: u32,
+    pub openings: Openings,
+    pub seed: u64,
+    pub limits: GameLimits,
+}
+
+/// The players a spec stands for: itself, or a run's generations.
+pub fn expand_spec(spec: &str) -> Result<Vec<LeaguePlayer>> {
+    let Some(rest) = spec.strip_prefix("run:") else {
+        PlayerSpec::parse(spec)?;
+        return Ok(vec![LeaguePlayer { name: spec.to_string(), spec: spec.to_string(), model: None, budget: None }]);
+    };
+    // run:DIR[:every=K][:BUDGET]; the directory is everything before the options.
+    let mut parts: Vec<&str> = rest.split(':').collect();
+    let mut every = 1u32;
+    let mut budget = "64".to_string();
+    while parts.len() > 1 {
+        let last = parts[parts.len() - 1];
+        if let Some(k) = last.strip_prefix("every=") {
+            every = k.parse().ok().filter(|&k| k >= 1).with_context(|| format!("player '{spec}': '{last}' should be every=<generations, at least 1>"))?;
+        } else if last.parse::<Budget>().is_ok() {
+            budget = last.to_string();
+        } else {
+            break;
+        }
+        parts.pop();
+    }
+    let dir = PathBuf::from(parts.join(":"));
+    let models = pacozero_data::RunDir::new(&dir).models();
+    let entries = std::fs::read_dir(&models).with_context(|| format!("player '{spec}': reading {}", models.display()))?;
+    let mut gens: Vec<(u32, PathBuf)> = entries
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let g = p.file_name()?.to_str()?.strip_prefix("gen-")?.strip_suffix(".pzmodel")?.parse().ok()?;
+            Some((g, p))
+        })
+        .filter(|(g, _)| g % every == 0)
+        .collect();
+    gens.sort();
+    if gens.is_empty() {
+        bail!("player '{spec}': {} holds no gen-NNNN.pzmodel with a generation divisible by {every}", models.display());
+    }
+    let label = dir.file_name().and_then(|n| n.to_str()).unwrap_or("run").to_string();
+    Ok(gens
+        .into_iter()
+        .map(|(g, path)| LeaguePlayer {
+            name: format!("{label}/gen-{g:04}"),
+            spec: format!("net:{}:{budget}", path.display()),
+            model: Some(path),
+            budget: Some(budget.clone()),
+        })
+        .collect())
+}
+
+impl LeaguePlayer {
+    fn player<G: Game>(&self, seed: u64) -> Result<Player<G>> {
+        match (&self.model, &self.budget) {
+            (Some(model), Some(budget)) => {
+                let spec = PlayerSpec::Mcts { kind: EvalKind::Net(model.clone(), PlayoutMix::NONE), budget: budget.parse()? };
+                Player::from_spec(self.name.clone(), spec, seed, 0)
+            }
+            _ => Player::from_spec(self.name.clone(), PlayerSpec::parse(&self.spec)?, seed, 0),
+        }
+    }
+}
+
+impl LeagueHeader {
+    fn of(cfg: &LeagueConfig) -> Result<LeagueHeader> {
+        let mut players: Vec<LeaguePlayer> = Vec::new();
+        for s in &cfg.specs {
+            for p in expand_spec(s)? {
+                if players.iter().any(|q| q.name == p.name) {
+                    bail!("two players are named {} (from '{s}'): give each player once", p.name);
+                }
+                players.push(p);
+            }
+        }
+        if players.len() < 2 {
+            bail!("a league needs at least two players, got {}", players.len());
+        }
+        let schedule = match &cfg.gauntlet {
+            None => Schedule::RoundRobin,
+            Some(g) => {
+                let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+                let p = players
+                    .iter()
+                    .find(|p| &p.name == g || &p.spec == g)
+                    .with_context(|| format!("the gauntlet's player {g} is not one of the players ({})", names.join(", ")))?;
+                Schedule::Gauntlet(p.name.clone())
+            }
+        };
+        if cfg.pairs == 0 {
+            bail!("a league needs at least one pair of games a matchup");
+        }
+        Ok(LeagueHeader {
+            league: 1,
+            game: cfg.game.name().to_string(),
+            specs: cfg.specs.clone(),
+            players,
+            schedule,
+            pairs: cfg.pairs,
+            openings: cfg.openings,
+            seed: cfg.seed,
+            max_decisions: cfg.limits.max_decisions,
+            adjudicate_material: cfg.limits.adjudicate_material,
+        })
+    }
+
+    /// The matchups (player indices), in schedule order.
+    pub fn matchups(&self) -> Vec<(usize, usize)> {
+        let n = self.players.len();
+        match &self.schedule {
+            Schedule::RoundRobin => (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect(),
+            Schedule::Gauntlet(name) => {
+                let g = self.players.iter().position(|p| &p.name == name).expect("checked when made");
+                (0..n).filter(|&j| j != g).map(|j| (g, j)).collect()
+            }
+        }
+    }
+
+    /// Every pair to play, round by round: pair 0 of every matchup, then
+    /// pair 1, …, so that a league stopped early is balanced.
+    fn schedule(&self) -> Vec<(usize, usize, u32)> {
+        let m = self.matchups();
+        (0..self.pairs).flat_map(|p| m.iter().map(move |&(a, b)| (a, b, p))).collect()
+    }
+
+    /// What differs from `other`, for the resume check.
+    fn differences(&self, other: &LeagueHeader) -> Vec<&'static str> {
+        let mut d = Vec::new();
+        let fields: [(&'static str, bool); 8] = [
+            ("game", self.game == other.game),
+            ("players", self.specs == other.specs),
+            ("schedule", self.schedule == other.schedule),
+            ("pairs", self.pairs == other.pairs),
+            ("openings", self.openings == other.openings),
+            ("seed", self.seed == other.seed),
+            ("max_decisions", self.max_decisions == other.max_decisions),
+            ("adjudicate_material", self.adjudicate_material == other.adjudicate_material),
+        ];
+        for (name, same) in fields {
+            if !same {
+                d.push(name);
+            }
+        }
+        d
+    }
+}
+
+/// A league's state on disk: its header and the pairs played.
+pub struct LeagueFile {
+    pub header: LeagueHeader,
+    pub pairs: Vec<PairLine>,
+}
+
+/// Reads `dir/league.jsonl` (`None` when there is none).
+pub fn read_league(dir: &Path) -> Result<Option<LeagueFile>> {
+    let path = dir.join(LEAGUE_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let first = text.lines().next().unwrap_or_default();
+    let header: LeagueHeader = serde_json::from_str(first).with_context(|| format!("{}:1: not a league header", path.display()))?;
+    // The pair lines (a cut last line is dropped with a warning).
+    let lines: Vec<serde_json::Value> = read_jsonl(&path)?;
+    let mut pairs = Vec::new();
+    for (i, v) in lines.into_iter().enumerate().skip(1) {
+        let p: PairLine = serde_json::from_value(v).with_context(|| format!("{}:{}: not a pair line", path.display(), i + 1))?;
+        let n = header.players.len();
+        if p.a >= n || p.b >= n || p.pair >= header.pairs {
+            bail!("{}:{}: pair {} of players {} and {} is outside the league ({n} players, {} pairs)", path.display(), i + 1, p.pair, p.a, p.b, header.pairs);
+        }
+        pairs.push(p);
+    }
+    Ok(Some(LeagueFile { header, pairs }))
+}
+
+/// Progress of a league: pairs done (including those of earlier starts) of all.
+pub trait LeagueObserver: Sync {
+    fn started(&self, _header: &LeagueHeader, _done: usize, _total: usize) {}
+    fn pair_done(&self, _done: usize, _total: usize) {}
+}
+
+/// Plays the league of `cfg` in `dir` (creating it, or resuming what is
+/// there if it is the same league), `round` pairs at a time on all
+/// threads; returns the league's file as it ends.
+pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &dyn LeagueObserver) -> Result<LeagueFile> {
+    use rayon::prelude::*;
+    let wanted = LeagueHeader::of(cfg)?;
+    let path = dir.join(LEAGUE_FILE);
+    let (header, done) = match read_league(dir)? {
+        Some(f) => {
+            let diff = f.header.differences(&wanted);
+            if !diff.is_empty() {
+                bail!("{} is another league ({} differ): resume it with the same settings, or give a new directory", path.display(), diff.join(", "));
+            }
+            // Rewritten without a cut last line, so that appends start on a line of their own.
+            let mut text = serde_json::to_string(&f.header)? + "\n";
+            for p in &f.pairs {
+                text += &(serde_json::to_string(p)? + "\n");
+            }
+            write_atomic(&path, text.as_bytes())?;
+            (f.header, f.pairs)
+        }
+        None => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            write_atomic(&path, (serde_json::to_string(&wanted)? + "\n").as_bytes())?;
+            (wanted, Vec::new())
+        }
+    };
+    if header.game != G::NAME {
+        bail!("{} is a league of {}, not {}", path.display(), header.game, G::NAME);
+    }
+    let players: Vec<Player<G>> = header.players.iter().enumerate().map(|(i, p)| p.player::<G>(derive_seed(header.seed, i as u64))).collect::<Result<_>>()?;
+    let limits = GameLimits { max_decisions: header.max_decisions, adjudicate_material: header.adjudicate_material };
+    let played: BTreeSet<(usize, usize, u32)> = done.iter().map(|p| (p.a, p.b, p.pair)).collect();
+    let todo: Vec<(usize, usize, u32)> = header.schedule().into_iter().filter(|k| !played.contains(k)).collect();
+    let total = played.len() + todo.len();
+    obs.started(&header, played.len(), total);
+    let mut pairs = done;
+    let counter = std::sync::atomic::AtomicUsize::new(played.len());
+    for chunk in todo.chunks(round.max(1)) {
+        let results: Vec<Result<PairLine>> = chunk
+            .par_iter()
+            .map(|&(a, b, p)| {
+                let start: G = opening(header.openings, header.seed, p as u64);
+                let seed = derive_seed(header.seed ^ 0x1EA6, ((p as u64) << 32) | ((a as u64) << 16) | b as u64);
+                let g1 = play(start.clone(), &players[a], &players[b], limits, seed)?;
+                let g2 = play(start, &players[b], &players[a], limits, seed ^ 1)?;
+                let points = |o: Outcome, a_color: Color| match o {
+                    Outcome::Draw => 0.5,
+                    Outcome::Win(c) if c == a_color => 1.0,
+                    Outcome::Win(_) => 0.0,
+                };
+                let line = PairLine {
+                    a,
+                    b,
+                    pair: p,
+                    points: [points(g1.outcome, Color::White), points(g2.outcome, Color::Black)],
+                    decisions: [g1.decisions, g2.decisions],
+                    end_reasons: [g1.end_reason.to_string(), g2.end_reason.to_string()],
+                };
+                obs.pair_done(counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+                Ok(line)
+            })
+            .collect();
+        for r in results {
+            let line = r?;
+            append_line(&path, &serde_json::to_string(&line)?)?;
+            pairs.push(line);
+        }
+    }
+    Ok(LeagueFile { header, pairs })
+}
+
+impl LeagueFile {
+    /// The results by matchup, from the first player's side.
+    pub fn matchups(&self) -> Vec<Matchup> {
+        let mut by: BTreeMap<(usize, usize), (Wdl, Pentanomial)> = BTreeMap::new();
+        for p in &self.pairs {
+            let e = by.entry((p.a, p.b)).or_default();
+            for s in p.points {
+                match s {
+                    x if x > 0.75 => e.0.wins += 1,
+                    x if x < 0.25 => e.0.losses += 1,
+                    _ => e.0.draws += 1,
+                }
+            }
+            e.1.add_pair(p.points[0], p.points[1]);
+        }
+        let name = |i: usize| self.header.players[i].name.clone();
+        by.into_iter().map(|((a, b), (wdl, pentanomial))| Matchup { a: name(a), b: name(b), wdl, pentanomial }).collect()
+    }
+
+    /// The rating list of every game played so far.
+    pub fn ratings(&self, anchor: &Anchor) -> Result<RatingList> {
+        rating_list(&self.matchups(), anchor).map_err(|e| anyhow::anyhow!("{e}"))
+    }
+}
+
+/// Writes the league's rating list (CSV, JSON, Markdown), its plot and its
+/// page into `dir`; returns the Markdown table.
+pub fn write_league_outputs(dir: &Path, league: &LeagueFile, list: &RatingList) -> Result<String> {
+    let md = list.to_markdown();
+    write_atomic(&dir.join("ratings.csv"), list.to_csv().as_bytes())?;
+    write_atomic(&dir.join("ratings.json"), serde_json::to_string_pretty(&list.to_json())?.as_bytes())?;
+    write_atomic(&dir.join("ratings.md"), md.as_bytes())?;
+    let title = format!("League of {} players, {} pairs played ({})", league.header.players.len(), league.pairs.len(), league.header.game);
+    let bars: Vec<RatingBar> = list.ratings.iter().map(|r| RatingBar { name: r.name.clone(), elo: r.elo, ci95: r.ci95 }).collect();
+    let svg = rating_bars(&title, &format!("Elo ({}; 95% intervals from the pairs)", list.anchor), &bars);
+    write_atomic(&dir.join("ratings.svg"), svg.as_bytes())?;
+    let page = crate::report::league_page(&title, &svg, list, &league.matchups());
+    write_atomic(&dir.join("report.html"), page.as_bytes())?;
+    Ok(md)
+}

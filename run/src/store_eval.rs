@@ -1,0 +1,176 @@
+//! Evaluation of a run in an object store (`pacozero evaluate --store URL`):
+//! the loop's matches for every model a trainer uploads, the rating list and
+//! the report written back to the store, and the promotion decided by the
+//! run's rule instead of a trainer moving the pointer blindly (trainers run
+//! with `train --store … --no-promote`).
+//!
+//! Keys it writes below the store's prefix:
+//!
+//! | key | how |
+//! |---|---|
+//! | `eval/<model>.json` | write-once: the model's matches ([`crate::files::MatchLine`]s) and the decision ([`EvalRecord`]); a model with one is evaluated |
+//! | `eval/matches.jsonl`, `eval/ratings.csv`, `eval/ratings.md`, `eval/report.html` | replaced after each model (conditional put of the version read) |
+//! | `models/current` | moved to the model when the rule promotes it (conditional on the pointer read before the matches) |
+//!
+//! The evaluator's local directory (`--run`) is an ordinary run directory
+//! (models, `matches.jsonl`, ratings, report) rebuilt from the store's
+//! `eval/*.json` at each start, so any machine can take over. Models are
+//! taken in name order (`model-<milliseconds>`: upload order); the first
+//! model of the store is the anchor (Elo 0), and the first evaluated with no
+//! pointer in the store becomes the best without a gating match.
+
+use anyhow::{bail, Context, Result};
+use pacozero_data::RunDir;
+use pacozero_engine::Game;
+use pacozero_store::{RunStore, SwapError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::files::{read_matches, write_atomic, write_ratings, MatchLine};
+use crate::looping::{eval_matches, EvalRound, LoopFile, LoopObserver};
+use crate::store_sync::{download_model, POINTER};
+
+/// The folder of the evaluator's keys.
+pub const EVAL: &str = "eval";
+
+/// `eval/<model>.json`: one model's evaluation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EvalRecord {
+    pub model: String,
+    /// Its place among the store's models (1 = the first, the anchor).
+    pub index: u32,
+    /// The best model it played the gating match against ("" = none).
+    pub best: String,
+    pub promoted: bool,
+    /// Why: the rule and its outcome.
+    pub decision: String,
+    pub matches: Vec<MatchLine>,
+}
+
+/// An evaluator of the run in a store.
+pub struct StoreEvaluator {
+    pub url: String,
+    /// The local run directory (models, matches, ratings, report).
+    pub cache: PathBuf,
+    /// The evaluation settings: `[loop]` of a loop file (gating, anchor and
+    /// baseline games, simulations, promotion rule, openings, seed).
+    pub config: LoopFile,
+}
+
+/// The store's models, in name order.
+fn store_models(store: &RunStore) -> Result<Vec<String>> {
+    let ext = format!(".{}", pacozero_data::run_dir::MODEL_EXT);
+    Ok(store
+        .list(RunDir::MODELS)?
+        .iter()
+        .filter_map(|k| k.strip_prefix(RunDir::MODELS)?.strip_prefix('/')?.strip_suffix(&ext).map(str::to_string))
+        .filter(|n| !n.contains('/'))
+        .collect())
+}
+
+/// Replaces the text object `key` (created if absent).
+fn replace(store: &RunStore, key: &str, text: &str) -> Result<()> {
+    let version = store.read_pointer(key)?.map(|(_, v)| v);
+    store.swap_pointer(key, text, version.as_ref()).map_err(|e| anyhow::anyhow!("{}: replacing `{key}`: {e}", store.url()))?;
+    Ok(())
+}
+
+/// The evaluations the store holds, by model.
+fn records(store: &RunStore) -> Result<Vec<EvalRecord>> {
+    let mut out = Vec::new();
+    for key in store.list(EVAL)? {
+        let Some(name) = key.strip_prefix("eval/").and_then(|k| k.strip_suffix(".json")) else { continue };
+        if name.contains('/') {
+            continue;
+        }
+        let bytes = store.get(&key)?.with_context(|| format!("{}: `{key}` disappeared", store.url()))?;
+        out.push(serde_json::from_slice(&bytes).with_context(|| format!("{}: `{key}` is not an evaluation record", store.url()))?);
+    }
+    Ok(out)
+}
+
+/// Evaluates every model of the store without an evaluation, oldest first;
+/// returns how many. `obs` hears the matches and the decisions.
+pub fn store_evaluate<G: Game>(e: &StoreEvaluator, obs: &dyn LoopObserver) -> Result<usize> {
+    let store = RunStore::open(&e.url)?;
+    let run = &e.cache;
+    std::fs::create_dir_all(RunDir::new(run).models()).with_context(|| format!("creating {}", run.display()))?;
+    // The local matches are the store's: rebuilt from its records.
+    let done = records(&store)?;
+    let mut lines = String::new();
+    for r in &done {
+        for m in &r.matches {
+            lines += &(serde_json::to_string(m)? + "\n");
+        }
+    }
+    write_atomic(&RunDir::new(run).matches(), lines.as_bytes())?;
+    let evaluated: BTreeSet<&str> = done.iter().map(|r| r.model.as_str()).collect();
+    let models = store_models(&store)?;
+    let Some(anchor) = models.first().cloned() else {
+        obs.note(&format!("{}: no model yet", e.url));
+        return Ok(0);
+    };
+    let todo: Vec<(u32, String)> = models.iter().enumerate().filter(|(_, m)| !evaluated.contains(m.as_str())).map(|(i, m)| (i as u32 + 1, m.clone())).collect();
+    for (index, model) in &todo {
+        download_model(&store, run, model)?;
+        download_model(&store, run, &anchor)?;
+        // The pointer before the matches: the promotion is conditional on it.
+        let pointer = store.read_pointer(POINTER)?;
+        let best = match &pointer {
+            Some((text, _)) => {
+                let name = text.trim().strip_suffix(&format!(".{}", pacozero_data::run_dir::MODEL_EXT)).unwrap_or(text.trim()).to_string();
+                download_model(&store, run, &name)?;
+                name
+            }
+            None => String::new(),
+        };
+        if &best == model {
+            bail!("{}: `{POINTER}` already names {model}, which has no evaluation: is a trainer promoting blindly (run it with --no-promote)?", e.url);
+        }
+        obs.note(&format!("evaluating {model} (model {index} of the store; best {}, anchor {anchor})", if best.is_empty() { "none yet" } else { &best }));
+        let before = read_matches(run)?.len();
+        let round = EvalRound { candidate: model, anchor: Some(&anchor), best: &best, index: *index };
+        let promoted = eval_matches::<G>(run, &e.config, &round, obs)?;
+        let matches: Vec<MatchLine> = read_matches(run)?.into_iter().skip(before).collect();
+        let rule = format!("{:?}", e.config.looping.promotion).to_lowercase();
+        let decision = if best.is_empty() {
+            "the first model: no best to beat".to_string()
+        } else {
+            format!("promotion = \"{rule}\": {}", if promoted { "promoted" } else { "not promoted" })
+        };
+        if promoted {
+            let contents = format!("{}\n", RunDir::model_file(model));
+            match store.swap_pointer(POINTER, &contents, pointer.as_ref().map(|(_, v)| v)) {
+                Ok(_) => obs.note(&format!("{}: {POINTER} -> {model} ({decision})", e.url)),
+                Err(SwapError::Conflict { .. }) => {
+                    bail!("conflict: {POINTER} of {} moved while {model} was evaluated: is a trainer promoting blindly (run it with --no-promote)?", e.url)
+                }
+                Err(err) => return Err(err.into()),
+            }
+        } else {
+            obs.note(&format!("{model} stays a candidate ({decision}); the best is still {best}"));
+        }
+        let record = EvalRecord { model: model.clone(), index: *index, best, promoted, decision, matches };
+        store.put_once(&format!("{EVAL}/{model}.json"), serde_json::to_vec_pretty(&record)?)?;
+        publish(&store, run, &anchor, obs)?;
+    }
+    if todo.is_empty() {
+        obs.note(&format!("{}: every model is evaluated ({})", e.url, models.len()));
+    }
+    Ok(todo.len())
+}
+
+/// Fits the ratings, draws the report and puts both (and the matches) in the store.
+fn publish(store: &RunStore, run: &Path, anchor: &str, obs: &dyn LoopObserver) -> Result<()> {
+    let (table, _) = write_ratings(run, anchor)?;
+    obs.note(&table);
+    let page = crate::report::write_report(run)?;
+    let dir = RunDir::new(run);
+    for (key, path) in [("matches.jsonl", dir.matches()), ("ratings.csv", dir.ratings_csv()), ("ratings.md", dir.ratings_md()), ("report.html", page)] {
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        replace(store, &format!("{EVAL}/{key}"), &text)?;
+    }
+    obs.note(&format!("ratings and report in {} {EVAL}/", store.url()));
+    Ok(())
+}
