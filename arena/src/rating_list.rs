@@ -454,10 +454,12 @@ mod tests {
                     let first = game(rng);
                     let second = if rng.gen::<f64>() < tie { first } else { game(rng) };
                     for s in [first, second] {
-                        match s {
-                            x if x == 1.0 => m.wdl.wins += 1,
-                            x if x == 0.0 => m.wdl.losses += 1,
-                            _ => m.wdl.draws += 1,
+                        if s > 0.75 {
+                            m.wdl.wins += 1;
+                        } else if s < 0.25 {
+                            m.wdl.losses += 1;
+                        } else {
+                            m.wdl.draws += 1;
                         }
                     }
                     m.pentanomial.add_pair(first, second);

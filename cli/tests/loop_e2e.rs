@@ -142,7 +142,10 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert!(time_svg.matches(r#"class="bar""#).count() >= 6, "two generations of at least three stages:\n{time_svg}");
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(page.contains("gen-0002") && page.contains("const GAMES = [{"), "report lacks generations or sample games");
-    assert_eq!(page.matches("<svg").count(), 7, "seven inline plots");
+    assert_eq!(page.matches("<svg").count(), 8, "seven inline plots and the rating list's");
+    let ratings_plot = page.split("id=\"plot-ratings\">").nth(1).expect("the rating list's plot");
+    let rows = ratings_plot.split("</svg>").next().unwrap().matches(r#"class="interval""#).count();
+    assert_eq!(rows, ratings.lines().count() - 1, "one error bar per rated player");
     assert!(page.contains("id=\"time-share\">Self-play and training took ") && page.contains("over 2 generations"), "no time share in the report");
     check_report_in_browser(&run.join("report.html"), 8, "report.png");
 
