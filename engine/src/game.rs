@@ -18,6 +18,23 @@ pub enum Outcome {
     Draw,
 }
 
+/// A network input encoding of a game: its name and version and the names
+/// of its inputs, for files that describe the network they hold (the ONNX
+/// export's metadata). A network reads the bit planes as `0`/`1` planes,
+/// then each scalar broadcast to a constant plane, in the order named here.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Encoding {
+    /// The encoding's name (`pacozero` for each game's own).
+    pub name: &'static str,
+    /// Raised whenever a plane's meaning changes, so a network trained on
+    /// the old meaning is not fed the new one unnoticed.
+    pub version: u32,
+    /// Names of the bit planes, in order (snake_case).
+    pub bit_planes: &'static [&'static str],
+    /// Names of the scalars, in order (snake_case).
+    pub scalars: &'static [&'static str],
+}
+
 /// A game state as search sees it.
 pub trait Game: Clone + Send + Sync + 'static {
     /// Short name (`paco`, `shako`), recorded in data files.
@@ -68,6 +85,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
     /// Writes the network input (see the game's encoding table).
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]);
+    /// The network input encodings of the game; the first is the one
+    /// [`Game::encode`] writes ([`Game::NUM_BIT_PLANES`] bit planes,
+    /// [`Game::NUM_SCALARS`] scalars, named there).
+    const ENCODINGS: &'static [Encoding];
+    /// The policy's action indices in words: which decision each slot is and
+    /// in which frame (for files that describe the network they hold).
+    const ACTION_LAYOUT: &'static str;
     /// Hash of the state (including what decides repetitions).
     fn hash(&self) -> u64;
     /// Human-readable name of a decision in this state (e.g. `Le2`).

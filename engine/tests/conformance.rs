@@ -54,6 +54,7 @@ impl GameVisitor for Conformance {
     fn visit<G: Game>(self) -> Checked {
         let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
         check_aux_target_names::<G>();
+        check_encoding_names::<G>();
         let mut rng = Rng(self.seed);
         let mut checked = Checked::default();
         let mut legal = Vec::new();
@@ -87,6 +88,20 @@ impl GameVisitor for Conformance {
             }
         }
         checked
+    }
+}
+
+/// The default encoding is the one `encode` writes; every encoding names
+/// each input once, in snake_case.
+fn check_encoding_names<G: Game>() {
+    let enc = &G::ENCODINGS[0];
+    assert_eq!((enc.bit_planes.len(), enc.scalars.len()), (G::NUM_BIT_PLANES, G::NUM_SCALARS), "{}: names of encoding {}", G::NAME, enc.name);
+    for e in G::ENCODINGS {
+        let mut names: Vec<&str> = e.bit_planes.iter().chain(e.scalars).copied().collect();
+        assert!(names.iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')), "{}: {names:?}", G::NAME);
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), e.bit_planes.len() + e.scalars.len(), "{}: encoding {} names an input twice", G::NAME, e.name);
     }
 }
 

@@ -101,20 +101,26 @@ pub fn load_evaluator_spec(spec: &str, threads: usize) -> Result<NetworkEvaluato
     NetworkEvaluator::load(&model_of_spec(spec)?, threads)
 }
 
-/// The game whose inputs and policy the network of `ev` (loaded from
-/// `label`) has: the one registered game with its shape.
-pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
-    struct Fits<'a>(&'a NetConfig, usize);
+/// The registered game whose inputs and policy a network of `cfg` has (at
+/// most one: the games differ in shape).
+pub fn config_game(cfg: &NetConfig) -> Option<GameKind> {
+    struct Fits<'a>(&'a NetConfig);
     impl GameVisitor for Fits<'_> {
         type Output = bool;
         fn visit<G: Game>(self) -> bool {
             let spec = game_spec::<G>();
-            (self.0.input_channels(), self.0.height, self.0.width, self.1, self.0.aux_targets as usize)
+            (self.0.input_channels(), self.0.height, self.0.width, self.0.policy_size as usize, self.0.aux_targets as usize)
                 == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS, spec.num_aux_targets())
         }
     }
+    GameKind::ALL.into_iter().find(|k| k.visit(Fits(cfg)))
+}
+
+/// The game whose inputs and policy the network of `ev` (loaded from
+/// `label`) has: the one registered game with its shape.
+pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
     let cfg = ev.net.config();
-    GameKind::ALL.into_iter().find(|k| k.visit(Fits(cfg, ev.net.policy_size()))).ok_or_else(|| {
+    config_game(cfg).ok_or_else(|| {
         anyhow!(
             "{label}: the network's inputs ({} channels, {}x{}) and {} policy slots fit none of the games ({})",
             cfg.input_channels(),

@@ -183,6 +183,54 @@ impl Network {
         Ok((logits.into_any(), wdl.into_any()))
     }
 
+    /// Every head's output for a float array `(B, C, H, W)`, as a dict of
+    /// arrays named as the ONNX export's outputs: `policy` logits `(B, A)`,
+    /// `wdl` probabilities `(B, 3)`, `moves_left` `(B, 1)` (predicted
+    /// `ln(1 + decisions left)`), and on burn's forward pass
+    /// (`runtime="burn"`) also `aux` logits `(B, T)` and, with the
+    /// `reply_policy` head, `reply` logits `(B, A)`. `runtime="fastnet"`
+    /// (the default) is the workers' fast CPU network.
+    #[pyo3(signature = (x, runtime="fastnet"))]
+    fn forward<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, runtime: &str) -> PyResult<Bound<'py, PyDict>> {
+        let fastnet = match runtime {
+            "fastnet" => true,
+            "burn" => false,
+            other => return Err(value_error(format!("runtime {other:?}: expected \"fastnet\" or \"burn\""))),
+        };
+        let (c, h, w) = self.input_shape();
+        let (data, batch, single) = self.array_input(py, x, (c, h, w))?;
+        if single || batch == 0 {
+            let what = if single { format!("one input ({c}, {h}, {w})") } else { "an empty batch".to_string() };
+            return Err(value_error(format!("forward takes a batch (B, {c}, {h}, {w}) with B >= 1, not {what}")));
+        }
+        let net = &self.ev.net;
+        let out = py.detach(|| net.forward_heads(data, batch, fastnet));
+        let d = PyDict::new(py);
+        let mut put = |name: &str, v: Vec<f32>| -> PyResult<()> {
+            let cols = v.len() / batch;
+            let a: Bound<'py, PyArray2<f32>> = Array::from_shape_vec((batch, cols), v).map_err(value_error)?.into_pyarray(py);
+            d.set_item(name, a)
+        };
+        put("policy", out.policy)?;
+        put("wdl", out.wdl)?;
+        put("moves_left", out.moves_left)?;
+        if let Some(aux) = out.aux {
+            put("aux", aux)?;
+        }
+        if let Some(reply) = out.reply {
+            put("reply", reply)?;
+        }
+        Ok(d)
+    }
+
+    /// Writes the network as ONNX (what `pacozero export --format onnx`
+    /// writes; see the book's chapter "ONNX export") to `path`.
+    fn export_onnx(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let net = &self.ev.net;
+        py.detach(|| pacozero_nn::onnx::export_network(net.model(), net.config(), net.info(), &path))
+            .map_err(|e| value_error(format!("exporting {} to ONNX: {e}", self.path.display())))
+    }
+
     /// The network's priors over a state's legal actions, as search uses
     /// them (softmax of the logits over the legal slots): `(actions, priors, wdl)`.
     fn priors<'py>(&self, py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Priors<'py>> {

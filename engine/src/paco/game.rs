@@ -5,7 +5,7 @@
 
 use super::fullmove::FullMoveGen;
 use super::{Action, IllegalAction, Position, Required, Status, Transition};
-use crate::game::{ensure_running, parse_decision_names, BadNotation, Fact, Game, Outcome};
+use crate::game::{ensure_running, parse_decision_names, BadNotation, Encoding, Fact, Game, Outcome};
 use crate::types::Color;
 
 /// Number of occurrences of a settled position that draws the game (the platform's default).
@@ -191,6 +191,8 @@ impl Game for GameState {
     const BOARD_WIDTH: usize = 8;
     const NUM_BIT_PLANES: usize = super::NUM_BIT_PLANES;
     const NUM_SCALARS: usize = super::NUM_SCALARS;
+    const ENCODINGS: &'static [Encoding] = &[super::ENCODING];
+    const ACTION_LAYOUT: &'static str = super::ACTION_LAYOUT;
 
     fn to_move(&self) -> Color {
         self.position().side_to_move()

@@ -29,7 +29,7 @@ pub use action::{action_from_index, action_index, action_to_string, actions_text
 pub use action_set::{ActionIter, ActionSet};
 pub use castling::Castling;
 pub use diagram::diagram;
-pub use encode::{decode_dense, BOARD_SIZE, NUM_BIT_PLANES, NUM_SCALARS};
+pub use encode::{decode_dense, ACTION_LAYOUT, BOARD_SIZE, ENCODING, NUM_BIT_PLANES, NUM_SCALARS};
 pub use fen::{board_to_union_fen, decode_square_letter, encode_square_letter, position_from_union_fen, FenError, STARTPOS_FEN, UNION_LETTERS};
 pub use fullmove::{FullMoveGen, FullMoveLimits, LimitExceeded};
 pub use game::{perft_atomic, GameState, DEFAULT_DRAW_AFTER_REPETITIONS};
