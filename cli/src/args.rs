@@ -45,7 +45,7 @@ pub enum Command {
     Report(ReportArgs),
     /// Paco-in-1 and Paco-in-2 positions proved by exhaustive search: build the suite, or measure a network on it.
     Tactics(TacticsArgs),
-    /// Write a network for other tools: ONNX (see the book's chapter "ONNX export").
+    /// Write a network for other tools: ONNX, or the platform's bot file (see the book's chapter "ONNX export").
     Export(ExportArgs),
 }
 
@@ -66,6 +66,9 @@ pub struct ExportArgs {
 pub enum ExportFormat {
     /// ONNX, opset 17: input `planes` [N, C, H, W] in the network's encoding, one output per head, dynamic batch.
     Onnx,
+    /// The file the platform's runner loads in place of its bot (Paco Ŝako; a network with net.encoding = "platform"):
+    /// input float32 [1, 30, 8, 8], output `OUTPUT` float32 [1, 133] (value, then the 132 action probabilities).
+    Platform,
 }
 
 #[derive(Args, Debug)]

@@ -56,6 +56,7 @@ pub mod load;
 mod model;
 pub mod modelfile;
 pub mod onnx;
+pub mod platform_onnx;
 mod weights;
 
 pub use backend::{backend_name, check_backend, default_device, device_from_name, provenance};

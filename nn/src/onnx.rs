@@ -305,45 +305,47 @@ pub(crate) struct GameFacts {
 
 /// The facts of the game whose inputs and policy `net` has.
 pub(crate) fn game_facts(net: &NetConfig) -> NnResult<GameFacts> {
-    struct Facts;
-    impl GameVisitor for Facts {
+    struct Facts<'a>(&'a str);
+    impl GameVisitor for Facts<'_> {
         type Output = GameFacts;
         fn visit<G: Game>(self) -> GameFacts {
-            GameFacts { game: G::NAME, encoding: G::ENCODINGS[0], action_layout: G::ACTION_LAYOUT, aux_targets: G::AUX_TARGETS }
+            let e = G::ENCODINGS.iter().find(|e| e.name == self.0).expect("config_game found the network's encoding");
+            GameFacts { game: G::NAME, encoding: *e, action_layout: G::ACTION_LAYOUT, aux_targets: G::AUX_TARGETS }
         }
     }
     let kind = config_game(net).ok_or_else(|| {
         NnError::Config(format!(
-            "the network's inputs ({} channels, {}x{}) and {} policy slots fit none of the games",
+            "the network's inputs ({} channels, {}x{}, encoding {}) and {} policy slots fit none of the games",
             net.input_channels(),
             net.height,
             net.width,
+            net.encoding,
             net.policy_size
         ))
     })?;
-    Ok(kind.visit(Facts))
+    Ok(kind.visit(Facts(&net.encoding)))
 }
 
-/// The `metadata_props` of a network's ONNX file (see docs/onnx.md).
-fn metadata(net: &NetConfig, info: &ModelInfo, facts: &GameFacts, outputs: &[(&str, String)]) -> NnResult<Vec<(String, String)>> {
+/// The `metadata_props` of a network's ONNX file (see docs/onnx.md):
+/// `format` is `network` or `platform`, `input` describes the input.
+pub(crate) fn metadata(
+    format: &str,
+    input: String,
+    net: &NetConfig,
+    info: &ModelInfo,
+    facts: &GameFacts,
+    outputs: &[(&str, String)],
+) -> NnResult<Vec<(String, String)>> {
     let e = &facts.encoding;
     let planes: Vec<&str> = e.bit_planes.iter().chain(e.scalars).copied().collect();
     let net_json = serde_json::to_string(net).map_err(|e| NnError::Other(e.to_string()))?;
     let outputs: Vec<String> = outputs.iter().map(|(name, what)| format!("{name}: {what}")).collect();
     Ok(vec![
-        ("pacozero.format".into(), "network".into()),
+        ("pacozero.format".into(), format.into()),
         ("game".into(), facts.game.into()),
         ("encoding".into(), e.name.into()),
         ("encoding_version".into(), e.version.to_string()),
-        ("input".into(), format!(
-            "{INPUT}: float32 [N, {}, {}, {}]: channels 0..{} bit planes (0 or 1), then {} scalars each broadcast to a constant plane; square index = rank * {} + file in the mover's frame",
-            net.input_channels(),
-            net.height,
-            net.width,
-            e.bit_planes.len(),
-            e.scalars.len(),
-            net.width
-        )),
+        ("input".into(), input),
         ("input_planes".into(), planes.join(",")),
         ("action_layout".into(), facts.action_layout.into()),
         ("value_convention".into(), VALUE_CONVENTION.into()),
@@ -383,7 +385,13 @@ pub fn network_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo) -> NnRe
         g.output(reply, "reply", &[Dim::Batch, Dim::Fixed(p)]);
         outputs.push(("reply", format!("float32 [N, {p}] logits of the opponent's reply policy (auxiliary, unmasked)")));
     }
-    let meta = metadata(net, info, &facts, &outputs)?;
+    let e = &facts.encoding;
+    let input = format!(
+        "{INPUT}: float32 [N, {ci}, {h}, {w}]: channels 0..{} bit planes (0 or 1), then {} scalars each broadcast to a constant plane; square index = rank * {w} + file in the mover's frame",
+        e.num_bit_planes(),
+        e.num_scalars(),
+    );
+    let meta = metadata("network", input, net, info, &facts, &outputs)?;
     let doc = format!("PacoZero {} network {} ({} blocks x {} channels)", facts.game, info.name, net.blocks, net.channels);
     Ok(g.model(&format!("pacozero_{}", facts.game), &doc, &meta))
 }

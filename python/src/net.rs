@@ -66,9 +66,10 @@ impl Network {
         for (i, s) in states.iter().enumerate() {
             let out = &mut x[i * n..(i + 1) * n];
             let st = s.cast::<State>().map_err(|_| value_error(format!("item {i} is not a game state")))?.borrow();
-            let spec = st.st.spec();
+            // The state in the network's input encoding.
+            let spec = st.st.spec_as(&self.ev.net.config().encoding).map_err(|e| value_error(format!("{}: {e}", self.path.display())))?;
             self.check_game(&spec)?;
-            encode_dense_into(&spec, &*st.st, out);
+            encode_dense_into(&spec, &*st.st, out).map_err(value_error)?;
         }
         Ok(x)
     }
@@ -143,6 +144,7 @@ impl Network {
         d.set_item("value_hidden", c.value_hidden)?;
         d.set_item("value_pool", c.value_pool)?;
         d.set_item("reply_policy", c.reply_policy)?;
+        d.set_item("encoding", c.encoding.clone())?;
         Ok(d)
     }
 
@@ -223,12 +225,20 @@ impl Network {
         Ok(d)
     }
 
-    /// Writes the network as ONNX (what `pacozero export --format onnx`
-    /// writes; see the book's chapter "ONNX export") to `path`.
-    fn export_onnx(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    /// Writes the network as ONNX to `path`: `format="onnx"` what `pacozero
+    /// export --format onnx` writes, `format="platform"` the platform's bot
+    /// file (a network with `net.encoding = "platform"`); see the book's
+    /// chapter "ONNX export".
+    #[pyo3(signature = (path, format="onnx"))]
+    fn export_onnx(&self, py: Python<'_>, path: PathBuf, format: &str) -> PyResult<()> {
         let net = &self.ev.net;
-        py.detach(|| pacozero_nn::onnx::export_network(net.model(), net.config(), net.info(), &path))
-            .map_err(|e| value_error(format!("exporting {} to ONNX: {e}", self.path.display())))
+        let export = match format {
+            "onnx" => pacozero_nn::onnx::export_network,
+            "platform" => pacozero_nn::platform_onnx::export_platform,
+            other => return Err(value_error(format!("format {other:?}: expected \"onnx\" or \"platform\""))),
+        };
+        py.detach(|| export(net.model(), net.config(), net.info(), &path))
+            .map_err(|e| value_error(format!("exporting {} ({format}): {e}", self.path.display())))
     }
 
     /// The network's priors over a state's legal actions, as search uses
@@ -355,7 +365,7 @@ impl<'py> GameVisitor for Analyze<'_, 'py> {
     fn visit<G: Game>(self) -> Self::Output {
         let Analyze { py, out, st, net, visits, take, pv_turns } = self;
         let g: &G = st.as_any().downcast_ref().expect("a state is of its kind's game");
-        net.check_game(&st.spec())?;
+        net.check_game(&st.spec_as(&net.ev.net.config().encoding).map_err(value_error)?)?;
         let (search, res) = search_state(py, g, &net.ev, visits)?;
         let mut turns_out = Vec::new();
         for t in turns::root_turns(&search).into_iter().take(take) {

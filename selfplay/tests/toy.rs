@@ -26,7 +26,8 @@ impl Game for Nim {
     const BOARD_WIDTH: usize = 8;
     const NUM_BIT_PLANES: usize = 1;
     const NUM_SCALARS: usize = 2;
-    const ENCODINGS: &'static [Encoding] = &[Encoding { name: "pacozero", version: 1, bit_planes: &["stones"], scalars: &["second_decision", "stone_count"] }];
+    const ENCODINGS: &'static [Encoding] =
+        &[Encoding { name: pacozero_engine::DEFAULT_ENCODING, version: 1, bit_planes: &["stones"], scalars: &["second_decision", "stone_count"] }];
     const ACTION_LAYOUT: &'static str = "0: take 1, 1: take 2, 2: stop, 3: take 1 more";
     fn to_move(&self) -> Color {
         self.mover

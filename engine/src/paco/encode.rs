@@ -46,7 +46,7 @@ pub const BOARD_SIZE: usize = 8;
 
 /// The encoding [`Position::encode`] writes: the tables above, by name.
 pub const ENCODING: crate::game::Encoding = crate::game::Encoding {
-    name: "pacozero",
+    name: crate::game::DEFAULT_ENCODING,
     version: 1,
     bit_planes: &[
         "mover_pawns",

@@ -194,7 +194,7 @@ pub const NUM_BIT_PLANES: usize = 19;
 pub const NUM_SCALARS: usize = 4;
 /// The encoding [`encode`] writes: the tables of the module docs, by name.
 pub const ENCODING: crate::game::Encoding = crate::game::Encoding {
-    name: "pacozero",
+    name: crate::game::DEFAULT_ENCODING,
     version: 1,
     bit_planes: &[
         "mover_pawns",
