@@ -96,3 +96,35 @@ fn a_network_of_no_game_is_refused() {
     let err = pacozero_nn::onnx::network_model(&model, &net, &info).unwrap_err().to_string();
     assert!(err.contains("fit none of the games"), "{err}");
 }
+
+#[test]
+fn the_platform_file_has_the_platforms_input_and_output() {
+    let spec = pacozero_data::spec_of_encoding(GameKind::default(), "platform").unwrap();
+    assert_eq!((spec.input_channels(), spec.board_height, spec.board_width, spec.policy_size), (30, 8, 8, 132));
+    let net = NetConfig::tiny_for(&spec);
+    assert_eq!(net.encoding, "platform");
+    assert_eq!(pacozero_nn::config_game(&net), Some(GameKind::default()));
+    // The header records the encoding; a default-encoding header has no such key.
+    let json = serde_json::to_string(&net).unwrap();
+    assert!(json.contains(r#""encoding":"platform""#), "{json}");
+    assert_eq!(serde_json::from_str::<NetConfig>(&json).unwrap(), net);
+    assert!(!serde_json::to_string(&NetConfig::tiny_for(&spec_of(GameKind::default()))).unwrap().contains("encoding"));
+
+    let model = net.init_seeded(&default_device(), 3).unwrap();
+    let info = ModelInfo { name: "p".into(), step: 1, samples_seen: 0, provenance: None };
+    let m = pacozero_nn::platform_onnx::platform_model(&model, &net, &info).unwrap();
+    let g = m.graph.as_ref().unwrap();
+    let [input] = &g.input[..] else { panic!("one input") };
+    let [output] = &g.output[..] else { panic!("one output") };
+    assert_eq!((input.name.as_str(), dims(input)), ("INPUT", vec!["1".to_string(), "30".into(), "8".into(), "8".into()]));
+    assert_eq!((output.name.as_str(), dims(output)), ("OUTPUT", vec!["1".to_string(), "133".into()]));
+    let meta: HashMap<&str, &str> = m.metadata_props.iter().map(|e| (e.key.as_str(), e.value.as_str())).collect();
+    assert_eq!((meta["pacozero.format"], meta["encoding"]), ("platform", "platform"));
+    assert_eq!(meta["input_planes"].split(',').count(), 30);
+
+    // A network of the game's own encoding is refused, naming the key.
+    let own = NetConfig::tiny_for(&spec_of(GameKind::default()));
+    let model = own.init(&default_device()).unwrap();
+    let err = pacozero_nn::platform_onnx::platform_model(&model, &own, &info).unwrap_err().to_string();
+    assert!(err.contains(r#"net.encoding = "platform""#) && err.contains("pacozero"), "{err}");
+}
