@@ -22,9 +22,7 @@ impl NetworkEvaluator {
         let id = net.info().name.clone();
         Ok(NetworkEvaluator { net, id })
     }
-}
 
-impl NetworkEvaluator {
     /// The index in `G::ENCODINGS` of the encoding the network reads.
     fn encoding_of<G: Game>(&self) -> Result<usize> {
         encoding_index::<G>(&self.net.config().encoding).map_err(|e| anyhow::anyhow!("network {}: {e}", self.id))
