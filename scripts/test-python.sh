@@ -40,6 +40,12 @@ if ! "$VENV/bin/python" -c "import tensorboard" 2>/dev/null; then
     "$VENV/bin/pip" install -q tensorboard
 fi
 
+# The ONNX export's checker and a second runtime (tests/test_onnx.py).
+if ! "$VENV/bin/python" -c "import onnx, onnxruntime" 2>/dev/null; then
+    echo "installing onnx and onnxruntime (PyPI) into $VENV for the ONNX export test ..."
+    "$VENV/bin/pip" install -q onnx onnxruntime
+fi
+
 export PACOZERO_BIN="${PACOZERO_BIN:-$CARGO_TARGET_DIR/release/pacozero}"
 if [ ! -x "$PACOZERO_BIN" ]; then
     echo "building the pacozero binary for the Python package's tests ..."

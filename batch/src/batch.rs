@@ -3,7 +3,7 @@
 //! trainer and the Python package's data iterator build the same batches.
 
 use pacozero_data::{decode_into, GameSpec, PositionRow};
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -11,24 +11,28 @@ use rand_chacha::ChaCha8Rng;
 use crate::targets::Targets;
 
 /// A game's mirror, from its [`Game`] hooks (a game without one never
-/// mirrors a row).
+/// mirrors a row), for the planes of one of its encodings.
 #[derive(Clone, Copy)]
 struct Symmetry {
-    planes: fn(&mut [u64]) -> bool,
+    planes: fn(usize, &mut [u64]) -> bool,
+    /// The index in `Game::ENCODINGS` of the rows' encoding.
+    encoding: usize,
     action: fn(usize) -> usize,
 }
 
 impl Symmetry {
-    /// The mirror of the registered game named `game` (an unknown name has none).
-    fn of(game: &str) -> Option<Symmetry> {
-        struct Of;
-        impl GameVisitor for Of {
+    /// The mirror of the data of `spec`: of the registered game it names,
+    /// in its encoding (an unknown game or encoding has none).
+    fn of(spec: &GameSpec) -> Option<Symmetry> {
+        struct Of<'a>(&'a str);
+        impl GameVisitor for Of<'_> {
             type Output = Option<Symmetry>;
             fn visit<G: Game>(self) -> Option<Symmetry> {
-                Some(Symmetry { planes: G::mirror_planes, action: G::mirror_action_index })
+                let encoding = encoding_index::<G>(self.0).ok()?;
+                Some(Symmetry { planes: G::mirror_planes_as, encoding, action: G::mirror_action_index })
             }
         }
-        game.parse::<GameKind>().ok()?.visit(Of)
+        spec.game.parse::<GameKind>().ok()?.visit(Of(&spec.encoding))
     }
 }
 
@@ -107,7 +111,7 @@ impl Batch {
             reply_mask: if targets.reply.is_empty() { Vec::new() } else { vec![-1e9; n * p] },
             reply_w: vec![0.0; n],
         };
-        let symmetry = Symmetry::of(&spec.game);
+        let symmetry = Symmetry::of(spec);
         let mut flipped: Vec<u64> = Vec::new();
         for (k, &i) in idx.iter().enumerate() {
             let r = &rows[i as usize];
@@ -115,7 +119,7 @@ impl Batch {
                 mirror(k) && {
                     flipped.clear();
                     flipped.extend_from_slice(&r.planes);
-                    (s.planes)(&mut flipped)
+                    (s.planes)(s.encoding, &mut flipped)
                 }
             });
             let planes = if mirrored { &flipped } else { &r.planes };

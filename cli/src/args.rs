@@ -49,6 +49,30 @@ pub enum Command {
     Report(ReportArgs),
     /// Paco-in-1 and Paco-in-2 positions proved by exhaustive search: build the suite, or measure a network on it.
     Tactics(TacticsArgs),
+    /// Write a network for other tools: ONNX, or the platform's bot file (see the book's chapter "ONNX export").
+    Export(ExportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// What to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Output file (written to a temporary name, then renamed).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// ONNX, opset 17: input `planes` [N, C, H, W] in the network's encoding, one output per head, dynamic batch.
+    Onnx,
+    /// The file the platform's runner loads in place of its bot (Paco Ŝako; a network with net.encoding = "platform"):
+    /// input float32 [1, 30, 8, 8], output `OUTPUT` float32 [1, 133] (value, then the 132 action probabilities).
+    Platform,
 }
 
 #[derive(Args, Debug)]

@@ -347,3 +347,32 @@ fn overlapped_generations_train_on_earlier_chunks_and_repeat_exactly() {
     assert!(page.contains("over 3 generations"), "every generation counts in the time share");
     assert!(std::fs::read_to_string(runs[0].join("plots/time.svg")).unwrap().contains("self-play ‖ training"));
 }
+
+/// `--set net.encoding=platform` (the platform's input, docs/onnx.md): two
+/// generations whose data, models and report record the encoding; the
+/// exported bot file has the platform's shape; `selfplay.encoding` (which
+/// the loop sets from `net.encoding`) may not contradict the network's.
+#[test]
+fn a_loop_on_the_platforms_input_records_it_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let cfg = write_config(dir.path(), "tiny.toml", &tiny_loop().replace("baseline_games = 2", "baseline_games = 0"));
+    let (cfg_s, run_s) = (cfg.to_str().unwrap(), run.to_str().unwrap());
+    let bad = common::bin().args(["loop", "--config", cfg_s, "--run", run_s, "--set", "selfplay.encoding=platform"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("selfplay.encoding"), "{}", common::output_text(&bad));
+    let bad = common::bin().args(["loop", "--config", cfg_s, "--run", run_s, "--set", "net.encoding=qwerty"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("qwerty"), "{}", common::output_text(&bad));
+    assert!(!run.join("config.toml").exists(), "a refused configuration starts no run");
+
+    run_ok(&["loop", "--config", cfg_s, "--run", run_s, "--set", "net.encoding=platform"]);
+    let (net, info) = pacozero_nn::read_model_header(&run.join("models/gen-0002.pzmodel")).unwrap();
+    assert_eq!((net.encoding.as_str(), net.input_channels(), info.name.as_str()), ("platform", 30, "gen-0002"));
+    let spec = pacozero_data::data_spec(&run.join("data")).unwrap().unwrap();
+    assert_eq!((spec.encoding.as_str(), spec.bit_planes, spec.scalars), ("platform", 29, 1));
+    let out = dir.path().join("bot.onnx");
+    run_ok(&["export", "--format", "platform", "--model", run_s, "--out", out.to_str().unwrap()]);
+    assert!(std::fs::metadata(&out).unwrap().len() > 1000);
+    // Self-play of the default encoding is refused in the platform run.
+    let bad = common::bin().args(["selfplay", "--run", run_s, "--games", "1", "--evaluator", "uniform", "--quiet"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("encoding=platform"), "{}", common::output_text(&bad));
+}

@@ -52,7 +52,7 @@ pub enum DataError {
     #[error("{path}: game spec {found} differs from {expected} of earlier chunks")]
     SpecMismatch { path: PathBuf, expected: String, found: String },
     /// A data directory holds another game's data than the one asked for.
-    #[error("{dir} holds {have_game} data ({have}), not {want_game} ({want}); pass the matching --game")]
+    #[error("{dir} holds {have_game} data ({have}), not {want_game} ({want}); pass the matching --game (and net.encoding)")]
     WrongGame { dir: PathBuf, have_game: String, have: String, want_game: String, want: String },
     /// A game specification is out of range.
     #[error("invalid game spec: {0}")]

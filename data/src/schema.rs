@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{Game, GameKind, GameVisitor, DEFAULT_ENCODING};
 
 use crate::error::{DataError, Result};
 
@@ -66,6 +66,13 @@ pub struct GameSpec {
     ///
     /// [`Game::AUX_TARGETS`]: pacozero_engine::Game::AUX_TARGETS
     pub aux_targets: Vec<String>,
+    /// The input encoding of the planes and scalars (one of the game's
+    /// [`Game::ENCODINGS`]; metadata key `encoding`, written only when it
+    /// is not the game's own, [`DEFAULT_ENCODING`], which files without the
+    /// key hold).
+    ///
+    /// [`Game::ENCODINGS`]: pacozero_engine::Game::ENCODINGS
+    pub encoding: String,
 }
 
 /// Largest board side accepted (keeps a square index within `u16` range and
@@ -84,7 +91,15 @@ impl GameSpec {
         aux_targets: &[&str],
     ) -> Result<Self> {
         let aux_targets = aux_targets.iter().map(|s| s.to_string()).collect();
-        let spec = GameSpec { game: game.into(), board_height, board_width, bit_planes, scalars, policy_size, aux_targets };
+        let spec = GameSpec { game: game.into(), board_height, board_width, bit_planes, scalars, policy_size, aux_targets, encoding: DEFAULT_ENCODING.into() };
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// The same spec for input encoding `name` (the dimensions unchanged:
+    /// callers give those of the encoding).
+    pub fn with_encoding(self, name: &str) -> Result<Self> {
+        let spec = GameSpec { encoding: name.to_string(), ..self };
         spec.validate()?;
         Ok(spec)
     }
@@ -94,6 +109,9 @@ impl GameSpec {
         let bad = |m: String| Err(DataError::InvalidSpec(m));
         if self.game.is_empty() {
             return bad("game name is empty".into());
+        }
+        if self.encoding.is_empty() || self.encoding.contains([',', ' ']) {
+            return bad(format!("encoding name {:?} is empty or has a comma or a space", self.encoding));
         }
         for (name, v) in [("board_height", self.board_height), ("board_width", self.board_width)] {
             if v == 0 || v > MAX_BOARD_SIDE {
@@ -164,6 +182,9 @@ impl GameSpec {
         m.insert("scalars".into(), self.scalars.to_string());
         m.insert("policy_size".into(), self.policy_size.to_string());
         m.insert("aux_targets".into(), self.aux_targets.join(","));
+        if self.encoding != DEFAULT_ENCODING {
+            m.insert("encoding".into(), self.encoding.clone());
+        }
         m
     }
 
@@ -206,6 +227,7 @@ impl GameSpec {
             scalars: num("scalars")?,
             policy_size: num("policy_size")?,
             aux_targets,
+            encoding: m.get("encoding").cloned().unwrap_or_else(|| DEFAULT_ENCODING.to_string()),
         };
         spec.validate().map_err(|e| DataError::Metadata { path: path.to_path_buf(), message: e.to_string() })?;
         Ok(spec)
@@ -224,7 +246,11 @@ impl std::fmt::Display for GameSpec {
             self.scalars,
             self.policy_size,
             self.aux_targets.join(",")
-        )
+        )?;
+        if self.encoding != DEFAULT_ENCODING {
+            write!(f, " encoding={}", self.encoding)?;
+        }
+        Ok(())
     }
 }
 

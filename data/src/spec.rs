@@ -9,16 +9,37 @@ use crate::{list_chunks, read_file_spec, DataError, GameSpec, Result};
 
 /// The data-schema spec of a game.
 pub fn game_spec<G: Game>() -> GameSpec {
+    game_spec_as::<G>(0)
+}
+
+/// The data spec of a game whose rows hold input encoding
+/// `G::ENCODINGS[encoding]`.
+pub fn game_spec_as<G: Game>(encoding: usize) -> GameSpec {
+    let e = &G::ENCODINGS[encoding];
     GameSpec::new(
         G::NAME,
         G::BOARD_HEIGHT as u32,
         G::BOARD_WIDTH as u32,
-        G::NUM_BIT_PLANES as u32,
-        G::NUM_SCALARS as u32,
+        e.num_bit_planes() as u32,
+        e.num_scalars() as u32,
         G::NUM_ACTIONS as u32,
         G::AUX_TARGETS,
     )
+    .and_then(|s| s.with_encoding(e.name))
     .expect("the game's dimensions form a valid spec")
+}
+
+/// The data spec of game `kind` in its input encoding `encoding` (a name);
+/// the error names the game's encodings.
+pub fn spec_of_encoding(kind: GameKind, encoding: &str) -> std::result::Result<GameSpec, String> {
+    struct Spec<'a>(&'a str);
+    impl GameVisitor for Spec<'_> {
+        type Output = std::result::Result<GameSpec, String>;
+        fn visit<G: Game>(self) -> Self::Output {
+            Ok(game_spec_as::<G>(pacozero_engine::encoding_index::<G>(self.0)?))
+        }
+    }
+    kind.visit(Spec(encoding))
 }
 
 /// The data spec of a registered game.
@@ -34,8 +55,8 @@ pub fn spec_of(kind: GameKind) -> GameSpec {
 }
 
 fn same_shape(a: &GameSpec, b: &GameSpec) -> bool {
-    (a.board_height, a.board_width, a.bit_planes, a.scalars, a.policy_size, &a.aux_targets)
-        == (b.board_height, b.board_width, b.bit_planes, b.scalars, b.policy_size, &b.aux_targets)
+    (a.board_height, a.board_width, a.bit_planes, a.scalars, a.policy_size, &a.aux_targets, &a.encoding)
+        == (b.board_height, b.board_width, b.bit_planes, b.scalars, b.policy_size, &b.aux_targets, &b.encoding)
 }
 
 /// The spec of the newest chunk of a data directory (`None` if it has none).
@@ -51,7 +72,14 @@ pub fn data_spec(dir: &Path) -> Result<Option<GameSpec>> {
 
 /// Refuses to add games of `G` to a data directory holding another game's.
 pub fn check_data_dir<G: Game>(dir: &Path) -> Result<()> {
-    let want = game_spec::<G>();
+    check_data_dir_as::<G>(dir, 0)
+}
+
+/// Refuses to add games of `G` in input encoding `G::ENCODINGS[encoding]`
+/// to a data directory holding another game's, or the same game's in
+/// another encoding.
+pub fn check_data_dir_as<G: Game>(dir: &Path, encoding: usize) -> Result<()> {
+    let want = game_spec_as::<G>(encoding);
     match data_spec(dir)? {
         Some(have) if have.game != want.game || !same_shape(&have, &want) => Err(DataError::WrongGame {
             dir: dir.to_path_buf(),

@@ -148,6 +148,27 @@ fn a_version_1_file_of_a_registered_game_names_its_targets() {
     }
 }
 
+/// The input encoding is part of a chunk's spec: recorded in the metadata
+/// when it is not the game's own (files without the key are), read back, and
+/// a directory refuses chunks of the same game in another encoding.
+#[test]
+fn a_writer_refuses_a_directory_of_another_encoding() {
+    let own = common::spec();
+    assert_eq!(own.encoding, pacozero_engine::DEFAULT_ENCODING);
+    assert!(!own.to_metadata().contains_key("encoding"), "files of the game's own encoding are as before");
+    let other = GameSpec { encoding: "platform".into(), ..own.clone() };
+    let m = other.to_metadata();
+    assert_eq!(m["encoding"], "platform");
+    assert_eq!(GameSpec::from_metadata(std::path::Path::new("x"), &m).unwrap(), other);
+    assert!(other.to_string().contains("encoding=platform"), "{other}");
+    assert!(own.clone().with_encoding("two words").is_err());
+
+    let dir = tempfile::tempdir().unwrap();
+    one_game_chunk(dir.path(), "0000000000001-w000-000000");
+    let e = ChunkWriter::new(dir.path(), other).err().expect("refused").to_string();
+    assert!(e.contains("0000000000001-w000-000000") && e.contains("platform"), "{e}");
+}
+
 fn manifest_dir() -> String {
     std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }

@@ -18,6 +18,47 @@ pub enum Outcome {
     Draw,
 }
 
+/// A network input encoding of a game: its name and version and the names
+/// of its inputs, for files that describe the network they hold (the ONNX
+/// export's metadata). A network reads the bit planes as `0`/`1` planes,
+/// then each scalar broadcast to a constant plane, in the order named here.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Encoding {
+    /// The encoding's name (`pacozero` for each game's own).
+    pub name: &'static str,
+    /// Raised whenever a plane's meaning changes, so a network trained on
+    /// the old meaning is not fed the new one unnoticed.
+    pub version: u32,
+    /// Names of the bit planes, in order (snake_case).
+    pub bit_planes: &'static [&'static str],
+    /// Names of the scalars, in order (snake_case).
+    pub scalars: &'static [&'static str],
+}
+
+impl Encoding {
+    /// Bit planes of the encoding.
+    pub fn num_bit_planes(&self) -> usize {
+        self.bit_planes.len()
+    }
+    /// Scalars of the encoding.
+    pub fn num_scalars(&self) -> usize {
+        self.scalars.len()
+    }
+}
+
+/// The name of each game's own encoding, its first ([`Game::ENCODINGS`]):
+/// what files that name none hold.
+pub const DEFAULT_ENCODING: &str = "pacozero";
+
+/// The index in [`Game::ENCODINGS`] of the encoding `name`; the error names
+/// the game's encodings.
+pub fn encoding_index<G: Game>(name: &str) -> Result<usize, String> {
+    G::ENCODINGS.iter().position(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = G::ENCODINGS.iter().map(|e| e.name).collect();
+        format!("{} has no input encoding {name:?} (it has: {})", G::NAME, names.join(", "))
+    })
+}
+
 /// A game state as search sees it.
 pub trait Game: Clone + Send + Sync + 'static {
     /// Short name (`paco`, `shako`), recorded in data files.
@@ -68,6 +109,22 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
     /// Writes the network input (see the game's encoding table).
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]);
+    /// The network input encodings of the game; the first, named
+    /// [`DEFAULT_ENCODING`], is the one [`Game::encode`] writes
+    /// ([`Game::NUM_BIT_PLANES`] bit planes, [`Game::NUM_SCALARS`] scalars,
+    /// named there). A run chooses one (`net.encoding`); its data and
+    /// networks record it.
+    const ENCODINGS: &'static [Encoding];
+    /// Writes the input in encoding `ENCODINGS[encoding]` into `planes`
+    /// (its bit planes, each `ceil(H*W/64)` words) and `scalars`. The
+    /// default, for games with one encoding, is [`Game::encode`].
+    fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
+        assert_eq!(encoding, 0, "{} has one input encoding", Self::NAME);
+        self.encode(planes, scalars)
+    }
+    /// The policy's action indices in words: which decision each slot is and
+    /// in which frame (for files that describe the network they hold).
+    const ACTION_LAYOUT: &'static str;
     /// Hash of the state (including what decides repetitions).
     fn hash(&self) -> u64;
     /// Human-readable name of a decision in this state (e.g. `Le2`).
@@ -163,6 +220,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// file mirror, for positions without a castling right. Default: none.
     fn mirror_planes(_planes: &mut [u64]) -> bool {
         false
+    }
+    /// [`Game::mirror_planes`] for the bit planes of encoding
+    /// `ENCODINGS[encoding]` (the same symmetry; a game with one encoding
+    /// needs nothing more than `mirror_planes`).
+    fn mirror_planes_as(encoding: usize, planes: &mut [u64]) -> bool {
+        encoding == 0 && Self::mirror_planes(planes)
     }
     /// The action index that [`Game::mirror_planes`]'s symmetry maps action
     /// index `a` to.

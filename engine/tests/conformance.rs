@@ -23,11 +23,14 @@
 //!   (`AUX_TARGETS`: distinct snake_case names) at a settled position, which
 //!   is a turn start (the standard start is one), none in the middle of a turn;
 //! * the training-data mirror (`mirror_planes`, `mirror_action_index`) is
-//!   an involution, and a position it refuses keeps its planes.
+//!   an involution, and a position it refuses keeps its planes;
+//! * every input encoding (`ENCODINGS`, each input named once, the first
+//!   `DEFAULT_ENCODING` and what `encode` writes) fills its declared
+//!   planes and scalars, on the board, and its mirror is an involution too.
 //!
 //! A new game passes this by being added to `GameKind`; nothing here names a game.
 
-use pacozero_engine::{perft, Game, GameKind, GameVisitor};
+use pacozero_engine::{perft, Game, GameKind, GameVisitor, DEFAULT_ENCODING};
 
 mod common;
 use common::Rng;
@@ -54,6 +57,7 @@ impl GameVisitor for Conformance {
     fn visit<G: Game>(self) -> Checked {
         let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
         check_aux_target_names::<G>();
+        check_encoding_names::<G>();
         let mut rng = Rng(self.seed);
         let mut checked = Checked::default();
         let mut legal = Vec::new();
@@ -87,6 +91,21 @@ impl GameVisitor for Conformance {
             }
         }
         checked
+    }
+}
+
+/// The default encoding is the one `encode` writes; every encoding names
+/// each input once, in snake_case.
+fn check_encoding_names<G: Game>() {
+    let enc = &G::ENCODINGS[0];
+    assert_eq!(enc.name, DEFAULT_ENCODING, "{}: the first encoding", G::NAME);
+    assert_eq!((enc.bit_planes.len(), enc.scalars.len()), (G::NUM_BIT_PLANES, G::NUM_SCALARS), "{}: names of encoding {}", G::NAME, enc.name);
+    for e in G::ENCODINGS {
+        let mut names: Vec<&str> = e.bit_planes.iter().chain(e.scalars).copied().collect();
+        assert!(names.iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')), "{}: {names:?}", G::NAME);
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), e.bit_planes.len() + e.scalars.len(), "{}: encoding {} names an input twice", G::NAME, e.name);
     }
 }
 
@@ -178,6 +197,28 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
         assert!(G::mirror_planes(&mut mirrored) && mirrored == planes, "{}: mirroring twice is not the identity in {at}", G::NAME);
     } else {
         assert_eq!(mirrored, planes, "{}: a refused mirror changed the planes in {at}", G::NAME);
+    }
+    // Every encoding: its declared sizes, on the board; the default one is `encode`'s.
+    for (e, enc) in G::ENCODINGS.iter().enumerate() {
+        let mut ep = vec![u64::MAX; enc.num_bit_planes() * words];
+        let mut es = vec![f32::NAN; enc.num_scalars()];
+        g.encode_as(e, &mut ep, &mut es);
+        assert!(es.iter().all(|x| x.is_finite()), "{}: scalars of encoding {} in {at}", G::NAME, enc.name);
+        if e == 0 {
+            assert_eq!((&ep, &es), (&planes, &scalars), "{}: encoding 0 is not `encode` in {at}", G::NAME);
+        }
+        let squares = G::BOARD_HEIGHT * G::BOARD_WIDTH;
+        if squares % 64 != 0 {
+            for p in 0..enc.num_bit_planes() {
+                assert_eq!(ep[p * words + words - 1] >> (squares % 64), 0, "{}: plane {p} of encoding {} spills off the board in {at}", G::NAME, enc.name);
+            }
+        }
+        let mut mirrored = ep.clone();
+        if G::mirror_planes_as(e, &mut mirrored) {
+            assert!(G::mirror_planes_as(e, &mut mirrored) && mirrored == ep, "{}: mirroring encoding {} twice in {at}", G::NAME, enc.name);
+        } else {
+            assert_eq!(mirrored, ep, "{}: a refused mirror changed encoding {}'s planes in {at}", G::NAME, enc.name);
+        }
     }
     // Notation round trip.
     let back = G::from_notation(&at).unwrap_or_else(|e| panic!("{}: notation {at:?} does not read back: {e}", G::NAME));

@@ -7,8 +7,8 @@
 //! mirrored.
 
 use pacozero_engine::paco::{
-    action_from_index, action_index, fischer_random, mirror_action, mirror_action_index, mirror_encoded_planes, GameState, Position, Rules, NUM_BIT_PLANES,
-    NUM_SCALARS,
+    action_from_index, action_index, fischer_random, mirror_action, mirror_action_index, mirror_encoded_planes, mirror_platform_planes, GameState, Position,
+    Rules, NUM_BIT_PLANES, NUM_SCALARS, PLATFORM_BIT_PLANES, PLATFORM_SCALARS,
 };
 use pacozero_engine::Game;
 
@@ -49,6 +49,11 @@ fn the_file_mirror_maps_legal_decisions_to_legal_decisions() {
                     pos.encode(g.repetitions(), &mut planes, &mut scalars);
                     let before = planes;
                     assert!(!mirror_encoded_planes(&mut planes) && planes == before, "{}", pos.fen());
+                    // The platform's input is refused alike.
+                    let (mut planes, mut scalars) = ([0u64; PLATFORM_BIT_PLANES], [0f32; PLATFORM_SCALARS]);
+                    pos.encode_platform(&mut planes, &mut scalars);
+                    let before = planes;
+                    assert!(!mirror_platform_planes(&mut planes) && planes == before, "platform: {}", pos.fen());
                     refused += 1;
                 }
                 Some(m) => {
@@ -64,6 +69,13 @@ fn the_file_mirror_maps_legal_decisions_to_legal_decisions() {
                     m.encode(g.repetitions(), &mut want_planes, &mut want_scalars);
                     assert!(mirror_encoded_planes(&mut planes), "{}", pos.fen());
                     assert_eq!((planes, scalars), (want_planes, want_scalars), "encoding of the mirror of {}", pos.fen());
+                    // The platform's input mirrors to the mirror's too.
+                    let (mut planes, mut scalars) = ([0u64; PLATFORM_BIT_PLANES], [0f32; PLATFORM_SCALARS]);
+                    let (mut want_planes, mut want_scalars) = ([0u64; PLATFORM_BIT_PLANES], [0f32; PLATFORM_SCALARS]);
+                    pos.encode_platform(&mut planes, &mut scalars);
+                    m.encode_platform(&mut want_planes, &mut want_scalars);
+                    assert!(mirror_platform_planes(&mut planes), "platform: {}", pos.fen());
+                    assert_eq!((planes, scalars), (want_planes, want_scalars), "platform encoding of the mirror of {}", pos.fen());
                     let mut by_index: Vec<u16> = mirrored_legal(&GameState::new(*pos));
                     let mut legal_here = Vec::new();
                     GameState::new(*pos).playable_actions(&mut legal_here);

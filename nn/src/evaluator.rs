@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::Result;
-use pacozero_engine::Game;
+use pacozero_engine::{encoding_index, Game};
 use pacozero_search::{masked_softmax, EvalOutput, EvalRequest, Evaluator};
 
 use crate::infer::{EvalInput, Network};
@@ -22,15 +22,47 @@ impl NetworkEvaluator {
         let id = net.info().name.clone();
         Ok(NetworkEvaluator { net, id })
     }
+
+    /// The index in `G::ENCODINGS` of the encoding the network reads.
+    fn encoding_of<G: Game>(&self) -> Result<usize> {
+        encoding_index::<G>(&self.net.config().encoding).map_err(|e| anyhow::anyhow!("network {}: {e}", self.id))
+    }
 }
 
 impl<G: Game> Evaluator<G> for NetworkEvaluator {
     fn name(&self) -> String {
         self.id.clone()
     }
+    /// The search encodes leaves in the game's own encoding
+    /// ([`Game::encode`]); a network reading another encodes them itself.
+    fn needs_encoding(&self) -> bool {
+        matches!(self.encoding_of::<G>(), Ok(0))
+    }
+    fn encoding(&self) -> Option<String> {
+        Some(self.net.config().encoding.clone())
+    }
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
         out.reset(batch);
-        let inputs: Vec<EvalInput<'_>> = batch.iter().map(|r| EvalInput { planes: r.planes, scalars: r.scalars }).collect();
+        let encoding = self.encoding_of::<G>()?;
+        let own: Vec<(Vec<u64>, Vec<f32>)> = if encoding == 0 {
+            Vec::new()
+        } else {
+            let e = &G::ENCODINGS[encoding];
+            let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
+            batch
+                .iter()
+                .map(|r| {
+                    let (mut planes, mut scalars) = (vec![0u64; e.num_bit_planes() * words], vec![0f32; e.num_scalars()]);
+                    r.state.encode_as(encoding, &mut planes, &mut scalars);
+                    (planes, scalars)
+                })
+                .collect()
+        };
+        let inputs: Vec<EvalInput<'_>> = if encoding == 0 {
+            batch.iter().map(|r| EvalInput { planes: r.planes, scalars: r.scalars }).collect()
+        } else {
+            own.iter().map(|(planes, scalars)| EvalInput { planes, scalars }).collect()
+        };
         let evals = self.net.evaluate_batch(&inputs).map_err(|e| anyhow::anyhow!("network evaluation: {e}"))?;
         for (i, (r, e)) in batch.iter().zip(evals).enumerate() {
             masked_softmax(&e.policy_logits, r.legal, out.priors_of_mut(i));

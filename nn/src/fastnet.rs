@@ -20,36 +20,30 @@
 //! The auxiliary Ŝako head is not computed (self-play does not read it).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
-use burn::module::{Module, ModuleVisitor, Param};
-use burn::prelude::*;
 use rayon::prelude::*;
 
-use crate::error::{NnError, NnResult};
+use crate::error::NnResult;
 use crate::model::{NetConfig, PacoNet};
-
-/// Epsilon of every batch norm of [`PacoNet`] (`BatchNormConfig`'s default,
-/// which model.rs uses; burn does not expose it as a tensor to visit).
-const BN_EPSILON: f64 = 1e-5;
+use crate::weights::{Dense, FoldedConv, Weights};
 
 /// Products with at least this many rows use `matrixmultiply`, smaller ones `gemm`.
 const MATRIXMULTIPLY_MIN_ROWS: usize = 16;
 
+/// Bytes of im2col buffer one thread fills at once: larger batches go
+/// through in pieces of at most this much (and at least [`MIN_PIECE`]
+/// positions), so that the buffer stays in the caches. The buffer holds
+/// `9 * C` floats per square and position: 55 KB a position at 24 channels,
+/// 295 KB at 128. Measured on one thread (a busy machine, scripts/bench-onnx.py):
+/// the quick net (2x24) at batch 256 in one piece ran at 70% of its speed
+/// at batch 32, the GPU config's 10x128 at 80% of its speed at batch 8.
+const PIECE_BYTES: usize = 2 << 20;
+
+/// The fewest positions of a piece (matrix products want rows).
+const MIN_PIECE: usize = 8;
+
 /// Batches at least this large are split across the rayon pool.
 pub const PARALLEL_MIN_BATCH: usize = 16;
-
-/// A fully connected layer (or a convolution as im2col product):
-/// `out[m, n] = sum_k in[m, k] * w[k, n] + b[n]`.
-#[derive(Clone, Debug)]
-struct Dense {
-    k: usize,
-    n: usize,
-    /// `[k, n]` row-major.
-    w: Vec<f32>,
-    /// `[n]`.
-    b: Vec<f32>,
-}
 
 /// Squeeze-excitation: `fc1: [C, C/r]`, `fc2: [C/r, 2C]` (scale logits, then biases).
 #[derive(Clone, Debug)]
@@ -110,110 +104,37 @@ pub struct FastOutput {
     pub moves_left: Vec<f32>,
 }
 
-/// Collects every float tensor of a module by its dotted path.
-struct Collector {
-    path: Vec<String>,
-    tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
-}
-
-impl ModuleVisitor for Collector {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_string());
-    }
-
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-
-    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        // Parameters are visited as leaves: their own name is the last entered module.
-        let t = param.val();
-        let shape = t.dims().to_vec();
-        // An unreadable tensor becomes empty and fails the shape check in `Weights::get`.
-        let values = t.into_data().try_into_vec_as::<f32>().unwrap_or_default();
-        self.tensors.insert(self.path.join("."), (shape, values));
-    }
-}
-
-/// Looks up tensors by path with shape checks.
-struct Weights {
-    tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
-}
-
-impl Weights {
-    fn get(&self, path: &str, shape: &[usize]) -> NnResult<&[f32]> {
-        let (s, v) = self.tensors.get(path).ok_or_else(|| {
-            let mut names: Vec<&String> = self.tensors.keys().collect();
-            names.sort();
-            NnError::Other(format!("fastnet: parameter `{path}` not found (have {names:?})"))
-        })?;
-        if s != shape || v.len() != shape.iter().product::<usize>() {
-            return Err(NnError::Other(format!("fastnet: `{path}` has shape {s:?}, expected {shape:?}")));
-        }
-        Ok(v)
-    }
-
-    /// Per-channel `(scale, shift)` of the batch norm at `path` in inference mode:
-    /// `bn(x) = x * scale + shift`.
-    fn bn(&self, path: &str, c: usize) -> NnResult<(Vec<f32>, Vec<f32>)> {
-        let gamma = self.get(&format!("{path}.gamma"), &[c])?;
-        let beta = self.get(&format!("{path}.beta"), &[c])?;
-        let mean = self.get(&format!("{path}.running_mean"), &[c])?;
-        let var = self.get(&format!("{path}.running_var"), &[c])?;
-        let mut scale = vec![0.0; c];
-        let mut shift = vec![0.0; c];
-        for i in 0..c {
-            // f64 for the fold so it adds no rounding beyond burn's own.
-            let s = gamma[i] as f64 / (var[i] as f64 + BN_EPSILON).sqrt();
-            scale[i] = s as f32;
-            shift[i] = (beta[i] as f64 - mean[i] as f64 * s) as f32;
-        }
-        Ok((scale, shift))
-    }
-
-    /// A ConvBn (`{path}.conv`, `{path}.bn`) with `kernel` 1 or 3, as a
-    /// `[kernel² * cin, cout]` matrix whose row `t*cin + ci` is tap `t = ky*kernel + kx`.
-    fn conv_bn(&self, path: &str, cin: usize, cout: usize, kernel: usize) -> NnResult<Dense> {
-        let kk = kernel * kernel;
-        let w = self.get(&format!("{path}.conv.weight"), &[cout, cin, kernel, kernel])?; // [Cout, Cin, k, k]
-        let (scale, shift) = self.bn(&format!("{path}.bn"), cout)?;
-        let mut out = vec![0.0; kk * cin * cout]; // [k*k*Cin, Cout]
-        for co in 0..cout {
-            for ci in 0..cin {
-                for t in 0..kk {
-                    out[(t * cin + ci) * cout + co] = w[(co * cin + ci) * kk + t] * scale[co];
-                }
+/// A folded convolution as the `[kernel² * cin, cout]` matrix of its im2col
+/// product, row `t*cin + ci` for tap `t = ky*kernel + kx`.
+fn im2col_matrix(conv: FoldedConv) -> Dense {
+    let FoldedConv { cin, cout, kernel, w, b } = conv; // w: [Cout, Cin, k, k]
+    let kk = kernel * kernel;
+    let mut out = vec![0.0; kk * cin * cout]; // [k*k*Cin, Cout]
+    for co in 0..cout {
+        for ci in 0..cin {
+            for t in 0..kk {
+                out[(t * cin + ci) * cout + co] = w[(co * cin + ci) * kk + t];
             }
         }
-        Ok(Dense { k: kk * cin, n: cout, w: out, b: shift })
     }
+    Dense { k: kk * cin, n: cout, w: out, b }
+}
 
-    /// A burn `Linear` (`weight: [in, out]`, `bias: [out]`).
-    fn linear(&self, path: &str, k: usize, n: usize) -> NnResult<Dense> {
-        let w = self.get(&format!("{path}.weight"), &[k, n])?.to_vec(); // [in, out]
-        let b = match self.tensors.get(&format!("{path}.bias")) {
-            Some(_) => self.get(&format!("{path}.bias"), &[n])?.to_vec(),
-            None => vec![0.0; n],
-        };
-        Ok(Dense { k, n, w, b })
-    }
-
-    /// A linear layer reading a channel-major flatten `[ch, hw]` of a conv output,
-    /// with its rows reordered to read the square-major flatten `[hw, ch]`.
-    fn linear_square_major(&self, path: &str, ch: usize, hw: usize, n: usize) -> NnResult<Dense> {
-        let mut d = self.linear(path, ch * hw, n)?;
-        let src = std::mem::take(&mut d.w); // [Ch*HW, N], row c*HW + s
-        let mut w = vec![0.0; ch * hw * n]; // [HW*Ch, N], row s*Ch + c
-        for c in 0..ch {
-            for s in 0..hw {
-                let from = (c * hw + s) * n;
-                let to = (s * ch + c) * n;
-                w[to..to + n].copy_from_slice(&src[from..from + n]);
-            }
+/// A linear layer reading a channel-major flatten `[ch, hw]` of a conv output,
+/// with its rows reordered to read the square-major flatten `[hw, ch]`.
+fn linear_square_major(wt: &Weights, path: &str, ch: usize, hw: usize, n: usize) -> NnResult<Dense> {
+    let mut d = wt.linear(path, ch * hw, n)?;
+    let src = std::mem::take(&mut d.w); // [Ch*HW, N], row c*HW + s
+    let mut w = vec![0.0; ch * hw * n]; // [HW*Ch, N], row s*Ch + c
+    for c in 0..ch {
+        for s in 0..hw {
+            let from = (c * hw + s) * n;
+            let to = (s * ch + c) * n;
+            w[to..to + n].copy_from_slice(&src[from..from + n]);
         }
-        d.w = w;
-        Ok(d)
     }
+    d.w = w;
+    Ok(d)
 }
 
 /// Per-thread scratch buffers, grown to the largest batch seen.
@@ -307,9 +228,7 @@ impl FastNet {
     /// The model's batch norms are read in inference mode (running statistics).
     pub fn from_model(model: &PacoNet, net: &NetConfig) -> NnResult<Self> {
         net.validate()?;
-        let mut col = Collector { path: Vec::new(), tensors: HashMap::new() };
-        model.visit(&mut col);
-        let wt = Weights { tensors: col.tensors };
+        let wt = Weights::of(model);
         let (ci, c, hw) = (net.input_channels(), net.channels as usize, net.squares());
         let (h, w) = (net.height as usize, net.width as usize);
         let (pc, vc, vh) = (net.policy_channels as usize, net.value_channels as usize, net.value_hidden as usize);
@@ -322,7 +241,11 @@ impl FastNet {
                 } else {
                     None
                 };
-                Ok(Block { a: wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?, b: wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?, se })
+                Ok(Block {
+                    a: im2col_matrix(wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?),
+                    b: im2col_matrix(wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?),
+                    se,
+                })
             })
             .collect::<NnResult<Vec<_>>>()?;
         let mut taps = vec![-1i32; hw * 9];
@@ -344,12 +267,12 @@ impl FastNet {
             hw,
             policy_size: p,
             taps,
-            stem: wt.conv_bn("stem", ci, c, 3)?,
+            stem: im2col_matrix(wt.conv_bn("stem", ci, c, 3)?),
             blocks,
-            policy_conv: wt.conv_bn("policy_conv", c, pc, 1)?,
-            policy_fc: wt.linear_square_major("policy_fc", pc, hw, p)?,
-            value_conv: wt.conv_bn("value_conv", c, vc, 1)?,
-            value_fc: if net.value_pool { wt.linear("value_fc", 2 * vc, vh)? } else { wt.linear_square_major("value_fc", vc, hw, vh)? },
+            policy_conv: im2col_matrix(wt.conv_bn("policy_conv", c, pc, 1)?),
+            policy_fc: linear_square_major(&wt, "policy_fc", pc, hw, p)?,
+            value_conv: im2col_matrix(wt.conv_bn("value_conv", c, vc, 1)?),
+            value_fc: if net.value_pool { wt.linear("value_fc", 2 * vc, vh)? } else { linear_square_major(&wt, "value_fc", vc, hw, vh)? },
             value_pool: net.value_pool,
             wdl_fc: wt.linear("wdl_fc", vh, 3)?,
             moves_left_fc: wt.linear("moves_left_fc", vh, 1)?,
@@ -399,13 +322,23 @@ impl FastNet {
             .for_each(|(((x, pol), wdl), ml)| self.forward_chunk(x, ml.len(), pol, wdl, ml));
     }
 
-    /// Forward pass on the calling thread.
+    /// Positions of one piece of a forward pass ([`PIECE_BYTES`]).
+    fn piece(&self) -> usize {
+        let per_position = self.hw * 9 * self.c.max(self.ci) * std::mem::size_of::<f32>();
+        (PIECE_BYTES / per_position).max(MIN_PIECE)
+    }
+
+    /// Forward pass on the calling thread, [`FastNet::piece`] positions at a time.
     fn forward_chunk(&self, x: &[f32], batch: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
+        let (n, p, k) = (self.input_len(), self.policy_size, self.piece());
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
             let s = &mut *s;
-            self.forward_scratch(s, x, batch, policy, wdl, moves_left);
+            for (((x, pol), wdl), ml) in x.chunks(k * n).zip(policy.chunks_mut(k * p)).zip(wdl.chunks_mut(k * 3)).zip(moves_left.chunks_mut(k)) {
+                self.forward_scratch(s, x, ml.len(), pol, wdl, ml);
+            }
         });
+        debug_assert_eq!(moves_left.len(), batch);
     }
 
     fn forward_scratch(&self, s: &mut Scratch, x: &[f32], b: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {

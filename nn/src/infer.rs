@@ -34,6 +34,23 @@ pub struct Evaluation {
     pub moves_left: f32,
 }
 
+/// Every head's output for a batch of `B` positions, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadOutputs {
+    /// Policy logits, `[B, P]`.
+    pub policy: Vec<f32>,
+    /// Win/draw/loss probabilities (softmax of the value head), `[B, 3]`.
+    pub wdl: Vec<f32>,
+    /// Raw moves-left output (predicted `ln(1 + moves_left)`), `[B]`.
+    pub moves_left: Vec<f32>,
+    /// Logits of the auxiliary targets, `[B, A]`; `None` where the path
+    /// does not compute them ([`FastNet`]).
+    pub aux: Option<Vec<f32>>,
+    /// Logits of the opponent's reply, `[B, P]`, with `reply_policy` and
+    /// burn's forward pass.
+    pub reply: Option<Vec<f32>>,
+}
+
 /// A loaded network ready to evaluate batches (no autodiff).
 ///
 /// On the flex (CPU) backend evaluation runs through [`FastNet`], a plain-Rust
@@ -97,6 +114,38 @@ impl Network {
     /// Name/step of the loaded model.
     pub fn info(&self) -> &ModelInfo {
         &self.info
+    }
+
+    /// The burn model (in inference mode).
+    pub fn model(&self) -> &PacoNet {
+        &self.model
+    }
+
+    /// Every head's raw output for already-decoded inputs (`x`: `[batch, C,
+    /// H, W]` flattened), through [`FastNet`] (`fastnet`, on the CPU; no
+    /// auxiliary heads) or burn's forward pass on the model's device: the
+    /// references an exported network is checked against.
+    pub fn forward_heads(&self, x: Vec<f32>, batch: usize, fastnet: bool) -> HeadOutputs {
+        let (c, h, w) = (self.net.input_channels(), self.net.height as usize, self.net.width as usize);
+        assert_eq!(x.len(), batch * c * h * w, "dense input has the wrong length");
+        if fastnet {
+            // As the workers run it ([`Network::evaluate_dense`]): small batches on this thread.
+            let out =
+                if batch >= crate::fastnet::PARALLEL_MIN_BATCH { in_pool(&self.pool, || self.fast.forward(&x, batch)) } else { self.fast.forward(&x, batch) };
+            return HeadOutputs { policy: out.policy, wdl: out.wdl, moves_left: out.moves_left, aux: None, reply: None };
+        }
+        in_pool(&self.pool, || {
+            let x = Tensor::<4>::from_data(TensorData::new(x, [batch, c, h, w]), &self.device); // [B, Ci, H, W]
+            let out = self.model.forward(x);
+            let floats = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().expect("f32 output");
+            HeadOutputs {
+                policy: floats(out.policy),
+                wdl: floats(softmax(out.wdl, 1)),
+                moves_left: floats(out.moves_left),
+                aux: Some(floats(out.aux)),
+                reply: out.reply.map(floats),
+            }
+        })
     }
 
     /// Policy slots.

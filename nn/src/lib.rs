@@ -55,14 +55,18 @@ mod infer;
 pub mod load;
 mod model;
 pub mod modelfile;
+pub mod onnx;
+pub mod platform_onnx;
+mod weights;
 
 pub use backend::{backend_name, check_backend, default_device, device_from_name, provenance};
 pub use error::{NnError, NnResult};
 pub use evaluator::NetworkEvaluator;
 pub use fastnet::{FastNet, FastOutput};
-pub use infer::{EvalInput, Evaluation, Network};
+pub use infer::{EvalInput, Evaluation, HeadOutputs, Network};
 pub use load::{
-    load_evaluator, load_evaluator_spec, load_network, model_of_spec, network_game, network_with_playouts, reference_dir, reference_model, resolve_model,
+    config_game, load_evaluator, load_evaluator_spec, load_network, model_of_spec, network_game, network_with_playouts, reference_dir, reference_model,
+    resolve_model,
 };
 pub use model::{NetConfig, NetOutput, PacoNet};
 pub use modelfile::{

@@ -8,8 +8,8 @@
 //! | `ref:<name>` | `<name>.pzmodel` of the reference folder ([`reference_dir`]) |
 
 use anyhow::{anyhow, bail, Result};
-use pacozero_data::game_spec;
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_data::game_spec_as;
+use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor};
 use pacozero_search::{Evaluator, MixedEvaluator, RolloutEvaluator};
 use std::path::{Path, PathBuf};
 
@@ -101,25 +101,33 @@ pub fn load_evaluator_spec(spec: &str, threads: usize) -> Result<NetworkEvaluato
     NetworkEvaluator::load(&model_of_spec(spec)?, threads)
 }
 
-/// The game whose inputs and policy the network of `ev` (loaded from
-/// `label`) has: the one registered game with its shape.
-pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
-    struct Fits<'a>(&'a NetConfig, usize);
+/// The registered game whose inputs (in the network's encoding) and policy
+/// a network of `cfg` has (at most one: the games differ in shape).
+pub fn config_game(cfg: &NetConfig) -> Option<GameKind> {
+    struct Fits<'a>(&'a NetConfig);
     impl GameVisitor for Fits<'_> {
         type Output = bool;
         fn visit<G: Game>(self) -> bool {
-            let spec = game_spec::<G>();
-            (self.0.input_channels(), self.0.height, self.0.width, self.1, self.0.aux_targets as usize)
+            let Ok(e) = encoding_index::<G>(&self.0.encoding) else { return false };
+            let spec = game_spec_as::<G>(e);
+            (self.0.input_channels(), self.0.height, self.0.width, self.0.policy_size as usize, self.0.aux_targets as usize)
                 == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS, spec.num_aux_targets())
         }
     }
+    GameKind::ALL.into_iter().find(|k| k.visit(Fits(cfg)))
+}
+
+/// The game whose inputs and policy the network of `ev` (loaded from
+/// `label`) has: the one registered game with its shape.
+pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
     let cfg = ev.net.config();
-    GameKind::ALL.into_iter().find(|k| k.visit(Fits(cfg, ev.net.policy_size()))).ok_or_else(|| {
+    config_game(cfg).ok_or_else(|| {
         anyhow!(
-            "{label}: the network's inputs ({} channels, {}x{}) and {} policy slots fit none of the games ({})",
+            "{label}: the network's inputs ({} channels, {}x{}, encoding {}) and {} policy slots fit none of the games ({})",
             cfg.input_channels(),
             cfg.height,
             cfg.width,
+            cfg.encoding,
             ev.net.policy_size(),
             GameKind::ALL.map(|k| k.name()).join(", ")
         )
@@ -130,7 +138,9 @@ pub fn network_game(ev: &NetworkEvaluator, label: &str) -> Result<GameKind> {
 /// model), refused unless the model was made for game `G`.
 pub fn load_network<G: Game>(path: &Path, threads: usize) -> Result<NetworkEvaluator> {
     let ev = load_evaluator(path, threads)?;
-    ev.net.config().check_spec(&game_spec::<G>()).map_err(|e| anyhow!("model {} is not a {} network: {e}", path.display(), G::NAME))?;
+    let not_of_g = |e: String| anyhow!("model {} is not a {} network: {e}", path.display(), G::NAME);
+    let encoding = encoding_index::<G>(&ev.net.config().encoding).map_err(not_of_g)?;
+    ev.net.config().check_spec(&game_spec_as::<G>(encoding)).map_err(|e| not_of_g(e.to_string()))?;
     Ok(ev)
 }
 

@@ -65,6 +65,14 @@ pub struct NetConfig {
     /// when it differs, so their headers stay as they were.
     #[serde(default = "d_aux_targets", skip_serializing_if = "is_d_aux_targets")]
     pub aux_targets: u32,
+    /// The input encoding the network reads (one of the game's
+    /// `Game::ENCODINGS`, from the data spec): `"pacozero"`, each game's
+    /// own, or for Paco Ŝako `"platform"`, the platform's input (see the
+    /// book's chapter "ONNX export"). Written only when it is not
+    /// `"pacozero"`, so the headers of earlier files, which have no such
+    /// key, read as what they are.
+    #[serde(default = "d_encoding", skip_serializing_if = "is_d_encoding")]
+    pub encoding: String,
 }
 
 fn d_blocks() -> u32 {
@@ -91,6 +99,12 @@ fn d_aux_targets() -> u32 {
 fn is_d_aux_targets(n: &u32) -> bool {
     *n == d_aux_targets()
 }
+fn d_encoding() -> String {
+    pacozero_engine::DEFAULT_ENCODING.to_string()
+}
+fn is_d_encoding(name: &str) -> bool {
+    name == pacozero_engine::DEFAULT_ENCODING
+}
 
 impl NetConfig {
     /// The default CPU network (6 blocks x 64 channels) for a data spec.
@@ -110,6 +124,7 @@ impl NetConfig {
             width: spec.board_width,
             policy_size: spec.policy_size,
             aux_targets: spec.num_aux_targets() as u32,
+            encoding: spec.encoding.clone(),
         }
     }
 
@@ -141,11 +156,17 @@ impl NetConfig {
         check("width", self.width, 1, 64)?;
         check("policy_size", self.policy_size, 1, 65536)?;
         check("aux_targets", self.aux_targets, 0, pacozero_data::MAX_AUX_TARGETS as u32)?;
+        if self.encoding.is_empty() {
+            return Err(NnError::Config("net.encoding is empty".into()));
+        }
         Ok(())
     }
 
     /// Check this architecture reads data of `spec`.
     pub fn check_spec(&self, spec: &pacozero_data::GameSpec) -> NnResult<()> {
+        if self.encoding != spec.encoding {
+            return Err(NnError::Config(format!("net.encoding = {:?} but the data has encoding {:?} ({spec})", self.encoding, spec.encoding)));
+        }
         let pairs = [
             ("bit_planes", self.bit_planes, spec.bit_planes),
             ("scalars", self.scalars, spec.scalars),

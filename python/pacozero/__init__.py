@@ -9,7 +9,8 @@ training data and the networks, through the project's own Rust crates.
   the old one as it was; ``push(a)`` plays on the state itself.
 * ``pacozero.data.open(run_or_dir)``: the trainer's batches as NumPy arrays.
 * ``Network.load(path)``: a ``.pzmodel`` (or a run's current model) on the
-  workers' fast CPU inference.
+  workers' fast CPU inference; ``export_onnx(path)`` writes it as ONNX
+  (``format="platform"``: the game's platform's bot file).
 * ``analyze(state, model, visits)``: the search of ``pacozero analyze``.
 
 Errors in input (a bad FEN, an illegal action, a broken file) raise

@@ -21,8 +21,8 @@ use std::cell::Cell;
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray3};
-use pacozero_data::{decode_into, game_spec, spec_of, GameSpec};
-use pacozero_engine::{Color, Game, GameKind, GameVisitor, Outcome};
+use pacozero_data::{decode_into, game_spec, game_spec_as, spec_of, GameSpec};
+use pacozero_engine::{encoding_index, Color, Game, GameKind, GameVisitor, Outcome, DEFAULT_ENCODING};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
@@ -66,6 +66,11 @@ pub trait DynState: Send + Sync {
     fn spec(&self) -> GameSpec;
     /// The packed encoding: `(planes words, scalars)`.
     fn encode_packed(&self) -> (Vec<u64>, Vec<f32>);
+    /// The data spec of the game's input encoding `encoding` (a name of
+    /// `Game::ENCODINGS`); the error names the game's encodings.
+    fn spec_as(&self, encoding: &str) -> Result<GameSpec, String>;
+    /// The packed encoding in input encoding `encoding`.
+    fn encode_packed_as(&self, encoding: &str) -> Result<(Vec<u64>, Vec<f32>), String>;
 }
 
 impl<G: Game> DynState for G {
@@ -143,6 +148,17 @@ impl<G: Game> DynState for G {
     fn encode_packed(&self) -> (Vec<u64>, Vec<f32>) {
         encode_packed(self)
     }
+    fn spec_as(&self, encoding: &str) -> Result<GameSpec, String> {
+        Ok(game_spec_as::<G>(encoding_index::<G>(encoding)?))
+    }
+    fn encode_packed_as(&self, encoding: &str) -> Result<(Vec<u64>, Vec<f32>), String> {
+        let e = encoding_index::<G>(encoding)?;
+        let spec = game_spec_as::<G>(e);
+        let mut planes = vec![0u64; spec.plane_words()];
+        let mut scalars = vec![0f32; spec.scalars as usize];
+        self.encode_as(e, &mut planes, &mut scalars);
+        Ok((planes, scalars))
+    }
 }
 
 /// The packed encoding of a state: `(planes words, scalars)`.
@@ -155,10 +171,12 @@ pub fn encode_packed<G: Game>(g: &G) -> (Vec<u64>, Vec<f32>) {
 }
 
 /// The network input of a state, `[bit_planes + scalars, H, W]` flattened,
-/// decoded by the data crate's decoder (as the trainer and the workers do).
-pub fn encode_dense_into(spec: &GameSpec, st: &dyn DynState, out: &mut [f32]) {
-    let (planes, scalars) = st.encode_packed();
+/// in the encoding of `spec`, decoded by the data crate's decoder (as the
+/// trainer and the workers do).
+pub fn encode_dense_into(spec: &GameSpec, st: &dyn DynState, out: &mut [f32]) -> Result<(), String> {
+    let (planes, scalars) = st.encode_packed_as(&spec.encoding)?;
     decode_into(spec, &planes, &scalars, out);
+    Ok(())
 }
 
 pub fn outcome_name(o: Option<Outcome>) -> Option<&'static str> {
@@ -462,26 +480,30 @@ impl State {
     /// The network input: `(planes, scalars)`, planes a float32 array of
     /// shape `(bit_planes, H, W)` (0 or 1, mover's frame, rank `r`, file
     /// `f` at `[p, r, f]`) and scalars a float32 array, exactly as the
-    /// trainer decodes a data row.
-    fn encode<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray3<f32>>, Bound<'py, PyArray1<f32>>) {
-        let spec = self.st.spec();
+    /// trainer decodes a data row. `encoding`: one of the game's input
+    /// encodings (`"pacozero"`, or for Paco Ŝako `"platform"`).
+    #[pyo3(signature = (encoding=DEFAULT_ENCODING))]
+    fn encode<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<(Bound<'py, PyArray3<f32>>, Bound<'py, PyArray1<f32>>)> {
+        let spec = self.st.spec_as(encoding).map_err(value_error)?;
         let (h, w, p) = (spec.board_height as usize, spec.board_width as usize, spec.bit_planes as usize);
         let mut x = vec![0f32; spec.input_len()];
-        let (planes, scalars) = self.st.encode_packed();
+        let (planes, scalars) = self.st.encode_packed_as(encoding).map_err(value_error)?;
         decode_into(&spec, &planes, &scalars, &mut x);
         x.truncate(p * h * w);
         let planes = Array::from_shape_vec((p, h, w), x).expect("shape").into_pyarray(py);
-        (planes, scalars.into_pyarray(py))
+        Ok((planes, scalars.into_pyarray(py)))
     }
 
     /// The whole network input, shape `(bit_planes + scalars, H, W)`,
-    /// scalars broadcast to constant planes (one row of the trainer's batch).
-    fn encode_input<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f32>> {
-        let spec = self.st.spec();
+    /// scalars broadcast to constant planes (one row of the trainer's
+    /// batch), in input encoding `encoding` (see `encode`).
+    #[pyo3(signature = (encoding=DEFAULT_ENCODING))]
+    fn encode_input<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<Bound<'py, PyArray3<f32>>> {
+        let spec = self.st.spec_as(encoding).map_err(value_error)?;
         let mut x = vec![0f32; spec.input_len()];
-        encode_dense_into(&spec, &*self.st, &mut x);
+        encode_dense_into(&spec, &*self.st, &mut x).map_err(value_error)?;
         let shape = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize);
-        Array::from_shape_vec(shape, x).expect("shape").into_pyarray(py)
+        Ok(Array::from_shape_vec(shape, x).expect("shape").into_pyarray(py))
     }
 
     /// The packed encoding as stored in the data files: `(planes,

@@ -66,9 +66,10 @@ impl Network {
         for (i, s) in states.iter().enumerate() {
             let out = &mut x[i * n..(i + 1) * n];
             let st = s.cast::<State>().map_err(|_| value_error(format!("item {i} is not a game state")))?.borrow();
-            let spec = st.st.spec();
+            // The state in the network's input encoding.
+            let spec = st.st.spec_as(&self.ev.net.config().encoding).map_err(|e| value_error(format!("{}: {e}", self.path.display())))?;
             self.check_game(&spec)?;
-            encode_dense_into(&spec, &*st.st, out);
+            encode_dense_into(&spec, &*st.st, out).map_err(value_error)?;
         }
         Ok(x)
     }
@@ -143,6 +144,7 @@ impl Network {
         d.set_item("value_hidden", c.value_hidden)?;
         d.set_item("value_pool", c.value_pool)?;
         d.set_item("reply_policy", c.reply_policy)?;
+        d.set_item("encoding", c.encoding.clone())?;
         Ok(d)
     }
 
@@ -181,6 +183,62 @@ impl Network {
         let logits: Bound<'py, PyArray2<f32>> = Array::from_shape_vec((batch, p), logits).map_err(value_error)?.into_pyarray(py);
         let wdl: Bound<'py, PyArray2<f32>> = Array::from_shape_vec((batch, 3), wdl).map_err(value_error)?.into_pyarray(py);
         Ok((logits.into_any(), wdl.into_any()))
+    }
+
+    /// Every head's output for a float array `(B, C, H, W)`, as a dict of
+    /// arrays named as the ONNX export's outputs: `policy` logits `(B, A)`,
+    /// `wdl` probabilities `(B, 3)`, `moves_left` `(B, 1)` (predicted
+    /// `ln(1 + decisions left)`), and on burn's forward pass
+    /// (`runtime="burn"`) also `aux` logits `(B, T)` and, with the
+    /// `reply_policy` head, `reply` logits `(B, A)`. `runtime="fastnet"`
+    /// (the default) is the workers' fast CPU network.
+    #[pyo3(signature = (x, runtime="fastnet"))]
+    fn forward<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, runtime: &str) -> PyResult<Bound<'py, PyDict>> {
+        let fastnet = match runtime {
+            "fastnet" => true,
+            "burn" => false,
+            other => return Err(value_error(format!("runtime {other:?}: expected \"fastnet\" or \"burn\""))),
+        };
+        let (c, h, w) = self.input_shape();
+        let (data, batch, single) = self.array_input(py, x, (c, h, w))?;
+        if single || batch == 0 {
+            let what = if single { format!("one input ({c}, {h}, {w})") } else { "an empty batch".to_string() };
+            return Err(value_error(format!("forward takes a batch (B, {c}, {h}, {w}) with B >= 1, not {what}")));
+        }
+        let net = &self.ev.net;
+        let out = py.detach(|| net.forward_heads(data, batch, fastnet));
+        let d = PyDict::new(py);
+        let mut put = |name: &str, v: Vec<f32>| -> PyResult<()> {
+            let cols = v.len() / batch;
+            let a: Bound<'py, PyArray2<f32>> = Array::from_shape_vec((batch, cols), v).map_err(value_error)?.into_pyarray(py);
+            d.set_item(name, a)
+        };
+        put("policy", out.policy)?;
+        put("wdl", out.wdl)?;
+        put("moves_left", out.moves_left)?;
+        if let Some(aux) = out.aux {
+            put("aux", aux)?;
+        }
+        if let Some(reply) = out.reply {
+            put("reply", reply)?;
+        }
+        Ok(d)
+    }
+
+    /// Writes the network as ONNX to `path`: `format="onnx"` what `pacozero
+    /// export --format onnx` writes, `format="platform"` the platform's bot
+    /// file (a network with `net.encoding = "platform"`); see the book's
+    /// chapter "ONNX export".
+    #[pyo3(signature = (path, format="onnx"))]
+    fn export_onnx(&self, py: Python<'_>, path: PathBuf, format: &str) -> PyResult<()> {
+        let net = &self.ev.net;
+        let export = match format {
+            "onnx" => pacozero_nn::onnx::export_network,
+            "platform" => pacozero_nn::platform_onnx::export_platform,
+            other => return Err(value_error(format!("format {other:?}: expected \"onnx\" or \"platform\""))),
+        };
+        py.detach(|| export(net.model(), net.config(), net.info(), &path))
+            .map_err(|e| value_error(format!("exporting {} ({format}): {e}", self.path.display())))
     }
 
     /// The network's priors over a state's legal actions, as search uses
@@ -307,7 +365,7 @@ impl<'py> GameVisitor for Analyze<'_, 'py> {
     fn visit<G: Game>(self) -> Self::Output {
         let Analyze { py, out, st, net, visits, take, pv_turns } = self;
         let g: &G = st.as_any().downcast_ref().expect("a state is of its kind's game");
-        net.check_game(&st.spec())?;
+        net.check_game(&st.spec_as(&net.ev.net.config().encoding).map_err(value_error)?)?;
         let (search, res) = search_state(py, g, &net.ev, visits)?;
         let mut turns_out = Vec::new();
         for t in turns::root_turns(&search).into_iter().take(take) {

@@ -29,8 +29,8 @@ use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Budget, EvalKind, Openings, Player, PlayerSpec, PlayoutMix};
 use pacozero_arena::{run_match_from, run_match_sprt};
-use pacozero_data::{check_data_dir, game_spec, spec_of, RunDir};
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_data::{check_data_dir_as, game_spec_as, spec_of_encoding, RunDir};
+use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor, DEFAULT_ENCODING};
 use pacozero_search::derive_seed;
 use pacozero_selfplay::SelfplayConfig;
 use pacozero_train::{Export, NetTable, Steps, TrainConfig, TrainStage};
@@ -234,10 +234,14 @@ impl LoopFile {
             check("max_minutes", (0.0..=100_000.0).contains(&l.max_minutes), "in 0..=100000")?;
             f.selfplay.validate()?;
             f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
-            f.net.to_config(&spec_of(l.game))?;
+            check("selfplay.encoding", f.selfplay.encoding == DEFAULT_ENCODING || f.selfplay.encoding == f.net.encoding, "left out (net.encoding sets it)")?;
+            f.net.to_config(&spec_of_encoding(l.game, &f.net.encoding).map_err(|e| anyhow::anyhow!("net.encoding: {e}"))?)?;
             Ok::<(), anyhow::Error>(())
         })();
         r.with_context(|| format!("{origin}: invalid loop configuration"))?;
+        // Self-play writes the data in the network's input encoding.
+        let mut f = f;
+        f.selfplay.encoding = f.net.encoding.clone();
         Ok(f)
     }
 }
@@ -478,11 +482,16 @@ fn overlapped_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, obs:
     append_stage(run, g, "overlap", &[("selfplay_seconds", played?), ("train_seconds", trained?)])
 }
 
+/// The index in `G::ENCODINGS` of the loop's `net.encoding`.
+fn net_encoding<G: Game>(cfg: &LoopFile) -> Result<usize> {
+    encoding_index::<G>(&cfg.net.encoding).map_err(|e| anyhow::anyhow!("net.encoding: {e}"))
+}
+
 /// Self-play of the generation: with rollouts before the first network,
 /// else with the best network, on `net_threads` threads of its own (0: the
 /// global pool).
 fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_threads: usize, obs: &dyn LoopObserver) -> Result<()> {
-    check_data_dir::<G>(&RunDir::new(run).data())?;
+    check_data_dir_as::<G>(&RunDir::new(run).data(), net_encoding::<G>(cfg)?)?;
     let best = best_model(run)?;
     let player = if best.is_empty() {
         SelfplayPlayer::Baseline("rollout".into())
@@ -519,7 +528,7 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
     train.progress &= upto.is_none() && obs.progress();
     let name = model_name(g);
     let stage = TrainStage {
-        net: cfg.net.to_config(&game_spec::<G>())?,
+        net: cfg.net.to_config(&game_spec_as::<G>(net_encoding::<G>(cfg)?))?,
         train,
         steps: Steps::UpTo(g as u64 * cfg.looping.train_steps_per_generation),
         data_upto: upto.map(String::from),
@@ -710,6 +719,7 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pacozero_data::spec_of;
 
     #[test]
     fn bundled_loop_configs_parse_with_their_game() {

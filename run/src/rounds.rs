@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use pacozero_engine::Game;
+use pacozero_data::check_data_dir_as;
+use pacozero_engine::{encoding_index, Game};
 use pacozero_search::{baseline_evaluator, derive_seed, Evaluator};
 use pacozero_selfplay::{run_selfplay, SelfplayConfig, Summary};
 
@@ -69,6 +70,11 @@ pub fn selfplay_round<G: Game>(
 ) -> Result<Summary> {
     let cfg = SelfplayConfig { seed, ..cfg.clone() };
     let evaluator = player.evaluator::<G>(&cfg)?;
+    // The data is in the network's input encoding (a baseline reads none:
+    // then the configuration's), and goes only where data of that encoding is.
+    let cfg = SelfplayConfig { encoding: evaluator.encoding().unwrap_or_else(|| cfg.encoding.clone()), ..cfg };
+    let encoding = encoding_index::<G>(&cfg.encoding).map_err(|e| anyhow::anyhow!("self-play encoding: {e}"))?;
+    check_data_dir_as::<G>(out, encoding)?;
     announce(&evaluator.name());
     run_selfplay::<G, _>(&cfg, evaluator.as_ref(), out, games, progress)
 }

@@ -188,8 +188,9 @@ pub fn store_selfplay<G: Game>(a: &StoreWorker, notes: &dyn Fn(&str)) -> Result<
     for stem in store_chunks(&keys, &folder) {
         restored += download_chunk(&store, &folder, &stem, &data, &stem)? as usize;
     }
-    pacozero_data::check_data_dir::<G>(&data)?;
-    check_store_data::<G>(&store, &run_dir)?;
+    let encoding = pacozero_engine::encoding_index::<G>(&a.config.encoding).map_err(|e| anyhow::anyhow!("config key `encoding`: {e}"))?;
+    pacozero_data::check_data_dir_as::<G>(&data, encoding)?;
+    check_store_data::<G>(&store, &run_dir, encoding)?;
     // Chunks written before a crash but not uploaded.
     let leftover = upload_chunks(&store, &folder, &data)?;
     notes(&format!(
@@ -226,7 +227,7 @@ pub fn store_selfplay<G: Game>(a: &StoreWorker, notes: &dyn Fn(&str)) -> Result<
 /// worker's) must be of this game, shape and schema version, or this worker
 /// refuses to add its games to the run. The chunk is fetched into
 /// `<cache>/store-probe/`, where the local check reads it.
-fn check_store_data<G: Game>(store: &RunStore, run_dir: &Path) -> Result<()> {
+fn check_store_data<G: Game>(store: &RunStore, run_dir: &Path, encoding: usize) -> Result<()> {
     let keys: BTreeSet<String> = store.list(RunDir::DATA)?.into_iter().collect();
     let folders = worker_folders(&keys);
     // Stems start with a millisecond time stamp: the largest is the newest.
@@ -238,7 +239,8 @@ fn check_store_data<G: Game>(store: &RunStore, run_dir: &Path) -> Result<()> {
     }
     std::fs::create_dir_all(&probe).with_context(|| format!("creating {}", probe.display()))?;
     download_chunk(store, &format!("{}/{w}", RunDir::DATA), &stem, &probe, &stem)?;
-    pacozero_data::check_data_dir::<G>(&probe).with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
+    pacozero_data::check_data_dir_as::<G>(&probe, encoding)
+        .with_context(|| format!("{}: the newest chunk, data/{w}/{stem}, is not this worker's kind of data", store.url()))
 }
 
 /// Trains on every game of the run in the store at `url` (`train --store URL

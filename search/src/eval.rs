@@ -60,6 +60,12 @@ pub trait Evaluator<G: Game>: Send + Sync {
     fn needs_encoding(&self) -> bool {
         true
     }
+    /// The input encoding a network evaluator reads (a name of
+    /// `Game::ENCODINGS`); `None` for evaluators without a network, which
+    /// read no input. Self-play writes its data in this encoding.
+    fn encoding(&self) -> Option<String> {
+        None
+    }
     /// Evaluates every request; `out` must be filled for all of them
     /// (call [`EvalOutput::reset`] first).
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()>;
@@ -72,6 +78,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     fn needs_encoding(&self) -> bool {
         (**self).needs_encoding()
     }
+    fn encoding(&self) -> Option<String> {
+        (**self).encoding()
+    }
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
         (**self).evaluate(batch, out)
     }
@@ -83,6 +92,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     }
     fn needs_encoding(&self) -> bool {
         (**self).needs_encoding()
+    }
+    fn encoding(&self) -> Option<String> {
+        (**self).encoding()
     }
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
         (**self).evaluate(batch, out)
@@ -202,6 +214,9 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for MixedEvaluator<E> {
     }
     fn needs_encoding(&self) -> bool {
         self.inner.needs_encoding()
+    }
+    fn encoding(&self) -> Option<String> {
+        self.inner.encoding()
     }
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
         self.inner.evaluate(batch, out)?;

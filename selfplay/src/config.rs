@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use pacozero_engine::DEFAULT_ENCODING;
 use pacozero_search::config::check_range as check;
 use pacozero_search::{GameLimits, SearchConfig};
 use serde::{Deserialize, Serialize};
@@ -93,8 +94,20 @@ pub struct SelfplayConfig {
     /// tactics a young network misses, at a small fraction of a network
     /// call's cost (0..=1; ignored by rollout self-play).
     pub playout_mix: f32,
+    /// The network input encoding written to the data (one of the game's
+    /// `Game::ENCODINGS`: `"pacozero"`, or for Paco Ŝako `"platform"`, the
+    /// platform's own input); a network self-play runs with must read it. A
+    /// loop sets it from its `[net] encoding`; `pacozero selfplay` with a
+    /// model, from the model. Default `"pacozero"` (left out of the TOML,
+    /// so that the configuration hash of earlier runs stays the same).
+    #[serde(skip_serializing_if = "is_default_encoding")]
+    pub encoding: String,
     /// Search settings.
     pub search: SearchConfig,
+}
+
+fn is_default_encoding(name: &str) -> bool {
+    name == DEFAULT_ENCODING
 }
 
 impl Default for SelfplayConfig {
@@ -120,6 +133,7 @@ impl Default for SelfplayConfig {
             no_resign_fraction: 0.1,
             weight: 1.0,
             playout_mix: 0.0,
+            encoding: DEFAULT_ENCODING.to_string(),
             search: SearchConfig::default(),
         }
     }

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use pacozero_data::{chunk_stem, game_spec, ChunkWriter, GameRow, PositionRow};
-use pacozero_engine::{Color, Outcome};
+use pacozero_data::{chunk_stem, game_spec_as, ChunkWriter, GameRow, PositionRow};
+use pacozero_engine::{encoding_index, Color, Outcome};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -70,13 +70,22 @@ struct Shared<'a> {
     config_hash: String,
     network_id: String,
     needs_encoding: bool,
+    /// The index in `G::ENCODINGS` of the encoding written to the data.
+    encoding: usize,
 }
 
 impl<'a> Shared<'a> {
     /// Validates the configuration and gathers what every game of a run shares.
     fn new<G: SelfplayGame, E: Evaluator<G> + ?Sized>(cfg: &'a SelfplayConfig, evaluator: &E) -> Result<Self> {
         cfg.validate()?;
+        let encoding = encoding_index::<G>(&cfg.encoding).map_err(|e| anyhow::anyhow!("config key `encoding`: {e}"))?;
+        if let Some(reads) = evaluator.encoding() {
+            if reads != cfg.encoding {
+                bail!("the network {} reads input encoding {reads:?}, but self-play writes {:?} (config key `encoding`)", evaluator.name(), cfg.encoding);
+            }
+        }
         Ok(Shared {
+            encoding,
             cfg,
             fens: load_fens::<G>(cfg)?,
             book: match (cfg.start_positions, &cfg.book_file) {
@@ -116,6 +125,8 @@ struct Runner<G: SelfplayGame> {
     aux_now: Vec<bool>,
     legal: Vec<u16>,
     end: Option<(Option<Color>, String)>,
+    /// The index in `G::ENCODINGS` of the encoding written to the data.
+    encoding: usize,
 }
 
 impl<G: SelfplayGame> Runner<G> {
@@ -153,6 +164,7 @@ impl<G: SelfplayGame> Runner<G> {
             aux_now: Vec::with_capacity(G::AUX_TARGETS.len()),
             legal: Vec::new(),
             end: None,
+            encoding: sh.encoding,
         })
     }
 
@@ -210,9 +222,10 @@ impl<G: SelfplayGame> Runner<G> {
                 }
             };
             let mover = self.state.to_move();
-            let mut planes = vec![0u64; G::NUM_BIT_PLANES * (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64)];
-            let mut scalars = vec![0f32; G::NUM_SCALARS];
-            self.state.encode(&mut planes, &mut scalars);
+            let enc = &G::ENCODINGS[self.encoding];
+            let mut planes = vec![0u64; enc.num_bit_planes() * (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64)];
+            let mut scalars = vec![0f32; enc.num_scalars()];
+            self.state.encode_as(self.encoding, &mut planes, &mut scalars);
             self.names.push(self.state.action_name(action));
             self.drafts.push(Draft {
                 side: mover,
@@ -453,7 +466,7 @@ fn worker<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
 ) -> Result<WorkerStats> {
     let cfg = sh.cfg;
     let mut writer = match out_dir {
-        Some(d) => Some(ChunkWriter::new(d, game_spec::<G>()).with_context(|| format!("creating chunk writer in {}", d.display()))?),
+        Some(d) => Some(ChunkWriter::new(d, game_spec_as::<G>(sh.encoding)).with_context(|| format!("creating chunk writer in {}", d.display()))?),
         None => None,
     };
     let mut stats = WorkerStats { eval_secs: 0.0, batches: 0, requests: 0, chunks: Vec::new() };

@@ -4,7 +4,7 @@
 //! that search handles multi-decision turns (value signs) and that self-play
 //! is generic over the game.
 
-use pacozero_engine::{BadNotation, Color, Game, Outcome};
+use pacozero_engine::{BadNotation, Color, Encoding, Game, Outcome};
 use pacozero_search::{search, Algorithm, Search, SearchConfig, UniformEvaluator};
 use pacozero_selfplay::{play_game, SelfplayConfig};
 use rand::SeedableRng;
@@ -26,6 +26,9 @@ impl Game for Nim {
     const BOARD_WIDTH: usize = 8;
     const NUM_BIT_PLANES: usize = 1;
     const NUM_SCALARS: usize = 2;
+    const ENCODINGS: &'static [Encoding] =
+        &[Encoding { name: pacozero_engine::DEFAULT_ENCODING, version: 1, bit_planes: &["stones"], scalars: &["second_decision", "stone_count"] }];
+    const ACTION_LAYOUT: &'static str = "0: take 1, 1: take 2, 2: stop, 3: take 1 more";
     fn to_move(&self) -> Color {
         self.mover
     }

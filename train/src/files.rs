@@ -3,7 +3,7 @@
 //! and policy sizes come from the game's data) and the [`TrainConfig`].
 
 use anyhow::{Context, Result};
-use pacozero_data::{spec_of, GameSpec, RunDir};
+use pacozero_data::{spec_of, spec_of_encoding, GameSpec, RunDir};
 use pacozero_engine::GameKind;
 use pacozero_nn::NetConfig;
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,10 @@ pub struct NetTable {
     pub value_hidden: u32,
     pub value_pool: bool,
     pub reply_policy: bool,
+    /// The input encoding (`NetConfig::encoding`): `"pacozero"`, or for
+    /// Paco Ŝako `"platform"`, the platform's own input. It must be the
+    /// data's; a loop's self-play writes its data in it.
+    pub encoding: String,
 }
 
 impl Default for NetTable {
@@ -49,13 +53,17 @@ impl Default for NetTable {
             value_hidden: d.value_hidden,
             value_pool: d.value_pool,
             reply_policy: d.reply_policy,
+            encoding: d.encoding,
         }
     }
 }
 
 impl NetTable {
-    /// The architecture for data of `spec`.
+    /// The architecture for data of `spec` (whose encoding must be this table's).
     pub fn to_config(&self, spec: &GameSpec) -> Result<NetConfig> {
+        if spec.encoding != self.encoding {
+            anyhow::bail!("[net] encoding = {:?}, but the data holds encoding {:?} ({spec})", self.encoding, spec.encoding);
+        }
         let net = NetConfig {
             blocks: self.blocks,
             channels: self.channels,
@@ -92,7 +100,10 @@ impl TrainFile {
         }
         let f: TrainFile = table.try_into().with_context(|| format!("{origin}: invalid training config"))?;
         f.train.validate().map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
-        f.net.to_config(&spec_of(GameKind::default())).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        let spec = spec_of_encoding(GameKind::default(), &f.net.encoding)
+            .or_else(|_| GameKind::ALL.iter().find_map(|&k| spec_of_encoding(k, &f.net.encoding).ok()).ok_or(()))
+            .map_err(|()| anyhow::anyhow!("{origin}: [net] encoding = {:?} is no game's input encoding", f.net.encoding))?;
+        f.net.to_config(&spec).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
         Ok(f)
     }
 }
@@ -180,7 +191,10 @@ pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&
 /// [`train_run`] with a training file already read.
 pub fn train_run_with(run: &Path, file: TrainFile, steps: u64, export: Option<&str>) -> Result<TrainRun> {
     // Without data yet, training fails with a message saying so.
-    let spec = pacozero_data::data_spec(&RunDir::new(run).data())?.unwrap_or_else(|| spec_of(GameKind::default()));
+    let spec = match pacozero_data::data_spec(&RunDir::new(run).data())? {
+        Some(spec) => spec,
+        None => spec_of_encoding(GameKind::default(), &file.net.encoding).map_err(|e| anyhow::anyhow!("[net] encoding: {e}"))?,
+    };
     let net = file.net.to_config(&spec)?;
     let export = export.map(|name| Export { name, make_current: true });
     train_stage(run, TrainStage { net, train: file.train, steps: Steps::More(steps), data_upto: None, export })

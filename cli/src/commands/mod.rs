@@ -3,6 +3,7 @@ mod analyze;
 mod arena;
 mod bench;
 mod book;
+mod export;
 mod league;
 mod legal;
 pub mod looprun;
@@ -41,6 +42,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),
         Command::Tactics(a) => tactics::run(a),
+        Command::Export(a) => export::run(a),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::args::SelfplayArgs;
 use anyhow::{bail, Context, Result};
-use pacozero_data::{check_data_dir, RunDir};
+use pacozero_data::{check_data_dir_as, RunDir};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_run::rounds::{selfplay_round, selfplay_rounds, RoundReport, SelfplayPlayer, Series};
 use pacozero_selfplay::SelfplayConfig;
@@ -32,7 +32,9 @@ fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
         (None, None) => PathBuf::from("selfplay-data"),
     };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    check_data_dir::<G>(&out)?;
+    // Each round checks again, in the encoding of its network.
+    let encoding = pacozero_engine::encoding_index::<G>(&cfg.encoding).map_err(|e| anyhow::anyhow!("config key `encoding`: {e}"))?;
+    check_data_dir_as::<G>(&out, encoding)?;
     let Some(run_dir) = &a.run else {
         let player = match &a.model {
             Some(m) => SelfplayPlayer::Network { model: m.clone(), threads: 0 },

@@ -44,6 +44,62 @@ pub const NUM_BIT_PLANES: usize = 31;
 pub const NUM_SCALARS: usize = 10;
 pub const BOARD_SIZE: usize = 8;
 
+/// The encoding [`Position::encode`] writes: the tables above, by name.
+pub const ENCODING: crate::game::Encoding = crate::game::Encoding {
+    name: crate::game::DEFAULT_ENCODING,
+    version: 1,
+    bit_planes: &[
+        "mover_pawns",
+        "mover_rooks",
+        "mover_knights",
+        "mover_bishops",
+        "mover_queens",
+        "mover_king",
+        "opponent_pawns",
+        "opponent_rooks",
+        "opponent_knights",
+        "opponent_bishops",
+        "opponent_queens",
+        "opponent_king",
+        "unions",
+        "mover_hand_pawn",
+        "mover_hand_rook",
+        "mover_hand_knight",
+        "mover_hand_bishop",
+        "mover_hand_queen",
+        "mover_hand_king",
+        "opponent_hand_pawn",
+        "opponent_hand_rook",
+        "opponent_hand_knight",
+        "opponent_hand_bishop",
+        "opponent_hand_queen",
+        "opponent_hand_king",
+        "en_passant",
+        "mover_castling_rooks",
+        "opponent_castling_rooks",
+        "promotion_square",
+        "mover_reach",
+        "opponent_reach",
+    ],
+    scalars: &[
+        "required_lift",
+        "required_place",
+        "required_promote_then_lift",
+        "required_promote_then_place",
+        "required_promote_then_finish",
+        "no_progress_half_moves_per_100",
+        "repeated_once",
+        "repeated_twice",
+        "black_to_move",
+        "constant_one",
+    ],
+};
+
+/// The policy's action indices in words (see the `action` module).
+pub const ACTION_LAYOUT: &str = "132 slots in the mover's frame (square a1 = 0, b1 = 1 ... h8 = 63, ranks mirrored when Black is to move): \
+     0-63 lift the piece or union on the square, 64-127 place the piece in hand on square (index - 64), \
+     128-131 promote to rook, knight, bishop, queen";
+
 #[inline(always)]
 fn orient(bb: u64, mover: Color) -> u64 {
     match mover {

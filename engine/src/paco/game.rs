@@ -5,7 +5,7 @@
 
 use super::fullmove::FullMoveGen;
 use super::{Action, IllegalAction, Position, Required, Status, Transition};
-use crate::game::{ensure_running, parse_decision_names, BadNotation, Fact, Game, Outcome};
+use crate::game::{ensure_running, parse_decision_names, BadNotation, Encoding, Fact, Game, Outcome};
 use crate::types::Color;
 
 /// Number of occurrences of a settled position that draws the game (the platform's default).
@@ -191,6 +191,9 @@ impl Game for GameState {
     const BOARD_WIDTH: usize = 8;
     const NUM_BIT_PLANES: usize = super::NUM_BIT_PLANES;
     const NUM_SCALARS: usize = super::NUM_SCALARS;
+    /// `pacozero` ([`Game::encode`]) and `platform`, the platform's own input.
+    const ENCODINGS: &'static [Encoding] = &[super::ENCODING, super::PLATFORM_ENCODING];
+    const ACTION_LAYOUT: &'static str = super::ACTION_LAYOUT;
 
     fn to_move(&self) -> Color {
         self.position().side_to_move()
@@ -243,6 +246,14 @@ impl Game for GameState {
 
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
         self.position().encode(self.repetitions(), planes, scalars);
+    }
+
+    fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
+        match encoding {
+            0 => self.encode(planes, scalars),
+            1 => self.position().encode_platform(planes, scalars),
+            _ => panic!("Paco Ŝako has no input encoding {encoding}"),
+        }
     }
 
     fn hash(&self) -> u64 {
@@ -314,6 +325,14 @@ impl Game for GameState {
 
     fn mirror_planes(planes: &mut [u64]) -> bool {
         super::mirror_encoded_planes(planes)
+    }
+
+    fn mirror_planes_as(encoding: usize, planes: &mut [u64]) -> bool {
+        match encoding {
+            0 => super::mirror_encoded_planes(planes),
+            1 => super::mirror_platform_planes(planes),
+            _ => false,
+        }
     }
 
     fn mirror_action_index(a: usize) -> usize {

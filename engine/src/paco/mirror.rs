@@ -7,7 +7,7 @@ use super::{Action, Hand, Position, Setup};
 use crate::types::{Color, Square};
 
 /// A bitboard with every square moved to its mirrored file.
-fn flip_files(bb: u64) -> u64 {
+pub(crate) fn flip_files(bb: u64) -> u64 {
     // Reverse the bits of each byte (rank).
     let mut x = bb;
     x = ((x >> 1) & 0x5555_5555_5555_5555) | ((x & 0x5555_5555_5555_5555) << 1);

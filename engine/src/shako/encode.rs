@@ -192,6 +192,40 @@ pub fn move_from_action(pos: &Position, index: usize) -> Option<Move> {
 pub const NUM_BIT_PLANES: usize = 19;
 /// Scalars of the input encoding.
 pub const NUM_SCALARS: usize = 4;
+/// The encoding [`encode`] writes: the tables of the module docs, by name.
+pub const ENCODING: crate::game::Encoding = crate::game::Encoding {
+    name: crate::game::DEFAULT_ENCODING,
+    version: 1,
+    bit_planes: &[
+        "mover_pawns",
+        "mover_knights",
+        "mover_bishops",
+        "mover_rooks",
+        "mover_queens",
+        "mover_king",
+        "mover_elephants",
+        "mover_cannons",
+        "opponent_pawns",
+        "opponent_knights",
+        "opponent_bishops",
+        "opponent_rooks",
+        "opponent_queens",
+        "opponent_king",
+        "opponent_elephants",
+        "opponent_cannons",
+        "en_passant",
+        "mover_castling_rooks",
+        "opponent_castling_rooks",
+    ],
+    scalars: &["black_to_move", "half_moves_since_capture_or_pawn_per_100", "repeated", "constant_one"],
+};
+
+/// The policy's action indices in words (the module docs' table).
+pub const ACTION_LAYOUT: &str = "3656 slots in the mover's frame (square a1 = 0 ... j10 = 99, rank * 10 + file, ranks mirrored when Black is to move): \
+     0-3515 every (from, to) pair joined by a queen line or a knight jump on the empty board, ordered by from, then to \
+     (a queen promotion uses its plain slot); 3516-3655 under-promotions 3516 + step * 5 + piece, \
+     28 pawn steps from rank 9 to rank 10 ordered by from-file then to-file, pieces R B N E C";
+
 /// `u64` words per bit plane (`ceil(100 / 64)`).
 pub const WORDS_PER_PLANE: usize = 2;
 

@@ -5,7 +5,7 @@ use super::encode::{self, action_index, move_from_action};
 use super::fen::FenError;
 use super::moves::{Move, UciError};
 use super::position::{IllegalMove, Position};
-use crate::game::{ensure_running, BadNotation, Fact, Game, Outcome};
+use crate::game::{ensure_running, BadNotation, Encoding, Fact, Game, Outcome};
 use crate::types::Color;
 use std::fmt;
 
@@ -154,6 +154,8 @@ impl Game for GameState {
     const BOARD_WIDTH: usize = 10;
     const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
     const NUM_SCALARS: usize = encode::NUM_SCALARS;
+    const ENCODINGS: &'static [Encoding] = &[encode::ENCODING];
+    const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
 
     /// The standard start after 2, 4 or 6 (`2 * (1 + n % 3)`) uniformly random
     /// legal plies drawn from a generator seeded with `n`. A line that ends

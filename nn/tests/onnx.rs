@@ -1,0 +1,130 @@
+//! The ONNX export's structure for every game and head configuration: the
+//! file parses back as ONNX protobuf with the declared input and outputs,
+//! the weights as initializers of the right shapes, folded batch norms and
+//! the metadata. (That ONNX Runtime computes the network's outputs from it is
+//! python/tests/test_onnx.py's check.)
+
+use std::collections::HashMap;
+
+use onnx_protobuf::{Message, ModelProto, ValueInfoProto};
+use pacozero_data::spec_of;
+use pacozero_engine::GameKind;
+use pacozero_nn::{default_device, ModelInfo, NetConfig};
+
+fn dims(v: &ValueInfoProto) -> Vec<String> {
+    use onnx_protobuf::tensor_shape_proto::dimension::Value;
+    use onnx_protobuf::type_proto::Value as Type;
+    let Some(Type::TensorType(t)) = &v.type_.value else { panic!("{} is not a tensor", v.name) };
+    t.shape
+        .dim
+        .iter()
+        .map(|d| match &d.value {
+            Some(Value::DimValue(n)) => n.to_string(),
+            Some(Value::DimParam(p)) => p.clone(),
+            _ => "?".into(),
+        })
+        .collect()
+}
+
+fn export(net: &NetConfig) -> ModelProto {
+    let model = net.init_seeded(&default_device(), 7).unwrap();
+    let info = ModelInfo { name: "t".into(), step: 3, samples_seen: 0, provenance: None };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.onnx");
+    pacozero_nn::onnx::export_network(&model, net, &info, &path).unwrap();
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["t.onnx"], "only the file is left, no temporary");
+    ModelProto::parse_from_bytes(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn every_game_and_head_configuration_exports() {
+    for kind in GameKind::ALL {
+        let spec = spec_of(kind);
+        for (se_ratio, value_pool, reply_policy) in [(4, false, false), (0, true, true), (2, true, false)] {
+            let net = NetConfig { blocks: 2, se_ratio, value_pool, reply_policy, ..NetConfig::tiny_for(&spec) };
+            let m = export(&net);
+            let what = format!("{kind} se_ratio={se_ratio} value_pool={value_pool} reply_policy={reply_policy}");
+            assert_eq!(m.opset_import[0].version, 17, "{what}");
+            let g = m.graph.as_ref().unwrap();
+            let [input] = &g.input[..] else { panic!("{what}: one input") };
+            assert_eq!(input.name, "planes");
+            let (c, h, w) = (spec.input_channels(), spec.board_height, spec.board_width);
+            assert_eq!(dims(input), ["batch".to_string(), c.to_string(), h.to_string(), w.to_string()], "{what}");
+            let outputs: Vec<(String, Vec<String>)> = g.output.iter().map(|o| (o.name.clone(), dims(o))).collect();
+            let p = spec.policy_size.to_string();
+            let mut want = vec![
+                ("policy".to_string(), vec!["batch".to_string(), p.clone()]),
+                ("wdl".into(), vec!["batch".into(), "3".into()]),
+                ("moves_left".into(), vec!["batch".into(), "1".into()]),
+                ("aux".into(), vec!["batch".into(), spec.num_aux_targets().to_string()]),
+            ];
+            if reply_policy {
+                want.push(("reply".into(), vec!["batch".into(), p.clone()]));
+            }
+            assert_eq!(outputs, want, "{what}");
+            let ops: Vec<&str> = g.node.iter().map(|n| n.op_type.as_str()).collect();
+            assert!(!ops.contains(&"BatchNormalization"), "{what}: batch norms are folded");
+            assert_eq!(ops.iter().filter(|&&o| o == "Conv").count(), 1 + 2 * net.blocks as usize + 2, "{what}");
+            assert_eq!(ops.iter().filter(|&&o| o == "Split").count(), if se_ratio > 0 { 2 } else { 0 }, "{what}");
+            assert_eq!(ops.contains(&"GlobalMaxPool"), value_pool, "{what}");
+            // Each initializer's shape holds its data; the stem reads every input channel.
+            let inits: HashMap<&str, &onnx_protobuf::TensorProto> = g.initializer.iter().map(|t| (t.name.as_str(), t)).collect();
+            for t in &g.initializer {
+                let n: i64 = t.dims.iter().product();
+                let len = if t.raw_data.is_empty() { t.int64_data.len() } else { t.raw_data.len() / 4 };
+                assert_eq!(n as usize, len, "{what}: initializer {}", t.name);
+            }
+            assert_eq!(inits["stem.weight"].dims, [net.channels as i64, c as i64, 3, 3], "{what}");
+            let meta: HashMap<&str, &str> = m.metadata_props.iter().map(|e| (e.key.as_str(), e.value.as_str())).collect();
+            assert_eq!(meta["game"], kind.name(), "{what}");
+            assert_eq!(meta["encoding"], "pacozero");
+            assert_eq!(meta["input_planes"].split(',').count(), c, "{what}");
+            assert_eq!(meta["model_step"], "3");
+            let back: NetConfig = serde_json::from_str(meta["net"]).unwrap();
+            assert_eq!(back, net, "{what}");
+        }
+    }
+}
+
+#[test]
+fn a_network_of_no_game_is_refused() {
+    let spec = spec_of(GameKind::default());
+    let net = NetConfig { bit_planes: spec.bit_planes + 1, ..NetConfig::tiny_for(&spec) };
+    let model = net.init(&default_device()).unwrap();
+    let info = ModelInfo { name: "t".into(), step: 0, samples_seen: 0, provenance: None };
+    let err = pacozero_nn::onnx::network_model(&model, &net, &info).unwrap_err().to_string();
+    assert!(err.contains("fit none of the games"), "{err}");
+}
+
+#[test]
+fn the_platform_file_has_the_platforms_input_and_output() {
+    let spec = pacozero_data::spec_of_encoding(GameKind::default(), "platform").unwrap();
+    assert_eq!((spec.input_channels(), spec.board_height, spec.board_width, spec.policy_size), (30, 8, 8, 132));
+    let net = NetConfig::tiny_for(&spec);
+    assert_eq!(net.encoding, "platform");
+    assert_eq!(pacozero_nn::config_game(&net), Some(GameKind::default()));
+    // The header records the encoding; a default-encoding header has no such key.
+    let json = serde_json::to_string(&net).unwrap();
+    assert!(json.contains(r#""encoding":"platform""#), "{json}");
+    assert_eq!(serde_json::from_str::<NetConfig>(&json).unwrap(), net);
+    assert!(!serde_json::to_string(&NetConfig::tiny_for(&spec_of(GameKind::default()))).unwrap().contains("encoding"));
+
+    let model = net.init_seeded(&default_device(), 3).unwrap();
+    let info = ModelInfo { name: "p".into(), step: 1, samples_seen: 0, provenance: None };
+    let m = pacozero_nn::platform_onnx::platform_model(&model, &net, &info).unwrap();
+    let g = m.graph.as_ref().unwrap();
+    let [input] = &g.input[..] else { panic!("one input") };
+    let [output] = &g.output[..] else { panic!("one output") };
+    assert_eq!((input.name.as_str(), dims(input)), ("INPUT", vec!["1".to_string(), "30".into(), "8".into(), "8".into()]));
+    assert_eq!((output.name.as_str(), dims(output)), ("OUTPUT", vec!["1".to_string(), "133".into()]));
+    let meta: HashMap<&str, &str> = m.metadata_props.iter().map(|e| (e.key.as_str(), e.value.as_str())).collect();
+    assert_eq!((meta["pacozero.format"], meta["encoding"]), ("platform", "platform"));
+    assert_eq!(meta["input_planes"].split(',').count(), 30);
+
+    // A network of the game's own encoding is refused, naming the key.
+    let own = NetConfig::tiny_for(&spec_of(GameKind::default()));
+    let model = own.init(&default_device()).unwrap();
+    let err = pacozero_nn::platform_onnx::platform_model(&model, &own, &info).unwrap_err().to_string();
+    assert!(err.contains(r#"net.encoding = "platform""#) && err.contains("pacozero"), "{err}");
+}
