@@ -381,14 +381,16 @@ impl LeagueFile {
 /// page into `dir`; returns the Markdown table.
 pub fn write_league_outputs(dir: &Path, league: &LeagueFile, list: &RatingList) -> Result<String> {
     let md = list.to_markdown();
-    write_atomic(&dir.join("ratings.csv"), list.to_csv().as_bytes())?;
+    // The list's files have the names a run directory gives its own.
+    let files = pacozero_data::RunDir::new(dir);
+    write_atomic(&files.ratings_csv(), list.to_csv().as_bytes())?;
     write_atomic(&dir.join("ratings.json"), serde_json::to_string_pretty(&list.to_json())?.as_bytes())?;
-    write_atomic(&dir.join("ratings.md"), md.as_bytes())?;
+    write_atomic(&files.ratings_md(), md.as_bytes())?;
     let title = format!("League of {} players, {} pairs played ({})", league.header.players.len(), league.pairs.len(), league.header.game);
     let bars: Vec<RatingBar> = list.ratings.iter().map(|r| RatingBar { name: r.name.clone(), elo: r.elo, ci95: r.ci95 }).collect();
     let svg = rating_bars(&title, &format!("Elo ({}; 95% intervals from the pairs)", list.anchor), &bars);
     write_atomic(&dir.join("ratings.svg"), svg.as_bytes())?;
     let page = crate::report::league_page(&title, &svg, list, &league.matchups());
-    write_atomic(&dir.join("report.html"), page.as_bytes())?;
+    write_atomic(&files.report(), page.as_bytes())?;
     Ok(md)
 }

@@ -167,9 +167,11 @@ fn publish(store: &RunStore, run: &Path, anchor: &str, obs: &dyn LoopObserver) -
     obs.note(&table);
     let page = crate::report::write_report(run)?;
     let dir = RunDir::new(run);
-    for (key, path) in [("matches.jsonl", dir.matches()), ("ratings.csv", dir.ratings_csv()), ("ratings.md", dir.ratings_md()), ("report.html", page)] {
+    // Under eval/ with the names they have in the evaluator's run directory.
+    for path in [dir.matches(), dir.ratings_csv(), dir.ratings_md(), page] {
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        replace(store, &format!("{EVAL}/{key}"), &text)?;
+        let name = path.file_name().and_then(|n| n.to_str()).with_context(|| format!("{} has no file name", path.display()))?;
+        replace(store, &format!("{EVAL}/{name}"), &text)?;
     }
     obs.note(&format!("ratings and report in {} {EVAL}/", store.url()));
     Ok(())
