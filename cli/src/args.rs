@@ -37,6 +37,8 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// A JSON-lines analysis engine: queries on stdin, answers on stdout (see the book's chapter "The analysis engine").
     Analysis(AnalysisArgs),
+    /// A UCI engine on the network's search, on stdin and stdout (Shako as Fairy-Stockfish speaks it; see the book's chapter "The UCI engine").
+    Uci(UciArgs),
     /// Play against the bot in the terminal.
     Play(PlayArgs),
     /// Measure throughput.
@@ -556,6 +558,25 @@ pub struct AnalysisArgs {
     /// Threads of the network (0: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network); the UCI option `Model` changes it.
+    #[arg(long)]
+    pub model: String,
+    /// The game (default: the network's); a network of another game is refused.
+    #[arg(long)]
+    pub game: Option<GameKind>,
+    /// Threads of the network's inference at the start (the UCI option `Threads`).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Simulations of a `go` without a limit.
+    #[arg(long, default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
+    pub visits: u32,
+    /// The most simulations of one search (`go infinite` waits there for `stop`).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub visit_cap: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -14,6 +14,7 @@ mod show;
 mod store;
 mod tactics;
 pub mod train;
+mod uci;
 
 use crate::args::Command;
 
@@ -34,6 +35,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Book(a) => book::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Analysis(a) => analysis::run(a),
+        Command::Uci(a) => uci::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),
