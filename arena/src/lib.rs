@@ -4,7 +4,8 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`) and how each chooses |
+//! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`, `uci:<engine>:<budget>`) and how each chooses |
+//! | [`uci_player`] | external UCI engines as players: one process per game, every move checked, forfeits |
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
 //! | [`ratings`] | Bradley–Terry Elo over every game of a run (anchored), SPRT gating |
 //! | [`tactics`] | a suite of forced wins in 1 or 2 turns and a network's solve rate on it, for any game |
@@ -17,6 +18,8 @@ pub mod platform_tactics;
 pub mod players;
 pub mod ratings;
 pub mod tactics;
+pub mod uci_player;
 
 pub use matches::{no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchResult, Openings};
 pub use players::{greedy_turn, Budget, EvalKind, Player, PlayerSpec, PlayoutMix};
+pub use uci_player::{Forfeit, UciBudget, UciSpec};

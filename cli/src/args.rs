@@ -190,9 +190,12 @@ pub struct ReportArgs {
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
     /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>,
-    /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>]]; a budget is simulations
-    /// per decision (64) or milliseconds per decision (50ms); w is the weight of
-    /// random playouts in the network's leaf values, k the playouts per leaf.
+    /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>]],
+    /// uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms>[:timeout=<ms>];
+    /// a budget is simulations per decision (64) or milliseconds per decision
+    /// (50ms); w is the weight of random playouts in the network's leaf values,
+    /// k the playouts per leaf; uci: an external engine (a bare name is also
+    /// looked up in /usr/games), e.g. uci:fairy-stockfish,UCI_Variant=shako:nodes=1000.
     #[arg(long, num_args = 2, required = true)]
     pub players: Vec<String>,
     /// Games (rounded up to an even number: each opening is played with both colours).
