@@ -40,6 +40,12 @@ if ! "$VENV/bin/python" -c "import tensorboard" 2>/dev/null; then
     "$VENV/bin/pip" install -q tensorboard
 fi
 
+# pyffish (Fairy-Stockfish's Python binding) re-plays the PGN export (tests/test_pgn.py).
+if ! "$VENV/bin/python" -c "import pyffish" 2>/dev/null; then
+    echo "installing pyffish (PyPI) into $VENV for the PGN replay test ..."
+    "$VENV/bin/pip" install -q pyffish
+fi
+
 export PACOZERO_BIN="${PACOZERO_BIN:-$CARGO_TARGET_DIR/release/pacozero}"
 if [ ! -x "$PACOZERO_BIN" ]; then
     echo "building the pacozero binary for the Python package's tests ..."

@@ -139,6 +139,20 @@ pub struct MatchResult {
     pub end_reasons: std::collections::BTreeMap<&'static str, u32>,
     /// What each external engine's forfeit was ([`Forfeit::detail`]), in game order.
     pub forfeits: Vec<String>,
+    /// Every game, in order (pair by pair, A as White first), for its record
+    /// ([`crate::records`]).
+    pub played: Vec<MatchGame>,
+}
+
+/// One game of a match and who played it.
+#[derive(Clone, Debug)]
+pub struct MatchGame {
+    /// The players' names (their specs) as White and as Black.
+    pub white: String,
+    pub black: String,
+    /// The game's seed.
+    pub seed: u64,
+    pub result: GameResult,
 }
 
 impl MatchResult {
@@ -275,9 +289,11 @@ pub fn run_match_until<G: Game>(
                 Ok((g1, g2))
             })
             .collect();
-        for r in results {
+        for (i, r) in (next..end).zip(results) {
             let (g1, g2) = r?;
             m.add_pair(&g1, &g2);
+            m.played.push(MatchGame { white: a.name.clone(), black: b.name.clone(), seed: seed ^ (2 * i + 1), result: g1 });
+            m.played.push(MatchGame { white: b.name.clone(), black: a.name.clone(), seed: seed ^ (2 * i + 2), result: g2 });
         }
         next = end;
         if stop(&m) {

@@ -117,3 +117,120 @@ fn illegal_moves_crashes_and_timeouts_lose_the_game_with_the_reason() {
         assert!(err.contains(needle), "{spec}: {err}");
     }
 }
+
+#[test]
+fn the_loop_plays_an_external_engine_and_keeps_every_evaluation_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = r#"
+[loop]
+game = "shako"
+generations = 1
+games_per_generation = 2
+train_steps_per_generation = 2
+gating_games = 2
+eval_simulations = 4
+promotion = "always"
+baseline_games = 2
+baseline_simulations = 4
+external_games = 2
+max_decisions = 40
+seed = 5
+
+[selfplay]
+threads = 1
+games_per_thread = 2
+games_per_chunk = 2
+max_decisions = 40
+
+[selfplay.search]
+full_simulations = 4
+cheap_simulations = 2
+
+[net]
+blocks = 1
+channels = 8
+policy_channels = 2
+value_channels = 2
+value_hidden = 16
+
+[train]
+batch_size = 8
+warmup_steps = 1
+min_positions = 1
+progress = false
+"#;
+    let cfg = common::write_config(dir.path(), "loop.toml", config);
+    let run = dir.path().join("run");
+    let external = format!("uci:{},UCI_Variant=shako:nodes=10", s(&fairy_stockfish()));
+    common::run_ok(&[
+        "loop",
+        "--config",
+        s(&cfg),
+        "--run",
+        s(&run),
+        "--quiet",
+        "--set",
+        &format!("loop.external={}", serde_json::to_string(&external).unwrap()),
+    ]);
+    // The external match is one of the evaluation matches ...
+    let matches = std::fs::read_to_string(run.join("matches.jsonl")).unwrap();
+    let lines: Vec<Value> = matches.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ext: Vec<&Value> = lines.iter().filter(|l| l["b"] == external.as_str()).collect();
+    assert_eq!(ext.len(), 1, "{matches}");
+    assert_eq!(ext[0]["wins"].as_u64().unwrap() + ext[0]["draws"].as_u64().unwrap() + ext[0]["losses"].as_u64().unwrap(), 2);
+    // ... and every evaluation game is kept with its players, exportable as PGN.
+    let out = common::run_ok(&["games", "export", s(&run.join("match-games"))]);
+    let pgn = String::from_utf8(out.stdout).unwrap();
+    let games = pgn.matches("[Event \"PacoZero match\"]").count();
+    let played: u64 = lines.iter().map(|l| l["wins"].as_u64().unwrap() + l["draws"].as_u64().unwrap() + l["losses"].as_u64().unwrap()).sum();
+    assert_eq!(games as u64, played, "{pgn}");
+    assert_eq!(pgn.matches(&format!("[Black \"{external}\"]")).count() + pgn.matches(&format!("[White \"{external}\"]")).count(), 2, "{pgn}");
+    // A bad external spec is refused with the configuration.
+    let out = bin().args(["loop", "--config", s(&cfg), "--run", s(&dir.path().join("bad")), "--set", "loop.external=\"rollout:8\""]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("loop.external must be a uci:"), "{err}");
+}
+
+#[test]
+fn the_ladder_plays_every_rung_and_fits_the_fifty_percent_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = format!("uci:{},UCI_Variant=shako", s(&fairy_stockfish()));
+    let (record, table) = (dir.path().join("games"), dir.path().join("ladder.md"));
+    let out = common::run_ok(&[
+        "ladder",
+        "--game",
+        "shako",
+        "--players",
+        "greedy",
+        "rollout:8",
+        "--engine",
+        &engine,
+        "--nodes",
+        "1,10",
+        "--games",
+        "2",
+        "--max-decisions",
+        "200",
+        "--quiet",
+        "--json",
+        "--record",
+        s(&record),
+        "--out",
+        s(&table),
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rungs = v["rungs"].as_array().unwrap();
+    // Two players, two rungs each, two games a rung.
+    assert_eq!(rungs.len(), 4, "{v}");
+    for (r, (player, nodes)) in rungs.iter().zip([("greedy", 1), ("greedy", 10), ("rollout:8", 1), ("rollout:8", 10)]) {
+        assert_eq!((r["player"].as_str(), r["nodes"].as_u64(), r["games"].as_u64()), (Some(player), Some(nodes), Some(2)), "{r}");
+    }
+    assert_eq!(v["fifty"].as_array().unwrap().len(), 2, "{v}");
+    // The markdown table has a row per rung and one per player's 50% budget; every game is kept.
+    let md = std::fs::read_to_string(&table).unwrap();
+    assert_eq!(md.lines().filter(|l| l.starts_with("| `")).count(), 4 + 2, "{md}");
+    assert_eq!(pacozero_data::game_ids(&record).unwrap().len(), 8);
+    // The engine is given without a budget.
+    let out = bin().args(["ladder", "--game", "shako", "--players", "greedy", "--engine", &format!("{engine}:nodes=5")]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without a budget"), "{}", String::from_utf8_lossy(&out.stderr));
+}

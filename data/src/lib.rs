@@ -102,6 +102,7 @@ pub mod book;
 mod decode;
 pub mod durable;
 mod error;
+pub mod pgn;
 pub mod platform_book;
 pub mod provenance;
 mod reader;

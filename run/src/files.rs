@@ -236,12 +236,22 @@ pub fn write_ratings(run: &Path) -> Result<(String, Vec<pacozero_arena::ratings:
     let mut csv = String::from("player,elo,ci95,games\n");
     let mut md = String::from("| player | Elo vs gen-0001 | 95% | games |\n|---|---:|---:|---:|\n");
     for r in &ratings {
-        csv.push_str(&format!("{},{:.1},{:.1},{}\n", r.name, r.elo, r.ci95, r.games));
+        csv.push_str(&format!("{},{:.1},{:.1},{}\n", csv_field(&r.name), r.elo, r.ci95, r.games));
         md.push_str(&format!("| {} | {:+.0} | ±{:.0} | {} |\n", r.name, r.elo, r.ci95, r.games));
     }
     write_atomic(&RunDir::new(run).ratings_csv(), csv.as_bytes())?;
     write_atomic(&RunDir::new(run).ratings_md(), md.as_bytes())?;
     Ok((md, ratings))
+}
+
+/// A CSV field: as it is, or quoted (RFC 4180) when it holds a comma, a
+/// quote or a line break (an external engine's spec holds commas).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }
 
 pub fn model_name(g: u32) -> String {

@@ -116,6 +116,14 @@ pub struct LoopConfig {
     /// milliseconds per decision for both sides (0..=600000); the simulation
     /// counts above are then ignored there.
     pub baseline_movetime_ms: u32,
+    /// An external UCI engine that each evaluated candidate also plays, at
+    /// `eval_simulations`: a `uci:` player spec (e.g.
+    /// `"uci:fairy-stockfish,UCI_Variant=shako:nodes=100"`, see
+    /// `pacozero_arena::uci_player`); `""` = none. Its matches go to
+    /// `matches.jsonl` and the ratings like the others.
+    pub external: String,
+    /// Games of each evaluated candidate against `external` (even, 2..=100000 when `external` is set).
+    pub external_games: u32,
     /// Evaluation openings: `"standard"` or `"fischer_random"`.
     pub openings: Openings,
     /// Decisions after which an evaluation game is cut (1..=100000).
@@ -176,6 +184,8 @@ impl Default for LoopConfig {
             baseline_games: 20,
             baseline_simulations: 32,
             baseline_movetime_ms: 0,
+            external: String::new(),
+            external_games: 10,
             openings: Openings::FischerRandom,
             max_decisions: 600,
             adjudicate_material: 0,
@@ -227,6 +237,15 @@ impl LoopFile {
             check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games.is_multiple_of(2), "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
+            if !l.external.is_empty() {
+                check("external", l.external.starts_with("uci:"), "a uci:<command>[,<Option>=<value>...]:<budget> player spec, or \"\" for none")?;
+                pacozero_arena::UciSpec::parse(&l.external).context("loop.external")?;
+                check(
+                    "external_games",
+                    (2..=100_000).contains(&l.external_games) && l.external_games.is_multiple_of(2),
+                    "even, in 2..=100000 (with external)",
+                )?;
+            }
             check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
             check("adjudicate_material", l.adjudicate_material <= 100, "in 0..=100")?;
             check("eval_every", (1..=1000).contains(&l.eval_every), "in 1..=1000")?;
@@ -620,7 +639,10 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
                 end_reasons: m.end_reasons.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
                 sprt: sprt.map(str::to_string),
             },
-        )
+        )?;
+        // Every evaluation game, kept in the games table with the players' specs.
+        pacozero_arena::records::record_games::<G>(&RunDir::new(run).match_games(), &m.played)?;
+        Ok(())
     };
     let limits = pacozero_search::GameLimits { max_decisions: l.max_decisions, adjudicate_material: l.adjudicate_material };
     if l.baseline_games > 0 {
@@ -655,6 +677,24 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
         let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
         record(&cand, &first, &m, None)?;
+    }
+    if !l.external.is_empty() {
+        // The external engine: one process per game, each move checked; a forfeit loses the game.
+        let ext = Player::<G>::new(&l.external, seed ^ 19, 0)?;
+        let m = run_match(&cand, &ext, l.external_games / 2, l.openings, limits, seed ^ 23, &|d, t| obs.match_progress(d, t))?;
+        obs.note(&format!(
+            "{} vs {} (external): +{} ={} -{} (end reasons {})",
+            cand.name,
+            ext.name,
+            m.wdl.wins,
+            m.wdl.draws,
+            m.wdl.losses,
+            serde_json::to_string(&m.end_reasons)?
+        ));
+        for f in &m.forfeits {
+            obs.note(&format!("forfeit: {f}"));
+        }
+        record(&cand, &ext, &m, None)?;
     }
     if best.is_empty() {
         return Ok(true);

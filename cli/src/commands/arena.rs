@@ -40,6 +40,9 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         }
         None => run_match_from(&pa, &pb, pairs, &start, limits, a.seed, progress).map(|m| (m, None)),
     })?;
+    if let Some(dir) = &a.record {
+        pacozero_arena::records::record_games::<G>(dir, &m.played)?;
+    }
     let (elo, ci, pentanomial) = m.elo();
     let (_, ci_trinomial) = m.elo_trinomial();
     let pair_stats = m.pentanomial.stats();

@@ -3,6 +3,8 @@ mod analyze;
 mod arena;
 mod bench;
 mod book;
+mod games;
+mod ladder;
 mod legal;
 pub mod looprun;
 mod perft;
@@ -31,6 +33,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Selfplay(a) => selfplay::run(a),
         Command::Train(a) => train::run(a),
         Command::Arena(a) => arena::run(a),
+        Command::Ladder(a) => ladder::run(a),
         Command::Loop(a) => looprun::run(a),
         Command::Book(a) => book::run(a),
         Command::Analyze(a) => analyze::run(a),
@@ -39,6 +42,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),
+        Command::Games(a) => games::run(a),
         Command::Tactics(a) => tactics::run(a),
     }
 }

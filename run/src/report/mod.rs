@@ -46,14 +46,20 @@ fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
     let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
+        // The player may be quoted and hold commas (crate::files::csv_field); the three figures follow it.
+        let mut f: Vec<&str> = line.rsplitn(4, ',').collect();
+        f.reverse();
         let parse = |j: usize| -> Result<f64> {
             f.get(j).and_then(|v| v.parse().ok()).with_context(|| format!("{}:{}: field {} is not a number", p.display(), i + 1, j + 1))
         };
         if f.len() != 4 {
             anyhow::bail!("{}:{}: expected 4 fields (player,elo,ci95,games), found {}", p.display(), i + 1, f.len());
         }
-        out.push(RatingRow { player: f[0].to_string(), elo: parse(1)?, ci95: parse(2)?, games: parse(3)? as u32 });
+        let player = match f[0].strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+            Some(quoted) => quoted.replace("\"\"", "\""),
+            None => f[0].to_string(),
+        };
+        out.push(RatingRow { player, elo: parse(1)?, ci95: parse(2)?, games: parse(3)? as u32 });
     }
     Ok(out)
 }
