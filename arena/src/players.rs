@@ -222,7 +222,9 @@ impl<G: Game> Player<G> {
                 Ok(Act::Decisions(vec![r.action], r.simulations))
             }
             PlayerSpec::Uci(spec) => {
-                if g.legal_turns().is_empty() {
+                let mut legal = Vec::new();
+                g.playable_actions(&mut legal);
+                if legal.is_empty() {
                     return Ok(Act::Decisions(Vec::new(), 0)); // stuck: the game is adjudicated a draw
                 }
                 let mut engine = match seat.engine.take() {

@@ -55,9 +55,17 @@ pub fn game_rows(games: &[MatchGame], first_id: u64) -> Vec<GameRow> {
 }
 
 /// Writes `games` (of game `G`) as one chunk in `dir` (created if missing;
-/// a directory of another game's chunks is refused); `None` when there is
-/// no game. The chunk is written atomically (temporary names, then renames).
+/// a directory of another game's chunks is refused), named by the clock
+/// ([`chunk_stem`]); `None` when there is no game. The chunk is written
+/// atomically (temporary names, then renames).
 pub fn record_games<G: Game>(dir: &Path, games: &[MatchGame]) -> Result<Option<ChunkPaths>> {
+    record_games_as::<G>(dir, None, games)
+}
+
+/// [`record_games`] as the chunk `stem` when given: a match played again
+/// (the loop's evaluation repeated after a crash) writes the same stem,
+/// which replaces the first recording, so its games count once.
+pub fn record_games_as<G: Game>(dir: &Path, stem: Option<&str>, games: &[MatchGame]) -> Result<Option<ChunkPaths>> {
     if games.is_empty() {
         return Ok(None);
     }
@@ -70,7 +78,8 @@ pub fn record_games<G: Game>(dir: &Path, games: &[MatchGame]) -> Result<Option<C
     for row in game_rows(games, first_id) {
         w.push_game(row);
     }
-    let paths = w.flush(&chunk_stem(0, seq)).with_context(|| format!("recording the match's games in {}", dir.display()))?;
+    let stem = stem.map_or_else(|| chunk_stem(0, seq), str::to_string);
+    let paths = w.flush(&stem).with_context(|| format!("recording the match's games in {}", dir.display()))?;
     Ok(Some(paths))
 }
 
@@ -114,6 +123,12 @@ mod tests {
         // A second match in the same directory: a second chunk, other ids.
         record_games::<shako::GameState>(dir.path(), &m.played).unwrap();
         assert_eq!(pacozero_data::game_ids(dir.path()).unwrap().len(), 8);
+        // A named chunk recorded twice (a match played again) counts once.
+        for _ in 0..2 {
+            record_games_as::<shako::GameState>(dir.path(), Some("gen-0001-gating"), &m.played).unwrap();
+        }
+        assert_eq!(pacozero_data::list_chunks(dir.path()).unwrap().len(), 3);
+        assert_eq!(pacozero_data::game_ids(dir.path()).unwrap().len(), 12);
         // Another game's directory is refused.
         let e = record_games::<pacozero_engine::paco::GameState>(dir.path(), &m.played).unwrap_err();
         assert!(format!("{e:#}").contains("shako"), "{e:#}");

@@ -622,7 +622,9 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
     }
     let seed = derive_seed(l.seed ^ 0x5EED, g as u64);
     let cand = player_for::<G>(run, cfg, &model_name(g), l.eval_simulations, seed)?;
-    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult, sprt: Option<&str>| -> Result<()> {
+    // `which` names the match in the generation: its games' chunk in
+    // match-games/, which a repeated evaluation stage rewrites.
+    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult, sprt: Option<&str>, which: &str| -> Result<()> {
         append_match(
             run,
             &MatchLine {
@@ -641,7 +643,7 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
             },
         )?;
         // Every evaluation game, kept in the games table with the players' specs.
-        pacozero_arena::records::record_games::<G>(&RunDir::new(run).match_games(), &m.played)?;
+        pacozero_arena::records::record_games_as::<G>(&RunDir::new(run).match_games(), Some(&format!("{}-{which}", model_name(g))), &m.played)?;
         Ok(())
     };
     let limits = pacozero_search::GameLimits { max_decisions: l.max_decisions, adjudicate_material: l.adjudicate_material };
@@ -670,13 +672,13 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
             m.wdl.losses,
             serde_json::to_string(&m.end_reasons)?
         ));
-        record(cand_here, &base, &m, None)?;
+        record(cand_here, &base, &m, None, "baseline")?;
     }
     if l.anchor_games > 0 && g > 1 {
         let first = player_for(run, cfg, &model_name(1), l.eval_simulations, seed ^ 5)?;
         let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
-        record(&cand, &first, &m, None)?;
+        record(&cand, &first, &m, None, "anchor")?;
     }
     if !l.external.is_empty() {
         // The external engine: one process per game, each move checked; a forfeit loses the game.
@@ -694,7 +696,7 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
         for f in &m.forfeits {
             obs.note(&format!("forfeit: {f}"));
         }
-        record(&cand, &ext, &m, None)?;
+        record(&cand, &ext, &m, None, "external")?;
     }
     if best.is_empty() {
         return Ok(true);
@@ -714,7 +716,7 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
     };
     let sprt_note = sprt.map_or_else(String::new, |d| format!(", SPRT {} after {} games", d.name(), m.games));
     obs.note(&format!("{} vs {}: +{} ={} -{}{sprt_note}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
-    record(&cand, &best, &m, sprt.map(SprtDecision::name))?;
+    record(&cand, &best, &m, sprt.map(SprtDecision::name), "gating")?;
     Ok(match l.promotion {
         Promotion::Always => true,
         Promotion::Score => m.wdl.score() >= l.promotion_score,
