@@ -45,6 +45,11 @@ if ! "$VENV/bin/python" -c "import onnx, onnxruntime" 2>/dev/null; then
     echo "installing onnx and onnxruntime (PyPI) into $VENV for the ONNX export test ..."
     "$VENV/bin/pip" install -q onnx onnxruntime
 fi
+# pyffish (Fairy-Stockfish's Python binding) re-plays the PGN export (tests/test_pgn.py).
+if ! "$VENV/bin/python" -c "import pyffish" 2>/dev/null; then
+    echo "installing pyffish (PyPI) into $VENV for the PGN replay test ..."
+    "$VENV/bin/pip" install -q pyffish
+fi
 
 export PACOZERO_BIN="${PACOZERO_BIN:-$CARGO_TARGET_DIR/release/pacozero}"
 if [ ! -x "$PACOZERO_BIN" ]; then

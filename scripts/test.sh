@@ -62,6 +62,11 @@ need_debian_tool() {
 need_debian_tool chromium CHROMIUM "the report test"
 # The durability test (cli/tests/durability.rs) traces the writers with strace.
 need_debian_tool strace STRACE "the durability test"
+# The external-engine tests (cli/tests/uci_arena.rs, the PGN replay of
+# python/tests) play Fairy-Stockfish, which Debian installs in /usr/games:
+# not always on PATH, so it is added (the arena looks there for a bare name too).
+export PATH="$PATH:/usr/games"
+need_debian_tool fairy-stockfish FAIRY_STOCKFISH "the external-engine tests"
 # The object-store tests (cli/tests/object_store.rs) run against a real
 # S3-compatible server that scripts/with-s3.sh starts around the tests; the
 # scale-out test (cli/tests/slurm.rs) submits the documented Slurm jobs to a

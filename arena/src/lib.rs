@@ -4,8 +4,11 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`) and how each chooses |
+//! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`, `uci:<engine>:<budget>`) and how each chooses |
+//! | [`uci_player`] | external UCI engines as players: one process per game, every move checked, forfeits |
+//! | [`ladder`] | players against an external engine at rising node budgets; the budget where each scores 50% (a logistic fit) |
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
+//! | [`records`] | every game of a match kept in the games table of the training data (Parquet), with the players' specs |
 //! | [`ratings`] | one match's figures: W/D/L, pentanomials, Elo and nElo with intervals, the SPRT |
 //! | [`rating_list`] | one rating list over many players: joint maximum likelihood, anchor or mean, intervals from the pairs |
 //! | [`tactics`] | a suite of forced wins in 1 or 2 turns and a network's solve rate on it, for any game |
@@ -13,12 +16,16 @@
 //!
 //! Everything is generic over the engine's `Game` (Paco Ŝako and Shako).
 
+pub mod ladder;
 pub mod matches;
 pub mod platform_tactics;
 pub mod players;
 pub mod rating_list;
 pub mod ratings;
+pub mod records;
 pub mod tactics;
+pub mod uci_player;
 
-pub use matches::{no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchResult, Openings};
+pub use matches::{no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchGame, MatchResult, Openings};
 pub use players::{greedy_turn, Budget, EvalKind, Player, PlayerSpec, PlayoutMix};
+pub use uci_player::{Forfeit, UciBudget, UciSpec};

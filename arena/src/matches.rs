@@ -5,16 +5,18 @@
 
 use anyhow::Result;
 use pacozero_engine::{Game, Outcome};
-use pacozero_search::{GameLimits, Search};
+use pacozero_search::GameLimits;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
-use crate::players::Player;
+use crate::players::{Act, GameSoFar, Player, Seat};
 use crate::ratings::{elo_from_score, Pentanomial, Sprt, SprtDecision, Wdl};
+use crate::uci_player::Forfeit;
 
-/// How a game ended, from White's point of view, and how long it took.
-#[derive(Clone, Copy, Debug)]
+/// How a game ended, from White's point of view, how long it took, and
+/// its record.
+#[derive(Clone, Debug)]
 pub struct GameResult {
     pub outcome: Outcome,
     pub decisions: u32,
@@ -23,47 +25,81 @@ pub struct GameResult {
     pub seconds: [f64; 2],
     pub decisions_by: [u32; 2],
     pub simulations: [u64; 2],
-    /// [`Game::end_reason`] of the final position, `"max_length"` for a cut game.
+    /// [`Game::end_reason`] of the final position, `"max_length"` for a cut
+    /// game, `"stuck"`, or the [`Forfeit::reason`] of an external engine's loss.
     pub end_reason: &'static str,
+    /// The start position in the game's notation.
+    pub start_fen: String,
+    /// The decisions played, by name ([`Game::action_name`]), space-separated
+    /// (the games table's `actions`).
+    pub actions: String,
+    /// Why the loser forfeited, when an external engine did.
+    pub forfeit: Option<Forfeit>,
 }
 
 /// Plays one game: `white` and `black` alternate by turn (a turn is one or several decisions).
 /// A game cut at `limits.max_decisions` is scored by `limits` (a draw, or a
-/// material win).
+/// material win); an external engine's forfeit loses it.
 pub fn play<G: Game>(start: G, white: &Player<G>, black: &Player<G>, limits: GameLimits, seed: u64) -> Result<GameResult> {
+    let first = start.clone();
     let mut g = start;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut decisions = 0;
     let mut seconds = [0.0; 2];
     let mut decisions_by = [0; 2];
     let mut simulations = [0; 2];
-    // Each side's search tree, kept through the game (by colour).
-    let mut trees: [Option<Search<G>>; 2] = [None, None];
+    let mut names: Vec<String> = Vec::new();
+    // The whole turns so far in UCI notation (external engines are told
+    // the game), and the turn in progress.
+    let mut turns: Vec<String> = Vec::new();
+    let (mut turn_start, mut turn) = (g.clone(), Vec::new());
+    let mut forfeit = None;
+    // What each side keeps through the game (by colour): its search tree or engine.
+    let mut seats: [Seat<G>; 2] = [Seat::new(), Seat::new()];
     while g.outcome().is_none() && decisions < limits.max_decisions {
         let mover = g.to_move();
         let player = if mover == pacozero_engine::Color::White { white } else { black };
         let t = Instant::now();
-        let (acts, sims) = player.act(&g, &mut trees[mover.index()], &mut rng)?;
+        let so_far = GameSoFar { start: &first, moves: &turns };
+        let act = player.act(&g, &mut seats[mover.index()], &so_far, &mut rng)?;
         seconds[mover.index()] += t.elapsed().as_secs_f64();
+        let (acts, sims) = match act {
+            Act::Decisions(acts, sims) => (acts, sims),
+            Act::Forfeit(f) => {
+                forfeit = Some((mover, f));
+                break;
+            }
+        };
         simulations[mover.index()] += sims as u64;
         if acts.is_empty() {
             break; // stuck: adjudicated a draw
         }
         for a in acts {
+            names.push(g.action_name(a));
             g.apply(a);
+            turn.push(a);
             decisions += 1;
             decisions_by[mover.index()] += 1;
-            for tree in trees.iter_mut().flatten() {
+            for tree in seats.iter_mut().filter_map(|s| s.tree.as_mut()) {
                 tree.advance(a, &g);
+            }
+            if g.outcome().is_some() || g.to_move() != mover {
+                turns.push(pacozero_search::uci::move_token(&turn_start, &turn));
+                (turn_start, turn) = (g.clone(), Vec::new());
             }
         }
     }
-    let (outcome, end_reason) = match g.outcome() {
-        Some(o) => (o, g.end_reason()),
-        None if decisions >= limits.max_decisions => (limits.cut_winner(&g).map_or(Outcome::Draw, Outcome::Win), "max_length"),
-        None => (Outcome::Draw, "stuck"),
+    let (outcome, end_reason) = match (&forfeit, g.outcome()) {
+        (Some((loser, f)), _) => (Outcome::Win(loser.other()), f.reason),
+        (None, Some(o)) => (o, g.end_reason()),
+        (None, None) if decisions >= limits.max_decisions => (limits.cut_winner(&g).map_or(Outcome::Draw, Outcome::Win), "max_length"),
+        (None, None) => (Outcome::Draw, "stuck"),
     };
-    Ok(GameResult { outcome, decisions, seconds, decisions_by, simulations, end_reason })
+    let forfeit = forfeit.map(|(loser, f)| {
+        let who = if loser == pacozero_engine::Color::White { white } else { black };
+        Forfeit { detail: format!("{} ({}) {}: {}", who.name, loser.name(), f.reason, f.detail), ..f }
+    });
+    Ok(GameResult { outcome, decisions, seconds, decisions_by, simulations, end_reason, start_fen: first.notation(), actions: names.join(" "), forfeit })
 }
 
 /// Start position of opening `i` (each is played twice, colours swapped).
@@ -101,6 +137,22 @@ pub struct MatchResult {
     pub simulations: [u64; 2],
     /// Games by how they ended ([`GameResult::end_reason`]).
     pub end_reasons: std::collections::BTreeMap<&'static str, u32>,
+    /// What each external engine's forfeit was ([`Forfeit::detail`]), in game order.
+    pub forfeits: Vec<String>,
+    /// Every game, in order (pair by pair, A as White first), for its record
+    /// ([`crate::records`]).
+    pub played: Vec<MatchGame>,
+}
+
+/// One game of a match and who played it.
+#[derive(Clone, Debug)]
+pub struct MatchGame {
+    /// The players' names (their specs) as White and as Black.
+    pub white: String,
+    pub black: String,
+    /// The game's seed.
+    pub seed: u64,
+    pub result: GameResult,
 }
 
 impl MatchResult {
@@ -135,6 +187,7 @@ impl MatchResult {
         self.decisions += (g1.decisions + g2.decisions) as u64;
         for g in [g1, g2] {
             *self.end_reasons.entry(g.end_reason).or_default() += 1;
+            self.forfeits.extend(g.forfeit.as_ref().map(|f| f.detail.clone()));
         }
         // A is White in g1 and Black in g2.
         for (side, (w, b)) in [(0, (g1, g2)), (1, (g2, g1))] {
@@ -236,9 +289,11 @@ pub fn run_match_until<G: Game>(
                 Ok((g1, g2))
             })
             .collect();
-        for r in results {
+        for (i, r) in (next..end).zip(results) {
             let (g1, g2) = r?;
             m.add_pair(&g1, &g2);
+            m.played.push(MatchGame { white: a.name.clone(), black: b.name.clone(), seed: seed ^ (2 * i + 1), result: g1 });
+            m.played.push(MatchGame { white: b.name.clone(), black: a.name.clone(), seed: seed ^ (2 * i + 2), result: g2 });
         }
         next = end;
         if stop(&m) {

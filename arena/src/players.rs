@@ -10,6 +10,7 @@
 //! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
 //! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default) |
 //! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
+//! | `uci:<command>[,<Option>=<value>...]:<budget>[:timeout=<ms>]` | an external UCI engine, one process per game, every move checked (e.g. `uci:fairy-stockfish,UCI_Variant=shako:nodes=1000`; see [`crate::uci_player`]) |
 //!
 //! A budget is a number of simulations per decision (`rollout:64`, the
 //! default is 64) or a time per decision in milliseconds (`rollout:50ms`):
@@ -27,6 +28,8 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Game, Outcome};
+
+use crate::uci_player::{check_engine, Forfeit, UciProcess, UciSpec};
 use pacozero_search::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -39,7 +42,12 @@ use std::time::Instant;
 pub enum PlayerSpec {
     Random,
     Greedy,
-    Mcts { kind: EvalKind, budget: Budget },
+    Mcts {
+        kind: EvalKind,
+        budget: Budget,
+    },
+    /// An external UCI engine.
+    Uci(UciSpec),
 }
 
 /// How long an MCTS player searches each decision.
@@ -127,6 +135,9 @@ impl PlayoutMix {
 
 impl PlayerSpec {
     pub fn parse(s: &str) -> Result<PlayerSpec> {
+        if s.starts_with("uci:") {
+            return Ok(PlayerSpec::Uci(UciSpec::parse(s)?));
+        }
         let parts: Vec<&str> = s.split(':').collect();
         let budget = |p: Option<&&str>| Budget::parse(s, p);
         Ok(match parts[0] {
@@ -142,7 +153,7 @@ impl PlayerSpec {
                 let mix = PlayoutMix::parse(s, parts.get(3..).unwrap_or(&[]))?;
                 PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))? }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>]] or ref:<reference name>[...], a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
         })
     }
 }
@@ -172,6 +183,10 @@ impl<G: Game> Player<G> {
             PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), .. } => {
                 Some(Arc::from(pacozero_nn::network_with_playouts::<G>(path, threads, mix.weight, mix.playouts, seed)?))
             }
+            PlayerSpec::Uci(uci) => {
+                check_engine::<G>(&name, uci)?;
+                None
+            }
             _ => None,
         };
         // Match play: PUCT, no root noise, the most visited decision. Each
@@ -190,29 +205,81 @@ impl<G: Game> Player<G> {
     }
 
     /// The next decisions of the mover (a whole turn for the one-ply
-    /// players), and the simulations searched for them. `tree`: this player's
-    /// search tree in this game, rooted at `g` when present.
-    pub(crate) fn act(&self, g: &G, tree: &mut Option<Search<G>>, rng: &mut ChaCha8Rng) -> Result<(Vec<u16>, u32)> {
+    /// players and external engines), and the simulations (an engine's
+    /// nodes) searched for them; or the mover's forfeit (an external
+    /// engine's illegal move, crash or timeout). `seat`: what this player
+    /// keeps through the game (its search tree, rooted at `g` when present;
+    /// its engine process); `game`: the game so far.
+    pub(crate) fn act(&self, g: &G, seat: &mut Seat<G>, game: &GameSoFar<'_, G>, rng: &mut ChaCha8Rng) -> Result<Act> {
         match &self.spec {
             PlayerSpec::Random => {
                 let mut legal = Vec::new();
                 g.playable_actions(&mut legal);
-                Ok((legal.choose(rng).map(|&a| vec![a]).unwrap_or_default(), 0))
+                Ok(Act::Decisions(legal.choose(rng).map(|&a| vec![a]).unwrap_or_default(), 0))
             }
-            PlayerSpec::Greedy => Ok((greedy_turn(g, rng), 0)),
+            PlayerSpec::Greedy => Ok(Act::Decisions(greedy_turn(g, rng), 0)),
             PlayerSpec::Mcts { budget, .. } => {
                 let ev = self.evaluator.as_ref().expect("MCTS players have an evaluator");
                 let (sims, deadline) = match *budget {
                     Budget::Simulations(n) => (n, None),
                     Budget::Millis(ms) => (Budget::MAX_TIMED_SIMULATIONS, Some(Instant::now() + std::time::Duration::from_millis(ms as u64))),
                 };
-                let s = tree.get_or_insert_with(|| Search::new(self.search.clone(), g.clone(), ev.needs_encoding()));
+                let s = seat.tree.get_or_insert_with(|| Search::new(self.search.clone(), g.clone(), ev.needs_encoding()));
                 debug_assert_eq!(s.root_state().hash(), g.hash(), "the tree follows the game");
                 let r = s.search_until(ev.as_ref(), sims, deadline, false, rng)?;
-                Ok((vec![r.action], r.simulations))
+                Ok(Act::Decisions(vec![r.action], r.simulations))
+            }
+            PlayerSpec::Uci(spec) => {
+                let mut legal = Vec::new();
+                g.playable_actions(&mut legal);
+                if legal.is_empty() {
+                    return Ok(Act::Decisions(Vec::new(), 0)); // stuck: the game is adjudicated a draw
+                }
+                let mut engine = match seat.engine.take() {
+                    Some(e) => e,
+                    None => match UciProcess::start::<G>(spec) {
+                        Ok(e) => e,
+                        Err(f) => return Ok(Act::Forfeit(f)),
+                    },
+                };
+                // A forfeit drops the process (it is ended): it is not asked again.
+                match engine.best_turn(spec, game.start, game.moves, g) {
+                    Ok((turn, nodes)) => {
+                        seat.engine = Some(engine);
+                        Ok(Act::Decisions(turn, nodes.min(u32::MAX as u64) as u32))
+                    }
+                    Err(f) => Ok(Act::Forfeit(f)),
+                }
             }
         }
     }
+}
+
+/// What a player does on its move.
+pub(crate) enum Act {
+    /// Decisions to play (empty: the mover is stuck), and the simulations searched.
+    Decisions(Vec<u16>, u32),
+    /// The mover loses the game.
+    Forfeit(Forfeit),
+}
+
+/// What a player keeps through one game: its search tree, or the process of its engine.
+pub(crate) struct Seat<G: Game> {
+    pub(crate) tree: Option<Search<G>>,
+    engine: Option<UciProcess>,
+}
+
+impl<G: Game> Seat<G> {
+    pub(crate) fn new() -> Self {
+        Seat { tree: None, engine: None }
+    }
+}
+
+/// The game so far, for players that are told the whole game (external engines).
+pub(crate) struct GameSoFar<'a, G> {
+    pub(crate) start: &'a G,
+    /// The whole turns played from `start`, one UCI token each.
+    pub(crate) moves: &'a [String],
 }
 
 /// The `greedy` player's turn (empty when stuck): a whole turn that wins at

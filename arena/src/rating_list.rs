@@ -86,7 +86,9 @@ impl RatingList {
     pub fn to_csv(&self) -> String {
         let mut s = String::from("player,elo,ci95,ci95_trinomial,score,games\n");
         for r in &self.ratings {
-            s.push_str(&format!("{},{:.1},{:.1},{:.1},{:.4},{}\n", r.name, r.elo, r.ci95, r.ci95_trinomial, r.score, r.games));
+            // A name with a comma or a quote (`uci:fairy-stockfish,UCI_Variant=shako:…`) is quoted, quotes doubled.
+            let name = if r.name.contains([',', '"']) { format!("\"{}\"", r.name.replace('"', "\"\"")) } else { r.name.clone() };
+            s.push_str(&format!("{},{:.1},{:.1},{:.1},{:.4},{}\n", name, r.elo, r.ci95, r.ci95_trinomial, r.score, r.games));
         }
         s
     }

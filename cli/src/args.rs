@@ -33,6 +33,8 @@ pub enum Command {
     Evaluate(EvaluateArgs),
     /// A league of many players (round robin or gauntlet, paired openings, resumable) and one rating list with intervals.
     League(LeagueArgs),
+    /// Players against an external UCI engine at rising node budgets (Fairy-Stockfish for Shako): W/D/L and Elo per rung, and the budget where each player scores 50%.
+    Ladder(LadderArgs),
     /// The closed loop: self-play, training, evaluation and promotion, generation after generation.
     Loop(LoopArgs),
     /// Opening books: build one by search, probe a position, export (JSON, the platform's format), import the platform's, compare with a network.
@@ -41,12 +43,16 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// A JSON-lines analysis engine: queries on stdin, answers on stdout (see the book's chapter "The analysis engine").
     Analysis(AnalysisArgs),
+    /// A UCI engine on the network's search, on stdin and stdout (Shako as Fairy-Stockfish speaks it; see the book's chapter "The UCI engine").
+    Uci(UciArgs),
     /// Play against the bot in the terminal.
     Play(PlayArgs),
     /// Measure throughput.
     Bench(BenchArgs),
     /// Write a run directory's plots and HTML report (report.html).
     Report(ReportArgs),
+    /// The games tables of chunk directories (self-play data, match games): export them.
+    Games(GamesArgs),
     /// Paco-in-1 and Paco-in-2 positions proved by exhaustive search: build the suite, or measure a network on it.
     Tactics(TacticsArgs),
     /// Write a network for other tools: ONNX, or the platform's bot file (see the book's chapter "ONNX export").
@@ -236,6 +242,37 @@ pub struct LoopArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct GamesArgs {
+    #[command(subcommand)]
+    pub what: GamesCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GamesCommand {
+    /// Write the games of chunk directories as PGN: Shako with [Variant "shako"],
+    /// [FEN] and SAN moves as Fairy-Stockfish's tools read them; Paco Ŝako with the
+    /// platform's FEN and whole turns in chain notation.
+    Export {
+        /// Directories of chunks: a run's data/ or match-games/, an arena's --record
+        /// directory; their games in order, oldest chunk first.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "pgn")]
+        format: GamesFormat,
+        /// Output file (written atomically); default: standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GamesFormat {
+    /// Portable Game Notation, one game after another.
+    Pgn,
+}
+
+#[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Run directory of `pacozero loop`.
     #[arg(long, default_value = "runs/quick")]
@@ -245,9 +282,12 @@ pub struct ReportArgs {
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
     /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>,
-    /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>]]; a budget is simulations
-    /// per decision (64) or milliseconds per decision (50ms); w is the weight of
-    /// random playouts in the network's leaf values, k the playouts per leaf.
+    /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>]],
+    /// uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms>[:timeout=<ms>];
+    /// a budget is simulations per decision (64) or milliseconds per decision
+    /// (50ms); w is the weight of random playouts in the network's leaf values,
+    /// k the playouts per leaf; uci: an external engine (a bare name is also
+    /// looked up in /usr/games), e.g. uci:fairy-stockfish,UCI_Variant=shako:nodes=1000.
     #[arg(long, num_args = 2, required = true)]
     pub players: Vec<String>,
     /// Games (rounded up to an even number: each opening is played with both colours).
@@ -290,6 +330,11 @@ pub struct ArenaArgs {
     /// Also write the result as JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Keep every game in this directory: one chunk of the games table
+    /// (Parquet, as self-play's, with the players' specs) per match;
+    /// `pacozero games export DIR` writes them as PGN.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
     /// No progress bars (the notes and results are still printed).
     #[arg(long)]
     pub quiet: bool,
@@ -341,6 +386,51 @@ pub struct LeagueArgs {
     #[arg(long)]
     pub json: bool,
     /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// The game to play.
+    #[arg(long, default_value_t)]
+    pub game: GameKind,
+}
+
+#[derive(Args, Debug)]
+pub struct LadderArgs {
+    /// The players laddered, arena player specs (e.g. net:<model>:100ms rollout:100ms).
+    #[arg(long, num_args = 1.., required = true)]
+    pub players: Vec<String>,
+    /// The engine without a budget, uci:<command>[,<Option>=<value>...]
+    /// (e.g. uci:fairy-stockfish,UCI_Variant=shako); each rung plays it at :nodes=N.
+    #[arg(long)]
+    pub engine: String,
+    /// The engine's node budgets, one rung each (comma-separated, ascending).
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100,1000,10000")]
+    pub nodes: Vec<u64>,
+    /// Games per player and rung (rounded up to an even number: each opening
+    /// is played with both colours).
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// `standard` or `fischer_random` (the game's random starts).
+    #[arg(long, default_value = "fischer_random")]
+    pub openings: pacozero_arena::Openings,
+    /// Seed of the openings (the same openings at every rung) and of the players' random choices.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Decisions after which a game is cut (a draw, unless adjudicated by material).
+    #[arg(long, default_value_t = 600)]
+    pub max_decisions: u32,
+    /// A cut game is won by the side ahead by at least this much material (pawns; Shako only); 0 = cut games are draws.
+    #[arg(long, default_value_t = 0)]
+    pub adjudicate_material: u32,
+    /// Keep every game in this directory (the games table, as `arena --record`).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Also write the ladder as a markdown table to this file (written atomically).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the ladder as JSON on standard output instead of the markdown.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
     /// The game to play.
@@ -662,6 +752,25 @@ pub struct AnalysisArgs {
     /// Threads of the network (0: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network); the UCI option `Model` changes it.
+    #[arg(long)]
+    pub model: String,
+    /// The game (default: the network's); a network of another game is refused.
+    #[arg(long)]
+    pub game: Option<GameKind>,
+    /// Threads of the network's inference at the start (the UCI option `Threads`).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Simulations of a `go` without a limit.
+    #[arg(long, default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
+    pub visits: u32,
+    /// The most simulations of one search (`go infinite` waits there for `stop`).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub visit_cap: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -53,6 +53,7 @@
 //! | `network_id` | Utf8 | model that played |
 //! | `config_hash` | Utf8 | hash of the self-play configuration |
 //! | `seed` | UInt64 | RNG seed of the game |
+//! | `white`, `black` | Utf8 | the players: `selfplay:<network_id>`, or a match game's player specs (optional: files without them read as empty) |
 //!
 //! ## Atomic writes and discovery
 //!
@@ -101,6 +102,7 @@ pub mod book;
 mod decode;
 pub mod durable;
 mod error;
+pub mod pgn;
 pub mod platform_book;
 pub mod provenance;
 mod reader;
@@ -121,7 +123,7 @@ pub use reader::{
 pub use run_dir::RunDir;
 pub use schema::{
     games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_AUX_TARGETS, MAX_BOARD_SIDE, OLDEST_READ_VERSION,
-    POSITIONS_SUFFIX, POSITION_COLUMNS, SCHEMA_VERSION, TMP_SUFFIX, V1_AUX_COLUMNS,
+    OPTIONAL_GAME_COLUMNS, POSITIONS_SUFFIX, POSITION_COLUMNS, SCHEMA_VERSION, TMP_SUFFIX, V1_AUX_COLUMNS,
 };
 pub use spec::{check_data_dir, check_data_dir_as, data_spec, game_spec, game_spec_as, spec_of, spec_of_encoding};
 pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter};

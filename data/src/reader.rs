@@ -9,7 +9,7 @@ use arrow::datatypes::{DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, U
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
-use crate::schema::{games_schema, positions_schema_of, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, SCHEMA_VERSION, V1_AUX_COLUMNS};
+use crate::schema::{positions_schema_of, required_games_schema, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, SCHEMA_VERSION, V1_AUX_COLUMNS};
 use crate::schema::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 
 /// A complete chunk found on disk (its games file exists).
@@ -208,6 +208,22 @@ impl<'a> Cols<'a> {
         Ok(col)
     }
 
+    /// A string column that a file may lack ([`crate::schema::OPTIONAL_GAME_COLUMNS`]):
+    /// `None` when it does, checked as [`Cols::get`] when it is there.
+    fn optional_string(&self, name: &str) -> Result<Option<&'a arrow::array::StringArray>> {
+        if self.batch.column_by_name(name).is_none() {
+            return Ok(None);
+        }
+        let col = self.get(name)?;
+        let strings = col.as_any().downcast_ref::<arrow::array::StringArray>().ok_or_else(|| DataError::WrongType {
+            path: self.path.into(),
+            column: name.into(),
+            expected: DataType::Utf8.to_string(),
+            found: col.data_type().to_string(),
+        })?;
+        Ok(Some(strings))
+    }
+
     /// Every row says the file's `version`.
     fn check_version(&self, version: u16, row_base: usize) -> Result<()> {
         let v = self.get("schema_version")?.as_primitive::<UInt16Type>();
@@ -330,8 +346,9 @@ fn column_of(message: &str) -> &str {
 
 /// Read every row of a games file.
 pub fn read_games_file(path: &Path) -> Result<(GameSpec, Vec<GameRow>)> {
-    // The games table is the same in every version.
-    let (batches, spec, version) = read_batches(path, |spec, _| games_schema(spec))?;
+    // The games table is the same in every version; the players' columns
+    // may be missing (files written before they existed).
+    let (batches, spec, version) = read_batches(path, |spec, _| required_games_schema(spec))?;
     let mut rows = Vec::new();
     for batch in &batches {
         let c = Cols { path, batch };
@@ -345,6 +362,8 @@ pub fn read_games_file(path: &Path) -> Result<(GameSpec, Vec<GameRow>)> {
         let net = c.get("network_id")?.as_string::<i32>();
         let hash = c.get("config_hash")?.as_string::<i32>();
         let seed = c.get("seed")?.as_primitive::<UInt64Type>().values();
+        let white = c.optional_string("white")?;
+        let black = c.optional_string("black")?;
         for i in 0..batch.num_rows() {
             rows.push(GameRow {
                 game_id: game_id[i],
@@ -356,6 +375,8 @@ pub fn read_games_file(path: &Path) -> Result<(GameSpec, Vec<GameRow>)> {
                 network_id: net.value(i).into(),
                 config_hash: hash.value(i).into(),
                 seed: seed[i],
+                white: white.map_or_else(String::new, |w| w.value(i).into()),
+                black: black.map_or_else(String::new, |b| b.value(i).into()),
             });
         }
     }

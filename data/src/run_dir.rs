@@ -13,6 +13,7 @@
 //! | `ratings.csv`, `ratings.md` | the loop | Elo of every player over all matches, anchored at `gen-0001` (`pacozero_run::files::write_ratings`) |
 //! | `report.html`, `plots/*.svg` | `pacozero report`, the loop | the run's report and its plots (`pacozero_run::report`) |
 //! | `data/` | self-play | chunks `<stem>.positions.parquet` + `<stem>.games.parquet` (crate docs of `pacozero_data`, `docs/DATA.md`) |
+//! | `match-games/` | the loop's evaluation | one chunk per match, `gen-NNNN-<match>` (`baseline`, `anchor`, `external`, `gating`): its games in the games table, with the players' specs, no positions (`pacozero_arena::records`); a repeated evaluation rewrites its chunks |
 //! | `models/<name>.pzmodel` | the trainer's export | a model file (`pacozero_nn::modelfile`) |
 //! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline: the one record of which model is best |
 //! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
@@ -76,6 +77,11 @@ impl RunDir {
     /// `matches.jsonl`: the evaluation matches.
     pub fn matches(&self) -> PathBuf {
         self.root.join("matches.jsonl")
+    }
+
+    /// `match-games/`: every evaluation game, a chunk per match.
+    pub fn match_games(&self) -> PathBuf {
+        self.root.join("match-games")
     }
 
     /// `ratings.csv`: the rating list as CSV.
@@ -164,6 +170,7 @@ mod tests {
             r.state(),
             r.generations(),
             r.matches(),
+            r.match_games(),
             r.ratings_csv(),
             r.ratings_md(),
             r.report(),

@@ -342,6 +342,12 @@ pub struct GameRow {
     pub network_id: String,
     pub config_hash: String,
     pub seed: u64,
+    /// The player of White: a player spec for a match game (`net:…:100ms`,
+    /// `uci:fairy-stockfish,…`), `selfplay:<network_id>` for a self-play
+    /// game; empty in files written before the column existed.
+    pub white: String,
+    /// The player of Black, as [`GameRow::white`].
+    pub black: String,
 }
 
 /// Column names of the positions table, in file order.
@@ -366,8 +372,13 @@ pub const POSITION_COLUMNS: [&str; 17] = [
 ];
 
 /// Column names of the games table, in file order.
-pub const GAME_COLUMNS: [&str; 10] =
-    ["game_id", "schema_version", "start_fen", "actions", "num_decisions", "result", "reason", "network_id", "config_hash", "seed"];
+pub const GAME_COLUMNS: [&str; 12] =
+    ["game_id", "schema_version", "start_fen", "actions", "num_decisions", "result", "reason", "network_id", "config_hash", "seed", "white", "black"];
+
+/// The games table's columns that a reader takes as empty when a file
+/// lacks them: they were added without a schema version (every build reads
+/// files with or without them; older builds ignore them).
+pub const OPTIONAL_GAME_COLUMNS: [&str; 2] = ["white", "black"];
 
 pub(crate) fn item(dt: DataType) -> Arc<Field> {
     Arc::new(Field::new("item", dt, false))
@@ -424,6 +435,16 @@ pub fn games_schema(spec: &GameSpec) -> SchemaRef {
         Field::new("network_id", DataType::Utf8, false),
         Field::new("config_hash", DataType::Utf8, false),
         Field::new("seed", DataType::UInt64, false),
+        Field::new("white", DataType::Utf8, false),
+        Field::new("black", DataType::Utf8, false),
     ];
+    Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
+}
+
+/// The games table's columns a file must have: [`games_schema`] without
+/// [`OPTIONAL_GAME_COLUMNS`].
+pub(crate) fn required_games_schema(spec: &GameSpec) -> SchemaRef {
+    let all = games_schema(spec);
+    let fields: Vec<Field> = all.fields().iter().filter(|f| !OPTIONAL_GAME_COLUMNS.contains(&f.name().as_str())).map(|f| f.as_ref().clone()).collect();
     Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
 }

@@ -252,6 +252,8 @@ fn games_batch(spec: &GameSpec, rows: &[GameRow]) -> arrow::error::Result<Record
     let mut net = StringBuilder::new();
     let mut hash = StringBuilder::new();
     let mut seed = UInt64Builder::with_capacity(n);
+    let mut white = StringBuilder::new();
+    let mut black = StringBuilder::new();
     for g in rows {
         game_id.append_value(g.game_id);
         version.append_value(SCHEMA_VERSION);
@@ -263,6 +265,8 @@ fn games_batch(spec: &GameSpec, rows: &[GameRow]) -> arrow::error::Result<Record
         net.append_value(&g.network_id);
         hash.append_value(&g.config_hash);
         seed.append_value(g.seed);
+        white.append_value(&g.white);
+        black.append_value(&g.black);
     }
     let cols: Vec<ArrayRef> = vec![
         Arc::new(game_id.finish()),
@@ -275,6 +279,8 @@ fn games_batch(spec: &GameSpec, rows: &[GameRow]) -> arrow::error::Result<Record
         Arc::new(net.finish()),
         Arc::new(hash.finish()),
         Arc::new(seed.finish()),
+        Arc::new(white.finish()),
+        Arc::new(black.finish()),
     ];
     RecordBatch::try_new(schema, cols)
 }

@@ -296,6 +296,14 @@ pub trait Game: Clone + Send + Sync + 'static {
         }
         names.join(" ")
     }
+    /// A whole turn as a PGN move: one token, no spaces. Shako: standard
+    /// algebraic notation as Fairy-Stockfish writes it (`Nf4`, `exd6`,
+    /// `e10=Q`, `O-O`, `Ra10#`); the default: [`Game::turn_notation`]
+    /// without its spaces (Paco Ŝako: `Bf3xe4>c3`, `=QNb1-c3`), as the UCI
+    /// engine writes a move.
+    fn pgn_move(&self, decisions: &[u16]) -> String {
+        self.turn_notation(decisions).split_whitespace().collect()
+    }
     /// The decisions of one whole turn read from `text` ([`Game::turn_notation`]),
     /// checked against this state: each is legal, and after the last the
     /// other side moves or the game is over. The error names the part of

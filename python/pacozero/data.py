@@ -119,7 +119,8 @@ def games(run_or_dir):
     """The games table of every complete chunk, oldest chunk first: a list of
     dicts (``game_id``, ``start_fen``, ``actions`` — space-separated
     decisions —, ``num_decisions``, ``result``, ``reason``, ``network_id``,
-    ``seed``, ``chunk``)."""
+    ``seed``, ``white``, ``black`` — the players: ``selfplay:<network>`` or
+    a match's player specs —, ``chunk``)."""
     return _native.read_games(_check_path(run_or_dir))
 
 

@@ -286,6 +286,8 @@ pub fn read_games<'py>(py: Python<'py>, path: &str) -> PyResult<Vec<Bound<'py, P
             d.set_item("reason", g.reason)?;
             d.set_item("network_id", g.network_id)?;
             d.set_item("seed", g.seed)?;
+            d.set_item("white", g.white)?;
+            d.set_item("black", g.black)?;
             Ok(d)
         })
         .collect()

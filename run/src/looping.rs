@@ -116,6 +116,14 @@ pub struct LoopConfig {
     /// milliseconds per decision for both sides (0..=600000); the simulation
     /// counts above are then ignored there.
     pub baseline_movetime_ms: u32,
+    /// An external UCI engine that each evaluated candidate also plays, at
+    /// `eval_simulations`: a `uci:` player spec (e.g.
+    /// `"uci:fairy-stockfish,UCI_Variant=shako:nodes=100"`, see
+    /// `pacozero_arena::uci_player`); `""` = none. Its matches go to
+    /// `matches.jsonl` and the ratings like the others.
+    pub external: String,
+    /// Games of each evaluated candidate against `external` (even, 2..=100000 when `external` is set).
+    pub external_games: u32,
     /// Evaluation openings: `"standard"` or `"fischer_random"`.
     pub openings: Openings,
     /// Decisions after which an evaluation game is cut (1..=100000).
@@ -176,6 +184,8 @@ impl Default for LoopConfig {
             baseline_games: 20,
             baseline_simulations: 32,
             baseline_movetime_ms: 0,
+            external: String::new(),
+            external_games: 10,
             openings: Openings::FischerRandom,
             max_decisions: 600,
             adjudicate_material: 0,
@@ -227,6 +237,15 @@ impl LoopFile {
             check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games.is_multiple_of(2), "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
+            if !l.external.is_empty() {
+                check("external", l.external.starts_with("uci:"), "a uci:<command>[,<Option>=<value>...]:<budget> player spec, or \"\" for none")?;
+                pacozero_arena::UciSpec::parse(&l.external).context("loop.external")?;
+                check(
+                    "external_games",
+                    (2..=100_000).contains(&l.external_games) && l.external_games.is_multiple_of(2),
+                    "even, in 2..=100000 (with external)",
+                )?;
+            }
             check("max_decisions", (1..=100_000).contains(&l.max_decisions), "in 1..=100000")?;
             check("adjudicate_material", l.adjudicate_material <= 100, "in 0..=100")?;
             check("eval_every", (1..=1000).contains(&l.eval_every), "in 1..=1000")?;
@@ -636,7 +655,9 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
     let (g, best) = (round.index, round.best);
     let seed = derive_seed(l.seed ^ 0x5EED, g as u64);
     let cand = player_for::<G>(run, cfg, round.candidate, l.eval_simulations, seed)?;
-    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult, sprt: Option<&str>| -> Result<()> {
+    // `which` names the match in the generation: its games' chunk in
+    // match-games/, which a repeated evaluation stage rewrites.
+    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult, sprt: Option<&str>, which: &str| -> Result<()> {
         append_match(
             run,
             &MatchLine {
@@ -653,7 +674,10 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
                 end_reasons: m.end_reasons.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
                 sprt: sprt.map(str::to_string),
             },
-        )
+        )?;
+        // Every evaluation game, kept in the games table with the players' specs.
+        pacozero_arena::records::record_games_as::<G>(&RunDir::new(run).match_games(), Some(&format!("{}-{which}", round.candidate)), &m.played)?;
+        Ok(())
     };
     let limits = pacozero_search::GameLimits { max_decisions: l.max_decisions, adjudicate_material: l.adjudicate_material };
     if l.baseline_games > 0 {
@@ -681,13 +705,31 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
             m.wdl.losses,
             serde_json::to_string(&m.end_reasons)?
         ));
-        record(cand_here, &base, &m, None)?;
+        record(cand_here, &base, &m, None, "baseline")?;
     }
     if let Some(anchor) = round.anchor.filter(|a| l.anchor_games > 0 && *a != round.candidate) {
         let first = player_for(run, cfg, anchor, l.eval_simulations, seed ^ 5)?;
         let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
-        record(&cand, &first, &m, None)?;
+        record(&cand, &first, &m, None, "anchor")?;
+    }
+    if !l.external.is_empty() {
+        // The external engine: one process per game, each move checked; a forfeit loses the game.
+        let ext = Player::<G>::new(&l.external, seed ^ 19, 0)?;
+        let m = run_match(&cand, &ext, l.external_games / 2, l.openings, limits, seed ^ 23, &|d, t| obs.match_progress(d, t))?;
+        obs.note(&format!(
+            "{} vs {} (external): +{} ={} -{} (end reasons {})",
+            cand.name,
+            ext.name,
+            m.wdl.wins,
+            m.wdl.draws,
+            m.wdl.losses,
+            serde_json::to_string(&m.end_reasons)?
+        ));
+        for f in &m.forfeits {
+            obs.note(&format!("forfeit: {f}"));
+        }
+        record(&cand, &ext, &m, None, "external")?;
     }
     if best.is_empty() {
         return Ok(true);
@@ -707,7 +749,7 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
     };
     let sprt_note = sprt.map_or_else(String::new, |d| format!(", SPRT {} after {} games", d.name(), m.games));
     obs.note(&format!("{} vs {}: +{} ={} -{}{sprt_note}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
-    record(&cand, &best, &m, sprt.map(SprtDecision::name))?;
+    record(&cand, &best, &m, sprt.map(SprtDecision::name), "gating")?;
     Ok(match l.promotion {
         Promotion::Always => true,
         Promotion::Score => m.wdl.score() >= l.promotion_score,

@@ -34,6 +34,7 @@ mod limits;
 pub mod mcts;
 pub mod seeds;
 pub mod turns;
+pub mod uci;
 
 pub use config::{Algorithm, SearchConfig};
 pub use eval::{baseline_evaluator, masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};

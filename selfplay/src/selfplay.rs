@@ -306,6 +306,8 @@ impl<G: SelfplayGame> Runner<G> {
                 network_id: sh.network_id.clone(),
                 config_hash: sh.config_hash.clone(),
                 seed: self.seed,
+                white: format!("selfplay:{}", sh.network_id),
+                black: format!("selfplay:{}", sh.network_id),
             },
             positions,
             winner,

@@ -193,6 +193,8 @@ fn fastnet_matches_burn_after_training_and_in_network() {
         network_id: "uniform".into(),
         config_hash: "-".into(),
         seed: 0,
+        white: String::new(),
+        black: String::new(),
     });
     w.flush("chunk-000").unwrap();
     let net = NetConfig { blocks: 2, ..NetConfig::tiny_for(&spec(4, 1, 50)) };

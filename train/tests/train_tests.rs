@@ -67,6 +67,8 @@ fn write_data(dir: &Path, n: usize, chunks: usize) {
             network_id: "uniform".into(),
             config_hash: "-".into(),
             seed: 0,
+            white: String::new(),
+            black: String::new(),
         });
         w.flush(&format!("chunk-{c:03}")).unwrap();
     }
@@ -237,6 +239,8 @@ fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
         network_id: "uniform".into(),
         config_hash: "-".into(),
         seed: 0,
+        white: String::new(),
+        black: String::new(),
     });
     w.flush("chunk-100").unwrap();
     let fresh = t.fresh_data_loss(data.path(), 1000).unwrap().expect("a newer chunk");

@@ -40,6 +40,9 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         }
         None => run_match_from(&pa, &pb, pairs, &start, limits, a.seed, progress).map(|m| (m, None)),
     })?;
+    if let Some(dir) = &a.record {
+        pacozero_arena::records::record_games::<G>(dir, &m.played)?;
+    }
     let (elo, ci, pentanomial) = m.elo();
     let (_, ci_trinomial) = m.elo_trinomial();
     let pair_stats = m.pentanomial.stats();
@@ -78,6 +81,9 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         serde_json::json!({ "elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta, "llr": llr, "lower": lower, "upper": upper, "decision": decision.name() })
     });
     let _ = writeln!(text, "end reasons: {}", serde_json::to_string(&m.end_reasons)?);
+    for f in &m.forfeits {
+        let _ = writeln!(text, "forfeit: {f}");
+    }
     let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
     let _ = writeln!(
         text,
@@ -93,7 +99,7 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         "nelo": pair_stats.and_then(|p| p.nelo.map(|n| n.0)), "nelo_ci95": pair_stats.and_then(|p| p.nelo.map(|n| n.1)),
         "los": pair_stats.map(|p| p.los), "pentanomial": m.pentanomial.0,
         "ms_per_decision": [ta, tb], "simulations_per_decision": [sa, sb],
-        "end_reasons": m.end_reasons, "sprt": sprt,
+        "end_reasons": m.end_reasons, "forfeits": m.forfeits, "sprt": sprt,
     });
     // `--json`: the JSON instead of the text on standard output (as `book
     // compare --json`); `--out FILE`: a JSON copy in a file.

@@ -4,6 +4,8 @@ mod arena;
 mod bench;
 mod book;
 mod export;
+mod games;
+mod ladder;
 mod league;
 mod legal;
 pub mod looprun;
@@ -16,6 +18,7 @@ mod show;
 mod store;
 mod tactics;
 pub mod train;
+mod uci;
 
 use crate::args::Command;
 
@@ -34,13 +37,16 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Arena(a) => arena::run(a),
         Command::League(a) => league::run(a),
         Command::Evaluate(a) => store::evaluate(a),
+        Command::Ladder(a) => ladder::run(a),
         Command::Loop(a) => looprun::run(a),
         Command::Book(a) => book::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Analysis(a) => analysis::run(a),
+        Command::Uci(a) => uci::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),
+        Command::Games(a) => games::run(a),
         Command::Tactics(a) => tactics::run(a),
         Command::Export(a) => export::run(a),
     }

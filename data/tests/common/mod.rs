@@ -66,6 +66,8 @@ pub fn game(game_id: u64, plies: u32) -> (GameRow, Vec<PositionRow>) {
             network_id: "gen-0001".into(),
             config_hash: "abc123".into(),
             seed: 42 + game_id,
+            white: "selfplay:gen-0001".into(),
+            black: "selfplay:gen-0001".into(),
         },
         rows,
     )

@@ -285,6 +285,13 @@ impl Game for GameState {
         self.pos.fen()
     }
 
+    fn pgn_move(&self, decisions: &[u16]) -> String {
+        match decisions {
+            [d] => move_from_action(&self.pos, *d as usize).map_or_else(|| format!("#{d}"), |m| self.pos.san(m)),
+            _ => self.turn_notation(decisions),
+        }
+    }
+
     fn start() -> Self {
         GameState::startpos()
     }

@@ -14,7 +14,7 @@
 //!
 //! Modules: [`geometry`] (squares, `u128` bitboards, attack tables), the
 //! position with copy-make and an incremental Zobrist hash, legal move
-//! generation with perft, FEN and UCI notation, the game state implementing
+//! generation with perft, FEN, UCI notation and SAN (for PGN), the game state implementing
 //! [`crate::Game`], and the policy/input encoding (tables in [`encode`]).
 
 pub mod encode;
@@ -26,6 +26,7 @@ mod movegen;
 mod moves;
 mod piece;
 mod position;
+mod san;
 mod zobrist;
 
 pub use encode::{action_index, move_from_action, NUM_ACTIONS, NUM_BIT_PLANES, NUM_SCALARS};

@@ -45,17 +45,24 @@ fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
     }
     let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
     let mut out = Vec::new();
+    // Runs of earlier builds wrote player,elo,ci95,games; now
+    // player,elo,ci95,ci95_trinomial,score,games.
+    let columns = text.lines().next().map_or(6, |h| h.split(',').count());
     for (i, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
+        // The player may be quoted and hold commas (RatingList::to_csv); the figures follow it.
+        let mut f: Vec<&str> = line.rsplitn(columns, ',').collect();
+        f.reverse();
         let parse = |j: usize| -> Result<f64> {
             f.get(j).and_then(|v| v.parse().ok()).with_context(|| format!("{}:{}: field {} is not a number", p.display(), i + 1, j + 1))
         };
-        // Runs of earlier builds wrote player,elo,ci95,games; now
-        // player,elo,ci95,ci95_trinomial,score,games.
         if f.len() != 4 && f.len() != 6 {
             anyhow::bail!("{}:{}: expected 6 fields (player,elo,ci95,ci95_trinomial,score,games), found {}", p.display(), i + 1, f.len());
         }
-        out.push(RatingRow { player: f[0].to_string(), elo: parse(1)?, ci95: parse(2)?, games: parse(f.len() - 1)? as u32 });
+        let player = match f[0].strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+            Some(quoted) => quoted.replace("\"\"", "\""),
+            None => f[0].to_string(),
+        };
+        out.push(RatingRow { player, elo: parse(1)?, ci95: parse(2)?, games: parse(f.len() - 1)? as u32 });
     }
     Ok(out)
 }

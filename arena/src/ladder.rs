@@ -1,0 +1,171 @@
+//! A ladder: players against one external engine at a rising node budget
+//! (Fairy-Stockfish at 1, 10, 100, … nodes for Shako), and the budget at
+//! which each player scores 50%.
+//!
+//! The fit is a logistic regression of each game's score on the log of the
+//! engine's nodes: the player's expected score against the engine at `n`
+//! nodes is `σ(a + b·log10 n)`, with `a` and `b` at their maximum likelihood
+//! over every game of the ladder (a draw scores a half; a tiny ridge,
+//! [`RIDGE`], keeps the estimate finite when the results separate
+//! perfectly). The 50% budget is `n50 = 10^(−a/b)`, its 95% interval
+//! `10^(x50 ± 1.96·se)` with the standard error of `x50 = −a/b` by the delta
+//! method from the inverse of the (penalised) information matrix. When no
+//! rung is scored at 50% or less (or at 50% or more), the budget lies beyond
+//! the ladder and only that is said.
+
+/// The ridge penalty on `a` and `b` (in log-likelihood units per unit²).
+pub const RIDGE: f64 = 1e-3;
+
+/// One rung's results for a player: the engine's nodes and the player's W/D/L.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rung {
+    pub nodes: u64,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+impl Rung {
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The player's score (0..=1); 0.5 for no game.
+    pub fn score(&self) -> f64 {
+        match self.games() {
+            0 => 0.5,
+            n => (self.wins as f64 + 0.5 * self.draws as f64) / n as f64,
+        }
+    }
+}
+
+/// Where the player scores 50%.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fifty {
+    /// The fitted budget and its 95% interval, in nodes.
+    At { nodes: f64, low: f64, high: f64 },
+    /// The player scores more than 50% at every rung: beyond the top one.
+    AboveTop(u64),
+    /// The player scores less than 50% at every rung: below the bottom one.
+    BelowBottom(u64),
+}
+
+impl std::fmt::Display for Fifty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Fifty::At { nodes, low, high } => write!(f, "{} nodes (95%: {}–{})", nodes_text(nodes), nodes_text(low), nodes_text(high)),
+            Fifty::AboveTop(n) => write!(f, "above {n} nodes (more than 50% at every rung)"),
+            Fifty::BelowBottom(n) => write!(f, "below {n} nodes (less than 50% at every rung)"),
+        }
+    }
+}
+
+/// A node count for people: whole from 10 on, two decimals below.
+fn nodes_text(n: f64) -> String {
+    if n >= 10.0 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.2}")
+    }
+}
+
+/// The node budget at which a player with these rungs scores 50% (see the module docs).
+pub fn fifty_percent_budget(rungs: &[Rung]) -> Option<Fifty> {
+    let played: Vec<&Rung> = rungs.iter().filter(|r| r.games() > 0 && r.nodes > 0).collect();
+    let top = played.iter().map(|r| r.nodes).max()?;
+    let bottom = played.iter().map(|r| r.nodes).min()?;
+    if played.iter().all(|r| r.score() > 0.5) {
+        return Some(Fifty::AboveTop(top));
+    }
+    if played.iter().all(|r| r.score() < 0.5) {
+        return Some(Fifty::BelowBottom(bottom));
+    }
+    // Each rung as (x, games, total score); the likelihood depends on nothing else.
+    let data: Vec<(f64, f64, f64)> = played.iter().map(|r| ((r.nodes as f64).log10(), r.games() as f64, r.score() * r.games() as f64)).collect();
+    let (mut a, mut b) = (0.0f64, 0.0f64);
+    let mut info = [[0.0f64; 2]; 2];
+    for _ in 0..200 {
+        let (mut g0, mut g1) = (-2.0 * RIDGE * a, -2.0 * RIDGE * b);
+        let mut h = [[2.0 * RIDGE, 0.0], [0.0, 2.0 * RIDGE]];
+        for &(x, n, y) in &data {
+            let s = 1.0 / (1.0 + (-(a + b * x)).exp());
+            g0 += y - n * s;
+            g1 += (y - n * s) * x;
+            let w = n * s * (1.0 - s);
+            h[0][0] += w;
+            h[0][1] += w * x;
+            h[1][1] += w * x * x;
+        }
+        h[1][0] = h[0][1];
+        info = h;
+        let det = h[0][0] * h[1][1] - h[0][1] * h[1][0];
+        if det.abs() < 1e-300 {
+            return None;
+        }
+        let (da, db) = ((h[1][1] * g0 - h[0][1] * g1) / det, (h[0][0] * g1 - h[1][0] * g0) / det);
+        // Damped steps: separated data would otherwise jump far.
+        let scale = 1.0f64.min(5.0 / da.abs().max(db.abs()).max(1e-12));
+        a += scale * da;
+        b += scale * db;
+        if da.abs().max(db.abs()) < 1e-10 {
+            break;
+        }
+    }
+    if b.abs() < 1e-12 {
+        return None;
+    }
+    let x50 = -a / b;
+    let det = info[0][0] * info[1][1] - info[0][1] * info[1][0];
+    let cov = [[info[1][1] / det, -info[0][1] / det], [-info[1][0] / det, info[0][0] / det]];
+    let g = [-1.0 / b, a / (b * b)];
+    let var = g[0] * g[0] * cov[0][0] + 2.0 * g[0] * g[1] * cov[0][1] + g[1] * g[1] * cov[1][1];
+    let se = var.max(0.0).sqrt();
+    Some(Fifty::At { nodes: 10f64.powf(x50), low: 10f64.powf(x50 - 1.96 * se), high: 10f64.powf(x50 + 1.96 * se) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rung(nodes: u64, wins: u32, draws: u32, losses: u32) -> Rung {
+        Rung { nodes, wins, draws, losses }
+    }
+
+    #[test]
+    fn a_symmetric_ladder_crosses_half_in_the_middle() {
+        // 80% at 10 nodes, 50% at 100, 20% at 1000: the fit crosses at 100.
+        let rungs = [rung(10, 80, 0, 20), rung(100, 40, 20, 40), rung(1000, 20, 0, 80)];
+        let Some(Fifty::At { nodes, low, high }) = fifty_percent_budget(&rungs) else { panic!("no crossing") };
+        assert!((nodes - 100.0).abs() < 1.0, "{nodes}");
+        assert!(low < nodes && nodes < high && low > 30.0 && high < 330.0, "{low} {high}");
+        // More games: a narrower interval.
+        let more: Vec<Rung> = rungs.iter().map(|r| rung(r.nodes, 4 * r.wins, 4 * r.draws, 4 * r.losses)).collect();
+        let Some(Fifty::At { low: l4, high: h4, .. }) = fifty_percent_budget(&more) else { panic!() };
+        assert!(h4 / l4 < high / low, "{l4}-{h4} vs {low}-{high}");
+    }
+
+    #[test]
+    fn the_fit_matches_a_known_logistic_curve() {
+        // Expected scores of σ(2 − 1·log10 n): x50 = 2, n50 = 100, at 10 000 games a rung.
+        let rungs: Vec<Rung> = [1u64, 10, 100, 1000, 10000]
+            .iter()
+            .map(|&n| {
+                let s = 1.0 / (1.0 + (-(2.0 - (n as f64).log10())).exp());
+                let wins = (s * 10_000.0).round() as u32;
+                rung(n, wins, 0, 10_000 - wins)
+            })
+            .collect();
+        let Some(Fifty::At { nodes, .. }) = fifty_percent_budget(&rungs) else { panic!() };
+        assert!((nodes - 100.0).abs() < 2.0, "{nodes}");
+    }
+
+    #[test]
+    fn beyond_the_ladder_and_separated_results() {
+        assert_eq!(fifty_percent_budget(&[rung(1, 2, 0, 0), rung(10, 1, 1, 0)]), Some(Fifty::AboveTop(10)));
+        assert_eq!(fifty_percent_budget(&[rung(1, 0, 0, 2), rung(10, 0, 1, 1)]), Some(Fifty::BelowBottom(1)));
+        assert_eq!(fifty_percent_budget(&[]), None);
+        // All won at 10, all lost at 100: a finite crossing between them.
+        let Some(Fifty::At { nodes, .. }) = fifty_percent_budget(&[rung(10, 20, 0, 0), rung(100, 0, 0, 20)]) else { panic!() };
+        assert!(nodes > 10.0 && nodes < 100.0, "{nodes}");
+    }
+}

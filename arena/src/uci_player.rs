@@ -1,0 +1,347 @@
+//! External engines as players: a UCI engine run as a child process, one
+//! process per game.
+//!
+//! Spec: `uci:CMD[,Option=value…]:BUDGET[:timeout=<ms>]`, e.g.
+//! `uci:fairy-stockfish,UCI_Variant=shako:nodes=1000`.
+//!
+//! | part | meaning |
+//! |---|---|
+//! | `CMD` | the program and its arguments, separated by spaces (`pacozero uci --model m.pzmodel`); a bare name is looked up on `PATH`, then in Debian's games directory `/usr/games` |
+//! | `Option=value` | a UCI option set before each game (`setoption name Option value value`); the engine must offer it |
+//! | `BUDGET` | `nodes=N` (`go nodes N`), `depth=N` (`go depth N`) or `<ms>ms` (`go movetime <ms>`) |
+//! | `timeout=<ms>` | how long a move may take before the engine loses the game (default: twice the movetime plus 2 s, or 30 s for nodes and depth) |
+//!
+//! No part may hold a `:`, and the command no `,`. When the engine offers
+//! `UCI_Variant` and the spec does not set it, it is set to the game's name
+//! (`shako`, `paco`), which must be one of its values.
+//!
+//! Each game starts the engine afresh (`uci`, the options, `isready`,
+//! `ucinewgame`) and sends it `position startpos|fen <start> moves ...`
+//! with every whole turn of the game so far, then `go`. Our engine checks
+//! each `bestmove` it answers: an illegal move, a crash (the process ends
+//! or its output closes) or a timeout loses that game, and the reason
+//! ([`Forfeit`]) is recorded. The process is ended with the game (`quit`,
+//! then killed if it lingers). A spec is checked when its player is made:
+//! the program starts, speaks UCI and offers the options.
+
+use anyhow::{bail, Result};
+use pacozero_engine::Game;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Debian's directory of games, where `apt-get install fairy-stockfish` puts it.
+pub const GAMES_DIR: &str = "/usr/games";
+/// How long an engine may take to start (`uciok`) and to be ready (`readyok`).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long an external engine searches each move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UciBudget {
+    Nodes(u64),
+    Depth(u32),
+    Millis(u64),
+}
+
+impl UciBudget {
+    fn parse(spec: &str, text: &str) -> Result<UciBudget> {
+        let number = |digits: &str| digits.parse::<u64>().ok().filter(|&n| n >= 1);
+        let budget = if let Some(n) = text.strip_prefix("nodes=") {
+            number(n).map(UciBudget::Nodes)
+        } else if let Some(n) = text.strip_prefix("depth=") {
+            number(n).filter(|&d| d <= 1000).map(|d| UciBudget::Depth(d as u32))
+        } else if let Some(n) = text.strip_suffix("ms") {
+            number(n).map(UciBudget::Millis)
+        } else {
+            None
+        };
+        budget.ok_or_else(|| anyhow::anyhow!("player '{spec}': budget '{text}' should be nodes=<N>, depth=<N> (1..=1000) or <milliseconds>ms, each at least 1"))
+    }
+
+    /// The `go` command of a move.
+    pub fn go(self) -> String {
+        match self {
+            UciBudget::Nodes(n) => format!("go nodes {n}"),
+            UciBudget::Depth(d) => format!("go depth {d}"),
+            UciBudget::Millis(ms) => format!("go movetime {ms}"),
+        }
+    }
+
+    fn default_timeout(self) -> Duration {
+        match self {
+            UciBudget::Millis(ms) => Duration::from_millis(2 * ms + 2000),
+            UciBudget::Nodes(_) | UciBudget::Depth(_) => Duration::from_secs(30),
+        }
+    }
+}
+
+/// A parsed `uci:` player spec (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UciSpec {
+    /// The program, found on `PATH` or in [`GAMES_DIR`] when named bare.
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// UCI options set before each game, in order.
+    pub options: Vec<(String, String)>,
+    pub budget: UciBudget,
+    /// The longest a move may take.
+    pub timeout: Duration,
+}
+
+impl UciSpec {
+    /// Reads `uci:CMD[,Option=value…]:BUDGET[:timeout=<ms>]` (the whole spec, `uci:` included).
+    pub fn parse(spec: &str) -> Result<UciSpec> {
+        let parts: Vec<&str> = spec.split(':').collect();
+        let usage = "uci:<command>[,<Option>=<value>...]:<budget>[:timeout=<ms>], the budget nodes=<N>, depth=<N> or <ms>ms";
+        if parts.first() != Some(&"uci") || !(3..=4).contains(&parts.len()) {
+            bail!("player '{spec}': expected {usage}");
+        }
+        let mut pieces = parts[1].split(',');
+        let command: Vec<String> = pieces.next().unwrap_or("").split_whitespace().map(str::to_string).collect();
+        let Some((program, args)) = command.split_first() else { bail!("player '{spec}': the command is empty (expected {usage})") };
+        let mut options = Vec::new();
+        for o in pieces {
+            match o.split_once('=') {
+                Some((name, value)) if !name.trim().is_empty() => options.push((name.trim().to_string(), value.trim().to_string())),
+                _ => bail!("player '{spec}': option '{o}' should be <Option>=<value>"),
+            }
+        }
+        let budget = UciBudget::parse(spec, parts[2])?;
+        let timeout = match parts.get(3) {
+            None => budget.default_timeout(),
+            Some(t) => match t.strip_prefix("timeout=").and_then(|ms| ms.parse::<u64>().ok()).filter(|&ms| ms >= 1) {
+                Some(ms) => Duration::from_millis(ms),
+                None => bail!("player '{spec}': '{t}' should be timeout=<milliseconds a move may take, at least 1>"),
+            },
+        };
+        let program = find_program(program).map_err(|e| anyhow::anyhow!("player '{spec}': {e}"))?;
+        Ok(UciSpec { program, args: args.to_vec(), options, budget, timeout })
+    }
+}
+
+/// The program a command names: a path as given; a bare name from `PATH`, then [`GAMES_DIR`].
+pub fn find_program(name: &str) -> Result<PathBuf, String> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return if p.is_file() { Ok(p) } else { Err(format!("no program {name}")) };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(std::iter::once(PathBuf::from(GAMES_DIR)))
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("no program `{name}` on PATH or in {GAMES_DIR} (Debian: apt-get install fairy-stockfish)"))
+}
+
+/// Why an external engine lost a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    /// The games table's `reason`: `illegal_move`, `engine_crash` or `engine_timeout`.
+    pub reason: &'static str,
+    /// What happened, for people.
+    pub detail: String,
+}
+
+impl Forfeit {
+    fn crash(detail: impl Into<String>) -> Forfeit {
+        Forfeit { reason: "engine_crash", detail: detail.into() }
+    }
+}
+
+/// An engine process in a game.
+pub struct UciProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    /// The options it offers: name and `type ...` rest of the line.
+    offered: Vec<(String, String)>,
+}
+
+impl UciProcess {
+    /// Starts the engine of `spec` for game `G` and readies it for a new
+    /// game: `uci`, the options (and `UCI_Variant` when it has it and the
+    /// spec does not set it), `isready`, `ucinewgame`, `isready`.
+    pub fn start<G: Game>(spec: &UciSpec) -> Result<UciProcess, Forfeit> {
+        let mut child = Command::new(&spec.program)
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| Forfeit::crash(format!("cannot start {}: {e}", spec.program.display())))?;
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut p = UciProcess { child, stdin, lines, offered: Vec::new() };
+        p.send("uci")?;
+        let intro = p.read_until("uciok", Instant::now() + HANDSHAKE_TIMEOUT, "uciok")?;
+        p.offered = intro
+            .iter()
+            .filter_map(|l| l.strip_prefix("option name "))
+            .filter_map(|rest| rest.split_once(" type ").map(|(name, kind)| (name.trim().to_string(), kind.to_string())))
+            .collect();
+        for (name, value) in p.options_for::<G>(spec)? {
+            p.send(&format!("setoption name {name} value {value}"))?;
+        }
+        p.ready()?;
+        p.send("ucinewgame")?;
+        p.ready()?;
+        Ok(p)
+    }
+
+    /// The options to set: the spec's, each offered by the engine, and
+    /// `UCI_Variant` = the game's name where the engine offers it and the spec does not set it.
+    fn options_for<G: Game>(&self, spec: &UciSpec) -> Result<Vec<(String, String)>, Forfeit> {
+        let offered = |name: &str| self.offered.iter().find(|(n, _)| n.eq_ignore_ascii_case(name));
+        let mut out = Vec::new();
+        for (name, value) in &spec.options {
+            if offered(name).is_none() {
+                let names: Vec<&str> = self.offered.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(Forfeit::crash(format!("the engine has no option `{name}` (it has: {})", names.join(", "))));
+            }
+            out.push((name.clone(), value.clone()));
+        }
+        let sets_variant = spec.options.iter().any(|(n, _)| n.eq_ignore_ascii_case("UCI_Variant"));
+        if let (Some((name, kind)), false) = (offered("UCI_Variant"), sets_variant) {
+            let vars: Vec<&str> = kind.split(" var ").skip(1).map(|v| v.split_whitespace().next().unwrap_or("")).collect();
+            if !vars.contains(&G::NAME) {
+                return Err(Forfeit::crash(format!("the engine's UCI_Variant has no variant `{}` (it has: {})", G::NAME, vars.join(", "))));
+            }
+            out.push((name.clone(), G::NAME.to_string()));
+        }
+        Ok(out)
+    }
+
+    fn ready(&mut self) -> Result<(), Forfeit> {
+        self.send("isready")?;
+        self.read_until("readyok", Instant::now() + HANDSHAKE_TIMEOUT, "readyok").map(|_| ())
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), Forfeit> {
+        let stdin = self.stdin.as_mut().ok_or_else(|| Forfeit::crash("its input is closed"))?;
+        writeln!(stdin, "{line}").and_then(|()| stdin.flush()).map_err(|e| Forfeit::crash(format!("writing `{line}` to it failed: {e} (it ended?)")))
+    }
+
+    /// The lines up to the first that starts with `prefix` (included), by `deadline`.
+    fn read_until(&mut self, prefix: &str, deadline: Instant, waiting_for: &str) -> Result<Vec<String>, Forfeit> {
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.split_whitespace().next() == Some(prefix);
+                    seen.push(line);
+                    if done {
+                        return Ok(seen);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = self.child.kill();
+                    return Err(Forfeit { reason: "engine_timeout", detail: format!("no `{waiting_for}` in time") });
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+                    return Err(Forfeit::crash(format!("it ended ({status}) while we waited for `{waiting_for}`")));
+                }
+            }
+        }
+    }
+
+    /// The engine's move in `g`, reached from `start` by the whole turns
+    /// `moves` (in UCI notation): checked legal. The searched nodes it
+    /// reported last come with it (0 if none).
+    pub fn best_turn<G: Game>(&mut self, spec: &UciSpec, start: &G, moves: &[String], g: &G) -> Result<(Vec<u16>, u64), Forfeit> {
+        let setup = if start.notation() == G::start().notation() { "startpos".to_string() } else { format!("fen {}", start.notation()) };
+        let listed = if moves.is_empty() { String::new() } else { format!(" moves {}", moves.join(" ")) };
+        self.send(&format!("position {setup}{listed}"))?;
+        self.send(&spec.budget.go())?;
+        let lines = self.read_until("bestmove", Instant::now() + spec.timeout, "bestmove")?;
+        let nodes = lines.iter().rev().find_map(|l| info_nodes(l)).unwrap_or(0);
+        let answer = lines.last().expect("the bestmove line");
+        let token = answer.split_whitespace().nth(1).unwrap_or("");
+        match g.parse_turn(token) {
+            Ok(turn) => Ok((turn, nodes)),
+            Err(e) => Err(Forfeit { reason: "illegal_move", detail: format!("`{answer}` in {}: {}", g.notation(), e.message) }),
+        }
+    }
+}
+
+impl Drop for UciProcess {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        self.stdin = None;
+        let end = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < end {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `nodes` figure of an `info` line.
+fn info_nodes(line: &str) -> Option<u64> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("info") {
+        return None;
+    }
+    let words: Vec<&str> = words.collect();
+    words.iter().position(|&w| w == "nodes").and_then(|i| words.get(i + 1)).and_then(|n| n.parse().ok())
+}
+
+/// Checks a spec for game `G` before a match: the engine starts, speaks
+/// UCI and offers the options (one game's handshake).
+pub fn check_engine<G: Game>(spec_text: &str, spec: &UciSpec) -> Result<()> {
+    UciProcess::start::<G>(spec).map(drop).map_err(|f| anyhow::anyhow!("player '{spec_text}': {}: {}", spec.program.display(), f.detail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_read_the_command_options_budget_and_timeout() {
+        let s = UciSpec::parse("uci:sh -c true,UCI_Variant=shako,Move Overhead=10:nodes=1000").unwrap();
+        assert!(s.program.ends_with("sh"));
+        assert_eq!(s.args, ["-c", "true"]);
+        assert_eq!(s.options, [("UCI_Variant".to_string(), "shako".to_string()), ("Move Overhead".to_string(), "10".to_string())]);
+        assert_eq!((s.budget, s.timeout), (UciBudget::Nodes(1000), Duration::from_secs(30)));
+        let s = UciSpec::parse("uci:sh:100ms:timeout=5000").unwrap();
+        assert_eq!((s.budget, s.timeout), (UciBudget::Millis(100), Duration::from_secs(5)));
+        assert_eq!(UciSpec::parse("uci:sh:depth=3").unwrap().budget.go(), "go depth 3");
+        assert_eq!(UciBudget::Millis(100).default_timeout(), Duration::from_millis(2200));
+        for (bad, needle) in [
+            ("uci:sh", "expected uci:<command>"),
+            ("uci::nodes=5", "the command is empty"),
+            ("uci:sh,Threads:nodes=5", "option 'Threads' should be"),
+            ("uci:sh:nodes=0", "budget 'nodes=0'"),
+            ("uci:sh:fast", "budget 'fast'"),
+            ("uci:sh:nodes=5:timeout=x", "'timeout=x'"),
+            ("uci:no-such-engine-anywhere:nodes=5", "no program `no-such-engine-anywhere` on PATH or in /usr/games"),
+            ("uci:/no/such/engine:nodes=5", "no program /no/such/engine"),
+        ] {
+            let e = UciSpec::parse(bad).expect_err(bad).to_string();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn info_lines_give_their_nodes() {
+        assert_eq!(info_nodes("info depth 5 seldepth 6 multipv 1 score cp -74 nodes 1000 nps 125000 pv d8d6"), Some(1000));
+        assert_eq!(info_nodes("info string nodes are many"), None);
+        assert_eq!(info_nodes("bestmove e2e4 nodes 5"), None);
+    }
+}

@@ -1,0 +1,122 @@
+//! `pacozero ladder`: players against an external UCI engine at rising node
+//! budgets, each rung a paired-opening match (the same openings at every
+//! rung), and the budget where each player scores 50%
+//! (`pacozero_arena::ladder`). Prints a markdown table (or JSON).
+
+use crate::args::LadderArgs;
+use anyhow::{bail, Result};
+use pacozero_arena::ladder::{fifty_percent_budget, Fifty, Rung};
+use pacozero_arena::ratings::elo_from_score;
+use pacozero_arena::{run_match, MatchResult, Player};
+use pacozero_engine::{Game, GameVisitor};
+use std::fmt::Write as _;
+
+pub fn run(a: LadderArgs) -> Result<()> {
+    if !a.engine.starts_with("uci:") || a.engine.split(':').count() != 2 {
+        bail!("--engine '{}': expected uci:<command>[,<Option>=<value>...] without a budget (each rung adds :nodes=N)", a.engine);
+    }
+    if a.nodes.is_empty() || a.nodes.contains(&0) || !a.nodes.is_sorted() {
+        bail!("--nodes {:?}: expected node budgets of at least 1, ascending", a.nodes);
+    }
+    struct Ladder(LadderArgs);
+    impl GameVisitor for Ladder {
+        type Output = Result<()>;
+        fn visit<G: Game>(self) -> Result<()> {
+            run_game::<G>(self.0)
+        }
+    }
+    a.game.visit(Ladder(a))
+}
+
+/// Elo with its 95% interval as a table cell; a perfect or a null score has only a one-sided bound.
+fn elo_cell(m: &MatchResult) -> String {
+    let n = m.wdl.games().max(1) as f64;
+    let bound = elo_from_score(0.05f64.powf(1.0 / n));
+    if m.wdl.wins == m.wdl.games() {
+        format!("≥ {bound:+.0}")
+    } else if m.wdl.losses == m.wdl.games() {
+        format!("≤ {:+.0}", -bound)
+    } else {
+        let (elo, ci, _) = m.elo();
+        // + 0.0: no "-0" for an even score.
+        format!("{:+.0} ± {ci:.0}", elo + 0.0)
+    }
+}
+
+fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
+    let pairs = a.games.div_ceil(2).max(1);
+    let limits = pacozero_search::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
+    let players: Vec<Player<G>> = a.players.iter().enumerate().map(|(i, p)| Player::<G>::new(p, a.seed.wrapping_add(i as u64), 0)).collect::<Result<_>>()?;
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "{} ladder against `{}`: {} games per rung ({} {} of {} openings), seed {}\n",
+        G::NAME,
+        a.engine,
+        2 * pairs,
+        pairs,
+        if pairs == 1 { "pair" } else { "pairs" },
+        serde_json::to_value(a.openings)?.as_str().unwrap_or("?"),
+        a.seed
+    );
+    let _ = writeln!(table, "| player | engine nodes | games | W | D | L | score | Elo ± 95% |");
+    let _ = writeln!(table, "|---|---:|---:|---:|---:|---:|---:|---|");
+    let mut rows = Vec::new();
+    let mut fifties = Vec::new();
+    for p in &players {
+        let mut rungs = Vec::new();
+        for &nodes in &a.nodes {
+            let spec = format!("{}:nodes={nodes}", a.engine);
+            let engine = Player::<G>::new(&spec, a.seed ^ 0xE9, 0)?;
+            let m = super::arena::with_match_bar(pairs, a.quiet, |progress| run_match(p, &engine, pairs, a.openings, limits, a.seed, progress))?;
+            if let Some(dir) = &a.record {
+                pacozero_arena::records::record_games::<G>(dir, &m.played)?;
+            }
+            for f in &m.forfeits {
+                eprintln!("forfeit: {f}");
+            }
+            let w = &m.wdl;
+            let _ = writeln!(
+                table,
+                "| `{}` | {nodes} | {} | {} | {} | {} | {:.1}% | {} |",
+                p.name,
+                w.games(),
+                w.wins,
+                w.draws,
+                w.losses,
+                100.0 * w.score(),
+                elo_cell(&m)
+            );
+            let (elo, ci, _) = m.elo();
+            rows.push(serde_json::json!({
+                "player": p.name, "nodes": nodes, "games": w.games(), "wins": w.wins, "draws": w.draws, "losses": w.losses,
+                "score": w.score(), "elo": elo.is_finite().then_some(elo), "elo_ci95": ci.is_finite().then_some(ci),
+                "end_reasons": m.end_reasons,
+            }));
+            rungs.push(Rung { nodes, wins: w.wins, draws: w.draws, losses: w.losses });
+        }
+        fifties.push((p.name.clone(), fifty_percent_budget(&rungs)));
+    }
+    let _ = writeln!(table, "\n| player | scores 50% against the engine at |\n|---|---|");
+    for (name, f) in &fifties {
+        let _ = writeln!(table, "| `{name}` | {} |", f.map_or_else(|| "no fit".to_string(), |f| f.to_string()));
+    }
+    if let Some(path) = &a.out {
+        crate::atomic::write_atomic(path, table.as_bytes())?;
+    }
+    if a.json {
+        let fifty: Vec<serde_json::Value> = fifties
+            .iter()
+            .map(|(name, f)| match f {
+                Some(Fifty::At { nodes, low, high }) => serde_json::json!({"player": name, "nodes": nodes, "low": low, "high": high}),
+                Some(Fifty::AboveTop(n)) => serde_json::json!({"player": name, "above": n}),
+                Some(Fifty::BelowBottom(n)) => serde_json::json!({"player": name, "below": n}),
+                None => serde_json::json!({"player": name}),
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"game": G::NAME, "engine": a.engine, "rungs": rows, "fifty": fifty}))?);
+    } else {
+        print!("{table}");
+    }
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! Games of the games table as PGN, for every game: Shako as
+//! Fairy-Stockfish's tools read it (`[Variant "shako"]`, the start in
+//! `[FEN]`, moves in standard algebraic notation), Paco Ŝako in the same
+//! layout with the platform's FEN and whole turns in chain notation
+//! without spaces (`Bf3xe4>c3`, `=QNb1-c3`).
+//!
+//! | tag | value |
+//! |---|---|
+//! | `Event` | `PacoZero self-play` or `PacoZero match` (`network_id` = `match`) |
+//! | `Site`, `Date` | `PacoZero`, `????.??.??` |
+//! | `Round` | the game's number in the export, from 1 |
+//! | `White`, `Black` | the players (`white`, `black`: specs, or `selfplay:<network>`); `?` when not recorded |
+//! | `Result` | `1-0`, `0-1`, `1/2-1/2` |
+//! | `Variant` | the game's name: `shako`, `paco` |
+//! | `FEN`, `SetUp` | the start position; `1` |
+//! | `Termination` | `normal` (the rules ended it), `adjudication` (`max_length`, `stuck`), `time forfeit` (`engine_timeout`), `rules infraction` (`illegal_move`), `abandoned` (`engine_crash`) |
+//! | `Reason` | the games table's `reason` |
+//! | `GameId` | the games table's `game_id` |
+//!
+//! The movetext numbers the turns from 1 (`1. e5 e6 2. Ng4`; `1... e6` when
+//! Black starts) and ends with the result.
+
+use pacozero_engine::{Game, GameKind, GameVisitor};
+
+use crate::schema::GameRow;
+
+/// The PGN `Termination` of a games table's `reason`.
+pub fn termination(reason: &str) -> &'static str {
+    match reason {
+        "max_length" | "stuck" | "resign" => "adjudication",
+        "engine_timeout" => "time forfeit",
+        "illegal_move" => "rules infraction",
+        "engine_crash" => "abandoned",
+        _ => "normal",
+    }
+}
+
+/// One game of game `kind` as PGN (tags, a blank line, the movetext, a
+/// blank line); `round`: its number in the export. The error names the
+/// decision that does not replay.
+pub fn pgn_game(kind: GameKind, row: &GameRow, round: usize) -> Result<String, String> {
+    struct Write<'a>(&'a GameRow, usize);
+    impl GameVisitor for Write<'_> {
+        type Output = Result<String, String>;
+        fn visit<G: Game>(self) -> Result<String, String> {
+            pgn_of::<G>(self.0, self.1)
+        }
+    }
+    kind.visit(Write(row, round))
+}
+
+fn pgn_of<G: Game>(row: &GameRow, round: usize) -> Result<String, String> {
+    let start = G::from_notation(&row.start_fen).map_err(|e| format!("game {}: start `{}`: {}", row.game_id, row.start_fen, e.message))?;
+    let decisions = start.parse_decisions(&row.actions).map_err(|e| format!("game {}: {}", row.game_id, e.message))?;
+    let player = |p: &str| if p.is_empty() { "?".to_string() } else { p.replace('\\', "\\\\").replace('"', "\\\"") };
+    let event = if row.network_id == "match" { "PacoZero match" } else { "PacoZero self-play" };
+    let mut out = String::new();
+    for (tag, value) in [
+        ("Event", event.to_string()),
+        ("Site", "PacoZero".into()),
+        ("Date", "????.??.??".into()),
+        ("Round", round.to_string()),
+        ("White", player(&row.white)),
+        ("Black", player(&row.black)),
+        ("Result", row.result.clone()),
+        ("Variant", G::NAME.into()),
+        ("FEN", row.start_fen.trim().to_string()),
+        ("SetUp", "1".into()),
+        ("Termination", termination(&row.reason).into()),
+        ("Reason", row.reason.clone()),
+        ("GameId", row.game_id.to_string()),
+    ] {
+        out.push_str(&format!("[{tag} \"{value}\"]\n"));
+    }
+    out.push('\n');
+    // Whole turns, each a token with its number before White's (or a lone Black's first).
+    let mut tokens: Vec<String> = Vec::new();
+    let (mut g, mut turn_start, mut turn) = (start.clone(), start.clone(), Vec::new());
+    let mut number = 1;
+    for d in decisions {
+        let mover = g.to_move();
+        g.apply(d);
+        turn.push(d);
+        if g.outcome().is_some() || g.to_move() != mover {
+            let white = mover == pacozero_engine::Color::White;
+            if white {
+                tokens.push(format!("{number}."));
+            } else if tokens.is_empty() {
+                tokens.push(format!("{number}..."));
+            }
+            tokens.push(turn_start.pgn_move(&turn));
+            if !white {
+                number += 1;
+            }
+            (turn_start, turn) = (g.clone(), Vec::new());
+        }
+    }
+    if !turn.is_empty() {
+        return Err(format!("game {}: the last turn is not complete ({} decisions of it)", row.game_id, turn.len()));
+    }
+    tokens.push(row.result.clone());
+    // Lines of at most 80 characters.
+    let mut line = String::new();
+    for t in tokens {
+        if !line.is_empty() && line.len() + 1 + t.len() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&t);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pacozero_engine::shako;
+
+    fn row(start: &str, actions: &str, result: &str, reason: &str) -> GameRow {
+        GameRow {
+            game_id: 7,
+            start_fen: start.into(),
+            actions: actions.into(),
+            num_decisions: actions.split_whitespace().count() as u32,
+            result: result.into(),
+            reason: reason.into(),
+            network_id: "match".into(),
+            config_hash: String::new(),
+            seed: 1,
+            white: "net:a \"b\":100ms".into(),
+            black: "uci:fairy-stockfish,UCI_Variant=shako:nodes=10".into(),
+        }
+    }
+
+    #[test]
+    fn shako_games_are_san_with_the_variant_and_the_start() {
+        let r = row(shako::STARTPOS_FEN, "e3e5 e8e6 h2g4", "1/2-1/2", "max_length");
+        let pgn = pgn_game(GameKind::Shako, &r, 3).unwrap();
+        assert!(pgn.contains("[Variant \"shako\"]\n") && pgn.contains(&format!("[FEN \"{}\"]\n", shako::STARTPOS_FEN)), "{pgn}");
+        assert!(pgn.contains("[White \"net:a \\\"b\\\":100ms\"]") && pgn.contains("[Round \"3\"]") && pgn.contains("[Termination \"adjudication\"]"), "{pgn}");
+        assert!(pgn.ends_with("\n\n1. e5 e6 2. Ng4 1/2-1/2\n\n"), "{pgn}");
+        let mate = row("9k/10/8K1/10/10/10/10/10/R9/10 b - - 0 1", "j10i10 a2a7 i10j10 a7a10", "1-0", "checkmate");
+        assert!(pgn_game(GameKind::Shako, &mate, 1).unwrap().contains("\n1... Ki10 2. Ra7 Kj10 3. Ra10# 1-0\n"));
+        let bad = row(shako::STARTPOS_FEN, "e3e5 e3e4", "1-0", "checkmate");
+        assert!(pgn_game(GameKind::Shako, &bad, 1).unwrap_err().contains("game 7"));
+    }
+
+    #[test]
+    fn paco_games_are_whole_turns_in_chain_notation() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -";
+        let r = row(start, "Le2 Pe4 Ld7 Pd5 Le4 Pd5", "1/2-1/2", "max_length");
+        let pgn = pgn_game(GameKind::Paco, &r, 1).unwrap();
+        assert!(pgn.contains("[Variant \"paco\"]") && pgn.contains(&format!("[FEN \"{start}\"]")), "{pgn}");
+        assert!(pgn.contains("\n1. e2-e4 d7-d5 2. e4xd5 1/2-1/2\n"), "{pgn}");
+        // An unfinished turn is refused.
+        let r = row(start, "Le2 Pe4 Ld7", "1/2-1/2", "max_length");
+        assert!(pgn_game(GameKind::Paco, &r, 1).unwrap_err().contains("not complete"));
+    }
+}

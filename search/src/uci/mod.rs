@@ -1,0 +1,896 @@
+//! A UCI engine on the network's search (`pacozero uci`), for every game.
+//!
+//! Shako speaks the protocol as Fairy-Stockfish speaks it for its `shako`
+//! variant: UCI moves on the 10×10 board (`a1`–`j10`, a promotion letter
+//! after the squares: `e9e10q`; castling as the king's two-square move,
+//! `f2h2`), Fairy-Stockfish's FEN. Paco Ŝako uses the same commands with
+//! the platform's FEN, and a move is one whole turn in the chain notation of
+//! `analyze` and `play` written without spaces (`e2-e4`, `Bf3xe4>c3>c6`,
+//! `0-0`, `=QNb1-c3` for the turn `=Q Nb1-c3`).
+//!
+//! ## Commands
+//!
+//! | command | answer |
+//! |---|---|
+//! | `uci` | `id name`, `id author`, the options, `uciok` |
+//! | `isready` | `readyok`, at once (also during a search) |
+//! | `setoption name <name> [value <value>]` | nothing; a bad name or value: an error line |
+//! | `ucinewgame` | nothing (forgets the search tree kept from the last move) |
+//! | `position startpos\|fen <FEN> [moves <m1> ...]` | nothing; each move is checked |
+//! | `go [wtime/btime/winc/binc/movestogo] [nodes N] [depth D] [movetime T] [infinite]` | `info` lines, then `bestmove <move>` (see [`clock`] for the budgets) |
+//! | `stop` | ends the search: its `bestmove` follows within a network call |
+//! | `quit` | ends a search (its `bestmove` is still written) and the engine |
+//! | `debug on\|off`, `register ...`, `ponderhit` | nothing (accepted and ignored) |
+//!
+//! A line that is not valid is answered `info string error: <what is wrong>`
+//! and changes nothing: an unknown command, a bad FEN, an illegal move in
+//! `position` (the position stays what it was), a bad `go` parameter (no
+//! search starts), a bad option name or value. The engine goes on reading.
+//! `go` on a finished game answers an error line and `bestmove (none)`.
+//!
+//! During a search, `isready` and `quit` act at once, and so do `stop` and
+//! `ponderhit`; other commands (`position`, `go`, `setoption`, ...) wait for
+//! the search's `bestmove` and then run in order, as Stockfish's `go` waits
+//! for the search before it, so a script may send `go nodes 100` and the
+//! next `position` at once (a `stop` sent after a waiting command waits too).
+//! At the end of the input a search with a limit finishes (its `bestmove`
+//! is written), `go infinite` stops at once, the waiting commands run, and
+//! the engine exits.
+//!
+//! ## Options
+//!
+//! | option | type | meaning |
+//! |---|---|---|
+//! | `UCI_Variant` | combo | the network's game (`shako` or `paco`), the only value |
+//! | `Threads` | spin 1..=512, default 1 | threads of the network's inference (the search itself is one thread) |
+//! | `MultiPV` | spin 1..=500, default 1 | turns reported in each round of `info` lines |
+//! | `Move Overhead` | spin 0..=5000 ms, default 50 | time kept back from the clock for the interface's latency |
+//! | `UCI_ShowWDL` | check, default true | `wdl` in the `info` lines |
+//! | `Model` | string | the network (a model file, a run directory or `ref:<name>`); setting it loads it |
+//!
+//! ## Info lines
+//!
+//! `info depth D multipv K score cp X wdl W D L nodes N nps R time T pv <moves>`,
+//! about once a second during a long search and once at its end, one line
+//! per reported turn (`MultiPV`), most visited first:
+//!
+//! * `depth`: the mean depth of the search's simulations in decisions (Shako: plies), at least 1;
+//! * `score cp`: the turn's value for the side to move as centipawns ([`score`]);
+//!   `score mate 1` when the turn wins at once;
+//! * `wdl`: its (win, draw, loss) in per mille;
+//! * `nodes`: simulations of this search; `nps` per second; `time` in ms;
+//! * `pv`: the turn and the principal variation after it (whole turns only).
+//!
+//! `bestmove` is the turn of the first `info` line (the most visited complete
+//! turn); when the tree completes no turn (a very short search of a Paco
+//! chain), the most visited path is completed by a short search of
+//! [`COMPLETION_VISITS`] simulations per decision.
+
+pub mod clock;
+pub mod command;
+pub mod score;
+
+use anyhow::{Context, Result};
+use pacozero_engine::{Game, Outcome};
+use rand::SeedableRng;
+use std::io::{BufRead, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::analysis::{analysis_search_config, DEFAULT_PV_TURNS};
+use crate::eval::{EvalOutput, Evaluator};
+use crate::mcts::{evaluate_pending, Search};
+use crate::turns::{principal_variation, root_turns, search_turn, winning_turn};
+use clock::{search_limits, SearchLimits};
+use command::{parse_command, Command, GoParams, PositionCommand};
+
+/// Simulations per decision of the short search that completes a turn the
+/// tree does not complete.
+pub const COMPLETION_VISITS: u32 = 16;
+/// Seconds between rounds of `info` lines during a search.
+const INFO_EVERY: Duration = Duration::from_secs(1);
+/// Longest stretch of search between two looks at the input (`stop` and
+/// `isready` are answered within it and a network call).
+const SLICE: Duration = Duration::from_millis(5);
+
+/// Loads the network of a `Model` value on `Threads` threads.
+pub type Loader<'a, G> = dyn Fn(&str, usize) -> Result<Box<dyn Evaluator<G>>> + 'a;
+
+/// The engine's settings.
+#[derive(Clone, Debug)]
+pub struct UciConfig {
+    /// `id name` (the network's name follows in parentheses).
+    pub name: String,
+    /// The `Model` option's value at the start (the network given).
+    pub model: String,
+    /// The `Threads` option's value at the start (the network given was loaded with them).
+    pub threads: usize,
+    /// Simulations of a bare `go`.
+    pub default_visits: u32,
+    /// The most simulations of one search (`go infinite` waits at the cap).
+    pub visit_cap: u32,
+}
+
+/// What the reader thread hands the engine.
+enum Input {
+    Line(String),
+    End,
+    Failed(String),
+}
+
+/// Serves the UCI protocol on `input` and `output` with `evaluator` (loaded
+/// from `config.model`); `loader` loads another network when `Model` or
+/// `Threads` change. Returns at `quit` or at the end of the input; an error
+/// only when the output cannot be written or the input cannot be read.
+///
+/// The input is read on a thread of its own, which `quit` leaves behind
+/// (blocked on a read that may never end): the program exits after it.
+pub fn serve<G, R, W>(input: R, output: &mut W, evaluator: Box<dyn Evaluator<G>>, loader: &Loader<'_, G>, config: &UciConfig) -> Result<()>
+where
+    G: Game,
+    R: BufRead + Send + 'static,
+    W: Write,
+{
+    let (tx, rx) = mpsc::channel::<Input>();
+    std::thread::spawn(move || read_lines(input, &tx));
+    Engine::new(output, evaluator, loader, config).run(&rx)
+}
+
+/// Sends each line of `input` (invalid UTF-8 replaced, so a stray byte is
+/// an error line, not the end), then the end or the failure.
+fn read_lines<R: BufRead>(mut input: R, tx: &mpsc::Sender<Input>) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => {
+                let _ = tx.send(Input::End);
+                return;
+            }
+            Ok(_) => {
+                if tx.send(Input::Line(String::from_utf8_lossy(&buf).into_owned())).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                let _ = tx.send(Input::Failed(e.to_string()));
+                return;
+            }
+        }
+    }
+}
+
+/// A position: a start and the decisions played from it.
+#[derive(Clone)]
+struct GameLine<G> {
+    start: G,
+    decisions: Vec<u16>,
+    state: G,
+}
+
+impl<G: Game> GameLine<G> {
+    fn start() -> Self {
+        GameLine { start: G::start(), decisions: Vec::new(), state: G::start() }
+    }
+}
+
+/// The search tree of the last `go`, kept for the next one.
+struct KeptTree<G: Game> {
+    start: String,
+    decisions: Vec<u16>,
+    search: Search<G>,
+}
+
+/// A search in progress.
+struct Running<G: Game> {
+    search: Search<G>,
+    line: GameLine<G>,
+    limits: SearchLimits,
+    started: Instant,
+    last_info: Instant,
+    /// The budget or the time is spent (`go infinite` then waits for `stop`).
+    exhausted: bool,
+    sims_before: u64,
+    node_visits_before: u64,
+}
+
+/// The option values.
+struct Options {
+    model: String,
+    threads: usize,
+    multipv: usize,
+    overhead_ms: u64,
+    show_wdl: bool,
+}
+
+struct Engine<'a, G: Game, W> {
+    out: &'a mut W,
+    evaluator: Box<dyn Evaluator<G>>,
+    loader: &'a Loader<'a, G>,
+    config: &'a UciConfig,
+    options: Options,
+    position: GameLine<G>,
+    kept: Option<KeptTree<G>>,
+    running: Option<Running<G>>,
+    /// Commands received during a search that run after it.
+    waiting: std::collections::VecDeque<Command>,
+    eval_out: EvalOutput,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl<'a, G: Game, W: Write> Engine<'a, G, W> {
+    fn new(out: &'a mut W, evaluator: Box<dyn Evaluator<G>>, loader: &'a Loader<'a, G>, config: &'a UciConfig) -> Self {
+        let options = Options { model: config.model.clone(), threads: config.threads.max(1), multipv: 1, overhead_ms: 50, show_wdl: true };
+        Engine {
+            out,
+            evaluator,
+            loader,
+            config,
+            options,
+            position: GameLine::start(),
+            kept: None,
+            running: None,
+            waiting: std::collections::VecDeque::new(),
+            eval_out: EvalOutput::default(),
+            // PUCT without noise draws nothing; the seed only fixes the type.
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(0),
+        }
+    }
+
+    fn run(&mut self, rx: &mpsc::Receiver<Input>) -> Result<()> {
+        let mut input_open = true;
+        loop {
+            // Commands that waited for the search run once it is over.
+            while self.running.is_none() {
+                let Some(c) = self.waiting.pop_front() else { break };
+                if !self.execute(c)? {
+                    return self.finish();
+                }
+            }
+            // Wait for input only when there is nothing to search.
+            let idle = self.running.as_ref().is_none_or(|r| r.exhausted);
+            let input = if !input_open {
+                None
+            } else if idle {
+                Some(rx.recv().unwrap_or(Input::End))
+            } else {
+                match rx.try_recv() {
+                    Ok(i) => Some(i),
+                    Err(mpsc::TryRecvError::Empty) => None,
+                    Err(mpsc::TryRecvError::Disconnected) => Some(Input::End),
+                }
+            };
+            match input {
+                Some(Input::Line(text)) => {
+                    if !self.receive(&text)? {
+                        return self.finish();
+                    }
+                    continue;
+                }
+                Some(Input::Failed(e)) => {
+                    self.finish()?;
+                    anyhow::bail!("reading the input: {e}");
+                }
+                Some(Input::End) => input_open = false,
+                None => {}
+            }
+            if !input_open {
+                // The end of the input: a search with a limit finishes, an
+                // infinite one stops; then the waiting commands run.
+                match &self.running {
+                    Some(r) if !r.limits.infinite && !r.exhausted => {}
+                    Some(_) => self.finish()?,
+                    None if self.waiting.is_empty() => return Ok(()),
+                    None => {}
+                }
+            }
+            self.step()?;
+        }
+    }
+
+    /// Reads one line; `false` at `quit`. During a search, `isready` and
+    /// `quit` act at once, and `stop` and `ponderhit` too unless commands
+    /// are waiting; every other command waits for the end of the search (in
+    /// order), as a script that sends `go` then `position` means.
+    fn receive(&mut self, text: &str) -> Result<bool> {
+        let command = match parse_command(text) {
+            Ok(Some(c)) => c,
+            Ok(None) => return Ok(true),
+            Err(e) => {
+                self.error(&e)?;
+                return Ok(true);
+            }
+        };
+        let at_once = match command {
+            Command::IsReady | Command::Quit => true,
+            Command::Stop | Command::PonderHit | Command::Debug(_) => self.waiting.is_empty(),
+            _ => self.running.is_none() && self.waiting.is_empty(),
+        };
+        if at_once {
+            self.execute(command)
+        } else {
+            self.waiting.push_back(command);
+            Ok(true)
+        }
+    }
+
+    /// Carries out one command; `false` at `quit`.
+    fn execute(&mut self, command: Command) -> Result<bool> {
+        match command {
+            Command::Uci => self.identify()?,
+            Command::IsReady => self.say("readyok")?,
+            Command::Debug(_) | Command::Register | Command::PonderHit => {}
+            Command::Quit => return Ok(false),
+            Command::Stop => self.finish()?,
+            Command::SetOption { name, value } => {
+                if let Err(e) = self.set_option(&name, value.as_deref()) {
+                    self.error(&e)?;
+                }
+            }
+            Command::UciNewGame => self.kept = None,
+            Command::Position(p) => match read_position::<G>(&p) {
+                Ok(line) => self.position = line,
+                Err(e) => self.error(&format!("{e}; the position is unchanged"))?,
+            },
+            Command::Go(go) => self.go(&go)?,
+        }
+        Ok(true)
+    }
+
+    fn identify(&mut self) -> Result<()> {
+        let o = &self.options;
+        let lines = [
+            format!("id name {} ({})", self.config.name, self.evaluator.name()),
+            "id author the PacoZero authors".to_string(),
+            String::new(),
+            format!("option name UCI_Variant type combo default {0} var {0}", G::NAME),
+            format!("option name Threads type spin default {} min 1 max 512", o.threads),
+            "option name MultiPV type spin default 1 min 1 max 500".to_string(),
+            "option name Move Overhead type spin default 50 min 0 max 5000".to_string(),
+            "option name UCI_ShowWDL type check default true".to_string(),
+            format!("option name Model type string default {}", o.model),
+            "uciok".to_string(),
+        ];
+        for l in lines {
+            self.say(&l)?;
+        }
+        Ok(())
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        let value = value.map(str::trim).unwrap_or("");
+        let spin = |min: u64, max: u64| -> Result<u64, String> {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|v| (min..=max).contains(v))
+                .ok_or_else(|| format!("option {name}: value `{value}` is not a whole number in {min}..={max}"))
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "uci_variant" => {
+                if !value.eq_ignore_ascii_case(G::NAME) {
+                    return Err(format!("option UCI_Variant: this engine's network plays {}, not `{value}`", G::NAME));
+                }
+            }
+            "multipv" => self.options.multipv = spin(1, 500)? as usize,
+            "move overhead" => self.options.overhead_ms = spin(0, 5000)?,
+            "uci_showwdl" => {
+                self.options.show_wdl = match value {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(format!("option UCI_ShowWDL: value `{value}` is neither true nor false")),
+                }
+            }
+            "threads" => {
+                let threads = spin(1, 512)? as usize;
+                if threads != self.options.threads {
+                    let model = self.options.model.clone();
+                    self.load(&model, threads)?;
+                }
+            }
+            "model" => {
+                if value.is_empty() {
+                    return Err("option Model: the value is empty (a model file, a run directory or ref:<name>)".into());
+                }
+                self.load(value, self.options.threads)?;
+            }
+            _ => return Err(format!("unknown option `{name}` (the options are UCI_Variant, Threads, MultiPV, Move Overhead, UCI_ShowWDL and Model)")),
+        }
+        Ok(())
+    }
+
+    /// Loads the network `model` on `threads` threads; on failure the old one stays.
+    fn load(&mut self, model: &str, threads: usize) -> Result<(), String> {
+        let evaluator = (self.loader)(model, threads).map_err(|e| format!("option Model: cannot load `{model}`: {e:#}; the network is unchanged"))?;
+        self.evaluator = evaluator;
+        self.options.model = model.to_string();
+        self.options.threads = threads;
+        self.kept = None;
+        Ok(())
+    }
+
+    fn go(&mut self, go: &GoParams) -> Result<()> {
+        let line = self.position.clone();
+        let state = &line.state;
+        let mut legal = Vec::new();
+        state.playable_actions(&mut legal);
+        if state.outcome().is_some() || legal.is_empty() {
+            let why =
+                if state.outcome().is_some() { format!("the game is over ({})", state.end_reason()) } else { "the side to move has no legal move".into() };
+            self.error(&format!("go: {why} in {}", state.notation()))?;
+            return self.say("bestmove (none)");
+        }
+        let limits = search_limits(go, state.to_move(), self.options.overhead_ms, self.config.default_visits, self.config.visit_cap);
+        let mut search = self.tree_for(&line);
+        search.begin(limits.visits, false);
+        let started = Instant::now();
+        search.set_deadline(limits.time.map(|t| started + t));
+        let (sims_before, node_visits_before) = (search.total_simulations, search.node_visits);
+        self.running = Some(Running { search, line, limits, started, last_info: started, exhausted: false, sims_before, node_visits_before });
+        Ok(())
+    }
+
+    /// The kept tree advanced to `line` when `line` continues its position,
+    /// else a new tree.
+    fn tree_for(&mut self, line: &GameLine<G>) -> Search<G> {
+        let config = analysis_search_config(self.config.visit_cap);
+        if let Some(kept) = self.kept.take() {
+            if kept.start == line.start.notation() && line.decisions.starts_with(&kept.decisions) {
+                let mut search = kept.search;
+                let mut g = line.start.clone();
+                for &d in &kept.decisions {
+                    g.apply(d);
+                }
+                for &d in &line.decisions[kept.decisions.len()..] {
+                    g.apply(d);
+                    search.advance(d, &g);
+                }
+                return search;
+            }
+        }
+        Search::new(config, line.state.clone(), self.evaluator.needs_encoding())
+    }
+
+    /// Searches for a slice of time, then writes `info` lines when due and
+    /// the `bestmove` when the search is done.
+    fn step(&mut self) -> Result<()> {
+        let Some(r) = self.running.as_mut() else { return Ok(()) };
+        if r.exhausted {
+            return Ok(());
+        }
+        let slice_end = Instant::now() + SLICE;
+        while Instant::now() < slice_end {
+            if !r.search.run(&mut self.rng) {
+                r.exhausted = true;
+                break;
+            }
+            evaluate_pending(&mut [&mut r.search], self.evaluator.as_ref(), &mut self.eval_out)?;
+        }
+        let (exhausted, infinite, info_due) = (r.exhausted, r.limits.infinite, r.last_info.elapsed() >= INFO_EVERY);
+        if exhausted && !infinite {
+            return self.finish();
+        }
+        if info_due || exhausted {
+            self.write_info()?;
+        }
+        Ok(())
+    }
+
+    /// Ends the search in progress, if any: its last `info` lines, then `bestmove`.
+    fn finish(&mut self) -> Result<()> {
+        if self.running.is_none() {
+            return Ok(());
+        }
+        self.write_info()?;
+        let mut r = self.running.take().expect("a search is running");
+        r.search.set_deadline(None);
+        let root = r.line.state.clone();
+        let best = match best_turn(&r.search, self.evaluator.as_ref()) {
+            Ok(turn) => Some(move_token(&root, &turn)),
+            Err(e) => {
+                self.error(&format!("go: {e:#}"))?;
+                None
+            }
+        };
+        self.kept = Some(KeptTree { start: r.line.start.notation(), decisions: r.line.decisions.clone(), search: r.search });
+        self.say(&format!("bestmove {}", best.as_deref().unwrap_or("(none)")))
+    }
+
+    /// One round of `info` lines about the search in progress.
+    fn write_info(&mut self) -> Result<()> {
+        let Some(r) = self.running.as_mut() else { return Ok(()) };
+        r.last_info = Instant::now();
+        let lines = info_lines(r, self.options.multipv, self.options.show_wdl);
+        for l in lines {
+            self.say(&l)?;
+        }
+        Ok(())
+    }
+
+    fn error(&mut self, message: &str) -> Result<()> {
+        // One line: a message never breaks the protocol's line structure.
+        let one_line: String = message.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.say(&format!("info string error: {one_line}"))
+    }
+
+    fn say(&mut self, line: &str) -> Result<()> {
+        writeln!(self.out, "{line}").context("writing to the output")?;
+        self.out.flush().context("writing to the output")
+    }
+}
+
+/// The position a `position` command names, every move checked.
+fn read_position<G: Game>(p: &PositionCommand) -> Result<GameLine<G>, String> {
+    let start = match &p.fen {
+        None => G::start(),
+        Some(fen) => G::from_notation(fen).map_err(|e| format!("position: bad FEN `{fen}`: {}", e.message))?,
+    };
+    let mut state = start.clone();
+    let mut decisions = Vec::new();
+    for (i, token) in p.moves.iter().enumerate() {
+        if state.outcome().is_some() {
+            return Err(format!("position: move {} `{token}`: the game is already over ({})", i + 1, state.end_reason()));
+        }
+        let turn = state.parse_turn(token).map_err(|e| format!("position: move {} `{token}` is not legal in {}: {}", i + 1, state.notation(), e.message))?;
+        for &d in &turn {
+            state.apply(d);
+        }
+        decisions.extend(turn);
+    }
+    Ok(GameLine { start, decisions, state })
+}
+
+/// A whole turn from `from` as one UCI token: its notation without spaces.
+pub fn move_token<G: Game>(from: &G, turn: &[u16]) -> String {
+    from.turn_notation(turn).split_whitespace().collect()
+}
+
+/// The turn `bestmove` names: the engine's win when the root is a detected
+/// one, else the most visited complete turn, else the most visited path
+/// completed by a short search.
+fn best_turn<G: Game>(search: &Search<G>, evaluator: &dyn Evaluator<G>) -> Result<Vec<u16>> {
+    let root = search.root_state().clone();
+    if search.root_is_detected_win() {
+        if let Some(turn) = winning_turn(&root) {
+            return Ok(turn);
+        }
+    }
+    if let Some(t) = root_turns(search).into_iter().next() {
+        return Ok(t.path);
+    }
+    let mover = root.to_move();
+    let mut g = root.clone();
+    let mut path = Vec::new();
+    while g.outcome().is_none() && g.to_move() == mover {
+        match search.children_at(&path) {
+            Some(children) if !children.is_empty() => {
+                let best = children.iter().max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))).expect("children");
+                g.apply(best.action);
+                path.push(best.action);
+            }
+            _ => {
+                let config = analysis_search_config(COMPLETION_VISITS);
+                let turn = search_turn(&mut g, config, evaluator, COMPLETION_VISITS)?;
+                path.extend(turn.decisions);
+                break;
+            }
+        }
+    }
+    if g.outcome().is_none() && g.to_move() == mover {
+        anyhow::bail!("the search could not complete a turn from {}", root.notation());
+    }
+    Ok(path)
+}
+
+/// The `info` lines of a search in progress (none before the root has children).
+fn info_lines<G: Game>(r: &Running<G>, multipv: usize, show_wdl: bool) -> Vec<String> {
+    let search = &r.search;
+    let root = search.root_state();
+    let mover = root.to_move();
+    let ms = r.started.elapsed().as_millis() as u64;
+    let nodes = search.total_simulations - r.sims_before;
+    let nps = nodes * 1000 / ms.max(1);
+    let depth = if nodes > 0 { ((search.node_visits - r.node_visits_before) as f64 / nodes as f64 - 1.0).round().max(1.0) as u64 } else { 1 };
+    let line = |k: usize, score: String, wdl: [f32; 3], pv: &[String]| {
+        let wdl = if show_wdl {
+            let [w, d, l] = score::wdl_permille(wdl);
+            format!(" wdl {w} {d} {l}")
+        } else {
+            String::new()
+        };
+        format!("info depth {depth} multipv {k} score {score}{wdl} nodes {nodes} nps {nps} time {ms} pv {}", pv.join(" "))
+    };
+    if search.root_is_detected_win() {
+        return winning_turn(root).map(|t| vec![line(1, "mate 1".into(), [1.0, 0.0, 0.0], &[move_token(root, &t)])]).unwrap_or_default();
+    }
+    let mut out = Vec::new();
+    for (i, t) in root_turns(search).into_iter().take(multipv.max(1)).enumerate() {
+        let score =
+            if t.state.outcome() == Some(Outcome::Win(mover)) { "mate 1".to_string() } else { format!("cp {}", score::centipawns(t.wdl[0] - t.wdl[2])) };
+        let mut pv = vec![move_token(root, &t.path)];
+        // Whole turns only: an unfinished last turn is shown in brackets by the tree's walk.
+        let rest = principal_variation(search, &t.path, &t.state, DEFAULT_PV_TURNS);
+        pv.extend(rest.into_iter().take_while(|m| !m.starts_with('[')).map(|m| m.split_whitespace().collect::<String>()));
+        out.push(line(i + 1, score, t.wdl, &pv));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    // Scripted exchanges with the engine on a uniform evaluator (no network),
+    // for both games. The timing of `stop` and `isready` during a search is
+    // tested on the binary (`cli/tests/uci.rs`).
+
+    use super::*;
+    use crate::eval::UniformEvaluator;
+    use pacozero_engine::{paco, shako};
+    use std::cell::RefCell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn config() -> UciConfig {
+        UciConfig { name: "PacoZero test".into(), model: "uniform".into(), threads: 1, default_visits: 40, visit_cap: 10_000 }
+    }
+
+    /// The engine's output for `script` (its input, ended).
+    fn exchange<G: Game>(script: &str) -> Vec<String> {
+        let loader = |model: &str, _threads: usize| -> Result<Box<dyn Evaluator<G>>> {
+            if model == "uniform" {
+                Ok(Box::new(UniformEvaluator))
+            } else {
+                anyhow::bail!("no such network")
+            }
+        };
+        exchange_with::<G>(script, &loader)
+    }
+
+    fn exchange_with<G: Game>(script: &str, loader: &Loader<'_, G>) -> Vec<String> {
+        let mut out = Vec::new();
+        serve::<G, _, _>(std::io::Cursor::new(script.as_bytes().to_vec()), &mut out, Box::new(UniformEvaluator), loader, &config()).unwrap();
+        String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
+    }
+
+    fn bestmoves(out: &[String]) -> Vec<&str> {
+        out.iter().filter_map(|l| l.strip_prefix("bestmove ")).collect()
+    }
+
+    fn errors(out: &[String]) -> Vec<&str> {
+        out.iter().filter_map(|l| l.strip_prefix("info string error: ")).collect()
+    }
+
+    #[test]
+    fn uci_names_the_engine_and_its_options_then_uciok() {
+        let out = exchange::<shako::GameState>("uci\nisready\n");
+        assert!(out[0].starts_with("id name PacoZero test (uniform)"), "{out:?}");
+        assert_eq!(out[1], "id author the PacoZero authors");
+        let options: Vec<&String> = out.iter().filter(|l| l.starts_with("option name ")).collect();
+        assert!(options.iter().any(|l| *l == "option name UCI_Variant type combo default shako var shako"), "{out:?}");
+        for name in ["Threads", "MultiPV", "Move Overhead", "UCI_ShowWDL", "Model"] {
+            assert!(options.iter().any(|l| l.starts_with(&format!("option name {name} type "))), "{name}: {out:?}");
+        }
+        let uciok = out.iter().position(|l| l == "uciok").expect("uciok");
+        assert!(out[..uciok].iter().all(|l| !l.starts_with("readyok")));
+        assert_eq!(out.last().map(String::as_str), Some("readyok"));
+        let paco = exchange::<paco::GameState>("uci\n");
+        assert!(paco.iter().any(|l| l == "option name UCI_Variant type combo default paco var paco"), "{paco:?}");
+    }
+
+    #[test]
+    fn shako_go_plays_a_legal_move_after_the_position_and_reports_info_lines() {
+        let out = exchange::<shako::GameState>("position startpos moves e3e5 e8e6\ngo nodes 60\n");
+        let best = bestmoves(&out);
+        assert_eq!(best.len(), 1, "{out:?}");
+        let mut g = shako::GameState::startpos();
+        for m in ["e3e5", "e8e6"] {
+            g.play_uci(m).unwrap();
+        }
+        assert!(g.play_uci(best[0]).is_ok(), "bestmove {} is not legal: {out:?}", best[0]);
+        let info = out.iter().rev().find(|l| l.starts_with("info depth")).expect("an info line");
+        let words: Vec<&str> = info.split_whitespace().collect();
+        let after = |key: &str| words[words.iter().position(|w| *w == key).unwrap_or_else(|| panic!("no {key} in {info}")) + 1];
+        assert_eq!(after("multipv"), "1");
+        assert_eq!(after("nodes"), "60", "{info}");
+        assert_eq!(after("pv"), best[0], "the first info line's first move is the best move: {info}");
+        assert_eq!(after("score"), "cp");
+        after("cp").parse::<i32>().unwrap();
+        let wdl: u32 = (1..=3).map(|k| words[words.iter().position(|w| *w == "wdl").unwrap() + k].parse::<u32>().unwrap()).sum();
+        assert_eq!(wdl, 1000, "{info}");
+    }
+
+    #[test]
+    fn paco_moves_are_whole_turns_in_chain_notation() {
+        let out = exchange::<paco::GameState>("position startpos moves e2-e4 d7-d5\ngo nodes 50\n");
+        let best = bestmoves(&out);
+        assert_eq!(best.len(), 1, "{out:?}");
+        assert!(errors(&out).is_empty(), "{out:?}");
+        let mut g = paco::GameState::start();
+        for m in ["e2-e4", "d7-d5"] {
+            for d in g.parse_turn(m).unwrap() {
+                g.apply(d);
+            }
+        }
+        let turn = g.parse_turn(best[0]).unwrap_or_else(|e| panic!("bestmove {} is not a whole legal turn: {e}", best[0]));
+        assert_eq!(move_token(&g, &turn), best[0]);
+        // A union formed by e4xd5 is a capture-like move: the notation round-trips.
+        let out = exchange::<paco::GameState>("position startpos moves e2-e4 d7-d5 e4xd5\ngo nodes 30\n");
+        assert_eq!(bestmoves(&out).len(), 1, "{out:?}");
+        assert!(errors(&out).is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn bad_input_gets_one_error_line_and_the_engine_keeps_serving() {
+        let script = "\
+    frobnicate
+    position fen not/a/fen w - - 0 1
+    position startpos moves e3e5 e3e4
+    position startpos moves e3e5 e8e6 zz99
+    go sideways
+    setoption name Hash value 16
+    setoption name MultiPV value 0
+    setoption name UCI_Variant value chess
+    setoption name Model value nowhere.pzmodel
+    isready
+    position startpos moves e3e5
+    position startpos moves e3e5 e8e6 e5e4
+    go nodes 20
+    ";
+        let out = exchange::<shako::GameState>(script);
+        let errs = errors(&out);
+        assert_eq!(errs.len(), 10, "{out:?}");
+        for (e, needle) in errs.iter().zip([
+            "unknown command `frobnicate`",
+            "bad FEN",
+            "move 2 `e3e4` is not legal",
+            "move 3 `zz99` is not legal",
+            "unknown parameter `sideways`",
+            "unknown option `Hash`",
+            "MultiPV: value `0`",
+            "plays shako, not `chess`",
+            "cannot load `nowhere.pzmodel`",
+            "move 3 `e5e4` is not legal",
+        ]) {
+            assert!(e.contains(needle), "{e:?} lacks {needle:?}");
+        }
+        assert!(out.iter().any(|l| l == "readyok"));
+        // The last good position (after e3e5) is searched: Black moves.
+        let best = bestmoves(&out);
+        assert_eq!(best.len(), 1, "{out:?}");
+        let mut g = shako::GameState::startpos();
+        g.play_uci("e3e5").unwrap();
+        assert!(g.play_uci(best[0]).is_ok(), "{out:?}");
+    }
+
+    #[test]
+    fn a_finished_game_has_no_best_move_and_a_win_in_one_is_mate_1() {
+        // Black is mated.
+        let out = exchange::<shako::GameState>("position fen 9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1 moves a2a10\ngo nodes 10\n");
+        assert_eq!(bestmoves(&out), ["(none)"]);
+        assert!(errors(&out)[0].contains("the game is over (checkmate)"), "{out:?}");
+        let out = exchange::<shako::GameState>("position fen 9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1\ngo nodes 200\n");
+        assert_eq!(bestmoves(&out), ["a2a10"], "{out:?}");
+        let info = out.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+        assert!(info.contains("score mate 1") && info.contains("pv a2a10"), "{info}");
+        // Paco in 1: the engine's detected win.
+        let out = exchange::<paco::GameState>("position fen rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -\ngo nodes 10\n");
+        let best = bestmoves(&out);
+        let g = paco::GameState::from_notation("rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -").unwrap();
+        let mut after = g.clone();
+        for d in g.parse_turn(best[0]).unwrap() {
+            after.apply(d);
+        }
+        assert_eq!(after.outcome(), Some(Outcome::Win(pacozero_engine::Color::White)), "{out:?}");
+        assert!(out.iter().any(|l| l.contains("score mate 1")), "{out:?}");
+    }
+
+    #[test]
+    fn multipv_reports_several_turns_and_options_reload_the_network() {
+        let out = exchange::<shako::GameState>("setoption name MultiPV value 3\nsetoption name UCI_ShowWDL value false\nposition startpos\ngo nodes 100\n");
+        let last: Vec<&String> = out.iter().filter(|l| l.starts_with("info depth")).collect();
+        let tail = &last[last.len() - 3..];
+        for (k, l) in tail.iter().enumerate() {
+            assert!(l.contains(&format!(" multipv {} ", k + 1)) && !l.contains(" wdl "), "{l}");
+        }
+        let loads = RefCell::new(Vec::new());
+        let loader = |model: &str, threads: usize| -> Result<Box<dyn Evaluator<shako::GameState>>> {
+            loads.borrow_mut().push((model.to_string(), threads));
+            Ok(Box::new(UniformEvaluator))
+        };
+        let out = exchange_with::<shako::GameState>(
+            "setoption name Model value other\nsetoption name Threads value 4\nsetoption name Threads value 4\nuci\n",
+            &loader,
+        );
+        // Model loads on the current threads; Threads reloads the current model, once per change.
+        assert_eq!(*loads.borrow(), [("other".to_string(), 1), ("other".to_string(), 4)]);
+        assert!(out.iter().any(|l| l == "option name Model type string default other"), "{out:?}");
+        assert!(out.iter().any(|l| l == "option name Threads type spin default 4 min 1 max 512"), "{out:?}");
+    }
+
+    #[test]
+    fn garbage_never_stops_the_engine() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let words = [
+            "position",
+            "fen",
+            "startpos",
+            "moves",
+            "go",
+            "nodes",
+            "setoption",
+            "name",
+            "value",
+            "e3e5",
+            "-1",
+            "9999999999999",
+            "ucinewgame",
+            "é",
+            "\u{0}",
+            "/",
+            "10",
+        ];
+        let mut script = String::new();
+        for _ in 0..400 {
+            let n = rng.gen_range(0..8);
+            let line: Vec<&str> = (0..n).map(|_| words[rng.gen_range(0..words.len())]).collect();
+            script.push_str(&line.join(" "));
+            script.push('\n');
+        }
+        script.push_str("isready\n");
+        let mut bytes = script.into_bytes();
+        bytes.extend_from_slice(b"\xff\xfe go\nisready\n");
+        let mut out = Vec::new();
+        let loader = |_: &str, _: usize| -> Result<Box<dyn Evaluator<shako::GameState>>> { anyhow::bail!("no") };
+        serve::<shako::GameState, _, _>(std::io::Cursor::new(bytes.clone()), &mut out, Box::new(UniformEvaluator), &loader, &config()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().filter(|l| *l == "readyok").count(), 2, "{text}");
+        let mut out = Vec::new();
+        let loader = |_: &str, _: usize| -> Result<Box<dyn Evaluator<paco::GameState>>> { anyhow::bail!("no") };
+        serve::<paco::GameState, _, _>(std::io::Cursor::new(bytes), &mut out, Box::new(UniformEvaluator), &loader, &config()).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().lines().filter(|l| *l == "readyok").count(), 2);
+    }
+
+    /// The uniform evaluator, counting the positions it evaluates.
+    struct Counting(Arc<AtomicUsize>);
+
+    impl<G: Game> Evaluator<G> for Counting {
+        fn name(&self) -> String {
+            "counting".into()
+        }
+        fn needs_encoding(&self) -> bool {
+            false
+        }
+        fn evaluate(&self, batch: &[crate::eval::EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+            self.0.fetch_add(batch.len(), Ordering::Relaxed);
+            Evaluator::<G>::evaluate(&UniformEvaluator, batch, out)
+        }
+    }
+
+    /// The last `info` line's principal variation of `script`, and the positions evaluated.
+    fn counted(script: &str) -> (Vec<String>, usize) {
+        let count = Arc::new(AtomicUsize::new(0));
+        let loader = |_: &str, _: usize| -> Result<Box<dyn Evaluator<shako::GameState>>> { anyhow::bail!("no") };
+        let mut out = Vec::new();
+        serve::<shako::GameState, _, _>(std::io::Cursor::new(script.as_bytes().to_vec()), &mut out, Box::new(Counting(count.clone())), &loader, &config())
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let info = text.lines().rfind(|l| l.starts_with("info depth")).expect("an info line");
+        let pv = info.split(" pv ").nth(1).unwrap().split_whitespace().map(str::to_string).collect();
+        (pv, count.load(Ordering::Relaxed))
+    }
+
+    #[test]
+    fn a_continued_position_reuses_the_tree() {
+        let first = "position startpos\ngo nodes 300\n";
+        let (pv, before) = counted(first);
+        assert!(pv.len() >= 2, "{pv:?}");
+        // The position after the principal variation's two moves is in the tree.
+        let next = format!("position startpos moves {} {}\ngo nodes 5\n", pv[0], pv[1]);
+        let (_, reused) = counted(&format!("{first}{next}"));
+        // A kept tree's root is evaluated already: 5 simulations, 5 evaluations;
+        // after ucinewgame the new root is evaluated too.
+        let (_, fresh) = counted(&format!("{first}ucinewgame\n{next}"));
+        assert_eq!((reused - before, fresh - before), (5, 6));
+    }
+}
