@@ -85,6 +85,13 @@ fn a_round_robin_is_killed_resumed_and_rated() {
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), 120, "no pair played twice");
+    // Every game in the games table, once, with the players' specs.
+    let ids = pacozero_data::game_ids(&league.join("games")).unwrap();
+    assert_eq!(ids.len(), 240, "two games a pair in league/games");
+    let out = run_ok(&["games", "export", s(&league.join("games")), "--format", "pgn"]);
+    let pgn = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(pgn.matches("[Result ").count(), 240, "every game exports");
+    assert!(pgn.contains("ref:quick-edd488c-gen71:4") && pgn.contains("rollout:4"), "the players' specs");
     assert!(text.contains("already played") && text.contains("pairs in"), "{text}");
 
     // One list over all five, pinned at the anchor, every interval finite here or marked.

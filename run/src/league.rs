@@ -13,6 +13,7 @@
 //! | file | what |
 //! |---|---|
 //! | `league.jsonl` | line 1: the league ([`LeagueHeader`]: game, players with their specs, schedule, pairs, openings, seed, limits); then one [`PairLine`] per finished pair, appended and fsynced as it ends. A cut last line (a kill while appending) is dropped on resume |
+//! | `games/` | every game, in the games table of the training data (one chunk per round of pairs, positions empty; `white`/`black` the players' specs; [`pacozero_arena::records`]); `pacozero games export --format pgn` reads it |
 //! | `ratings.csv`, `ratings.json`, `ratings.md` | the rating list ([`pacozero_arena::rating_list::RatingList`]) |
 //! | `ratings.svg`, `report.html` | the list as an error-bar plot; the page with the plot, the list and the cross table |
 //!
@@ -22,7 +23,8 @@
 use anyhow::{bail, Context, Result};
 use pacozero_arena::rating_list::{rating_list, Anchor, Matchup, RatingList};
 use pacozero_arena::ratings::{Pentanomial, Wdl};
-use pacozero_arena::{opening, play, Budget, EvalKind, Openings, Player, PlayerSpec, PlayoutMix};
+use pacozero_arena::records::record_games_as;
+use pacozero_arena::{opening, play, Budget, EvalKind, MatchGame, Openings, Player, PlayerSpec, PlayoutMix};
 use pacozero_engine::{Color, Game, GameKind, Outcome};
 use pacozero_search::{derive_seed, GameLimits};
 use serde::{Deserialize, Serialize};
@@ -34,6 +36,8 @@ use crate::report::svg::{rating_bars, RatingBar};
 
 /// The league's file in its directory.
 pub const LEAGUE_FILE: &str = "league.jsonl";
+/// The league's games (the games table, `pacozero games export` reads it) in its directory.
+pub const GAMES_DIR: &str = "games";
 
 /// Who meets whom.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -318,8 +322,9 @@ pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &
     obs.started(&header, played.len(), total);
     let mut pairs = done;
     let counter = std::sync::atomic::AtomicUsize::new(played.len());
+    let games_dir = dir.join(GAMES_DIR);
     for chunk in todo.chunks(round.max(1)) {
-        let results: Vec<Result<PairLine>> = chunk
+        let results: Vec<Result<(PairLine, [MatchGame; 2])>> = chunk
             .par_iter()
             .map(|&(a, b, p)| {
                 let start: G = opening(header.openings, header.seed, p as u64);
@@ -339,12 +344,21 @@ pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &
                     decisions: [g1.decisions, g2.decisions],
                     end_reasons: [g1.end_reason.to_string(), g2.end_reason.to_string()],
                 };
+                let (sa, sb) = (header.players[a].spec.clone(), header.players[b].spec.clone());
+                let games =
+                    [MatchGame { white: sa.clone(), black: sb.clone(), seed, result: g1 }, MatchGame { white: sb, black: sa, seed: seed ^ 1, result: g2 }];
                 obs.pair_done(counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-                Ok(line)
+                Ok((line, games))
             })
             .collect();
-        for r in results {
-            let line = r?;
+        let results: Vec<(PairLine, [MatchGame; 2])> = results.into_iter().collect::<Result<_>>()?;
+        // The round's games first, as one chunk named by its first pair: a
+        // round killed before its lines are appended is played again on
+        // resume as the same first pair, and its chunk is replaced.
+        let (a, b, p) = chunk[0];
+        let games: Vec<MatchGame> = results.iter().flat_map(|(_, g)| g.iter().cloned()).collect();
+        record_games_as::<G>(&games_dir, Some(&format!("league-{p:05}-{a:03}-{b:03}")), &games)?;
+        for (line, _) in results {
             append_line(&path, &serde_json::to_string(&line)?)?;
             pairs.push(line);
         }
