@@ -164,8 +164,12 @@ mod tests {
         let pgn = pgn_game(GameKind::Paco, &r, 1).unwrap();
         assert!(pgn.contains("[Variant \"paco\"]") && pgn.contains(&format!("[FEN \"{start}\"]")), "{pgn}");
         assert!(pgn.contains("\n1. e2-e4 d7-d5 2. e4xd5 1/2-1/2\n"), "{pgn}");
-        // An unfinished turn is refused.
+        // A game cut inside a turn leaves that part out and says so; any other
+        // game that stops inside a turn is refused.
         let r = row(start, "Le2 Pe4 Ld7", "1/2-1/2", "max_length");
+        let pgn = pgn_game(GameKind::Paco, &r, 1).unwrap();
+        assert!(pgn.contains("\n1. e2-e4 {cut inside a turn: its first 1 decisions are not shown} 1/2-1/2\n"), "{pgn}");
+        let r = row(start, "Le2 Pe4 Ld7", "1-0", "paco");
         assert!(pgn_game(GameKind::Paco, &r, 1).unwrap_err().contains("not complete"));
     }
 }
