@@ -60,6 +60,25 @@ impl std::fmt::Display for Fifty {
     }
 }
 
+/// A rung's Elo with its 95% interval as a table cell (`+35 ± 60`), given
+/// the W/D/L and the match's Elo and interval: a perfect or a null score has
+/// only a one-sided bound: the Elo of the score at which such a result has a
+/// 5% chance (2-0: `≥ -216`, the score 0.05^(1/2) = 22.4%; 0-2: `≤ +216`).
+pub fn elo_cell(wins: u32, draws: u32, losses: u32, elo: f64, ci95: f64) -> String {
+    let n = (wins + draws + losses).max(1) as f64;
+    let bound = crate::ratings::elo_from_score(0.05f64.powf(1.0 / n));
+    if wins + draws + losses == 0 {
+        "-".to_string()
+    } else if draws + losses == 0 {
+        format!("≥ {bound:+.0}")
+    } else if wins + draws == 0 {
+        format!("≤ {:+.0}", -bound)
+    } else {
+        // + 0.0: no "-0" for an even score.
+        format!("{:+.0} ± {ci95:.0}", elo + 0.0)
+    }
+}
+
 /// A node count for people: whole from 10 on, two decimals below.
 fn nodes_text(n: f64) -> String {
     if n >= 10.0 {
@@ -157,6 +176,18 @@ mod tests {
             .collect();
         let Some(Fifty::At { nodes, .. }) = fifty_percent_budget(&rungs) else { panic!() };
         assert!((nodes - 100.0).abs() < 2.0, "{nodes}");
+    }
+
+    #[test]
+    fn elo_cells_bound_perfect_and_null_scores_from_one_side() {
+        assert_eq!(elo_cell(0, 2, 0, -0.0, 0.0), "+0 ± 0");
+        assert_eq!(elo_cell(30, 40, 30, 0.0, 61.4), "+0 ± 61");
+        // A 2-0 has a 5% chance at the score 0.05^(1/2) = 22.4%, -216 Elo: the
+        // lower bound. A 0-2, the other way round, is at most +216.
+        assert_eq!(elo_cell(2, 0, 0, f64::INFINITY, f64::NAN), "≥ -216");
+        assert_eq!(elo_cell(0, 0, 2, f64::NEG_INFINITY, f64::NAN), "≤ +216");
+        assert_eq!(elo_cell(100, 0, 0, f64::INFINITY, f64::NAN), "≥ +607");
+        assert_eq!(elo_cell(0, 0, 0, 0.0, 0.0), "-");
     }
 
     #[test]

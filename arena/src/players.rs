@@ -153,7 +153,7 @@ impl PlayerSpec {
                 let mix = PlayoutMix::parse(s, parts.get(3..).unwrap_or(&[]))?;
                 PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))? }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
         })
     }
 }

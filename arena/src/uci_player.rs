@@ -8,8 +8,16 @@
 //! |---|---|
 //! | `CMD` | the program and its arguments, separated by spaces (`pacozero uci --model m.pzmodel`); a bare name is looked up on `PATH`, then in Debian's games directory `/usr/games` |
 //! | `Option=value` | a UCI option set before each game (`setoption name Option value value`); the engine must offer it |
-//! | `BUDGET` | `nodes=N` (`go nodes N`), `depth=N` (`go depth N`) or `<ms>ms` (`go movetime <ms>`) |
-//! | `timeout=<ms>` | how long a move may take before the engine loses the game (default: twice the movetime plus 2 s, or 30 s for nodes and depth) |
+//! | `BUDGET` | `nodes=N` (`go nodes N`), `depth=N` (`go depth N`), `<ms>ms` (`go movetime <ms>`) or a clock `tc=<base s>+<increment s>` (`go wtime/btime/winc/binc`) |
+//! | `timeout=<ms>` | how long a move may take before the engine loses the game (default: twice the movetime plus 2 s, or 30 s for nodes and depth; a clock is its own limit) |
+//!
+//! **A clock** (`tc=1+0.1`: 1 s for the game, 0.1 s more after each move)
+//! is kept by the arena for each engine, as a match runner keeps it: the
+//! time from `go` to the `bestmove` line is taken off it, then the
+//! increment is added. An engine whose clock runs out before its
+//! `bestmove` loses on time (`engine_timeout`). The engine is told its own
+//! clock as both `wtime` and `btime` (each player's clock lives with its
+//! seat; engines plan from their own).
 //!
 //! No part may hold a `:`, and the command no `,`. When the engine offers
 //! `UCI_Variant` and the spec does not set it, it is set to the game's name
@@ -43,6 +51,11 @@ pub enum UciBudget {
     Nodes(u64),
     Depth(u32),
     Millis(u64),
+    /// A game clock: the base time, and the increment added after each move.
+    Clock {
+        base: Duration,
+        increment: Duration,
+    },
 }
 
 impl UciBudget {
@@ -54,18 +67,30 @@ impl UciBudget {
             number(n).filter(|&d| d <= 1000).map(|d| UciBudget::Depth(d as u32))
         } else if let Some(n) = text.strip_suffix("ms") {
             number(n).map(UciBudget::Millis)
+        } else if let Some(tc) = text.strip_prefix("tc=") {
+            let seconds = |s: &str| s.parse::<f64>().ok().filter(|x| x.is_finite() && (0.0..=86_400.0).contains(x)).map(Duration::from_secs_f64);
+            match tc.split_once('+') {
+                Some((b, i)) => seconds(b).zip(seconds(i)).filter(|(b, _)| !b.is_zero()).map(|(base, increment)| UciBudget::Clock { base, increment }),
+                None => seconds(tc).filter(|b| !b.is_zero()).map(|base| UciBudget::Clock { base, increment: Duration::ZERO }),
+            }
         } else {
             None
         };
-        budget.ok_or_else(|| anyhow::anyhow!("player '{spec}': budget '{text}' should be nodes=<N>, depth=<N> (1..=1000) or <milliseconds>ms, each at least 1"))
+        budget.ok_or_else(|| {
+            anyhow::anyhow!("player '{spec}': budget '{text}' should be nodes=<N>, depth=<N> (1..=1000), <milliseconds>ms, each at least 1, or tc=<base seconds>[+<increment seconds>] with a base above 0")
+        })
     }
 
-    /// The `go` command of a move.
-    pub fn go(self) -> String {
+    /// The `go` command of a move; `clock_left`: the mover's clock under a [`UciBudget::Clock`].
+    pub fn go(self, clock_left: Duration) -> String {
         match self {
             UciBudget::Nodes(n) => format!("go nodes {n}"),
             UciBudget::Depth(d) => format!("go depth {d}"),
             UciBudget::Millis(ms) => format!("go movetime {ms}"),
+            UciBudget::Clock { increment, .. } => {
+                let (t, i) = (clock_left.as_millis(), increment.as_millis());
+                format!("go wtime {t} btime {t} winc {i} binc {i}")
+            }
         }
     }
 
@@ -73,6 +98,8 @@ impl UciBudget {
         match self {
             UciBudget::Millis(ms) => Duration::from_millis(2 * ms + 2000),
             UciBudget::Nodes(_) | UciBudget::Depth(_) => Duration::from_secs(30),
+            // Never the limit: the clock is (see best_turn).
+            UciBudget::Clock { base, .. } => base,
         }
     }
 }
@@ -157,6 +184,8 @@ pub struct UciProcess {
     lines: mpsc::Receiver<String>,
     /// The options it offers: name and `type ...` rest of the line.
     offered: Vec<(String, String)>,
+    /// What is left on its clock under a [`UciBudget::Clock`] (unused otherwise).
+    clock_left: Duration,
 }
 
 impl UciProcess {
@@ -182,7 +211,11 @@ impl UciProcess {
             }
         });
         let stdin = child.stdin.take();
-        let mut p = UciProcess { child, stdin, lines, offered: Vec::new() };
+        let clock_left = match spec.budget {
+            UciBudget::Clock { base, .. } => base,
+            _ => Duration::ZERO,
+        };
+        let mut p = UciProcess { child, stdin, lines, offered: Vec::new(), clock_left };
         p.send("uci")?;
         let intro = p.read_until("uciok", Instant::now() + HANDSHAKE_TIMEOUT, "uciok")?;
         p.offered = intro
@@ -264,8 +297,26 @@ impl UciProcess {
         let setup = if start.notation() == G::start().notation() { "startpos".to_string() } else { format!("fen {}", start.notation()) };
         let listed = if moves.is_empty() { String::new() } else { format!(" moves {}", moves.join(" ")) };
         self.send(&format!("position {setup}{listed}"))?;
-        self.send(&spec.budget.go())?;
-        let lines = self.read_until("bestmove", Instant::now() + spec.timeout, "bestmove")?;
+        let asked = Instant::now();
+        self.send(&spec.budget.go(self.clock_left))?;
+        let lines = match spec.budget {
+            UciBudget::Clock { increment, .. } => {
+                let left = self.clock_left;
+                let flag = |used: Duration| Forfeit {
+                    reason: "engine_timeout",
+                    detail: format!("lost on time: {} ms used with {} ms on its clock", used.as_millis(), left.as_millis()),
+                };
+                let lines =
+                    self.read_until("bestmove", asked + left, "bestmove").map_err(|f| if f.reason == "engine_timeout" { flag(asked.elapsed()) } else { f })?;
+                let used = asked.elapsed();
+                if used > left {
+                    return Err(flag(used));
+                }
+                self.clock_left = left - used + increment;
+                lines
+            }
+            _ => self.read_until("bestmove", Instant::now() + spec.timeout, "bestmove")?,
+        };
         let nodes = lines.iter().rev().find_map(|l| info_nodes(l)).unwrap_or(0);
         let answer = lines.last().expect("the bestmove line");
         let token = answer.split_whitespace().nth(1).unwrap_or("");
@@ -321,7 +372,11 @@ mod tests {
         assert_eq!((s.budget, s.timeout), (UciBudget::Nodes(1000), Duration::from_secs(30)));
         let s = UciSpec::parse("uci:sh:100ms:timeout=5000").unwrap();
         assert_eq!((s.budget, s.timeout), (UciBudget::Millis(100), Duration::from_secs(5)));
-        assert_eq!(UciSpec::parse("uci:sh:depth=3").unwrap().budget.go(), "go depth 3");
+        assert_eq!(UciSpec::parse("uci:sh:depth=3").unwrap().budget.go(Duration::ZERO), "go depth 3");
+        let clock = UciSpec::parse("uci:sh:tc=1+0.1").unwrap();
+        assert_eq!(clock.budget, UciBudget::Clock { base: Duration::from_secs(1), increment: Duration::from_millis(100) });
+        assert_eq!(clock.budget.go(Duration::from_millis(734)), "go wtime 734 btime 734 winc 100 binc 100");
+        assert_eq!(UciSpec::parse("uci:sh:tc=60").unwrap().budget, UciBudget::Clock { base: Duration::from_secs(60), increment: Duration::ZERO });
         assert_eq!(UciBudget::Millis(100).default_timeout(), Duration::from_millis(2200));
         for (bad, needle) in [
             ("uci:sh", "expected uci:<command>"),
@@ -330,6 +385,9 @@ mod tests {
             ("uci:sh:nodes=0", "budget 'nodes=0'"),
             ("uci:sh:fast", "budget 'fast'"),
             ("uci:sh:nodes=5:timeout=x", "'timeout=x'"),
+            ("uci:sh:tc=0+1", "budget 'tc=0+1'"),
+            ("uci:sh:tc=1+x", "tc=<base seconds>[+<increment seconds>]"),
+            ("uci:sh:tc=-1", "budget 'tc=-1'"),
             ("uci:no-such-engine-anywhere:nodes=5", "no program `no-such-engine-anywhere` on PATH or in /usr/games"),
             ("uci:/no/such/engine:nodes=5", "no program /no/such/engine"),
         ] {

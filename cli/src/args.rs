@@ -283,7 +283,7 @@ pub struct ReportArgs {
 pub struct ArenaArgs {
     /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>,
     /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>]],
-    /// uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms>[:timeout=<ms>];
+    /// uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>[:timeout=<ms>];
     /// a budget is simulations per decision (64) or milliseconds per decision
     /// (50ms); w is the weight of random playouts in the network's leaf values,
     /// k the playouts per leaf; uci: an external engine (a bare name is also
@@ -427,6 +427,11 @@ pub struct LadderArgs {
     /// Also write the ladder as a markdown table to this file (written atomically).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The run the ladder measures: its JSON and Markdown go to <run>/ladder.json
+    /// and <run>/ladder.md, its games to <run>/ladder-games (unless --record),
+    /// and the run's report (report.html) shows the table.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
     /// Print the ladder as JSON on standard output instead of the markdown.
     #[arg(long)]
     pub json: bool,

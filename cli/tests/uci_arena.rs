@@ -61,6 +61,12 @@ fn the_arena_plays_our_own_uci_engine_for_both_games() {
         // The engine's reported nodes are its simulations: at most 12 a turn.
         let sims = m["simulations_per_decision"][0].as_f64().unwrap();
         assert!(sims > 0.0 && sims <= 12.0, "{game}: {m}");
+        // On a clock of 0.5 s + 0.05 s a move, against itself: the arena keeps
+        // each engine's clock, and our engine's time management never loses on time.
+        let clocked = format!("uci:{} uci --model {}:tc=0.5+0.05", s(&bin_path()), s(&model));
+        let m = arena(game, [&clocked, &clocked], &["--games", "2", "--max-decisions", "60"]);
+        assert_eq!(m["games"], 2, "{m}");
+        no_forfeits(&m);
     }
 }
 
@@ -84,13 +90,15 @@ fn a_network_plays_shako_against_fairy_stockfish_to_the_end() {
 #[test]
 fn illegal_moves_crashes_and_timeouts_lose_the_game_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, on_go, reason, detail) in [
-        ("illegal", "echo 'bestmove a1a1'", "illegal_move", "`bestmove a1a1`"),
-        ("crash", "exit 3", "engine_crash", "it ended"),
-        ("silent", ":", "engine_timeout", "no `bestmove` in time"),
+    for (name, on_go, budget, reason, detail) in [
+        ("illegal", "echo 'bestmove a1a1'", "nodes=5:timeout=300", "illegal_move", "`bestmove a1a1`"),
+        ("crash", "exit 3", "nodes=5:timeout=300", "engine_crash", "it ended"),
+        ("silent", ":", "nodes=5:timeout=300", "engine_timeout", "no `bestmove` in time"),
+        // A move sent after its clock of 0.2 s ran out: lost on time.
+        ("slow", "sleep 0.5; echo 'bestmove e3e4'", "tc=0.2+0.1", "engine_timeout", "lost on time"),
     ] {
         let engine = fake_engine(dir.path(), name, on_go, "");
-        let spec = format!("uci:{}:nodes=5:timeout=300", s(&engine));
+        let spec = format!("uci:{}:{budget}", s(&engine));
         let m = arena("shako", [&spec, "random"], &["--games", "2"]);
         assert_eq!((m["losses"].as_u64(), m["wins"].as_u64()), (Some(2), Some(0)), "{name}: {m}");
         assert_eq!(m["end_reasons"][reason], 2, "{name}: {m}");
@@ -230,6 +238,38 @@ fn the_ladder_plays_every_rung_and_fits_the_fifty_percent_budget() {
     let md = std::fs::read_to_string(&table).unwrap();
     assert_eq!(md.lines().filter(|l| l.starts_with("| `")).count(), 4 + 2, "{md}");
     assert_eq!(pacozero_data::game_ids(&record).unwrap().len(), 8);
+    // With --run the ladder goes into the run: ladder.json (the printed JSON),
+    // ladder.md, ladder-games/, and a Yardstick section in the run's report.
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    common::run_ok(&[
+        "ladder",
+        "--game",
+        "shako",
+        "--players",
+        "greedy",
+        "--engine",
+        &engine,
+        "--nodes",
+        "1,10",
+        "--games",
+        "2",
+        "--max-decisions",
+        "200",
+        "--quiet",
+        "--run",
+        s(&run),
+    ]);
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(run.join("ladder.json")).unwrap()).unwrap();
+    assert_eq!((saved["rungs"].as_array().unwrap().len(), saved["games_per_rung"].as_u64()), (2, Some(2)), "{saved}");
+    assert_eq!(pacozero_data::game_ids(&run.join("ladder-games")).unwrap().len(), 4);
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    let section = &page[page.find("id=\"yardstick\"").expect("a yardstick section")..];
+    for r in saved["rungs"].as_array().unwrap() {
+        let row = format!("<tr><td>greedy</td><td>{}</td><td>2</td><td>{}</td><td>{}</td><td>{}</td>", r["nodes"], r["wins"], r["draws"], r["losses"]);
+        assert!(section.contains(&row), "{row} not in {section}");
+    }
+    assert!(std::fs::read_to_string(run.join("ladder.md")).unwrap().contains("| `greedy` | 10 | 2 |"));
     // The engine is given without a budget.
     let out = bin().args(["ladder", "--game", "shako", "--players", "greedy", "--engine", &format!("{engine}:nodes=5")]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("without a budget"), "{}", String::from_utf8_lossy(&out.stderr));

@@ -14,6 +14,7 @@
 //! | `report.html`, `plots/*.svg` | `pacozero report`, the loop | the run's report and its plots (`pacozero_run::report`) |
 //! | `data/` | self-play | chunks `<stem>.positions.parquet` + `<stem>.games.parquet` (crate docs of `pacozero_data`, `docs/DATA.md`) |
 //! | `match-games/` | the loop's evaluation | one chunk per match, `gen-NNNN-<match>` (`baseline`, `anchor`, `external`, `gating`): its games in the games table, with the players' specs, no positions (`pacozero_arena::records`); a repeated evaluation rewrites its chunks |
+//! | `ladder.json`, `ladder.md`, `ladder-games/` | `pacozero ladder --run` | the yardstick: the run's players against an external engine at rising node budgets, as the command's JSON and Markdown, and every game in the games table (`pacozero_arena::ladder`, `docs/yardstick.md`) |
 //! | `models/<name>.pzmodel` | the trainer's export | a model file (`pacozero_nn::modelfile`) |
 //! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline: the one record of which model is best |
 //! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
@@ -92,6 +93,21 @@ impl RunDir {
     /// `ratings.md`: the rating list as a Markdown table.
     pub fn ratings_md(&self) -> PathBuf {
         self.root.join("ratings.md")
+    }
+
+    /// `ladder.json`: the run's yardstick ladder, as `pacozero ladder --json` prints it.
+    pub fn ladder_json(&self) -> PathBuf {
+        self.root.join("ladder.json")
+    }
+
+    /// `ladder.md`: the run's yardstick ladder as Markdown tables.
+    pub fn ladder_md(&self) -> PathBuf {
+        self.root.join("ladder.md")
+    }
+
+    /// `ladder-games/`: every game of the run's ladder (the games table).
+    pub fn ladder_games(&self) -> PathBuf {
+        self.root.join("ladder-games")
     }
 
     /// `report.html`: the run's report.

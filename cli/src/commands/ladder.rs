@@ -5,9 +5,9 @@
 
 use crate::args::LadderArgs;
 use anyhow::{bail, Result};
-use pacozero_arena::ladder::{fifty_percent_budget, Fifty, Rung};
-use pacozero_arena::ratings::elo_from_score;
+use pacozero_arena::ladder::{elo_cell, fifty_percent_budget, Fifty, Rung};
 use pacozero_arena::{run_match, MatchResult, Player};
+use pacozero_data::RunDir;
 use pacozero_engine::{Game, GameVisitor};
 use std::fmt::Write as _;
 
@@ -28,25 +28,23 @@ pub fn run(a: LadderArgs) -> Result<()> {
     a.game.visit(Ladder(a))
 }
 
-/// Elo with its 95% interval as a table cell; a perfect or a null score has only a one-sided bound.
-fn elo_cell(m: &MatchResult) -> String {
-    let n = m.wdl.games().max(1) as f64;
-    let bound = elo_from_score(0.05f64.powf(1.0 / n));
-    if m.wdl.wins == m.wdl.games() {
-        format!("≥ {bound:+.0}")
-    } else if m.wdl.losses == m.wdl.games() {
-        format!("≤ {:+.0}", -bound)
-    } else {
-        let (elo, ci, _) = m.elo();
-        // + 0.0: no "-0" for an even score.
-        format!("{:+.0} ± {ci:.0}", elo + 0.0)
-    }
+/// Elo with its 95% interval as a table cell ([`elo_cell`]).
+fn match_elo_cell(m: &MatchResult) -> String {
+    let (elo, ci, _) = m.elo();
+    elo_cell(m.wdl.wins, m.wdl.draws, m.wdl.losses, elo, ci)
 }
 
 fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
     let pairs = a.games.div_ceil(2).max(1);
     let limits = pacozero_search::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
     let players: Vec<Player<G>> = a.players.iter().enumerate().map(|(i, p)| Player::<G>::new(p, a.seed.wrapping_add(i as u64), 0)).collect::<Result<_>>()?;
+    let run = a.run.as_ref().map(RunDir::new);
+    if let Some(run) = &run {
+        if !run.root().is_dir() {
+            bail!("--run {}: no such run directory", run.root().display());
+        }
+    }
+    let record = a.record.clone().or_else(|| run.as_ref().map(RunDir::ladder_games));
     let mut table = String::new();
     let _ = writeln!(
         table,
@@ -69,7 +67,7 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
             let spec = format!("{}:nodes={nodes}", a.engine);
             let engine = Player::<G>::new(&spec, a.seed ^ 0xE9, 0)?;
             let m = super::arena::with_match_bar(pairs, a.quiet, |progress| run_match(p, &engine, pairs, a.openings, limits, a.seed, progress))?;
-            if let Some(dir) = &a.record {
+            if let Some(dir) = &record {
                 pacozero_arena::records::record_games::<G>(dir, &m.played)?;
             }
             for f in &m.forfeits {
@@ -85,7 +83,7 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
                 w.draws,
                 w.losses,
                 100.0 * w.score(),
-                elo_cell(&m)
+                match_elo_cell(&m)
             );
             let (elo, ci, _) = m.elo();
             rows.push(serde_json::json!({
@@ -104,17 +102,26 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
     if let Some(path) = &a.out {
         crate::atomic::write_atomic(path, table.as_bytes())?;
     }
+    let fifty: Vec<serde_json::Value> = fifties
+        .iter()
+        .map(|(name, f)| match f {
+            Some(Fifty::At { nodes, low, high }) => serde_json::json!({"player": name, "nodes": nodes, "low": low, "high": high}),
+            Some(Fifty::AboveTop(n)) => serde_json::json!({"player": name, "above": n}),
+            Some(Fifty::BelowBottom(n)) => serde_json::json!({"player": name, "below": n}),
+            None => serde_json::json!({"player": name}),
+        })
+        .collect();
+    let json = serde_json::json!({
+        "game": G::NAME, "engine": a.engine, "games_per_rung": 2 * pairs, "openings": a.openings, "seed": a.seed,
+        "max_decisions": a.max_decisions, "adjudicate_material": a.adjudicate_material, "rungs": rows, "fifty": fifty,
+    });
+    if let Some(run) = &run {
+        crate::atomic::write_atomic(&run.ladder_md(), table.as_bytes())?;
+        crate::atomic::write_atomic(&run.ladder_json(), serde_json::to_string_pretty(&json)?.as_bytes())?;
+        pacozero_run::report::write_report(run.root())?;
+    }
     if a.json {
-        let fifty: Vec<serde_json::Value> = fifties
-            .iter()
-            .map(|(name, f)| match f {
-                Some(Fifty::At { nodes, low, high }) => serde_json::json!({"player": name, "nodes": nodes, "low": low, "high": high}),
-                Some(Fifty::AboveTop(n)) => serde_json::json!({"player": name, "above": n}),
-                Some(Fifty::BelowBottom(n)) => serde_json::json!({"player": name, "below": n}),
-                None => serde_json::json!({"player": name}),
-            })
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"game": G::NAME, "engine": a.engine, "rungs": rows, "fifty": fifty}))?);
+        println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         print!("{table}");
     }

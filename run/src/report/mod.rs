@@ -11,7 +11,7 @@
 //! | `plots/length.svg` | mean game length (decisions) by generation |
 //! | `plots/fresh_value.svg` | value loss on each generation's new games (stage `fresh`) against the loss of the constant prediction of their result shares, and the draw share against its prediction |
 //! | `plots/losses.svg` | training losses by step (smoothed) |
-//! | `report.html` | the tables, the plots and sample games with a board viewer (8x8 Paco Ŝako, 10x10 Shako) and their move lists |
+//! | `report.html` | the tables (with the yardstick ladder of `ladder.json` when the run has one), the plots and sample games with a board viewer (8x8 Paco Ŝako, 10x10 Shako) and their move lists |
 //!
 //! Inputs are the run's own files (`matches.jsonl`, `generations.jsonl`,
 //! `ratings.csv`, `metrics.csv`, the newest data chunk); any of them may be
@@ -385,6 +385,54 @@ pub fn league_page(title: &str, plot: &str, list: &pacozero_arena::rating_list::
     h
 }
 
+/// The yardstick section from `ladder.json` (`pacozero ladder --run`), or
+/// nothing when the run has no ladder.
+fn ladder_section(run: &Path) -> Result<String> {
+    let path = RunDir::new(run).ladder_json();
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(String::new()) };
+    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not the JSON of pacozero ladder", path.display()))?;
+    let field = |row: &serde_json::Value, key: &str| row[key].as_u64().map(|n| n as u32).with_context(|| format!("{}: a rung without `{key}`", path.display()));
+    let mut h = String::new();
+    let _ = writeln!(
+        h,
+        "<h2 id=\"yardstick\">Yardstick</h2>\n<p class=\"dim\">Against <code>{}</code> at rising node budgets, {} games a rung from paired openings (the same at every rung); Elo of the player against the engine, 95% interval from the pentanomial counts. From <code>ladder.json</code> (<code>pacozero ladder --run</code>).</p>",
+        html_escape(v["engine"].as_str().unwrap_or("?")),
+        v["games_per_rung"].as_u64().map_or("?".to_string(), |n| n.to_string())
+    );
+    h.push_str(
+        "<table class=\"data\"><tr><th>player</th><th>engine nodes</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score</th><th>Elo ± 95%</th></tr>\n",
+    );
+    for row in v["rungs"].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let (w, d, l) = (field(row, "wins")?, field(row, "draws")?, field(row, "losses")?);
+        let elo = row["elo"].as_f64().unwrap_or(f64::NAN);
+        let ci = row["elo_ci95"].as_f64().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{w}</td><td>{d}</td><td>{l}</td><td>{:.1}%</td><td>{}</td></tr>",
+            html_escape(row["player"].as_str().unwrap_or("?")),
+            field(row, "nodes")?,
+            w + d + l,
+            100.0 * row["score"].as_f64().unwrap_or(f64::NAN),
+            pacozero_arena::ladder::elo_cell(w, d, l, elo, ci)
+        );
+    }
+    h.push_str("</table>\n<table class=\"data\"><tr><th>player</th><th>scores 50% against the engine at</th></tr>\n");
+    for f in v["fifty"].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let at = if let (Some(n), Some(lo), Some(hi)) = (f["nodes"].as_f64(), f["low"].as_f64(), f["high"].as_f64()) {
+            pacozero_arena::ladder::Fifty::At { nodes: n, low: lo, high: hi }.to_string()
+        } else if let Some(n) = f["above"].as_u64() {
+            pacozero_arena::ladder::Fifty::AboveTop(n).to_string()
+        } else if let Some(n) = f["below"].as_u64() {
+            pacozero_arena::ladder::Fifty::BelowBottom(n).to_string()
+        } else {
+            "no fit".to_string()
+        };
+        let _ = writeln!(h, "<tr><td>{}</td><td>{}</td></tr>", html_escape(f["player"].as_str().unwrap_or("?")), html_escape(&at));
+    }
+    h.push_str("</table>\n");
+    Ok(h)
+}
+
 pub fn write_report(run: &Path) -> Result<PathBuf> {
     if !run.is_dir() {
         anyhow::bail!("run directory {} does not exist", run.display());
@@ -439,6 +487,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
         let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>{ci}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.games);
     }
     h.push_str("</table>\n");
+    h.push_str(&ladder_section(run)?);
     h.push_str("<h2>Generations</h2>\n<details><summary>Every generation's figures</summary>\n");
     h.push_str("<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>value loss on new games</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
     let max_gen = gens.keys().copied().chain(matches.iter().map(|m| m.generation)).max().unwrap_or(0);
