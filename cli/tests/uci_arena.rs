@@ -204,28 +204,15 @@ fn the_ladder_plays_every_rung_and_fits_the_fifty_percent_budget() {
     let dir = tempfile::tempdir().unwrap();
     let engine = format!("uci:{},UCI_Variant=shako", s(&fairy_stockfish()));
     let (record, table) = (dir.path().join("games"), dir.path().join("ladder.md"));
-    let out = common::run_ok(&[
-        "ladder",
-        "--game",
-        "shako",
-        "--players",
-        "greedy",
-        "rollout:8",
-        "--engine",
-        &engine,
-        "--nodes",
-        "1,10",
-        "--games",
-        "2",
-        "--max-decisions",
-        "200",
-        "--quiet",
-        "--json",
-        "--record",
-        s(&record),
-        "--out",
-        s(&table),
-    ]);
+    // The ladder of `players` at 1 and 10 nodes, two games a rung, with `extra` arguments.
+    let ladder = |players: &[&str], extra: &[&str]| {
+        let mut args = vec!["ladder", "--game", "shako", "--players"];
+        args.extend(players);
+        args.extend(["--engine", &engine, "--nodes", "1,10", "--games", "2", "--max-decisions", "200", "--quiet"]);
+        args.extend(extra);
+        common::run_ok(&args)
+    };
+    let out = ladder(&["greedy", "rollout:8"], &["--json", "--record", s(&record), "--out", s(&table)]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rungs = v["rungs"].as_array().unwrap();
     // Two players, two rungs each, two games a rung.
@@ -242,24 +229,7 @@ fn the_ladder_plays_every_rung_and_fits_the_fifty_percent_budget() {
     // ladder.md, ladder-games/, and a Yardstick section in the run's report.
     let run = dir.path().join("run");
     std::fs::create_dir(&run).unwrap();
-    common::run_ok(&[
-        "ladder",
-        "--game",
-        "shako",
-        "--players",
-        "greedy",
-        "--engine",
-        &engine,
-        "--nodes",
-        "1,10",
-        "--games",
-        "2",
-        "--max-decisions",
-        "200",
-        "--quiet",
-        "--run",
-        s(&run),
-    ]);
+    ladder(&["greedy"], &["--run", s(&run)]);
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(run.join("ladder.json")).unwrap()).unwrap();
     assert_eq!((saved["rungs"].as_array().unwrap().len(), saved["games_per_rung"].as_u64()), (2, Some(2)), "{saved}");
     assert_eq!(pacozero_data::game_ids(&run.join("ladder-games")).unwrap().len(), 4);
