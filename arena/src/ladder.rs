@@ -60,6 +60,29 @@ impl std::fmt::Display for Fifty {
     }
 }
 
+impl Fifty {
+    /// The JSON of `pacozero ladder` (`ladder.json`'s `fifty` entries, less
+    /// the player): `{"nodes", "low", "high"}`, `{"above"}` or `{"below"}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match *self {
+            Fifty::At { nodes, low, high } => serde_json::json!({"nodes": nodes, "low": low, "high": high}),
+            Fifty::AboveTop(n) => serde_json::json!({"above": n}),
+            Fifty::BelowBottom(n) => serde_json::json!({"below": n}),
+        }
+    }
+
+    /// Reads [`Fifty::to_json`]'s object back (other keys are ignored); `None` when it holds none of them.
+    pub fn from_json(v: &serde_json::Value) -> Option<Fifty> {
+        if let (Some(nodes), Some(low), Some(high)) = (v["nodes"].as_f64(), v["low"].as_f64(), v["high"].as_f64()) {
+            Some(Fifty::At { nodes, low, high })
+        } else if let Some(n) = v["above"].as_u64() {
+            Some(Fifty::AboveTop(n))
+        } else {
+            v["below"].as_u64().map(Fifty::BelowBottom)
+        }
+    }
+}
+
 /// A rung's Elo with its 95% interval as a table cell (`+35 ± 60`), given
 /// the W/D/L and the match's Elo and interval: a perfect or a null score has
 /// only a one-sided bound: the Elo of the score at which such a result has a
@@ -188,6 +211,14 @@ mod tests {
         assert_eq!(elo_cell(0, 0, 2, f64::NEG_INFINITY, f64::NAN), "≤ +216");
         assert_eq!(elo_cell(100, 0, 0, f64::INFINITY, f64::NAN), "≥ +607");
         assert_eq!(elo_cell(0, 0, 0, 0.0, 0.0), "-");
+    }
+
+    #[test]
+    fn fifty_budgets_read_back_their_json() {
+        for f in [Fifty::At { nodes: 12.5, low: 3.0, high: 40.0 }, Fifty::AboveTop(10000), Fifty::BelowBottom(1)] {
+            assert_eq!(Fifty::from_json(&f.to_json()), Some(f));
+        }
+        assert_eq!(Fifty::from_json(&serde_json::json!({"player": "p"})), None);
     }
 
     #[test]

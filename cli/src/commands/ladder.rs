@@ -5,7 +5,7 @@
 
 use crate::args::LadderArgs;
 use anyhow::{bail, Result};
-use pacozero_arena::ladder::{elo_cell, fifty_percent_budget, Fifty, Rung};
+use pacozero_arena::ladder::{elo_cell, fifty_percent_budget, Rung};
 use pacozero_arena::{run_match, MatchResult, Player};
 use pacozero_data::RunDir;
 use pacozero_engine::{Game, GameVisitor};
@@ -104,11 +104,10 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
     }
     let fifty: Vec<serde_json::Value> = fifties
         .iter()
-        .map(|(name, f)| match f {
-            Some(Fifty::At { nodes, low, high }) => serde_json::json!({"player": name, "nodes": nodes, "low": low, "high": high}),
-            Some(Fifty::AboveTop(n)) => serde_json::json!({"player": name, "above": n}),
-            Some(Fifty::BelowBottom(n)) => serde_json::json!({"player": name, "below": n}),
-            None => serde_json::json!({"player": name}),
+        .map(|(name, f)| {
+            let mut v = f.map_or_else(|| serde_json::json!({}), |f| f.to_json());
+            v["player"] = serde_json::json!(name);
+            v
         })
         .collect();
     let json = serde_json::json!({

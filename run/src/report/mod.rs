@@ -418,15 +418,7 @@ fn ladder_section(run: &Path) -> Result<String> {
     }
     h.push_str("</table>\n<table class=\"data\"><tr><th>player</th><th>scores 50% against the engine at</th></tr>\n");
     for f in v["fifty"].as_array().map(Vec::as_slice).unwrap_or_default() {
-        let at = if let (Some(n), Some(lo), Some(hi)) = (f["nodes"].as_f64(), f["low"].as_f64(), f["high"].as_f64()) {
-            pacozero_arena::ladder::Fifty::At { nodes: n, low: lo, high: hi }.to_string()
-        } else if let Some(n) = f["above"].as_u64() {
-            pacozero_arena::ladder::Fifty::AboveTop(n).to_string()
-        } else if let Some(n) = f["below"].as_u64() {
-            pacozero_arena::ladder::Fifty::BelowBottom(n).to_string()
-        } else {
-            "no fit".to_string()
-        };
+        let at = pacozero_arena::ladder::Fifty::from_json(f).map_or_else(|| "no fit".to_string(), |f| f.to_string());
         let _ = writeln!(h, "<tr><td>{}</td><td>{}</td></tr>", html_escape(f["player"].as_str().unwrap_or("?")), html_escape(&at));
     }
     h.push_str("</table>\n");
