@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Mutation testing with cargo-mutants (crates.io; installed once when
+# missing). Configuration: .cargo/mutants.toml (release profile, timeouts,
+# the mutants recorded as equivalent). Scores: docs/testing.md.
+#
+#   scripts/mutants.sh crate <package> [cargo-mutants args, e.g. --shard 0/4]
+#       every mutant of one package, tested by that package's tests; the
+#       outcome goes to $CARGO_TARGET_DIR/mutants/<package>[-shard-k-of-n]/
+#       and one summary line (mutants, caught, missed, unviable, timeouts,
+#       score over the viable ones) is printed. `--iterate` retests only what
+#       was not caught last time.
+#   scripts/mutants.sh diff [base]
+#       the mutants on the lines a change touches: `git diff <base>`, where
+#       base defaults to the merge base with origin/main, or HEAD~1 on main
+#       itself (CI: the last commit). At most MUTANTS_CAP (default 24) of
+#       them are run, a fixed sample (round-robin shard) when there are more.
+#       Fails when one is missed. scripts/test.sh runs this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
+export CARGO_TERM_COLOR=never
+
+# The crates whose scores docs/testing.md reports (issue 36).
+PACKAGES=(pacozero-engine pacozero-search pacozero-selfplay pacozero-data pacozero-nn pacozero-train pacozero-arena pacozero-run pacozero-store)
+MUTANTS_VERSION=27.1.0
+
+if ! cargo mutants --version >/dev/null 2>&1; then
+    echo "installing cargo-mutants $MUTANTS_VERSION (crates.io) ..."
+    env -u CARGO_TARGET_DIR cargo install cargo-mutants --locked --version "$MUTANTS_VERSION"
+fi
+
+# summary <outcomes.json>: one line of counts; exit 1 when a mutant was missed.
+summary() {
+    python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+viable = d["caught"] + d["missed"] + d["timeout"]
+score = f"{100 * (d['caught'] + d['timeout']) / viable:.1f}%" if viable else "-"
+print(f"{d['total_mutants']} mutants: {d['caught']} caught, {d['missed']} missed, {d['unviable']} unviable, "
+      f"{d['timeout']} timeouts; caught {score} of the viable")
+# A timeout counts as caught only once someone has checked that the mutant
+# really loops (docs/testing.md): they are listed for that.
+for o in d["outcomes"]:
+    kind = {"MissedMutant": "missed", "Timeout": "timeout"}.get(o["summary"])
+    if kind:
+        print(f"  {kind}:", o["scenario"]["Mutant"]["name"])
+sys.exit(1 if d["missed"] else 0)
+EOF
+}
+
+cmd="${1:-}"
+shift || true
+case "$cmd" in
+crate)
+    pkg="${1:?give a package, one of: ${PACKAGES[*]}}"
+    shift
+    tag="$pkg"
+    args=("$@")
+    for ((i = 0; i < ${#args[@]}; i++)); do
+        case "${args[$i]}" in
+        --shard) tag="$tag-shard-${args[$((i + 1))]/\//-of-}" ;;
+        --shard=*) s="${args[$i]#--shard=}"; tag="$tag-shard-${s/\//-of-}" ;;
+        esac
+    done
+    out="$CARGO_TARGET_DIR/mutants/$tag"
+    mkdir -p "$out"
+    start=$(date +%s)
+    # Exit codes: 2 = missed mutants, 3 = timeouts; the summary decides.
+    cargo mutants -p "$pkg" -o "$out" "$@" || true
+    echo "$tag: $(($(date +%s) - start)) s wall"
+    summary "$out/mutants.out/outcomes.json"
+    ;;
+diff)
+    base="${1:-}"
+    if [ -z "$base" ]; then
+        if git rev-parse -q --verify origin/main >/dev/null && [ "$(git merge-base HEAD origin/main)" != "$(git rev-parse HEAD)" ]; then
+            base=$(git merge-base HEAD origin/main)
+        else
+            base=HEAD~1
+        fi
+    fi
+    if ! git rev-parse -q --verify "$base^{commit}" >/dev/null; then
+        # A shallow clone has no parent to compare with.
+        echo "mutants: no commit $base in this clone (shallow?); no change to test"
+        exit 0
+    fi
+    cap="${MUTANTS_CAP:-24}"
+    out="$CARGO_TARGET_DIR/mutants/diff"
+    mkdir -p "$out"
+    diff_file="$out/change.diff"
+    git diff "$base" -- $(printf '%s ' engine search selfplay data nn train arena run store) >"$diff_file"
+    pkg_args=()
+    for p in "${PACKAGES[@]}"; do pkg_args+=(-p "$p"); done
+    n=$(cargo mutants --list --in-diff "$diff_file" "${pkg_args[@]}" | grep -c . || true)
+    if [ "$n" = 0 ]; then
+        echo "mutants: no mutant on the lines changed since $base"
+        exit 0
+    fi
+    shard=()
+    if [ "$n" -gt "$cap" ]; then
+        shards=$(((n + cap - 1) / cap))
+        # Which sample: from the commit, so a rerun tests the same mutants.
+        k=$(($(git rev-parse HEAD | cut -c1-6 | sed 's/^/0x/') % shards))
+        shard=(--shard "$k/$shards" --sharding round-robin)
+        echo "mutants: $n on the lines changed since $base; testing sample $k of $shards (round-robin)"
+    else
+        echo "mutants: $n on the lines changed since $base"
+    fi
+    # The suite has just passed (scripts/test.sh runs this after it), so no
+    # baseline run: a fixed timeout instead of one scaled from the baseline.
+    cargo mutants --in-diff "$diff_file" "${pkg_args[@]}" "${shard[@]}" -o "$out" \
+        --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 600 || true
+    summary "$out/mutants.out/outcomes.json"
+    ;;
+*)
+    sed -n '2,18p' "$0" >&2
+    exit 2
+    ;;
+esac
