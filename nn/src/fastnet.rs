@@ -5,9 +5,12 @@
 //! products on preallocated buffers:
 //!
 //! * activations are kept square-major (`[B*H*W, C]`, channels innermost), so a
-//!   3x3 convolution is an im2col copy into `[B*H*W, 9*C]` followed by one
-//!   product with a `[9*C, Cout]` weight matrix, and a 1x1 convolution is a
-//!   product with no copy at all;
+//!   3x3 convolution is a direct convolution reading them in place
+//!   ([`crate::conv3x3`], for narrow layers: 8 to 64 output channels in
+//!   multiples of 8, such as the quick net's 24; otherwise an
+//!   im2col copy into `[B*H*W, 9*C]` followed by one product with a
+//!   `[9*C, Cout]` weight matrix), and a 1x1 convolution is a product with no
+//!   copy at all;
 //! * batch norm (inference mode: running statistics) is folded into the
 //!   convolution weights and a per-channel bias when the net is built;
 //! * the heads' fully connected layers have their weight rows permuted so they
@@ -23,6 +26,7 @@ use std::cell::RefCell;
 
 use rayon::prelude::*;
 
+use crate::conv3x3;
 use crate::error::NnResult;
 use crate::model::{NetConfig, PacoNet};
 use crate::weights::{Dense, FoldedConv, Weights};
@@ -73,6 +77,8 @@ pub struct FastNet {
     policy_size: usize,
     /// For each square and 3x3 tap (`ky*3 + kx`), the source square, or -1 for padding.
     taps: Vec<i32>,
+    /// `max(Ci, C)` zeros: the off-board rows of the direct convolution.
+    zeros: Vec<f32>,
     /// 3x3 conv + BN, `[9*Ci, C]`.
     stem: Dense,
     blocks: Vec<Block>,
@@ -144,6 +150,8 @@ struct Scratch {
     x: Vec<f32>,
     /// Second activation buffer `[B*HW, max(C, Ci)]`.
     y: Vec<f32>,
+    /// Third activation buffer `[B*HW, C]` (a block's second convolution).
+    z: Vec<f32>,
     /// im2col buffer `[B*HW, 9*max(C, Ci)]` (or the heads' `[B*HW, Pc|Vc]` if larger).
     cols: Vec<f32>,
     /// Small per-position buffers (SE, head hidden layers).
@@ -267,6 +275,7 @@ impl FastNet {
             hw,
             policy_size: p,
             taps,
+            zeros: vec![0.0; ci.max(c)],
             stem: im2col_matrix(wt.conv_bn("stem", ci, c, 3)?),
             blocks,
             policy_conv: im2col_matrix(wt.conv_bn("policy_conv", c, pc, 1)?),
@@ -362,17 +371,14 @@ impl FastNet {
                 }
             }
         }
-        let cols_ci = &mut cols[..m * 9 * ci];
-        self.im2col(inp, b, ci, cols_ci); // [B*HW, 9*Ci]
-        dense(&self.stem, m, cols_ci, act, true); // [B*HW, C]
+        self.conv3x3(&self.stem, inp, b, ci, act, true, cols); // [B*HW, C]
 
+        let z = take(&mut s.z, m * c);
         for block in &self.blocks {
-            let cols_c = &mut cols[..m * 9 * c];
             let y = &mut tmp[..m * c];
-            self.im2col(act, b, c, cols_c); // [B*HW, 9*C]
-            dense(&block.a, m, cols_c, y, true); // [B*HW, C]
-            self.im2col(y, b, c, cols_c); // [B*HW, 9*C]
-            dense(&block.b, m, cols_c, y, false); // [B*HW, C]
+            self.conv3x3(&block.a, act, b, c, y, true, cols); // [B*HW, C]
+            self.conv3x3(&block.b, y, b, c, z, false, cols); // [B*HW, C]
+            let y = &mut *z;
             if let Some(se) = &block.se {
                 let hidden = se.fc1.n;
                 let pooled = take(&mut s.s1, b * c); // [B, C]
@@ -448,6 +454,20 @@ impl FastNet {
             softmax3(&logits[bi * 3..bi * 3 + 3], &mut wdl[bi * 3..bi * 3 + 3]);
         }
         dense(&self.moves_left_fc, b, hid, moves_left, false); // [B, 1]
+    }
+
+    /// A 3x3 same-padding convolution `src: [B*HW, cin]` -> `out: [B*HW, d.n]`
+    /// with the `[9*cin, n]` matrix `d`: direct where [`conv3x3::supports`]
+    /// it, else im2col into `cols` and one product.
+    #[allow(clippy::too_many_arguments)]
+    fn conv3x3(&self, d: &Dense, src: &[f32], b: usize, cin: usize, out: &mut [f32], relu: bool, cols: &mut [f32]) {
+        if conv3x3::supports(d.n, self.hw) {
+            conv3x3::conv3x3(d, conv3x3::Board { hw: self.hw, taps: &self.taps, zeros: &self.zeros }, src, cin, out, relu);
+        } else {
+            let cols = &mut cols[..b * self.hw * 9 * cin];
+            self.im2col(src, b, cin, cols); // [B*HW, 9*cin]
+            dense(d, b * self.hw, cols, out, relu);
+        }
     }
 
     /// 3x3 same-padding im2col: `src: [B*HW, ch]` -> `dst: [B*HW, 9*ch]`, row `(t*ch + c)`.

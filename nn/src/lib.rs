@@ -48,6 +48,7 @@
 //! ```
 
 pub mod backend;
+mod conv3x3;
 mod error;
 mod evaluator;
 mod fastnet;

@@ -1,0 +1,303 @@
+//! A direct 3x3 convolution on square-major activations, for [`crate::fastnet`].
+//!
+//! The im2col route (copy every activation nine times into `[B*HW, 9*C]`,
+//! then one matrix product) spent its time in copies: a profile of the
+//! quick net (2x24, batch 32, one thread; `perf record` under
+//! `scripts/bench-onnx.py`'s forward pass) put 40% in `matrixmultiply`'s
+//! packing of that buffer, 7% in the im2col copy and 25% in the product's
+//! kernel. With 24 output channels each input value feeds only 24
+//! multiply-adds, so copying it twice costs as much as using it.
+//!
+//! Here each output tile (a few squares × a block of output channels) is
+//! accumulated in registers straight from the activations: for each tap,
+//! the tile's squares read their neighbour's channel row (or a row of zeros
+//! off the board), each value broadcast against one row of the `[9*Cin,
+//! Cout]` weight matrix. Nothing is copied or packed. The kernel is written
+//! once over fixed-size lane arrays that the compiler turns into vector
+//! instructions; it is compiled for AVX2 + FMA and chosen at run time when
+//! the CPU has them (AVX-512 where present, for its 32 registers), with the
+//! same code without FMA as the fallback. Wide layers stay on im2col (see
+//! [`DIRECT_MAX_COUT`]).
+
+use crate::weights::Dense;
+
+/// Lanes of one accumulator vector (an AVX2 register of `f32`).
+const LANES: usize = 8;
+/// Output squares of one tile.
+const ROWS: usize = 4;
+
+/// The most output channels [`FastNet`](crate::fastnet) convolves directly.
+/// Measured with `pacozero bench net --blocks 4` (the FastNet column, batches
+/// 1, 8, 32 and 256, the im2col binary against this one in one run): 1.06-1.2x
+/// at 32 channels, 1.14-1.45x at 64, but 0.75-0.89x at 128 (the GPU
+/// configuration's width), where each value feeds enough multiply-adds that
+/// the copies matter less than `matrixmultiply`'s 16-lane AVX-512 kernel.
+const DIRECT_MAX_COUT: usize = 64;
+
+/// Whether the kernel can compute `cout` output channels (whole vectors).
+fn fits(cout: usize) -> bool {
+    cout > 0 && cout.is_multiple_of(LANES)
+}
+
+/// Whether [`FastNet`](crate::fastnet) convolves to `cout` channels directly
+/// on a board of `hw` squares (see [`DIRECT_MAX_COUT`]); others go through
+/// im2col.
+pub(crate) fn supports(cout: usize, hw: usize) -> bool {
+    fits(cout) && cout <= DIRECT_MAX_COUT && hw.is_multiple_of(ROWS)
+}
+
+/// The board a convolution runs on.
+#[derive(Clone, Copy)]
+pub(crate) struct Board<'a> {
+    /// Squares `H*W` (a multiple of 4).
+    pub hw: usize,
+    /// `taps[sq*9 + t]`: the source square of tap `t = ky*3 + kx` of square
+    /// `sq`, or -1 off the board.
+    pub taps: &'a [i32],
+    /// At least `Cin` zeros: the rows read off the board.
+    pub zeros: &'a [f32],
+}
+
+/// `out[B*HW, Cout] = conv3x3(src[B*HW, Cin]) + bias` (ReLU when `relu`),
+/// with `d` the `[9*Cin, Cout]` im2col weight matrix (row `t*Cin + c` for
+/// tap `t = ky*3 + kx`). Needs `d.n` a multiple of 8.
+pub(crate) fn conv3x3(d: &Dense, board: Board, src: &[f32], cin: usize, out: &mut [f32], relu: bool) {
+    conv3x3_on(Kernel::best(), d, board, src, cin, out, relu);
+}
+
+/// The builds of the kernel, for the CPU's instruction sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kernel {
+    /// Baseline x86-64 (SSE2) or another architecture, no fused multiply-add.
+    Portable,
+    /// AVX2 with FMA: 16 vector registers.
+    Avx2,
+    /// AVX-512 (F, VL): the same 8-lane code with 32 vector registers.
+    Avx512,
+}
+
+impl Kernel {
+    /// Whether this CPU runs the build.
+    fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Kernel::Portable => true,
+                Kernel::Avx2 => std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"),
+                Kernel::Avx512 => std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") && Kernel::Avx2.available(),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == Kernel::Portable
+        }
+    }
+
+    /// The widest build this CPU runs.
+    fn best() -> Kernel {
+        [Kernel::Avx512, Kernel::Avx2].into_iter().find(|k| k.available()).unwrap_or(Kernel::Portable)
+    }
+}
+
+fn conv3x3_on(kernel: Kernel, d: &Dense, board: Board, src: &[f32], cin: usize, out: &mut [f32], relu: bool) {
+    let (n, hw) = (d.n, board.hw);
+    assert!(fits(n) && d.k == 9 * cin && hw.is_multiple_of(ROWS) && board.zeros.len() >= cin && board.taps.len() == 9 * hw);
+    assert_eq!(src.len() / (hw * cin), out.len() / (hw * n));
+    assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
+    match kernel {
+        Kernel::Portable => conv3x3_with::<false>(d, board, src, cin, out, relu),
+        // SAFETY: the CPU has the features these functions are compiled for (asserted).
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { conv3x3_avx2(d, board, src, cin, out, relu) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { conv3x3_avx512(d, board, src, cin, out, relu) },
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => unreachable!("only the portable kernel is available here"),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn conv3x3_avx2(d: &Dense, board: Board, src: &[f32], cin: usize, out: &mut [f32], relu: bool) {
+    conv3x3_with::<true>(d, board, src, cin, out, relu);
+}
+
+/// The same kernel with AVX-512's 32 vector registers (still 8-lane vectors:
+/// the quick net's 24 channels are three of them).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+unsafe fn conv3x3_avx512(d: &Dense, board: Board, src: &[f32], cin: usize, out: &mut [f32], relu: bool) {
+    conv3x3_with::<true>(d, board, src, cin, out, relu);
+}
+
+/// The kernel; `FMA` uses fused multiply-adds (only where the CPU has them:
+/// elsewhere `mul_add` is a slow library call).
+#[inline(always)]
+fn conv3x3_with<const FMA: bool>(d: &Dense, board: Board, src: &[f32], cin: usize, out: &mut [f32], relu: bool) {
+    let (n, hw) = (d.n, board.hw);
+    let positions = out.len() / (hw * n);
+    for p in 0..positions {
+        let img = &src[p * hw * cin..(p + 1) * hw * cin];
+        let dst = &mut out[p * hw * n..(p + 1) * hw * n];
+        for sq0 in (0..hw).step_by(ROWS) {
+            // Column blocks of 3, 2 or 1 vectors (24, 16 or 8 channels).
+            let mut col = 0;
+            while col < n {
+                match (n - col) / LANES {
+                    v if v >= 3 => tile::<3, FMA>(d, board, img, cin, sq0, col, dst, relu),
+                    2 => tile::<2, FMA>(d, board, img, cin, sq0, col, dst, relu),
+                    _ => tile::<1, FMA>(d, board, img, cin, sq0, col, dst, relu),
+                }
+                col += LANES * ((n - col) / LANES).min(3);
+            }
+        }
+    }
+}
+
+/// One tile: squares `sq0 .. sq0 + ROWS` of one position × output channels
+/// `col .. col + V*LANES`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn tile<const V: usize, const FMA: bool>(d: &Dense, board: Board, img: &[f32], cin: usize, sq0: usize, col: usize, dst: &mut [f32], relu: bool) {
+    let n = d.n;
+    let mut acc = [[[0.0f32; LANES]; V]; ROWS];
+    for row in acc.iter_mut() {
+        for (v, lanes) in row.iter_mut().enumerate() {
+            lanes.copy_from_slice(&d.b[col + v * LANES..col + (v + 1) * LANES]);
+        }
+    }
+    assert!(col + V * LANES <= n && d.w.len() == 9 * cin * n);
+    for t in 0..9 {
+        // The tile's squares' source rows for this tap (zeros off the board).
+        let mut rows = [board.zeros.as_ptr(); ROWS];
+        for (r, row) in rows.iter_mut().enumerate() {
+            let from = board.taps[(sq0 + r) * 9 + t];
+            if from >= 0 {
+                *row = img[from as usize * cin..(from as usize + 1) * cin].as_ptr();
+            }
+        }
+        let w_tap = d.w[t * cin * n..(t + 1) * cin * n].as_ptr();
+        for c in 0..cin {
+            // SAFETY: every row holds `cin` values (sliced above, or the
+            // zeros, at least `cin` long: asserted by `conv3x3`), and weight
+            // row `c` of the tap holds `n >= col + V*LANES` values (asserted).
+            // Unchecked reads keep the bounds checks out of the hot loop.
+            let w: [[f32; LANES]; V] = std::array::from_fn(|v| unsafe { std::ptr::read_unaligned(w_tap.add(c * n + col + v * LANES) as *const [f32; LANES]) });
+            for r in 0..ROWS {
+                let a = unsafe { *rows[r].add(c) };
+                for v in 0..V {
+                    for l in 0..LANES {
+                        acc[r][v][l] = if FMA { a.mul_add(w[v][l], acc[r][v][l]) } else { acc[r][v][l] + a * w[v][l] };
+                    }
+                }
+            }
+        }
+    }
+    for (r, row) in acc.iter().enumerate() {
+        let o = &mut dst[(sq0 + r) * n + col..(sq0 + r) * n + col + V * LANES];
+        for (v, lanes) in row.iter().enumerate() {
+            for (l, &x) in lanes.iter().enumerate() {
+                o[v * LANES + l] = if relu { x.max(0.0) } else { x };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (the test needs no crate for it).
+    fn values(seed: u64, n: usize) -> Vec<f32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// The convolution from its definition: for each square (y, x), the sum
+    /// over the taps (ky, kx) whose square (y+ky-1, x+kx-1) is on the board.
+    fn reference(d: &Dense, h: usize, w: usize, src: &[f32], cin: usize, relu: bool) -> Vec<f32> {
+        let (hw, n) = (h * w, d.n);
+        let positions = src.len() / (hw * cin);
+        let mut out = vec![0.0; positions * hw * n];
+        for p in 0..positions {
+            for y in 0..h as i64 {
+                for x in 0..w as i64 {
+                    for co in 0..n {
+                        let mut sum = d.b[co] as f64;
+                        for ky in 0..3i64 {
+                            for kx in 0..3i64 {
+                                let (sy, sx) = (y + ky - 1, x + kx - 1);
+                                if sy < 0 || sx < 0 || sy >= h as i64 || sx >= w as i64 {
+                                    continue;
+                                }
+                                let t = (ky * 3 + kx) as usize;
+                                for c in 0..cin {
+                                    let a = src[(p * hw + sy as usize * w + sx as usize) * cin + c];
+                                    sum += a as f64 * d.w[(t * cin + c) * n + co] as f64;
+                                }
+                            }
+                        }
+                        let v = sum as f32;
+                        out[(p * hw + y as usize * w + x as usize) * n + co] = if relu { v.max(0.0) } else { v };
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn taps(h: usize, w: usize) -> Vec<i32> {
+        let mut t = vec![-1; h * w * 9];
+        for y in 0..h as i32 {
+            for x in 0..w as i32 {
+                for k in 0..9 {
+                    let (sy, sx) = (y + k / 3 - 1, x + k % 3 - 1);
+                    if (0..h as i32).contains(&sy) && (0..w as i32).contains(&sx) {
+                        t[(y as usize * w + x as usize) * 9 + k as usize] = sy * w as i32 + sx;
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn direct_convolution_matches_the_definition() {
+        // Both boards; input widths of the stems (41, 23) and towers; output
+        // widths taking every column-block size (8, 16, 24, 40 = 24+16, 128).
+        for (h, w) in [(8, 8), (10, 10)] {
+            for (cin, cout) in [(41, 24), (23, 16), (24, 24), (24, 8), (7, 40), (128, 128)] {
+                for relu in [false, true] {
+                    let d = Dense { k: 9 * cin, n: cout, w: values(cin as u64, 9 * cin * cout), b: values(cout as u64 + 7, cout) };
+                    let positions = 3;
+                    let src = values(h as u64 * 1000 + cin as u64, positions * h * w * cin);
+                    let want = reference(&d, h, w, &src, cin, relu);
+                    let (taps, zeros) = (taps(h, w), vec![0.0; cin]);
+                    // Every build this CPU runs (the test machines have AVX-512).
+                    for kernel in [Kernel::Portable, Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.available()) {
+                        let mut out = vec![f32::NAN; positions * h * w * cout];
+                        conv3x3_on(kernel, &d, Board { hw: h * w, taps: &taps, zeros: &zeros }, &src, cin, &mut out, relu);
+                        for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+                            assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{kernel:?} {h}x{w} {cin}->{cout} relu {relu} [{i}]: {a} vs {b}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_narrow_layers_of_whole_vectors_are_taken() {
+        assert!(supports(8, 64) && supports(24, 64) && supports(32, 100));
+        assert!(supports(64, 64));
+        assert!(!supports(0, 64) && !supports(12, 64) && !supports(20, 64) && !supports(72, 64) && !supports(128, 64));
+        assert!(!supports(24, 66), "squares in whole tiles of 4");
+    }
+}
