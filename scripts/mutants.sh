@@ -13,8 +13,9 @@
 #       the mutants on the lines a change touches: `git diff <base>`, where
 #       base defaults to the merge base with origin/main, or HEAD~1 on main
 #       itself (CI: the last commit). At most MUTANTS_CAP (default 24) of
-#       them are run, a fixed sample (round-robin shard) when there are more.
-#       Fails when one is missed. scripts/test.sh runs this.
+#       them are run, a fixed sample (round-robin shard) when there are more,
+#       for at most MUTANTS_MINUTES (default 12). Fails when one is missed.
+#       scripts/test.sh runs this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
@@ -108,8 +109,20 @@ diff)
     fi
     # The suite has just passed (scripts/test.sh runs this after it), so no
     # baseline run: a fixed timeout instead of one scaled from the baseline.
-    cargo mutants --in-diff "$diff_file" "${pkg_args[@]}" "${shard[@]}" -o "$out" \
-        --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 600 || true
+    # The whole run stops after MUTANTS_MINUTES (default 12); the mutants
+    # tested by then are judged (cargo-mutants records each as it ends).
+    rm -rf "$out/mutants.out"
+    status=0
+    timeout --signal=INT "$((${MUTANTS_MINUTES:-12} * 60))" \
+        cargo mutants --in-diff "$diff_file" "${pkg_args[@]}" "${shard[@]}" -o "$out" \
+        --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 600 || status=$?
+    if [ "$status" = 124 ]; then
+        echo "mutants: stopped after ${MUTANTS_MINUTES:-12} min; judging the mutants tested by then"
+    fi
+    if [ ! -f "$out/mutants.out/outcomes.json" ]; then
+        echo "mutants: no outcome recorded (cargo mutants exit $status)" >&2
+        exit 1
+    fi
     summary "$out/mutants.out/outcomes.json"
     ;;
 *)

@@ -88,3 +88,11 @@ cargo check --manifest-path engine/fuzz/Cargo.toml --bins
 # with a message. See scripts/test-python.sh.
 scripts/test-python.sh
 # --- end Python package --------------------------------------------------
+
+# --- Mutants of the change -----------------------------------------------
+# The mutants on the lines the last change touched (against the merge base
+# with origin/main on a branch, the last commit on main), tested by their
+# package's tests: a change whose new code the suite cannot tell from a
+# mutant fails here. At most 24 of them (a fixed sample when there are more)
+# and 12 minutes; docs/testing.md has the whole-crate scores.
+scripts/mutants.sh diff
