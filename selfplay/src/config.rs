@@ -215,3 +215,80 @@ pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     }
     h
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_toml_round_trips_and_leaves_the_default_encoding_out() {
+        let cfg = SelfplayConfig { seed: 7, threads: 3, max_decisions: 321, ..SelfplayConfig::default() };
+        let text = cfg.to_toml_string();
+        assert!(text.contains("seed = 7") && text.contains("max_decisions = 321"), "{text}");
+        // Runs from before the key existed keep their configuration hash.
+        assert!(!text.contains("encoding"), "{text}");
+        let back = SelfplayConfig::from_toml_str(&text).unwrap();
+        assert_eq!(back.to_toml_string(), text);
+        let platform = SelfplayConfig { encoding: "platform".into(), ..cfg.clone() };
+        assert!(platform.to_toml_string().contains("encoding = \"platform\""));
+        assert_eq!(SelfplayConfig::from_toml_str(&platform.to_toml_string()).unwrap().encoding, "platform");
+    }
+
+    #[test]
+    fn the_hash_is_fnv1a_of_the_toml() {
+        // FNV-1a 64's published test vectors.
+        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+        let cfg = SelfplayConfig::default();
+        let h = cfg.config_hash();
+        assert_eq!(h, format!("{:016x}", fnv1a64(cfg.to_toml_string().as_bytes())));
+        assert_eq!(h.len(), 16);
+        assert_ne!(h, SelfplayConfig { seed: 1, ..cfg }.config_hash(), "any key changes it");
+    }
+
+    #[test]
+    fn files_are_read_and_their_errors_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sp.toml");
+        std::fs::write(&path, "seed = 11\ngames_per_thread = 5\n").unwrap();
+        let cfg = SelfplayConfig::from_file(&path).unwrap();
+        assert_eq!((cfg.seed, cfg.games_per_thread), (11, 5));
+        std::fs::write(&path, "games_per_thread = 0\n").unwrap();
+        let e = format!("{:#}", SelfplayConfig::from_file(&path).unwrap_err());
+        assert!(e.contains("sp.toml") && e.contains("games_per_thread"), "{e}");
+        let e = format!("{:#}", SelfplayConfig::from_file(&dir.path().join("none.toml")).unwrap_err());
+        assert!(e.contains("none.toml"), "{e}");
+    }
+
+    #[test]
+    fn start_positions_from_files_need_their_file() {
+        let base = SelfplayConfig::default();
+        assert!(base.validate().is_ok());
+        let e = SelfplayConfig { start_positions: StartPositions::FenFile, ..base.clone() }.validate().unwrap_err().to_string();
+        assert!(e.contains("fen_file"), "{e}");
+        let e = SelfplayConfig { start_positions: StartPositions::Book, ..base.clone() }.validate().unwrap_err().to_string();
+        assert!(e.contains("book_file"), "{e}");
+        // A file given where the start positions do not read it is no error.
+        assert!(SelfplayConfig { book_file: Some("b.book".into()), fen_file: Some("f.fen".into()), ..base.clone() }.validate().is_ok());
+        assert!(SelfplayConfig { start_positions: StartPositions::Book, book_file: Some("b.book".into()), ..base }.validate().is_ok());
+    }
+
+    #[test]
+    fn the_weight_must_be_finite_and_not_negative() {
+        for w in [0.0, 0.5, 3.0] {
+            assert!(SelfplayConfig { weight: w, ..SelfplayConfig::default() }.validate().is_ok(), "{w}");
+        }
+        for w in [-1.0, f32::INFINITY, f32::NAN] {
+            let e = SelfplayConfig { weight: w, ..SelfplayConfig::default() }.validate().unwrap_err().to_string();
+            assert!(e.contains("`weight`"), "{w}: {e}");
+        }
+    }
+
+    #[test]
+    fn zero_threads_means_every_core() {
+        assert_eq!(SelfplayConfig { threads: 3, ..SelfplayConfig::default() }.effective_threads(), 3);
+        assert_eq!(SelfplayConfig { threads: 1, ..SelfplayConfig::default() }.effective_threads(), 1);
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        assert_eq!(SelfplayConfig { threads: 0, ..SelfplayConfig::default() }.effective_threads(), cores);
+    }
+}
