@@ -20,6 +20,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
 export CARGO_TERM_COLOR=never
+# cargo-mutants builds its mutated copy of the tree under the same artifact
+# names as the checkout's own build (cargo names a workspace member's
+# artifacts by its path relative to the workspace root), so nothing else may
+# build or test in that target directory while a run goes on: a test binary
+# built from the checkout would be taken for the mutant's, and the reverse.
+# MUTANTS_TARGET_DIR gives the runs a directory of their own (one cold build)
+# for working alongside them.
+MUTANTS_TARGET_DIR="${MUTANTS_TARGET_DIR:-$CARGO_TARGET_DIR}"
 
 # The crates whose scores docs/testing.md reports (issue 36).
 PACKAGES=(pacozero-engine pacozero-search pacozero-selfplay pacozero-data pacozero-nn pacozero-train pacozero-arena pacozero-run pacozero-store)
@@ -67,7 +75,7 @@ crate)
     mkdir -p "$out"
     start=$(date +%s)
     # Exit codes: 2 = missed mutants, 3 = timeouts; the summary decides.
-    cargo mutants -p "$pkg" -o "$out" "$@" || true
+    CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" -o "$out" "$@" || true
     echo "$tag: $(($(date +%s) - start)) s wall"
     summary "$out/mutants.out/outcomes.json"
     ;;
@@ -114,7 +122,7 @@ diff)
     rm -rf "$out/mutants.out"
     status=0
     timeout --signal=INT "$((${MUTANTS_MINUTES:-12} * 60))" \
-        cargo mutants --in-diff "$diff_file" "${pkg_args[@]}" "${shard[@]}" -o "$out" \
+        env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants --in-diff "$diff_file" "${pkg_args[@]}" "${shard[@]}" -o "$out" \
         --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 600 || status=$?
     if [ "$status" = 124 ]; then
         echo "mutants: stopped after ${MUTANTS_MINUTES:-12} min; judging the mutants tested by then"

@@ -599,7 +599,7 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         Some(d) if d.is_dir() => pacozero_data::game_ids(d).with_context(|| format!("reading the game ids of {}", d.display()))?,
         _ => HashSet::new(),
     };
-    let bar = if progress && games > 0 && games < u64::MAX {
+    let bar = if shows_progress(progress, games) {
         let b = indicatif::ProgressBar::new(games);
         b.set_style(
             indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} games [{elapsed_precise} < {eta_precise}] {msg}").expect("progress template"),
@@ -655,6 +655,12 @@ fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     }
     summary.chunks.sort();
     Ok(summary)
+}
+
+/// Whether a run of `games` games shows a progress bar: when asked, and for
+/// a count it can show (not none, not the benchmark's unbounded count).
+fn shows_progress(progress: bool, games: u64) -> bool {
+    progress && games > 0 && games < u64::MAX
 }
 
 /// Plays `games` self-play games on `cfg.threads` workers and writes them as
@@ -768,4 +774,63 @@ pub fn bench_mcts<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         eval_secs: s.eval_secs,
         eval_fraction: s.eval_fraction(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resumed run skips game `i` when `game_id_of(game_seed(seed, i))` is
+    /// already in the data, so two games of a run must never share an id:
+    /// over a million games of one seed none do (a 64-bit id; an id that
+    /// kept only 32 of the seed's bits would collide about a hundred times).
+    #[test]
+    fn a_million_games_of_a_run_have_distinct_ids_and_seeds() {
+        let mut ids = std::collections::HashSet::with_capacity(1 << 20);
+        let mut seeds = std::collections::HashSet::with_capacity(1 << 20);
+        for i in 0..1_000_000u64 {
+            let s = game_seed(42, i);
+            assert!(seeds.insert(s), "game {i}: seed repeated");
+            assert!(ids.insert(game_id_of(s)), "game {i}: id repeated");
+        }
+        // Another run's seed gives other games.
+        assert_ne!(game_seed(43, 0), game_seed(42, 0));
+        assert_ne!(game_id_of(game_seed(42, 0)), game_seed(42, 0), "the id is not the seed itself");
+    }
+
+    #[test]
+    fn progress_is_shown_for_a_bounded_run_when_asked() {
+        assert!(shows_progress(true, 1) && shows_progress(true, 1000));
+        assert!(!shows_progress(false, 1000) && !shows_progress(true, 0) && !shows_progress(true, u64::MAX));
+    }
+
+    #[test]
+    fn summary_rates_are_the_counts_over_time_and_games() {
+        let s = Summary {
+            games: 8,
+            positions: 1000,
+            simulations: 30_000,
+            node_visits: 90_000,
+            wall_secs: 4.0,
+            eval_secs: 6.0,
+            threads: 2,
+            would_resign_games: 5,
+            false_resignations: 1,
+            ..Summary::default()
+        };
+        assert_eq!(s.avg_length(), 125.0);
+        assert_eq!(s.positions_per_sec(), 250.0);
+        assert_eq!(s.simulations_per_sec(), 7500.0);
+        assert_eq!(s.eval_fraction(), 0.75);
+        assert_eq!(s.false_resignation_rate(), 0.2);
+        // Nothing played: zeros, not a division by zero.
+        let empty = Summary::default();
+        assert_eq!((empty.avg_length(), empty.positions_per_sec(), empty.false_resignation_rate()), (0.0, 0.0, 0.0));
+        let text = s.to_string();
+        assert!(text.contains("avg length 125.0") && text.contains("250 positions/s") && text.contains("7500 simulations/s"), "{text}");
+        assert!(text.contains("evaluator 75.0% of worker time"), "{text}");
+        assert!(!text.contains("not played again"), "{text}");
+        let resumed = Summary { skipped: 3, ..s };
+        assert!(resumed.to_string().contains("3 games already in the directory"));
+    }
 }

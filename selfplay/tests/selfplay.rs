@@ -241,3 +241,150 @@ fn gumbel_self_play_samples_its_first_moves_from_the_improved_policy_only_when_a
     let distinct: std::collections::HashSet<_> = sampled.iter().collect();
     assert!(distinct.len() >= 3, "8 sampled openings, {} distinct: {sampled:?}", distinct.len());
 }
+
+/// Forced moves get no full search; otherwise `full_search_fraction` decides
+/// (0: none, 1: every one).
+#[test]
+fn full_searches_follow_the_fraction_and_skip_forced_moves() {
+    for fraction in [0.0, 1.0] {
+        let cfg = SelfplayConfig { full_search_fraction: fraction, max_decisions: 120, ..small(Algorithm::Puct) };
+        let (mut forced, mut free) = (0, 0);
+        for i in 0..4 {
+            let g = play_game::<GameState, _>(&cfg, &UniformEvaluator, i, None).unwrap();
+            for p in &g.positions {
+                if p.legal_actions.len() == 1 {
+                    forced += 1;
+                    assert!(!p.full_search, "fraction {fraction}, game {i}, ply {}: a forced move searched in full", p.ply);
+                } else {
+                    free += 1;
+                    assert_eq!(p.full_search, fraction == 1.0, "fraction {fraction}, game {i}, ply {}", p.ply);
+                }
+            }
+        }
+        assert!(forced > 0 && free > 0, "the games had {forced} forced and {free} free decisions");
+    }
+}
+
+/// PUCT self-play samples with `temperature` for the first
+/// `temperature_decisions` decisions and with `final_temperature` (0: the
+/// most visited action) from then on.
+#[test]
+fn the_temperature_drops_after_temperature_decisions() {
+    let cfg = SelfplayConfig {
+        full_search_fraction: 1.0,
+        temperature: 10.0,
+        temperature_decisions: 2,
+        final_temperature: 0.0,
+        max_decisions: 12,
+        ..small(Algorithm::Puct)
+    };
+    let mut sampled_off_the_top = 0;
+    for i in 0..12 {
+        let g = play_game::<GameState, _>(&cfg, &UniformEvaluator, i, None).unwrap();
+        for p in &g.positions {
+            let k = p.legal_actions.iter().position(|&a| a == p.action).unwrap();
+            let top = p.policy.iter().cloned().fold(f32::MIN, f32::max);
+            if p.ply < 2 {
+                sampled_off_the_top += (p.policy[k] < top) as u32;
+            } else {
+                assert_eq!(p.policy[k], top, "game {i}, ply {}: not the most visited action", p.ply);
+            }
+        }
+    }
+    // At temperature 10 the first decisions are close to uniform over the visited actions.
+    assert!(sampled_off_the_top > 0);
+}
+
+/// A side resigns only when its root value is *below* the threshold: exactly
+/// at it (a constant evaluator gives Black -0.5 everywhere) it plays on.
+#[test]
+fn a_root_value_at_the_resign_threshold_does_not_resign() {
+    const BLACK_AT_HALF: Constant = Constant { white: [0.75, 0.0, 0.25], black: [0.25, 0.0, 0.75] };
+    let cfg = SelfplayConfig { resign_threshold: -0.5, resign_consecutive: 1, no_resign_fraction: 0.0, max_decisions: 20, ..small(Algorithm::Puct) };
+    for i in 0..3 {
+        let g = play_game::<GameState, _>(&cfg, &BLACK_AT_HALF, i, None).unwrap();
+        assert!(g.positions.iter().filter(|p| p.side_to_move == 1).all(|p| p.root_q == -0.5), "game {i}: Black's root values are exactly -0.5");
+        assert_ne!(g.reason, "resign", "game {i}");
+    }
+    // Just below it, Black resigns at its first decision.
+    let cfg = SelfplayConfig { resign_threshold: -0.49, ..cfg };
+    let g = play_game::<GameState, _>(&cfg, &BLACK_AT_HALF, 0, None).unwrap();
+    assert_eq!((g.reason.as_str(), g.winner), ("resign", Some(Color::White)));
+}
+
+/// The run's totals are the sums of its games' (each replayed alone: a game's
+/// search does not depend on the games beside it), its batches hold its
+/// requests, every chunk holds games, and a rerun into the same directory
+/// plays only the games not written yet.
+#[test]
+fn run_totals_add_up_and_a_rerun_plays_only_new_games() {
+    let cfg = SelfplayConfig { threads: 2, games_per_thread: 3, games_per_chunk: 2, ..small(Algorithm::Puct) };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("new-dir");
+    let s = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, &out, 5, false).unwrap();
+    let alone: Vec<_> = (0..5).map(|i| play_game::<GameState, _>(&cfg, &UniformEvaluator, i, None).unwrap()).collect();
+    assert_eq!(s.simulations, alone.iter().map(|g| g.simulations).sum::<u64>());
+    assert_eq!(s.node_visits, alone.iter().map(|g| g.node_visits).sum::<u64>());
+    assert_eq!(s.positions, alone.iter().map(|g| g.positions.len() as u64).sum::<u64>());
+    assert!(s.batches > 0 && s.batches <= s.requests && s.requests <= s.simulations, "{s}");
+    assert!(s.eval_secs > 0.0 && s.eval_secs <= s.wall_secs * s.threads as f64 + 1e-3, "{s}");
+    for c in pacozero_data::list_chunks(&out).unwrap() {
+        let (_, _, games) = pacozero_data::read_chunk(&c).unwrap();
+        assert!(!games.is_empty(), "an empty chunk was written");
+    }
+    assert_eq!(s.skipped, 0);
+    let again = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, &out, 7, false).unwrap();
+    assert_eq!((again.skipped, again.games), (5, 2), "{again}");
+    assert_eq!(pacozero_data::game_ids(&out).unwrap().len(), 7);
+}
+
+/// An evaluator that fails once: its worker's error stops the other worker
+/// too (the run ends with the error, not after all its games).
+#[test]
+fn a_worker_error_stops_the_run() {
+    use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    struct FailsOnce {
+        calls: AtomicU64,
+        after: AtomicU64,
+    }
+    impl Evaluator<GameState> for FailsOnce {
+        fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
+            if self.calls.fetch_add(1, Ordering::SeqCst) == 20 {
+                anyhow::bail!("the evaluator failed");
+            }
+            if self.calls.load(Ordering::SeqCst) > 21 {
+                self.after.fetch_add(1, Ordering::SeqCst);
+            }
+            UniformEvaluator.evaluate(batch, out)
+        }
+        fn name(&self) -> String {
+            "fails-once".into()
+        }
+    }
+    let ev = FailsOnce { calls: AtomicU64::new(0), after: AtomicU64::new(0) };
+    let cfg = SelfplayConfig { threads: 2, games_per_thread: 2, ..small(Algorithm::Puct) };
+    let dir = tempfile::tempdir().unwrap();
+    let e = run_selfplay::<GameState, _>(&cfg, &ev, dir.path(), 100_000, false).unwrap_err();
+    assert!(format!("{e:#}").contains("the evaluator failed"), "{e:#}");
+    // The other worker stops at its next look at the abort flag.
+    assert!(ev.after.load(Ordering::SeqCst) < 1000, "{} evaluations after the failure", ev.after.load(Ordering::SeqCst));
+}
+
+/// The benchmark runs what it says: the threads and interleaved games asked
+/// for, every decision a full search of the given simulations.
+#[test]
+fn bench_mcts_runs_the_configured_search() {
+    let search = SearchConfig { full_simulations: 6, cheap_simulations: 1, ..SearchConfig::default() };
+    let r = bench_mcts::<GameState, _>(&search, &UniformEvaluator, 1, 3, 1.0).unwrap();
+    assert_eq!((r.threads, r.games_per_thread), (1, 3));
+    assert!(r.decisions > 0 && r.batches > 0);
+    assert!(r.avg_batch >= 1.0 && r.avg_batch <= 3.0, "{r}");
+    // Full searches only: about 6 simulations a decision (the last games are cut mid-search).
+    let per = r.simulations as f64 / r.decisions as f64;
+    assert!((5.0..=7.0).contains(&per), "{per} simulations a decision: {r}");
+    assert!((r.simulations_per_sec - r.simulations as f64 / r.wall_secs).abs() <= 1e-6 * r.simulations_per_sec.max(1.0), "{r}");
+    assert!((r.node_visits_per_sec - r.node_visits as f64 / r.wall_secs).abs() <= 1e-6 * r.node_visits_per_sec.max(1.0), "{r}");
+    let text = r.to_string();
+    assert!(text.contains("1 threads x 3 games") && text.contains(&format!("{} decisions", r.decisions)), "{text}");
+}
