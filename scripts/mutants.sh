@@ -22,12 +22,13 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
 export CARGO_TERM_COLOR=never
 # cargo-mutants builds its mutated copy of the tree under the same artifact
 # names as the checkout's own build (cargo names a workspace member's
-# artifacts by its path relative to the workspace root), so nothing else may
-# build or test in that target directory while a run goes on: a test binary
-# built from the checkout would be taken for the mutant's, and the reverse.
-# MUTANTS_TARGET_DIR gives the runs a directory of their own (one cold build)
-# for working alongside them.
-MUTANTS_TARGET_DIR="${MUTANTS_TARGET_DIR:-$CARGO_TARGET_DIR}"
+# artifacts by its path relative to the workspace root), and cargo's
+# freshness check compares the sources' times with the artifacts': after a
+# run in the checkout's target directory, the next `cargo test` there can
+# link the last mutant's library without rebuilding it (seen here: a test
+# failed on a mutant's arithmetic after the run had ended). So the runs get a
+# target directory of their own (built cold once, then reused).
+MUTANTS_TARGET_DIR="${MUTANTS_TARGET_DIR:-$CARGO_TARGET_DIR/mutants-target}"
 
 # The crates whose scores docs/testing.md reports (issue 36).
 PACKAGES=(pacozero-engine pacozero-search pacozero-selfplay pacozero-data pacozero-nn pacozero-train pacozero-arena pacozero-run pacozero-store)

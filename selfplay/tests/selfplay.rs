@@ -318,24 +318,38 @@ fn a_root_value_at_the_resign_threshold_does_not_resign() {
 /// plays only the games not written yet.
 #[test]
 fn run_totals_add_up_and_a_rerun_plays_only_new_games() {
-    let cfg = SelfplayConfig { threads: 2, games_per_thread: 3, games_per_chunk: 2, ..small(Algorithm::Puct) };
+    // One worker: its chunks of 2, 2 and 1 games get three names.
+    let cfg = SelfplayConfig { threads: 1, games_per_thread: 3, games_per_chunk: 2, ..small(Algorithm::Puct) };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("new-dir");
     let s = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, &out, 5, false).unwrap();
+    // Stems `<ms>-w<worker>-<seq>`: the worker numbers its chunks 0, 1, 2.
+    let seqs: Vec<&str> = s.chunks.iter().map(|c| c.rsplit('-').next().unwrap()).collect();
+    assert_eq!(seqs, ["000000", "000001", "000002"], "{:?}", s.chunks);
+    assert_eq!(s.full_search_positions, alone_full(&cfg, 5));
     let alone: Vec<_> = (0..5).map(|i| play_game::<GameState, _>(&cfg, &UniformEvaluator, i, None).unwrap()).collect();
     assert_eq!(s.simulations, alone.iter().map(|g| g.simulations).sum::<u64>());
     assert_eq!(s.node_visits, alone.iter().map(|g| g.node_visits).sum::<u64>());
     assert_eq!(s.positions, alone.iter().map(|g| g.positions.len() as u64).sum::<u64>());
     assert!(s.batches > 0 && s.batches <= s.requests && s.requests <= s.simulations, "{s}");
     assert!(s.eval_secs > 0.0 && s.eval_secs <= s.wall_secs * s.threads as f64 + 1e-3, "{s}");
-    for c in pacozero_data::list_chunks(&out).unwrap() {
+    let chunks = pacozero_data::list_chunks(&out).unwrap();
+    assert_eq!(chunks.len(), 3);
+    for c in chunks {
         let (_, _, games) = pacozero_data::read_chunk(&c).unwrap();
         assert!(!games.is_empty(), "an empty chunk was written");
     }
+    assert_eq!(pacozero_data::game_ids(&out).unwrap().len(), 5);
     assert_eq!(s.skipped, 0);
+    let cfg = SelfplayConfig { threads: 2, ..cfg };
     let again = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, &out, 7, false).unwrap();
     assert_eq!((again.skipped, again.games), (5, 2), "{again}");
     assert_eq!(pacozero_data::game_ids(&out).unwrap().len(), 7);
+}
+
+/// Full searches of games `0..n`, each played alone.
+fn alone_full(cfg: &SelfplayConfig, n: u64) -> u64 {
+    (0..n).map(|i| play_game::<GameState, _>(cfg, &UniformEvaluator, i, None).unwrap().positions.iter().filter(|p| p.full_search).count() as u64).sum()
 }
 
 /// An evaluator that fails once: its worker's error stops the other worker
@@ -365,7 +379,9 @@ fn a_worker_error_stops_the_run() {
     let ev = FailsOnce { calls: AtomicU64::new(0), after: AtomicU64::new(0) };
     let cfg = SelfplayConfig { threads: 2, games_per_thread: 2, ..small(Algorithm::Puct) };
     let dir = tempfile::tempdir().unwrap();
-    let e = run_selfplay::<GameState, _>(&cfg, &ev, dir.path(), 100_000, false).unwrap_err();
+    // 300 games: without the stop, the other worker would play them all
+    // (some 100,000 evaluations, under a second).
+    let e = run_selfplay::<GameState, _>(&cfg, &ev, dir.path(), 300, false).unwrap_err();
     assert!(format!("{e:#}").contains("the evaluator failed"), "{e:#}");
     // The other worker stops at its next look at the abort flag.
     assert!(ev.after.load(Ordering::SeqCst) < 1000, "{} evaluations after the failure", ev.after.load(Ordering::SeqCst));
