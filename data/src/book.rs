@@ -471,6 +471,40 @@ mod tests {
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
     }
 
+    #[test]
+    fn values_are_win_minus_loss_for_the_side_that_chooses() {
+        let b = sample();
+        assert!((b[0].value() - 0.1).abs() < 1e-6, "{}", b[0].value());
+        assert!((b[0].moves[0].value() - 0.2).abs() < 1e-6, "{}", b[0].moves[0].value());
+        assert!((b[0].moves[1].value() + 0.1).abs() < 1e-6, "{}", b[0].moves[1].value());
+        // Softmax over visit logits gives back the visit shares.
+        let l = [visit_logit(40, 60), visit_logit(20, 60)];
+        let z: f32 = l.iter().map(|x| x.exp()).sum();
+        assert!((l[0].exp() / z - 2.0 / 3.0).abs() < 1e-6 && (l[1].exp() / z - 1.0 / 3.0).abs() < 1e-6);
+        assert_eq!(visit_logit(5, 0), 5f64.ln() as f32, "an empty total counts as 1");
+    }
+
+    #[test]
+    fn a_parquet_file_without_a_book_version_is_no_book() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.parquet");
+        let batch = book_batch(&sample()).unwrap();
+        let mut w = ArrowWriter::try_new(fs::File::create(&path).unwrap(), batch.schema(), None).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let e = read_book(&path).unwrap_err().to_string();
+        assert!(e.contains("not an opening book") && e.contains("other.parquet"), "{e}");
+        // Another version is refused by number.
+        let path2 = dir.path().join("v9.parquet");
+        let kv = vec![KeyValue::new("book_version".to_string(), "9".to_string())];
+        let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
+        let mut w = ArrowWriter::try_new(fs::File::create(&path2).unwrap(), batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let e = read_book(&path2).unwrap_err().to_string();
+        assert!(e.contains("9 (book_version)"), "{e}");
+    }
+
     /// A book file written without the optional `columns`, as older writers did.
     fn write_without(path: &Path, columns: &[&str]) {
         let mut batch = book_batch(&sample()).unwrap();
