@@ -8,7 +8,8 @@
 #       outcome goes to $CARGO_TARGET_DIR/mutants/<package>[-shard-k-of-n]/
 #       and one summary line (mutants, caught, missed, unviable, timeouts,
 #       score over the viable ones) is printed. `--iterate` retests only what
-#       was not caught last time.
+#       was not caught last time (on whole-crate runs: with --shard it
+#       re-shards what is left, a different set).
 #   scripts/mutants.sh diff [base]
 #       the mutants on the lines a change touches: `git diff <base>`, where
 #       base defaults to the merge base with origin/main, or HEAD~1 on main
@@ -135,7 +136,7 @@ diff)
     summary "$out/mutants.out/outcomes.json"
     ;;
 *)
-    sed -n '2,18p' "$0" >&2
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2
     exit 2
     ;;
 esac
