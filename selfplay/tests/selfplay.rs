@@ -326,8 +326,8 @@ fn run_totals_add_up_and_a_rerun_plays_only_new_games() {
     // Stems `<ms>-w<worker>-<seq>`: the worker numbers its chunks 0, 1, 2.
     let seqs: Vec<&str> = s.chunks.iter().map(|c| c.rsplit('-').next().unwrap()).collect();
     assert_eq!(seqs, ["000000", "000001", "000002"], "{:?}", s.chunks);
-    assert_eq!(s.full_search_positions, alone_full(&cfg, 5));
     let alone: Vec<_> = (0..5).map(|i| play_game::<GameState, _>(&cfg, &UniformEvaluator, i, None).unwrap()).collect();
+    assert_eq!(s.full_search_positions, alone.iter().map(|g| g.positions.iter().filter(|p| p.full_search).count() as u64).sum::<u64>());
     assert_eq!(s.simulations, alone.iter().map(|g| g.simulations).sum::<u64>());
     assert_eq!(s.node_visits, alone.iter().map(|g| g.node_visits).sum::<u64>());
     assert_eq!(s.positions, alone.iter().map(|g| g.positions.len() as u64).sum::<u64>());
@@ -345,11 +345,6 @@ fn run_totals_add_up_and_a_rerun_plays_only_new_games() {
     let again = run_selfplay::<GameState, _>(&cfg, &UniformEvaluator, &out, 7, false).unwrap();
     assert_eq!((again.skipped, again.games), (5, 2), "{again}");
     assert_eq!(pacozero_data::game_ids(&out).unwrap().len(), 7);
-}
-
-/// Full searches of games `0..n`, each played alone.
-fn alone_full(cfg: &SelfplayConfig, n: u64) -> u64 {
-    (0..n).map(|i| play_game::<GameState, _>(cfg, &UniformEvaluator, i, None).unwrap().positions.iter().filter(|p| p.full_search).count() as u64).sum()
 }
 
 /// An evaluator that fails once: its worker's error stops the other worker
