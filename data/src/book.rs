@@ -545,6 +545,112 @@ mod tests {
         assert_eq!(rows[2].fen, "over b");
     }
 
+    /// A version-1 book file of `positions` with some columns replaced
+    /// (nullable, so that they can hold what a broken file holds).
+    fn write_with(path: &Path, positions: &[BookPosition], replaced: Vec<(&str, ArrayRef)>) {
+        let batch = book_batch(positions).unwrap();
+        let (mut fields, mut cols): (Vec<Field>, Vec<ArrayRef>) =
+            (batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect(), batch.columns().to_vec());
+        for (name, col) in replaced {
+            let k = batch.schema().index_of(name).unwrap();
+            fields[k] = Field::new(name, col.data_type().clone(), true);
+            cols[k] = col;
+        }
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), cols).unwrap();
+        let kv = vec![KeyValue::new("book_version".to_string(), "1".to_string())];
+        let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
+        let mut w = ArrowWriter::try_new(fs::File::create(path).unwrap(), batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+    }
+
+    /// A list column of one item type with the given rows (`None`: a null item).
+    fn u32_lists(rows: &[&[Option<u32>]]) -> ArrayRef {
+        let mut b = ListBuilder::new(UInt32Builder::new()).with_field(Field::new("item", DataType::UInt32, true));
+        for r in rows {
+            for v in *r {
+                b.values().append_option(*v);
+            }
+            b.append(true);
+        }
+        Arc::new(b.finish())
+    }
+
+    fn read_error(path: &Path) -> String {
+        read_book(path).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_null_is_refused_with_its_row_past_the_first_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("n.parquet");
+        // More rows than one read batch (8192), so the row count carries over.
+        let rows: Vec<BookPosition> = (0..8195).map(|i| sample()[i % 2].clone()).collect();
+        let fens: arrow::array::StringArray = (0..rows.len()).map(|i| (i != 8193).then_some("x w")).collect();
+        write_with(&path, &rows, vec![("fen", Arc::new(fens))]);
+        assert_eq!(read_error(&path), format!("{}: column `fen`, row 8193: null value", path.display()));
+        write_with(&path, &rows, vec![]);
+        assert_eq!(read_book(&path).unwrap().1.len(), 8195);
+    }
+
+    #[test]
+    fn a_null_list_item_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("n.parquet");
+        write_with(&path, &sample(), vec![("move_visits", u32_lists(&[&[Some(40), None], &[], &[]]))]);
+        assert!(read_error(&path).ends_with("column `move_visits`, row 0: null list item"), "{}", read_error(&path));
+    }
+
+    #[test]
+    fn move_lists_of_other_lengths_are_refused_at_their_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.parquet");
+        // Row 0 agrees; row 1 (no moves) has one visit count: the list starts
+        // where move_names' does and ends elsewhere.
+        write_with(&path, &sample(), vec![("move_visits", u32_lists(&[&[Some(40), Some(20)], &[Some(1)], &[]]))]);
+        assert!(read_error(&path).ends_with("column `move_visits`, row 1: 1 items, but move_names has 0"), "{}", read_error(&path));
+        let logits = {
+            let mut b = ListBuilder::new(Float32Builder::new()).with_field(item(DataType::Float32));
+            for r in [&[-0.25f32, -1.5][..], &[0.5], &[]] {
+                b.values().append_slice(r);
+                b.append(true);
+            }
+            Arc::new(b.finish()) as ArrayRef
+        };
+        write_with(&path, &sample(), vec![(MOVE_LOGITS, logits)]);
+        assert!(read_error(&path).ends_with("column `move_logits`, row 1: 1 items, but move_names has 0"), "{}", read_error(&path));
+    }
+
+    #[test]
+    fn non_finite_statistics_are_refused_but_a_never_played_move_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.parquet");
+        let info = BookInfo::default();
+        let with = |f: &dyn Fn(&mut BookMove)| {
+            let mut rows = sample();
+            f(&mut rows[0].moves[1]);
+            rows
+        };
+        write_book(&path, &info, &with(&|m| m.prior = f32::NAN)).unwrap();
+        assert!(read_error(&path).ends_with("column `move_priors`, row 0: move d2-d4 has a non-finite statistic"), "{}", read_error(&path));
+        write_book(&path, &info, &with(&|m| m.wdl[2] = f32::INFINITY)).unwrap();
+        assert!(read_error(&path).contains("move d2-d4 has a non-finite statistic"), "{}", read_error(&path));
+        write_book(&path, &info, &with(&|m| m.logit = f32::NAN)).unwrap();
+        assert!(read_error(&path).ends_with("column `move_logits`, row 0: move d2-d4 has logit NaN"), "{}", read_error(&path));
+        write_book(&path, &info, &with(&|m| m.logit = f32::INFINITY)).unwrap();
+        assert!(read_error(&path).ends_with("move d2-d4 has logit inf"), "{}", read_error(&path));
+        write_book(&path, &info, &with(&|m| m.logit = f32::NEG_INFINITY)).unwrap();
+        assert_eq!(read_book(&path).unwrap().1[0].moves[1].logit, f32::NEG_INFINITY);
+        let mut rows = sample();
+        rows[1].wdl[1] = f32::NAN;
+        write_book(&path, &info, &rows).unwrap();
+        assert!(read_error(&path).ends_with("column `wdl`, row 1: not finite"), "{}", read_error(&path));
+        rows[1].wdl[1] = 1.0;
+        rows[2].fen = " ".into();
+        write_book(&path, &info, &rows).unwrap();
+        assert!(read_error(&path).ends_with("column `fen`, row 2: empty FEN"), "{}", read_error(&path));
+    }
+
     #[test]
     fn refuses_other_files() {
         let dir = tempfile::tempdir().unwrap();

@@ -38,3 +38,48 @@ pub fn decode_position(spec: &GameSpec, row: &PositionRow) -> Vec<f32> {
     decode_into(spec, &row.planes, &row.scalars, &mut out);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The decoded input computed from the layout's definition: bit `i` of
+    /// a plane is bit `i mod 64` of its `floor(i / 64)`-th word.
+    fn by_definition(spec: &GameSpec, planes: &[u64], scalars: &[f32]) -> Vec<f32> {
+        let (sq, wpp) = (spec.squares(), spec.words_per_plane());
+        let mut out = Vec::new();
+        for p in 0..spec.bit_planes as usize {
+            for i in 0..sq {
+                let word = planes[p * wpp + i / 64];
+                out.push(if word & (1u64 << (i % 64)) != 0 { 1.0 } else { 0.0 });
+            }
+        }
+        for &s in scalars {
+            out.extend(std::iter::repeat_n(s, sq));
+        }
+        out
+    }
+
+    #[test]
+    fn decoding_follows_the_layout_on_both_boards() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for side in [8, 10] {
+            let spec = GameSpec::new("t", side, side, 5, 3, 10, &[]).unwrap();
+            let planes: Vec<u64> = (0..spec.plane_words()).map(|_| next()).collect();
+            let scalars = [0.25, -1.5, 7.0];
+            let x = {
+                let mut out = vec![f32::NAN; spec.input_len()];
+                decode_into(&spec, &planes, &scalars, &mut out);
+                out
+            };
+            assert_eq!(x, by_definition(&spec, &planes, &scalars), "{side}x{side}");
+            assert!(x.contains(&1.0) && x.contains(&0.0));
+        }
+    }
+}

@@ -124,6 +124,66 @@ mod tests {
         assert_eq!(parse_crash_spec(""), None);
     }
 
+    /// Set in the child process the crash tests below start.
+    const CHILD_ENV: &str = "PACOZERO_DURABLE_TEST_CHILD";
+
+    /// Runs the test `name` of this binary again as a child process with
+    /// `PACOZERO_CRASH_AT=spec` (a crash point is armed once per process)
+    /// and returns how it ended and what it printed.
+    fn child(name: &str, spec: &str, dir: &Path) -> (std::process::ExitStatus, String) {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CRASH_ENV, spec)
+            .env(CHILD_ENV, dir)
+            .output()
+            .unwrap();
+        (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    fn killed(status: std::process::ExitStatus) -> bool {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal() == Some(libc::SIGKILL)
+    }
+
+    #[test]
+    fn an_armed_crash_point_kills_on_its_nth_hit_and_no_other() {
+        if std::env::var_os(CHILD_ENV).is_some() {
+            for step in ["other", "point", "other", "point", "point"] {
+                crash_point(step);
+                println!("passed {step}");
+            }
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let name = "durable::tests::an_armed_crash_point_kills_on_its_nth_hit_and_no_other";
+        let (status, out) = child(name, "point:2", dir.path());
+        assert!(killed(status), "{status:?}\n{out}");
+        assert!(out.contains("passed other\npassed point\npassed other\n") && !out.contains("passed other\npassed point\npassed other\npassed point"), "{out}");
+        // Another point armed: every step passes.
+        let (status, out) = child(name, "elsewhere", dir.path());
+        assert!(status.success() && out.matches("passed ").count() == 5, "{status:?}\n{out}");
+    }
+
+    #[test]
+    fn a_crash_before_the_rename_leaves_the_old_file_and_a_whole_tmp() {
+        if let Some(dir) = std::env::var_os(CHILD_ENV) {
+            write_atomic(&Path::new(&dir).join("a.json"), &[b"new"]).unwrap();
+            println!("renamed");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        write_atomic(&p, &[b"old"]).unwrap();
+        let name = "durable::tests::a_crash_before_the_rename_leaves_the_old_file_and_a_whole_tmp";
+        let (status, out) = child(name, "rename:a.json", dir.path());
+        assert!(killed(status) && !out.contains("renamed"), "{status:?}\n{out}");
+        assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        assert_eq!(std::fs::read(tmp_path(&p)).unwrap(), b"new");
+        let (status, _) = child(name, "rename:b.json", dir.path());
+        assert!(status.success());
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+    }
+
     #[test]
     fn write_atomic_replaces_whole_files_and_leaves_no_tmp() {
         let dir = tempfile::tempdir().unwrap();

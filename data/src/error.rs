@@ -84,3 +84,15 @@ pub(crate) fn arrow_err(path: impl Into<PathBuf>) -> impl FnOnce(arrow::error::A
     let path = path.into();
     move |source| DataError::Arrow { path, source }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_error_names_the_versions_this_build_reads() {
+        let e = |oldest, expected| DataError::SchemaVersion { path: "c.parquet".into(), found: "9".into(), oldest, expected }.to_string();
+        assert_eq!(e(2, 2), "c.parquet: schema_version 9 is not supported (this build reads version 2)");
+        assert_eq!(e(1, 3), "c.parquet: schema_version 9 is not supported (this build reads versions 1 to 3)");
+    }
+}

@@ -172,4 +172,34 @@ mod tests {
         let r = row(start, "Le2 Pe4 Ld7", "1-0", "paco");
         assert!(pgn_game(GameKind::Paco, &r, 1).unwrap_err().contains("not complete"));
     }
+
+    #[test]
+    fn every_reason_has_its_termination_tag() {
+        let tags: Vec<&str> =
+            ["max_length", "stuck", "resign", "engine_timeout", "illegal_move", "engine_crash", "checkmate", ""].iter().map(|r| termination(r)).collect();
+        assert_eq!(tags, ["adjudication", "adjudication", "adjudication", "time forfeit", "rules infraction", "abandoned", "normal", "normal"]);
+    }
+
+    #[test]
+    fn self_play_games_are_named_so_and_the_movetext_fills_lines_of_80() {
+        let mut r = row(shako::STARTPOS_FEN, "", "1/2-1/2", "max_length");
+        r.network_id = "gen-0003".into();
+        // Every pawn one step, White's and Black's in turn: 20 turns, a long movetext.
+        r.actions = ('a'..='j').map(|f| format!("{f}3{f}4 {f}8{f}7")).collect::<Vec<_>>().join(" ");
+        let pgn = pgn_game(GameKind::Shako, &r, 1).unwrap();
+        assert!(pgn.starts_with("[Event \"PacoZero self-play\"]\n"), "{pgn}");
+        let movetext: Vec<&str> = pgn.split("\n\n").nth(1).unwrap().lines().collect();
+        assert!(movetext.len() > 1, "{pgn}");
+        for (k, l) in movetext.iter().enumerate() {
+            assert!(l.len() <= 80 && !l.starts_with(' ') && !l.ends_with(' '), "line {k} of {} chars: {l:?}", l.len());
+            // Full: the next line's first token would not have fitted.
+            if let Some(next) = movetext.get(k + 1) {
+                let first = next.split(' ').next().unwrap();
+                assert!(l.len() + 1 + first.len() > 80, "line {k} ({} chars) had room for {first:?}", l.len());
+            }
+        }
+        let tokens: Vec<&str> = movetext.iter().flat_map(|l| l.split(' ')).collect();
+        assert_eq!(tokens.len(), 10 + 20 + 1, "10 numbers, 20 moves and the result");
+        assert_eq!(tokens[..3], ["1.", "a4", "a7"]);
+    }
 }

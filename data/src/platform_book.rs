@@ -288,6 +288,15 @@ mod tests {
     }
 
     #[test]
+    fn long_values_are_cut_to_sixty_characters_in_errors() {
+        let of = |n: usize| Value::String("x".repeat(n - 2));
+        assert_eq!(short(&of(60)), format!("\"{}\"", "x".repeat(58)), "60 characters are shown whole");
+        assert_eq!(short(&of(61)), format!("\"{}...", "x".repeat(56)), "61 are cut to 57 and an ellipsis");
+        let e = parse("[1, 2]").unwrap_err().to_string();
+        assert!(e.contains("expected a JSON object mapping FENs to [position_value"), "{e}");
+    }
+
+    #[test]
     fn writer_refuses_what_the_reader_would() {
         let mut b = parse(EXAMPLE).unwrap();
         b.positions[0].moves[0].value = f32::NAN;
