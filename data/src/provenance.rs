@@ -63,3 +63,23 @@ impl std::fmt::Display for Provenance {
         write!(f, "{}, backend {}, {} CPUs", self.build, self.backend, self.cpus)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recorded_build_is_the_one_shown() {
+        // The only test of this binary that records a build (it is global).
+        let b = Build { version: "9.9.9".into(), commit: "abc1234".into(), dirty: true };
+        set_build(b.clone());
+        set_build(Build { version: "0".into(), commit: "later".into(), dirty: false });
+        assert_eq!(build(), b, "the first record stays");
+        assert_eq!(b.to_string(), "9.9.9 (commit abc1234, dirty)");
+        assert_eq!(Build { dirty: false, ..b.clone() }.to_string(), "9.9.9 (commit abc1234)");
+        let p = Provenance::here("flex");
+        assert_eq!((p.build.clone(), p.backend.as_str()), (b, "flex"));
+        assert!(p.cpus >= 1);
+        assert_eq!(p.to_string(), format!("9.9.9 (commit abc1234, dirty), backend flex, {} CPUs", p.cpus));
+    }
+}

@@ -403,3 +403,23 @@ pub fn read_chunk(chunk: &ChunkInfo) -> Result<(GameSpec, Vec<PositionRow>, Vec<
     }
     Ok((spec, positions, games))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_error_names_the_column_its_message_starts_with() {
+        let cases = [
+            ("planes has 3 words, expected 4", "planes"),
+            ("legal action 500 >= policy_size 100", "legal_actions"),
+            ("action 500 >= policy_size 100", "action"),
+            ("policy has 2 values but legal_actions has 3", "policy"),
+            ("weight = -1, must be finite and >= 0", "weight"),
+            ("something else", "?"),
+        ];
+        for (message, column) in cases {
+            assert_eq!(column_of(message), column, "{message}");
+        }
+    }
+}

@@ -200,12 +200,17 @@ mod tests {
             r.store_probe(),
             r.tensorboard("train"),
             r.tensorboard("loop"),
+            r.ladder_json(),
+            r.ladder_md(),
+            r.ladder_games(),
         ];
         let distinct: std::collections::HashSet<_> = paths.iter().collect();
         assert_eq!(distinct.len(), paths.len());
         assert!(paths.iter().all(|p| p.starts_with("/runs/x")));
         assert_eq!(r.model("gen-0001"), Path::new("/runs/x/models/gen-0001.pzmodel"));
         assert_eq!(r.current_pointer(), Path::new("/runs/x/models/current"));
+        assert_eq!(r.ladder_json(), Path::new("/runs/x/ladder.json"));
+        assert_eq!(r.ladder_md(), Path::new("/runs/x/ladder.md"));
     }
 
     #[test]

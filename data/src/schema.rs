@@ -448,3 +448,44 @@ pub(crate) fn required_games_schema(spec: &GameSpec) -> SchemaRef {
     let fields: Vec<Field> = all.fields().iter().filter(|f| !OPTIONAL_GAME_COLUMNS.contains(&f.name().as_str())).map(|f| f.as_ref().clone()).collect();
     Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(h: u32, w: u32, planes: u32, scalars: u32, policy: u32) -> Result<GameSpec> {
+        GameSpec::new("g", h, w, planes, scalars, policy, &[])
+    }
+
+    #[test]
+    fn every_dimension_is_accepted_up_to_its_limit_and_refused_past_it() {
+        assert!(spec(64, 64, 4096, 4096, 65536).is_ok(), "every limit itself");
+        assert!(spec(1, 1, 1, 0, 1).is_ok(), "every minimum");
+        let refused = |r: Result<GameSpec>, what: &str| {
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains(what), "{e} (expected {what})");
+        };
+        refused(spec(65, 8, 1, 0, 1), "board_height = 65, must be in 1..=64");
+        refused(spec(0, 8, 1, 0, 1), "board_height = 0");
+        refused(spec(8, 65, 1, 0, 1), "board_width = 65");
+        refused(spec(8, 0, 1, 0, 1), "board_width = 0");
+        refused(spec(8, 8, 4097, 0, 1), "bit_planes = 4097");
+        refused(spec(8, 8, 0, 0, 1), "bit_planes = 0");
+        refused(spec(8, 8, 1, 4097, 1), "scalars = 4097");
+        refused(spec(8, 8, 1, 0, 65537), "policy_size = 65537");
+        refused(spec(8, 8, 1, 0, 0), "policy_size = 0");
+        let names: Vec<String> = (0..=MAX_AUX_TARGETS).map(|i| format!("t{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        assert!(GameSpec::new("g", 8, 8, 1, 0, 1, &names[..MAX_AUX_TARGETS]).is_ok());
+        refused(GameSpec::new("g", 8, 8, 1, 0, 1, &names), &format!("{} auxiliary targets", MAX_AUX_TARGETS + 1));
+        for bad in ["", "a,b", " a", "a "] {
+            refused(GameSpec::new("g", 8, 8, 1, 0, 1, &[bad]), "is empty, has a comma or surrounding white space");
+        }
+        refused(GameSpec::new("g", 8, 8, 1, 0, 1, &["a", "b", "a"]), "auxiliary target \"a\" is named twice");
+        refused(GameSpec::new("", 8, 8, 1, 0, 1, &[]), "game name is empty");
+        for bad in ["", "a,b", "a b"] {
+            refused(spec(8, 8, 1, 0, 1).unwrap().with_encoding(bad), "is empty or has a comma or a space");
+        }
+        assert_eq!(spec(8, 8, 1, 0, 1).unwrap().with_encoding("platform").unwrap().encoding, "platform");
+    }
+}

@@ -224,3 +224,158 @@ fn chunk_stems_sort_chronologically() {
     let b = chunk_stem(0, 0);
     assert!(a < b, "{a} {b}");
 }
+
+/// Rewrites a positions file with its rows in one batch and the column
+/// `name` replaced by what `f` makes of it (the field and the values).
+fn rewrite_column(
+    path: &std::path::Path,
+    name: &str,
+    f: impl FnOnce(&arrow::datatypes::Field, &arrow::array::ArrayRef) -> (arrow::datatypes::Field, arrow::array::ArrayRef),
+) {
+    use arrow::datatypes::Schema;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(path).unwrap()).unwrap();
+    let kv: Vec<_> = builder.metadata().file_metadata().key_value_metadata().unwrap().iter().filter(|e| e.key != "ARROW:schema").cloned().collect();
+    let schema = builder.schema().clone();
+    let batches: Vec<_> = builder.build().unwrap().map(|b| b.unwrap()).collect();
+    let batch = arrow::compute::concat_batches(&schema, &batches).unwrap();
+    let k = schema.index_of(name).unwrap();
+    let (field, col) = f(schema.field(k), batch.column(k));
+    let mut fields: Vec<_> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields[k] = field;
+    let mut cols = batch.columns().to_vec();
+    cols[k] = col;
+    let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    let props = WriterProperties::builder().set_key_value_metadata(Some(kv)).build();
+    let mut w = ArrowWriter::try_new(fs::File::create(path).unwrap(), schema.clone(), Some(props)).unwrap();
+    w.write(&arrow::record_batch::RecordBatch::try_new(schema, cols).unwrap()).unwrap();
+    w.close().unwrap();
+}
+
+/// `list`'s offsets and values under another item field (name, nullability, type).
+fn relisted(list: &arrow::array::ArrayRef, item: arrow::datatypes::Field, values: arrow::array::ArrayRef) -> arrow::array::ArrayRef {
+    use arrow::array::{AsArray, ListArray};
+    let l = list.as_list::<i32>();
+    std::sync::Arc::new(ListArray::new(std::sync::Arc::new(item), l.offsets().clone(), values, None))
+}
+
+#[test]
+fn nested_field_names_do_not_matter_but_item_types_and_sizes_do() {
+    use arrow::array::{Array, AsArray, FixedSizeListArray, Int64Array};
+    use arrow::datatypes::{DataType, Field, UInt64Type};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_games(dir.path(), "n", 0..2, 6).positions;
+    let expected = read_positions_file(&p).unwrap().1;
+    // Other writers name list items `element` and make them nullable.
+    rewrite_column(&p, "planes", |f, c| {
+        let values = c.as_list::<i32>().values().clone();
+        (
+            Field::new(f.name(), DataType::List(Arc::new(Field::new("element", DataType::UInt64, true))), false),
+            relisted(c, Field::new("element", DataType::UInt64, true), values),
+        )
+    });
+    rewrite_column(&p, "root_wdl", |f, c| {
+        let l = c.as_fixed_size_list();
+        let item = Arc::new(Field::new("element", DataType::Float32, true));
+        (Field::new(f.name(), DataType::FixedSizeList(item.clone(), 3), false), Arc::new(FixedSizeListArray::new(item, 3, l.values().clone(), None)))
+    });
+    assert_eq!(read_positions_file(&p).unwrap().1, expected);
+    // Items of another type.
+    rewrite_column(&p, "planes", |f, c| {
+        let values: Int64Array = c.as_list::<i32>().values().as_primitive::<UInt64Type>().values().iter().map(|&v| v as i64).collect();
+        let item = Field::new("item", DataType::Int64, false);
+        (Field::new(f.name(), DataType::List(Arc::new(item.clone())), false), relisted(c, item, Arc::new(values)))
+    });
+    let msg = read_positions_file(&p).unwrap_err().to_string();
+    assert!(msg.contains("column `planes` has type List(") && msg.contains("Int64"), "{msg}");
+    // root_wdl of four values a row.
+    let p = write_games(dir.path(), "m", 0..2, 6).positions;
+    rewrite_column(&p, "root_wdl", |f, c| {
+        let l = c.as_fixed_size_list();
+        let item = Arc::new(Field::new("item", DataType::Float32, false));
+        let values: arrow::array::ArrayRef = Arc::new(arrow::array::Float32Array::from(vec![0.25f32; 4 * l.len()]));
+        (Field::new(f.name(), DataType::FixedSizeList(item.clone(), 4), false), Arc::new(FixedSizeListArray::new(item, 4, values, None)))
+    });
+    let msg = read_positions_file(&p).unwrap_err().to_string();
+    assert!(msg.contains("column `root_wdl` has type FixedSizeList(4"), "{msg}");
+}
+
+#[test]
+fn nulls_are_refused_naming_the_column_and_the_row() {
+    use arrow::array::{AsArray, BooleanArray, FixedSizeListArray, Float32Array, UInt64Array};
+    use arrow::datatypes::{DataType, Field, Float32Type};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_games(dir.path(), "n", 0..1, 6).positions;
+    rewrite_column(&p, "root_q", |f, c| {
+        let v: Float32Array = c.as_primitive::<Float32Type>().iter().enumerate().map(|(i, x)| if i == 2 { None } else { x }).collect();
+        (Field::new(f.name(), DataType::Float32, true), Arc::new(v))
+    });
+    let msg = read_positions_file(&p).unwrap_err().to_string();
+    assert!(msg.ends_with("column `root_q`, row 2: null value"), "{msg}");
+    let p = write_games(dir.path(), "l", 0..1, 6).positions;
+    rewrite_column(&p, "planes", |f, c| {
+        let v: UInt64Array =
+            c.as_list::<i32>().values().as_primitive::<arrow::datatypes::UInt64Type>().iter().enumerate().map(|(i, x)| if i == 4 { None } else { x }).collect();
+        let item = Field::new("item", DataType::UInt64, true);
+        (Field::new(f.name(), DataType::List(Arc::new(item.clone())), false), relisted(c, item, Arc::new(v)))
+    });
+    let msg = read_positions_file(&p).unwrap_err().to_string();
+    assert!(msg.contains("column `planes`") && msg.ends_with("null list item"), "{msg}");
+    let p = write_games(dir.path(), "a", 0..1, 6).positions;
+    rewrite_column(&p, "aux_targets", |f, c| {
+        let l = c.as_fixed_size_list();
+        let v: BooleanArray = l.values().as_boolean().iter().enumerate().map(|(i, x)| if i == 3 { None } else { x }).collect();
+        let item = Arc::new(Field::new("item", DataType::Boolean, true));
+        (Field::new(f.name(), DataType::FixedSizeList(item.clone(), 2), false), Arc::new(FixedSizeListArray::new(item, 2, Arc::new(v), None)))
+    });
+    let msg = read_positions_file(&p).unwrap_err().to_string();
+    assert!(msg.ends_with("column `aux_targets`, row 0: null list item"), "{msg}");
+}
+
+#[test]
+fn a_bad_row_past_the_first_batch_is_named_by_its_row() {
+    use arrow::array::{AsArray, UInt8Array};
+    use arrow::datatypes::UInt8Type;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    // More rows than one read batch (8192).
+    let p = write_games(dir.path(), "big", 0..206, 40).positions;
+    rewrite_column(&p, "side_to_move", |f, c| {
+        let v: UInt8Array = c.as_primitive::<UInt8Type>().values().iter().enumerate().map(|(i, &x)| if i == 8193 { 5 } else { x }).collect();
+        (f.clone(), Arc::new(v))
+    });
+    let msg = read_positions_file(&p).unwrap_err().to_string();
+    assert!(msg.ends_with("column `side_to_move`, row 8193: side_to_move = 5, must be 0 or 1"), "{msg}");
+}
+
+#[test]
+fn a_window_refuses_chunks_of_two_specs_and_says_why_it_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    write_games(dir.path(), "c1", 0..1, 4);
+    let msg = read_positions_window(dir.path(), 0).unwrap_err().to_string();
+    assert!(msg.contains("window of 0 positions requested"), "{msg}");
+    let empty = tempfile::tempdir().unwrap();
+    let msg = read_positions_window(empty.path(), 10).unwrap_err().to_string();
+    assert!(msg.contains("no complete chunk in directory"), "{msg}");
+    // A chunk of another spec written beside (a writer would refuse it).
+    let other = GameSpec::new("pacosako", 8, 8, 4, 2, 100, common::AUX_TARGETS).unwrap();
+    let (_, rows) = common::game(1, 4);
+    let rows: Vec<PositionRow> = rows
+        .into_iter()
+        .map(|mut r| {
+            r.planes.push(0);
+            r
+        })
+        .collect();
+    let extra = tempfile::tempdir().unwrap();
+    let w = write_chunk(extra.path(), "c2", &other, &rows, &[]).unwrap();
+    fs::rename(&w.positions, dir.path().join("c2.positions.parquet")).unwrap();
+    fs::rename(&w.games, dir.path().join("c2.games.parquet")).unwrap();
+    let msg = read_positions_window(dir.path(), 100).unwrap_err().to_string();
+    assert!(msg.contains("c2.positions.parquet") && msg.contains("differs from"), "{msg}");
+}
