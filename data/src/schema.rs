@@ -488,4 +488,44 @@ mod tests {
         }
         assert_eq!(spec(8, 8, 1, 0, 1).unwrap().with_encoding("platform").unwrap().encoding, "platform");
     }
+
+    fn row() -> PositionRow {
+        PositionRow {
+            game_id: 1,
+            ply: 0,
+            side_to_move: 0,
+            planes: vec![0],
+            scalars: vec![],
+            legal_actions: vec![0, 3],
+            policy: vec![0.5, 0.5],
+            full_search: true,
+            root_q: 0.0,
+            root_wdl: [0.2, 0.3, 0.5],
+            action: 3,
+            result: 0,
+            moves_left: 1,
+            aux_targets: vec![],
+            weight: 0.0,
+            network_id: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_row_is_checked_field_by_field() {
+        let spec = spec(8, 8, 1, 0, 4).unwrap();
+        assert_eq!(row().check(&spec), Ok(()), "weight 0 and the last slot are allowed");
+        let err = |f: &dyn Fn(&mut PositionRow)| {
+            let mut r = row();
+            f(&mut r);
+            r.check(&spec).unwrap_err()
+        };
+        assert_eq!(err(&|r| r.weight = -0.5), "weight = -0.5, must be finite and >= 0");
+        assert_eq!(err(&|r| r.weight = f32::NAN), "weight = NaN, must be finite and >= 0");
+        assert_eq!(err(&|r| r.weight = f32::INFINITY), "weight = inf, must be finite and >= 0");
+        assert_eq!(err(&|r| r.action = 4), "action 4 >= policy_size 4");
+        assert_eq!(err(&|r| r.legal_actions[1] = 4), "legal action 4 >= policy_size 4");
+        assert_eq!(err(&|r| r.side_to_move = 2), "side_to_move = 2, must be 0 or 1");
+        assert_eq!(err(&|r| r.result = -2), "result = -2, must be -1, 0 or 1");
+        assert_eq!(err(&|r| r.policy.push(0.0)), "policy has 3 values but legal_actions has 2");
+    }
 }

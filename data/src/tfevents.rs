@@ -178,6 +178,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn varints_are_seven_bits_a_byte_low_first() {
+        let enc = |v: u64| {
+            let mut out = Vec::new();
+            varint(&mut out, v);
+            out
+        };
+        assert_eq!(enc(0), [0x00]);
+        assert_eq!(enc(127), [0x7F]);
+        assert_eq!(enc(128), [0x80, 0x01]);
+        // 255: a low byte with its top bit already set.
+        assert_eq!(enc(255), [0xFF, 0x01]);
+        assert_eq!(enc(300), [0xAC, 0x02]);
+        assert_eq!(enc(u64::MAX), [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]);
+    }
+
+    #[test]
     fn the_masked_crc_of_known_bytes() {
         // CRC-32C("123456789") = 0xE3069283 (the check value of the
         // Castagnoli polynomial); masked as TensorFlow masks it.

@@ -173,3 +173,31 @@ fn a_writer_refuses_a_directory_of_another_encoding() {
 fn manifest_dir() -> String {
     std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
 }
+
+/// `data_spec` reads the newest chunk's spec; `check_data_dir_as` refuses
+/// another game, or the same game in another encoding, and accepts its own.
+#[test]
+fn a_data_directory_is_checked_against_the_game_and_the_encoding() {
+    use pacozero_engine::{paco, shako};
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(data_spec(&dir.path().join("none")).unwrap(), None, "no directory");
+    assert_eq!(data_spec(dir.path()).unwrap(), None, "no chunk");
+    check_data_dir::<shako::GameState>(dir.path()).unwrap();
+    let spec = spec_of(pacozero_engine::GameKind::Paco);
+    let rows: Vec<PositionRow> = (0..3)
+        .map(|ply| {
+            let mut r = common::position(&spec, 1, ply);
+            r.aux_targets = vec![false; spec.num_aux_targets()];
+            r
+        })
+        .collect();
+    write_chunk(dir.path(), "0000000000001-w000-000000", &spec, &rows, &[]).unwrap();
+    assert_eq!(data_spec(dir.path()).unwrap(), Some(spec.clone()));
+    check_data_dir::<paco::GameState>(dir.path()).unwrap();
+    check_data_dir_as::<paco::GameState>(dir.path(), 0).unwrap();
+    let e = check_data_dir::<shako::GameState>(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("holds paco data") && e.contains("not shako"), "{e}");
+    // The same game in the platform's encoding: the name agrees, the shape does not.
+    let e = check_data_dir_as::<paco::GameState>(dir.path(), 1).unwrap_err().to_string();
+    assert!(e.contains("holds paco data") && e.contains("encoding=platform"), "{e}");
+}
