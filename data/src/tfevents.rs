@@ -230,6 +230,31 @@ mod tests {
     }
 
     #[test]
+    fn events_carry_the_wall_time_of_their_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = || SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+        let before = clock();
+        let mut w = EventWriter::create(dir.path()).unwrap();
+        w.scalars(7, &[("x", 1.0)]).unwrap();
+        let after = clock();
+        let bytes = std::fs::read(w.path()).unwrap();
+        let mut times = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let len = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+            let payload = &bytes[at + 12..at + 12 + len];
+            assert_eq!(payload[0], 0x09, "wall_time first");
+            times.push(f64::from_le_bytes(payload[1..9].try_into().unwrap()));
+            at += 12 + len + 4;
+        }
+        assert_eq!(times.len(), 2, "the file-version event and one step");
+        assert!(times.iter().all(|&t| t >= before && t <= after), "{times:?} not within [{before}, {after}]");
+        let name = w.path().file_name().unwrap().to_string_lossy().into_owned();
+        let secs: u64 = name.strip_prefix("events.out.tfevents.").unwrap().split('.').next().unwrap().parse().unwrap();
+        assert!(secs >= before as u64 && secs <= after as u64, "{name}");
+    }
+
+    #[test]
     fn a_writer_leaves_out_non_finite_values() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = EventWriter::create(dir.path()).unwrap();
