@@ -379,3 +379,22 @@ fn a_window_refuses_chunks_of_two_specs_and_says_why_it_is_empty() {
     let msg = read_positions_window(dir.path(), 100).unwrap_err().to_string();
     assert!(msg.contains("c2.positions.parquet") && msg.contains("differs from"), "{msg}");
 }
+
+#[test]
+fn a_writer_counts_what_it_buffers_and_refuses_bad_stems() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = ChunkWriter::new(dir.path(), common::spec()).unwrap();
+    for g in 0..2 {
+        let (game, positions) = common::game(g, 3 + g as u32);
+        w.push_finished_game(game, positions).unwrap();
+    }
+    assert_eq!((w.num_games(), w.num_positions()), (2, 7));
+    for bad in ["", "a/b", "c.tmp"] {
+        let e = w.flush(bad).unwrap_err().to_string();
+        assert!(e.contains("bad chunk stem") && e.contains(&format!("`{bad}`")), "{bad}: {e}");
+        assert_eq!((w.num_games(), w.num_positions()), (2, 7), "kept after a failed write");
+    }
+    w.flush("a.b").unwrap();
+    assert_eq!((w.num_games(), w.num_positions()), (0, 0));
+    assert_eq!(list_chunks(dir.path()).unwrap().len(), 1);
+}
