@@ -609,16 +609,22 @@ mod tests {
         // where move_names' does and ends elsewhere.
         write_with(&path, &sample(), vec![("move_visits", u32_lists(&[&[Some(40), Some(20)], &[Some(1)], &[]]))]);
         assert!(read_error(&path).ends_with("column `move_visits`, row 1: 1 items, but move_names has 0"), "{}", read_error(&path));
+        // Two agreeing rows with moves before the one that does not, so that
+        // the row found and the counts said depend on the offsets' differences.
+        let rows = vec![sample()[0].clone(), sample()[0].clone(), sample()[1].clone()];
         let logits = {
             let mut b = ListBuilder::new(Float32Builder::new()).with_field(item(DataType::Float32));
-            for r in [&[-0.25f32, -1.5][..], &[0.5], &[]] {
+            for r in [&[-0.25f32, -1.5][..], &[-0.25, -1.5], &[0.5]] {
                 b.values().append_slice(r);
                 b.append(true);
             }
             Arc::new(b.finish()) as ArrayRef
         };
-        write_with(&path, &sample(), vec![(MOVE_LOGITS, logits)]);
-        assert!(read_error(&path).ends_with("column `move_logits`, row 1: 1 items, but move_names has 0"), "{}", read_error(&path));
+        write_with(&path, &rows, vec![(MOVE_LOGITS, logits)]);
+        assert!(read_error(&path).ends_with("column `move_logits`, row 2: 1 items, but move_names has 0"), "{}", read_error(&path));
+        let visits = u32_lists(&[&[Some(40), Some(20)], &[Some(40), Some(20)], &[Some(1), Some(2), Some(3)]]);
+        write_with(&path, &rows, vec![("move_visits", visits)]);
+        assert!(read_error(&path).ends_with("column `move_visits`, row 2: 3 items, but move_names has 0"), "{}", read_error(&path));
     }
 
     #[test]

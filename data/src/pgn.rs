@@ -105,7 +105,14 @@ fn pgn_of<G: Game>(row: &GameRow, round: usize) -> Result<String, String> {
         tokens.push(format!("{{cut inside a turn: its first {} decisions are not shown}}", turn.len()));
     }
     tokens.push(row.result.clone());
-    // Lines of at most 80 characters.
+    fill_lines(&mut out, &tokens);
+    out.push_str("\n\n");
+    Ok(out)
+}
+
+/// Appends `tokens` separated by spaces in lines of at most 80 characters
+/// (a longer token on a line of its own), the last without its newline.
+fn fill_lines(out: &mut String, tokens: &[String]) {
     let mut line = String::new();
     for t in tokens {
         if !line.is_empty() && line.len() + 1 + t.len() > 80 {
@@ -116,11 +123,9 @@ fn pgn_of<G: Game>(row: &GameRow, round: usize) -> Result<String, String> {
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(&t);
+        line.push_str(t);
     }
     out.push_str(&line);
-    out.push_str("\n\n");
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -171,6 +176,21 @@ mod tests {
         assert!(pgn.contains("\n1. e2-e4 {cut inside a turn: its first 1 decisions are not shown} 1/2-1/2\n"), "{pgn}");
         let r = row(start, "Le2 Pe4 Ld7", "1-0", "paco");
         assert!(pgn_game(GameKind::Paco, &r, 1).unwrap_err().contains("not complete"));
+    }
+
+    #[test]
+    fn lines_hold_eighty_characters_and_no_more() {
+        let filled = |lengths: &[usize]| {
+            let tokens: Vec<String> = lengths.iter().enumerate().map(|(i, &n)| ((b'a' + i as u8) as char).to_string().repeat(n)).collect();
+            let mut out = String::new();
+            fill_lines(&mut out, &tokens);
+            out.lines().map(str::len).collect::<Vec<_>>()
+        };
+        assert_eq!(filled(&[40, 39]), [80], "40 + space + 39 is exactly 80");
+        assert_eq!(filled(&[40, 40]), [40, 40]);
+        assert_eq!(filled(&[79, 1, 1]), [79, 3]);
+        assert_eq!(filled(&[90, 1]), [90, 1], "a token longer than a line stands alone");
+        assert_eq!(filled(&[]), [0usize; 0]);
     }
 
     #[test]
