@@ -124,5 +124,67 @@ mod tests {
     fn sanitize_wdl_gives_a_distribution() {
         assert_eq!(sanitize_wdl([f32::NAN, -1.0, 0.0]), [0.0, 1.0, 0.0]);
         assert_eq!(sanitize_wdl([2.0, 0.0, 2.0]), [0.5, 0.0, 0.5]);
+        assert_eq!(sanitize_wdl([1.0, 1.0, 2.0]), [0.25, 0.25, 0.5]);
+        assert_eq!(sanitize_wdl([f32::INFINITY, 1.0, -3.0]), [0.0, 1.0, 0.0]);
+        assert_eq!(sanitize_wdl([0.0, 0.0, 3.0]), [0.0, 0.0, 1.0]);
+    }
+
+    /// Mean and variance of `n` samples.
+    fn moments(n: usize, mut sample: impl FnMut() -> f64) -> (f64, f64) {
+        let xs: Vec<f64> = (0..n).map(|_| sample()).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        (mean, xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64)
+    }
+
+    /// Gamma(α, 1) has mean α and variance α, below 1 (the boost by
+    /// u^(1/α)) and above it (Marsaglia-Tsang itself).
+    #[test]
+    fn gamma_samples_have_mean_and_variance_alpha() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for alpha in [0.3, 1.0, 2.5, 9.0] {
+            let (mean, var) = moments(40_000, || sample_gamma(&mut rng, alpha));
+            assert!((mean - alpha).abs() < 0.02 * alpha.max(1.0), "alpha {alpha}: mean {mean}");
+            assert!((var - alpha).abs() < 0.06 * alpha.max(1.0), "alpha {alpha}: variance {var}");
+        }
+    }
+
+    #[test]
+    fn normal_and_gumbel_samples_have_their_moments() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let (mean, var) = moments(40_000, || sample_normal(&mut rng));
+        assert!(mean.abs() < 0.02 && (var - 1.0).abs() < 0.03, "normal: {mean} {var}");
+        let (mean, var) = moments(40_000, || sample_gumbel(&mut rng) as f64);
+        let pi2_6 = std::f64::consts::PI.powi(2) / 6.0;
+        assert!((mean - 0.5772).abs() < 0.02 && (var - pi2_6).abs() < 0.06, "gumbel: {mean} {var}");
+    }
+
+    /// A tiny α underflows every gamma draw to 0 now and then: the sample
+    /// is then uniform, never NaN.
+    #[test]
+    fn a_dirichlet_of_underflowing_draws_is_uniform() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut uniform = 0;
+        for _ in 0..200 {
+            let d = dirichlet(&mut rng, 1e-4, 3);
+            assert!(d.iter().all(|x| x.is_finite() && *x >= 0.0) && (d.iter().sum::<f32>() - 1.0).abs() < 1e-6, "{d:?}");
+            uniform += usize::from(d == [1.0 / 3.0; 3]);
+        }
+        assert!(uniform > 50, "{uniform} of 200 uniform");
+    }
+
+    #[test]
+    fn softmax_and_nan_max() {
+        let mut v = [1.0f32, 2.0, 3.0, f32::NEG_INFINITY];
+        softmax_in_place(&mut v);
+        let z = 1f32.exp() + 2f32.exp() + 3f32.exp();
+        for (x, want) in v.iter().zip([1f32.exp() / z, 2f32.exp() / z, 3f32.exp() / z, 0.0]) {
+            assert!((x - want).abs() < 1e-6, "{v:?}");
+        }
+        // Large logits do not overflow (the maximum is subtracted first).
+        let mut v = [1000.0f32, 1000.0];
+        softmax_in_place(&mut v);
+        assert_eq!(v, [0.5, 0.5]);
+        assert_eq!(nan_max(f32::NAN), f32::NEG_INFINITY);
+        assert_eq!(nan_max(-2.5), -2.5);
     }
 }
