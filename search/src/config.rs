@@ -129,3 +129,64 @@ impl SearchConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Set = fn(&mut SearchConfig, f64);
+
+    /// Each range-checked key: its setter, the ends of its range (an open
+    /// lower end given as the bound itself, refused) and whether the lower
+    /// end is accepted.
+    const KEYS: [(&str, Set, f64, f64, bool); 11] = [
+        ("full_simulations", |c, v| c.full_simulations = v as u32, 1.0, 100_000.0, true),
+        ("cheap_simulations", |c, v| c.cheap_simulations = v as u32, 1.0, 100_000.0, true),
+        ("c_puct", |c, v| c.c_puct = v as f32, 0.0, 100.0, false),
+        ("fpu_reduction", |c, v| c.fpu_reduction = v as f32, 0.0, 2.0, true),
+        ("fpu_reduction_root", |c, v| c.fpu_reduction_root = v as f32, 0.0, 2.0, true),
+        ("dirichlet_alpha", |c, v| c.dirichlet_alpha = v as f32, 0.0, 10.0, false),
+        ("dirichlet_epsilon", |c, v| c.dirichlet_epsilon = v as f32, 0.0, 1.0, true),
+        ("gumbel_max_considered", |c, v| c.gumbel_max_considered = v as u32, 1.0, 65_536.0, true),
+        ("gumbel_c_visit", |c, v| c.gumbel_c_visit = v as f32, 0.0, 1e6, true),
+        ("contempt", |c, v| c.contempt = v as f32, 0.0, 1.0, true),
+        ("gumbel_c_scale", |c, v| c.gumbel_c_scale = v as f32, 0.0, 1e3, false),
+    ];
+
+    #[test]
+    fn every_key_is_checked_at_both_ends_of_its_range() {
+        SearchConfig::default().validate().unwrap();
+        for (key, set, lo, hi, lo_ok) in KEYS {
+            let with = |v: f64| {
+                let mut c = SearchConfig::default();
+                set(&mut c, v);
+                c.validate()
+            };
+            let refused = |v: f64| {
+                let e = with(v).expect_err(&format!("{key} = {v} accepted")).to_string();
+                assert!(e.contains(&format!("`search.{key}`")) && e.contains("out of range"), "{key} = {v}: {e}");
+            };
+            with(hi).unwrap_or_else(|e| panic!("{key} = {hi}: {e}"));
+            refused(hi * 1.5 + 1.0);
+            if lo_ok {
+                with(lo).unwrap_or_else(|e| panic!("{key} = {lo}: {e}"));
+                if lo > 0.0 {
+                    refused(lo - 1.0);
+                } else {
+                    refused(-0.5);
+                }
+            } else {
+                refused(lo);
+                refused(-1.0);
+                with(lo + 1e-3).unwrap_or_else(|e| panic!("{key} just above {lo}: {e}"));
+            }
+            if key != "full_simulations" && key != "cheap_simulations" && key != "gumbel_max_considered" {
+                refused(f64::NAN);
+            }
+        }
+        assert_eq!(check_range("k", 5, 1, 5).ok(), Some(()));
+        assert_eq!(check_range("k", 1, 1, 5).ok(), Some(()));
+        assert_eq!(check_range("k", 6, 1, 5).unwrap_err().to_string(), "config key `k` = 6 is out of range: must be in 1..=5");
+        assert!(check_range("k", 0, 1, 5).is_err());
+    }
+}

@@ -260,3 +260,139 @@ pub fn baseline_evaluator<G: Game>(name: &str, seed: u64) -> Result<Box<dyn Eval
         other => bail!("unknown evaluator '{other}' (expected 'uniform' or 'rollout')"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pacozero_engine::paco::{GameState, Position};
+
+    /// An evaluator with its own answers to every question of the trait.
+    struct Marked;
+
+    impl Evaluator<GameState> for Marked {
+        fn name(&self) -> String {
+            "marked".into()
+        }
+        fn needs_encoding(&self) -> bool {
+            false
+        }
+        fn encoding(&self) -> Option<String> {
+            Some("platform".into())
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> Result<()> {
+            out.reset(batch);
+            for i in 0..batch.len() {
+                out.priors_of_mut(i)[0] = 1.0;
+                out.wdl[i] = [0.7, 0.2, 0.1];
+            }
+            Ok(())
+        }
+    }
+
+    /// Only what the trait requires.
+    struct Plain;
+
+    impl Evaluator<GameState> for Plain {
+        fn name(&self) -> String {
+            "plain".into()
+        }
+        fn evaluate(&self, _: &[EvalRequest<'_, GameState>], _: &mut EvalOutput) -> Result<()> {
+            bail!("plain evaluates nothing")
+        }
+    }
+
+    fn start() -> (GameState, Vec<u16>) {
+        let g = GameState::new(Position::startpos());
+        let mut legal = Vec::new();
+        g.playable_actions(&mut legal);
+        (g, legal)
+    }
+
+    /// Evaluates the start position with `e`.
+    fn evaluated(e: &dyn Evaluator<GameState>) -> Result<EvalOutput> {
+        let (g, legal) = start();
+        let mut out = EvalOutput::default();
+        e.evaluate(&[EvalRequest { state: &g, legal: &legal, planes: &[], scalars: &[] }], &mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn the_defaults_and_the_shared_and_boxed_evaluators_answer_as_the_evaluator() {
+        assert!(Plain.needs_encoding() && Plain.encoding().is_none(), "a network evaluator by default");
+        let shared = std::sync::Arc::new(Marked);
+        let boxed: Box<dyn Evaluator<GameState>> = Box::new(Marked);
+        for e in [&shared as &dyn Evaluator<GameState>, &boxed] {
+            assert_eq!((e.name(), e.needs_encoding(), e.encoding()), ("marked".to_string(), false, Some("platform".to_string())));
+            let out = evaluated(e).unwrap();
+            assert_eq!(out.wdl, [[0.7, 0.2, 0.1]]);
+            assert_eq!(out.priors_of(0)[0], 1.0);
+        }
+        let shared = std::sync::Arc::new(Plain);
+        let boxed: Box<dyn Evaluator<GameState>> = Box::new(Plain);
+        for e in [&shared as &dyn Evaluator<GameState>, &boxed] {
+            assert!(e.needs_encoding() && e.encoding().is_none());
+            assert_eq!(evaluated(e).unwrap_err().to_string(), "plain evaluates nothing");
+        }
+    }
+
+    #[test]
+    fn uniform_rollout_and_mixed_evaluators() {
+        let (_, legal) = start();
+        let n = legal.len() as f32;
+        let u: &dyn Evaluator<GameState> = &UniformEvaluator;
+        assert_eq!((u.name(), u.needs_encoding(), u.encoding()), ("uniform".to_string(), false, None));
+        let out = evaluated(u).unwrap();
+        assert!(out.priors_of(0).iter().all(|&p| p == 1.0 / n), "{:?}", out.priors);
+        assert_eq!(out.wdl, [[0.0, 1.0, 0.0]]);
+
+        let r = RolloutEvaluator::new(9, 0, 6);
+        assert_eq!(r.rollouts, 1, "at least one playout");
+        let r = RolloutEvaluator::new(9, 4, 6);
+        let re: &dyn Evaluator<GameState> = &r;
+        assert_eq!((re.name(), re.needs_encoding()), ("rollout-4x6".to_string(), false));
+        let out = evaluated(re).unwrap();
+        assert!(out.priors_of(0).iter().all(|&p| p == 1.0 / n));
+        // Six random decisions from the start end no game: four draws.
+        assert_eq!(out.wdl, [[0.0, 1.0, 0.0]]);
+
+        // A won position for the mover's opponent: every playout a loss.
+        let win = "rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -";
+        let root = GameState::new(win.parse().unwrap());
+        let mut won = root.clone();
+        for d in root.parse_turn("Nc5xd7").unwrap() {
+            won.apply(d);
+        }
+        assert!(won.outcome().is_some(), "{}", won.notation());
+        assert_eq!(r.rollout_wdl(&won), [0.0, 0.0, 1.0], "Black to move has lost");
+
+        let m = MixedEvaluator { inner: Marked, rollout: RolloutEvaluator::new(1, 2, 6), lambda: 0.25 };
+        assert_eq!((m.name(), m.needs_encoding(), m.encoding()), ("marked+rollout0.25".to_string(), false, Some("platform".to_string())));
+        let out = evaluated(&m).unwrap();
+        let want = [0.75 * 0.7, 0.75 * 0.2 + 0.25, 0.75 * 0.1];
+        for (x, w) in out.wdl[0].iter().zip(want) {
+            assert!((x - w).abs() < 1e-6, "{:?} vs {want:?}", out.wdl);
+        }
+    }
+
+    #[test]
+    fn masked_softmax_reads_only_the_legal_logits() {
+        let logits = [0.0, 1.0, 100.0, 2.0];
+        let mut out = [0.0; 2];
+        masked_softmax(&logits, &[1, 3], &mut out);
+        let e = 1f32.exp();
+        assert!((out[0] - 1.0 / (1.0 + e)).abs() < 1e-6 && (out[1] - e / (1.0 + e)).abs() < 1e-6, "{out:?}");
+        // Nothing finite to normalise: uniform.
+        masked_softmax(&[f32::NAN, f32::NAN], &[0, 1], &mut out);
+        assert_eq!(out, [0.5, 0.5]);
+        masked_softmax(&[f32::NEG_INFINITY, f32::NEG_INFINITY], &[0, 1], &mut out);
+        assert_eq!(out, [0.5, 0.5]);
+    }
+
+    #[test]
+    fn baseline_evaluators_by_name() {
+        assert_eq!(baseline_evaluator::<GameState>("uniform", 1).unwrap().name(), "uniform");
+        assert_eq!(baseline_evaluator::<GameState>("rollout", 1).unwrap().name(), "rollout-1x400");
+        let e = baseline_evaluator::<GameState>("net", 1).err().unwrap().to_string();
+        assert_eq!(e, "unknown evaluator 'net' (expected 'uniform' or 'rollout')");
+    }
+}
