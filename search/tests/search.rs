@@ -442,3 +442,55 @@ fn contempt_makes_the_searching_side_play_on_instead_of_taking_a_draw() {
         }
     }
 }
+
+/// A search driven by hand: the root's evaluation with the given priors.
+fn root_expanded(priors_of: impl Fn(usize) -> Vec<f32>) -> (Search<GameState>, usize) {
+    let c = SearchConfig { c_puct: 2.5, dirichlet_epsilon: 0.0, ..cfg(Algorithm::Puct) };
+    let mut s = Search::new(c.clone(), GameState::new(Position::startpos()), false);
+    assert_eq!(s.config(), &c);
+    assert_eq!(s.tree_size(), 1, "the root alone");
+    s.begin(8, false);
+    assert!(s.run(&mut ChaCha8Rng::seed_from_u64(1)), "the root is evaluated first");
+    let k = s.request().unwrap().legal.len();
+    s.supply(&priors_of(k), [0.5, 0.3, 0.2]);
+    assert_eq!(s.tree_size(), 1 + k, "the root and its children");
+    (s, k)
+}
+
+#[test]
+fn priors_that_are_not_a_distribution_are_cleaned_at_expansion() {
+    let (mut s, k) = root_expanded(|k| {
+        let mut p = vec![0.0; k];
+        p[..5].copy_from_slice(&[f32::NAN, -1.0, 3.0, 1.0, f32::INFINITY]);
+        p
+    });
+    let r = s.result();
+    assert_eq!(r.priors[..5], [0.0, 0.0, 0.75, 0.25, 0.0], "NaN, negative and infinite priors count 0, the rest renormalised");
+    assert!(r.priors[5..].iter().all(|&p| p == 0.0));
+    // Nothing usable: uniform.
+    let (mut s, _) = root_expanded(|k| vec![f32::NAN; k]);
+    assert!(s.result().priors.iter().all(|&p| p == 1.0 / k as f32));
+    let (mut s, _) = root_expanded(|k| vec![0.0; k]);
+    assert!(s.result().priors.iter().all(|&p| p == 1.0 / k as f32));
+}
+
+#[test]
+fn a_passed_deadline_stops_the_search_before_its_next_simulation() {
+    let ev = UniformEvaluator;
+    let mut out = EvalOutput::default();
+    let run = |deadline: Option<std::time::Instant>, out: &mut EvalOutput| {
+        let mut s = Search::new(cfg(Algorithm::Puct), GameState::new(Position::startpos()), false);
+        s.begin(50, false);
+        s.set_deadline(deadline);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        while s.run(&mut rng) {
+            pacozero_search::evaluate_pending(&mut [&mut s], &ev, out).unwrap();
+        }
+        s.result().simulations
+    };
+    let past = std::time::Instant::now() - std::time::Duration::from_secs(1);
+    assert_eq!(run(Some(past), &mut out), 0, "only the root's own evaluation");
+    assert_eq!(run(None, &mut out), 50);
+    let later = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    assert_eq!(run(Some(later), &mut out), 50);
+}
