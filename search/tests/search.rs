@@ -494,3 +494,23 @@ fn a_passed_deadline_stops_the_search_before_its_next_simulation() {
     let later = std::time::Instant::now() + std::time::Duration::from_secs(600);
     assert_eq!(run(Some(later), &mut out), 50);
 }
+
+/// The counters the UCI engine reports (nodes and depth) come from:
+/// simulations, and nodes touched from the root to each leaf.
+#[test]
+fn the_counters_count_simulations_and_the_nodes_each_one_touches() {
+    // A won position without win detection: most simulations end on the
+    // terminal win one step below the root.
+    let g = state(DIRECT_WIN);
+    let mut s = Search::new(cfg(Algorithm::Puct), g, false);
+    s.begin(200, false);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut out = EvalOutput::default();
+    while s.run(&mut rng) {
+        pacozero_search::evaluate_pending(&mut [&mut s], &UniformEvaluator, &mut out).unwrap();
+    }
+    assert_eq!(s.total_simulations, 200);
+    // Every simulation touches the root and at least one child, and none
+    // goes 30 turns deep in 200 simulations.
+    assert!((2 * 200..=30 * 200).contains(&s.node_visits), "{} node visits", s.node_visits);
+}
