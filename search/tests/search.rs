@@ -514,3 +514,101 @@ fn the_counters_count_simulations_and_the_nodes_each_one_touches() {
     // goes 30 turns deep in 200 simulations.
     assert!((2 * 200..=30 * 200).contains(&s.node_visits), "{} node visits", s.node_visits);
 }
+
+/// With win detection, a position whose mover can unite with the king this
+/// turn is a decided leaf: every visit to it counts a loss for the side that
+/// allowed it, from the first (no evaluation in between).
+#[test]
+fn win_detection_scores_a_position_the_mover_wins_this_turn_as_won() {
+    // White's lone king on the rook's rank: most king moves stay in reach.
+    let root = state("4k3/8/8/8/8/8/8/r3K3 w 0 - - -");
+    let c = SearchConfig { win_detection: true, ..cfg(Algorithm::Puct) };
+    let mut s = Search::new(c, root.clone(), false);
+    s.begin(300, false);
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut out = EvalOutput::default();
+    while s.run(&mut rng) {
+        pacozero_search::evaluate_pending(&mut [&mut s], &UniformEvaluator, &mut out).unwrap();
+    }
+    let mut legal = Vec::new();
+    root.playable_actions(&mut legal);
+    assert_eq!(legal.len(), 1, "the king's lift");
+    let lifted = {
+        let mut g = root.clone();
+        g.apply(legal[0]);
+        g
+    };
+    let mut decided = 0;
+    for child in s.children_at(&[legal[0]]).expect("the lift is expanded") {
+        let mut g = lifted.clone();
+        g.apply(child.action);
+        if child.visits > 0 && g.to_move() == Color::Black && g.can_win_this_turn() {
+            assert_eq!(child.wdl, [0.0, 0.0, 1.0], "{}: {child:?}", lifted.action_name(child.action));
+            decided += 1;
+        }
+    }
+    assert!(decided > 0, "no visited place leaves the king in reach");
+}
+
+/// One evaluator call for several searches: each gets its own result.
+#[test]
+fn a_shared_call_hands_each_search_its_own_evaluation() {
+    let ev = Constant { white: [0.7, 0.2, 0.1], black: [0.3, 0.3, 0.4] };
+    let start = GameState::new(Position::startpos());
+    let mut after = start.clone();
+    apply_names(&mut after, "Le2 Pe4");
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (mut a, mut b, mut c) = (
+        Search::new(cfg(Algorithm::Puct), start.clone(), false),
+        Search::new(cfg(Algorithm::Puct), after, false),
+        Search::new(cfg(Algorithm::Puct), start, false),
+    );
+    for s in [&mut a, &mut b, &mut c] {
+        s.begin(4, false);
+        assert!(s.run(&mut rng));
+    }
+    let mut out = EvalOutput::default();
+    assert_eq!(pacozero_search::evaluate_pending(&mut [&mut a, &mut b, &mut c], &ev, &mut out).unwrap(), 3);
+    assert_eq!(pacozero_search::evaluate_pending(&mut [&mut a, &mut b, &mut c], &ev, &mut out).unwrap(), 0, "nothing waiting");
+    assert_eq!((a.result().root_wdl, b.result().root_wdl, c.result().root_wdl), ([0.7, 0.2, 0.1], [0.3, 0.3, 0.4], [0.7, 0.2, 0.1]));
+
+    /// Answers one request too few.
+    struct Short;
+    impl Evaluator<GameState> for Short {
+        fn name(&self) -> String {
+            "short".into()
+        }
+        fn needs_encoding(&self) -> bool {
+            false
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
+            out.reset(&batch[1..]);
+            Ok(())
+        }
+    }
+    let mut s = Search::new(cfg(Algorithm::Puct), GameState::new(Position::startpos()), false);
+    let mut t = Search::new(cfg(Algorithm::Puct), GameState::new(Position::startpos()), false);
+    for x in [&mut s, &mut t] {
+        x.begin(4, false);
+        assert!(x.run(&mut rng));
+    }
+    let e = pacozero_search::evaluate_pending(&mut [&mut s, &mut t], &Short, &mut out).unwrap_err().to_string();
+    assert_eq!(e, "evaluator returned 1 results for 2 requests");
+    // The right number of values but not of prior ranges: refused too.
+    struct NoPriors;
+    impl Evaluator<GameState> for NoPriors {
+        fn name(&self) -> String {
+            "no-priors".into()
+        }
+        fn needs_encoding(&self) -> bool {
+            false
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
+            out.reset(batch);
+            out.offsets.pop();
+            Ok(())
+        }
+    }
+    let e = pacozero_search::evaluate_pending(&mut [&mut s, &mut t], &NoPriors, &mut out).unwrap_err().to_string();
+    assert_eq!(e, "evaluator returned 2 results for 2 requests");
+}
