@@ -265,7 +265,17 @@ fn an_answer_holds_the_position_its_moves_and_the_policy_asked_for() {
         let pv = m["pv"].as_array().unwrap();
         assert!(!pv.is_empty() && pv.len() <= 2 && pv[0] == m["move"], "{m}");
         let turn = start.parse_turn(m["move"].as_str().unwrap()).unwrap();
-        assert_eq!(m["actions"], json!(turn.iter().map(|&d| start.action_name(d)).collect::<Vec<_>>()), "{m}");
+        // The decisions' names, and the product of their (uniform) priors.
+        let (mut g, mut names, mut prior) = (start.clone(), Vec::new(), 1.0f64);
+        for &d in &turn {
+            let mut legal = Vec::new();
+            g.playable_actions(&mut legal);
+            prior /= legal.len() as f64;
+            names.push(g.action_name(d));
+            g.apply(d);
+        }
+        assert_eq!(m["actions"], json!(names), "{m}");
+        assert!((m["prior"].as_f64().unwrap() - prior).abs() < 2e-6, "{m}: prior {prior}");
     }
     let policy = a["policy"].as_array().unwrap();
     let priors: Vec<f64> = policy.iter().map(|p| p["prior"].as_f64().unwrap()).collect();
