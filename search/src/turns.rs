@@ -103,7 +103,14 @@ pub fn root_turns<G: Game>(search: &Search<G>) -> Vec<TurnStats<G>> {
             }
         }
     }
-    // Merge transpositions (same resulting position), keeping the most visited name.
+    merge_transpositions(found)
+}
+
+/// Merges turns that reach one position (a transposition inside the turn):
+/// visits and priors add up, the (win, draw, loss) is the visit-weighted
+/// mean, the most visited turn's name and path stay (the first on a tie);
+/// most visited first.
+fn merge_transpositions<G: Game>(found: Vec<TurnStats<G>>) -> Vec<TurnStats<G>> {
     let mut merged: Vec<TurnStats<G>> = Vec::new();
     for t in found {
         match merged.iter_mut().find(|m| m.state.hash() == t.state.hash()) {
@@ -227,4 +234,115 @@ pub fn search_turn<G: Game, E: Evaluator<G> + ?Sized>(g: &mut G, cfg: SearchConf
         search.advance(res.action, g);
     }
     Ok(turn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Algorithm, SearchConfig, UniformEvaluator};
+    use pacozero_engine::paco::{GameState, Position};
+
+    fn turn(name: &str, state: &GameState, visits: u32, wdl: [f32; 3], prior: f32) -> TurnStats<GameState> {
+        TurnStats { path: vec![visits as u16], actions: vec![name.into()], name: name.into(), state: state.clone(), visits, wdl, prior }
+    }
+
+    fn close(a: [f32; 3], b: [f32; 3]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6)
+    }
+
+    #[test]
+    fn transpositions_add_up_under_the_most_visited_name() {
+        let s1 = GameState::new(Position::startpos());
+        let mut s2 = s1.clone();
+        let mut legal = Vec::new();
+        s2.playable_actions(&mut legal);
+        s2.apply(legal[0]);
+        let merged = merge_transpositions(vec![
+            turn("a", &s1, 3, [1.0, 0.0, 0.0], 0.1),
+            turn("b", &s2, 5, [0.0, 1.0, 0.0], 0.25),
+            turn("c", &s1, 6, [0.0, 0.0, 1.0], 0.2),
+            turn("d", &s2, 2, [1.0, 0.0, 0.0], 0.5),
+            turn("e", &s2, 7, [0.0, 1.0, 0.0], 0.0),
+        ]);
+        assert_eq!(merged.len(), 2);
+        // s2: b (5), then d (2, fewer: b's name stays), then e (7 > 7? no: a
+        // tie with b+d's 7 keeps b's name).
+        let m = &merged[0];
+        assert_eq!((m.name.as_str(), m.path.as_slice(), m.visits), ("b", &[5u16][..], 14));
+        assert!((m.prior - 0.75).abs() < 1e-6, "{}", m.prior);
+        assert!(close(m.wdl, [2.0 / 14.0, 12.0 / 14.0, 0.0]), "{:?}", m.wdl);
+        // s1: a (3), then c (6, more: c's name and path).
+        let m = &merged[1];
+        assert_eq!((m.name.as_str(), m.path.as_slice(), m.visits), ("c", &[6u16][..], 9));
+        assert!((m.prior - 0.3).abs() < 1e-6, "{}", m.prior);
+        assert!(close(m.wdl, [1.0 / 3.0, 0.0, 2.0 / 3.0]), "{:?}", m.wdl);
+    }
+
+    fn searched(sims: u32) -> (Search<GameState>, GameState) {
+        let root = GameState::new(Position::startpos());
+        let cfg = SearchConfig { algorithm: Algorithm::Puct, dirichlet_epsilon: 0.0, ..SearchConfig::default() };
+        let mut s = Search::new(cfg, root.clone(), false);
+        search_decision(&mut s, &UniformEvaluator, sims).unwrap();
+        (s, root)
+    }
+
+    /// The principal variation by its definition: from the root, the most
+    /// visited child (the first of equals) while there is a visited one.
+    fn most_visited_path(s: &Search<GameState>) -> Vec<u16> {
+        let mut path = Vec::new();
+        while let Some(children) = s.children_at(&path) {
+            let mut best: Option<&crate::mcts::ChildStats> = None;
+            for c in children.iter().filter(|c| c.visits > 0) {
+                if best.is_none() || c.visits > best.unwrap().visits {
+                    best = Some(c);
+                }
+            }
+            let Some(b) = best else { break };
+            path.push(b.action);
+        }
+        path
+    }
+
+    #[test]
+    fn a_principal_variation_follows_the_most_visited_children_in_whole_turns() {
+        let (s, root) = searched(3000);
+        let path = most_visited_path(&s);
+        assert!(path.len() >= 3, "{path:?}");
+        // Cut the path into turns.
+        let (mut g, mut turns, mut pending, mut start) = (root.clone(), Vec::new(), Vec::new(), root.clone());
+        for &d in &path {
+            let mover = g.to_move();
+            g.apply(d);
+            pending.push(d);
+            if g.to_move() != mover {
+                turns.push(start.turn_notation(&pending));
+                pending.clear();
+                start = g.clone();
+            }
+        }
+        let mut expected = turns.clone();
+        if !pending.is_empty() {
+            expected.push(format!("[{}]", decision_names(&start, &pending).join(" ")));
+        }
+        assert_eq!(principal_variation(&s, &[], &root, 100), expected);
+        for max in 0..expected.len() {
+            assert_eq!(principal_variation(&s, &[], &root, max), expected[..max], "at most {max} turns");
+        }
+        assert!(expected.len() >= 2, "{expected:?}");
+    }
+
+    #[test]
+    fn a_winning_turn_is_found_only_where_the_mover_can_win() {
+        let start = GameState::new(Position::startpos());
+        assert_eq!(winning_turn(&start), None);
+        let win: GameState = GameState::new("rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -".parse().unwrap());
+        let turn = winning_turn(&win).expect("Nc5xd7 wins");
+        let mut g = win.clone();
+        for &d in &turn {
+            g.apply(d);
+        }
+        assert_eq!(g.outcome(), Some(pacozero_engine::Outcome::Win(pacozero_engine::Color::White)));
+        assert_eq!(winning_turn(&g), None, "a finished game");
+        assert_eq!(decision_names(&win, &turn).len(), turn.len());
+    }
 }
