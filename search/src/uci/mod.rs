@@ -652,6 +652,39 @@ mod tests {
         String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
     }
 
+    /// A reader that is interrupted once, gives a line, fails, then ends.
+    struct Flaky(usize);
+
+    impl std::io::Read for Flaky {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0 += 1;
+            match self.0 {
+                1 => Err(std::io::Error::from(std::io::ErrorKind::Interrupted)),
+                2 => {
+                    buf[..4].copy_from_slice(b"uci\n");
+                    Ok(4)
+                }
+                3 => Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "broken pipe of test")),
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_is_retried_and_a_failed_one_reported() {
+        let (tx, rx) = mpsc::channel();
+        read_lines(std::io::BufReader::new(Flaky(0)), &tx);
+        let got: Vec<String> = rx
+            .try_iter()
+            .map(|i| match i {
+                Input::Line(l) => format!("line {l:?}"),
+                Input::End => "end".into(),
+                Input::Failed(e) => format!("failed {e}"),
+            })
+            .collect();
+        assert_eq!(got, ["line \"uci\\n\"", "failed broken pipe of test"]);
+    }
+
     fn bestmoves(out: &[String]) -> Vec<&str> {
         out.iter().filter_map(|l| l.strip_prefix("bestmove ")).collect()
     }
