@@ -281,8 +281,9 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
                 match &self.running {
                     Some(r) if !r.limits.infinite && !r.exhausted => {}
                     Some(_) => self.finish()?,
-                    None if self.waiting.is_empty() => return Ok(()),
-                    None => {}
+                    // Nothing waits: the top of the loop ran what waited
+                    // while no search was running.
+                    None => return Ok(()),
                 }
             }
             self.step()?;
@@ -683,6 +684,136 @@ mod tests {
             })
             .collect();
         assert_eq!(got, ["line \"uci\\n\"", "failed broken pipe of test"]);
+    }
+
+    /// An engine on a live input: lines sent as the test goes, output
+    /// lines received as written.
+    struct Live {
+        input: Option<mpsc::Sender<String>>,
+        output: mpsc::Receiver<String>,
+        done: std::thread::JoinHandle<()>,
+    }
+
+    struct LiveInput {
+        lines: mpsc::Receiver<String>,
+        buf: Vec<u8>,
+        at: usize,
+    }
+
+    impl std::io::Read for LiveInput {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            if self.at == self.buf.len() {
+                match self.lines.recv() {
+                    Ok(l) => (self.buf, self.at) = (format!("{l}\n").into_bytes(), 0),
+                    Err(_) => return Ok(0),
+                }
+            }
+            let n = out.len().min(self.buf.len() - self.at);
+            out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    struct LiveOutput {
+        partial: Vec<u8>,
+        lines: mpsc::Sender<String>,
+    }
+
+    impl Write for LiveOutput {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.partial.extend_from_slice(b);
+            while let Some(k) = self.partial.iter().position(|&c| c == b'\n') {
+                let line: Vec<u8> = self.partial.drain(..=k).collect();
+                let _ = self.lines.send(String::from_utf8_lossy(&line[..k]).into_owned());
+            }
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Live {
+        fn start() -> Live {
+            let (tx, rx) = mpsc::channel();
+            let (otx, orx) = mpsc::channel();
+            let done = std::thread::spawn(move || {
+                let loader = |_: &str, _: usize| -> Result<Box<dyn Evaluator<paco::GameState>>> { Ok(Box::new(UniformEvaluator)) };
+                let input = std::io::BufReader::new(LiveInput { lines: rx, buf: Vec::new(), at: 0 });
+                let mut output = LiveOutput { partial: Vec::new(), lines: otx };
+                serve::<paco::GameState, _, _>(input, &mut output, Box::new(UniformEvaluator), &loader, &config()).unwrap();
+            });
+            Live { input: Some(tx), output: orx, done }
+        }
+
+        fn send(&self, line: &str) {
+            self.input.as_ref().unwrap().send(line.to_string()).unwrap();
+        }
+
+        /// The output lines up to the first that starts with `prefix` (that
+        /// one included); fails after 20 s without it.
+        fn until(&self, prefix: &str) -> Vec<String> {
+            let mut got = Vec::new();
+            loop {
+                let l = self.output.recv_timeout(std::time::Duration::from_secs(20)).unwrap_or_else(|_| panic!("no `{prefix}` within 20 s; got {got:?}"));
+                let hit = l.starts_with(prefix);
+                got.push(l);
+                if hit {
+                    return got;
+                }
+            }
+        }
+
+        fn end(mut self) -> Vec<String> {
+            drop(self.input.take());
+            self.done.join().unwrap();
+            self.output.try_iter().collect()
+        }
+    }
+
+    #[test]
+    fn isready_debug_and_stop_act_during_an_infinite_search() {
+        let e = Live::start();
+        e.send("position startpos");
+        e.send("go infinite");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        e.send("isready");
+        let before = e.until("readyok");
+        assert!(!before.iter().any(|l| l.starts_with("bestmove")), "readyok at once, during the search: {before:?}");
+        e.send("debug on");
+        e.send("ponderhit");
+        e.send("stop");
+        e.until("bestmove");
+        // Then commands wait for a search: a new position and a go behind one.
+        e.send("go nodes 200");
+        e.send("position startpos moves e2-e4");
+        e.send("go nodes 20");
+        let first = e.until("bestmove");
+        assert!(first.iter().any(|l| l.contains(" nodes 200 ")), "{first:?}");
+        let second = e.until("bestmove");
+        assert!(second.iter().any(|l| l.contains(" nodes 20 ")), "the waiting go nodes 20: {second:?}");
+        let rest = e.end();
+        assert!(rest.iter().all(|l| !l.starts_with("bestmove")), "{rest:?}");
+    }
+
+    #[test]
+    fn the_end_of_the_input_stops_an_infinite_search_and_finishes_a_limited_one() {
+        let out = exchange::<paco::GameState>("position startpos\ngo infinite\n");
+        assert_eq!(bestmoves(&out).len(), 1, "{out:?}");
+        let nodes: Vec<u64> = out.iter().filter_map(|l| l.split(" nodes ").nth(1)?.split(' ').next()?.parse().ok()).collect();
+        assert!(nodes.iter().all(|&n| n < 10_000), "stopped, not run to the visit cap: {out:?}");
+        let out = exchange::<paco::GameState>("position startpos\ngo nodes 300\n");
+        assert_eq!(bestmoves(&out).len(), 1, "{out:?}");
+        assert!(out.iter().any(|l| l.contains(" nodes 300 ")), "run to its limit: {out:?}");
+    }
+
+    #[test]
+    fn move_overhead_is_an_option_in_its_range() {
+        let out = exchange::<paco::GameState>("setoption name Move Overhead value 0\nsetoption name move overhead value 5000\nisready\n");
+        assert!(errors(&out).is_empty(), "{out:?}");
+        let out = exchange::<paco::GameState>("setoption name Move Overhead value 5001\n");
+        assert_eq!(errors(&out), ["option Move Overhead: value `5001` is not a whole number in 0..=5000"]);
     }
 
     fn bestmoves(out: &[String]) -> Vec<&str> {
