@@ -932,6 +932,10 @@ mod tests {
         let out = exchange::<shako::GameState>("position fen 9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1 moves a2a10\ngo nodes 10\n");
         assert_eq!(bestmoves(&out), ["(none)"]);
         assert!(errors(&out)[0].contains("the game is over (checkmate)"), "{out:?}");
+        // Drawn by the fifty-move rule: moves remain, the game is over all the same.
+        let out = exchange::<shako::GameState>("position fen 9k/10/8K1/10/10/10/10/10/R9/10 w - - 100 80\ngo nodes 10\n");
+        assert_eq!(bestmoves(&out), ["(none)"], "{out:?}");
+        assert!(errors(&out)[0].contains("the game is over"), "{out:?}");
         let out = exchange::<shako::GameState>("position fen 9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1\ngo nodes 200\n");
         assert_eq!(bestmoves(&out), ["a2a10"], "{out:?}");
         let info = out.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
@@ -1056,5 +1060,26 @@ mod tests {
         // after ucinewgame the new root is evaluated too.
         let (_, fresh) = counted(&format!("{first}ucinewgame\n{next}"));
         assert_eq!((reused - before, fresh - before), (5, 6));
+        // Another start (a FEN), even with no moves played: a new tree, whose
+        // principal variation starts from that position.
+        let other = "9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1";
+        let (pv, other_count) = counted(&format!("{first}position fen {other}\ngo nodes 5\n"));
+        assert_eq!(other_count - before, 6, "the new root evaluated too");
+        let g = shako::GameState::from_notation(other).unwrap();
+        assert!(g.parse_decisions(&pv[0]).is_ok(), "{pv:?} from {other}");
+    }
+
+    #[test]
+    fn a_move_time_lies_ahead_and_show_wdl_switches_both_ways() {
+        // The visit cap (10,000) comes long before two seconds: the deadline
+        // lies ahead of the search, not behind it.
+        let out = exchange::<paco::GameState>("position startpos\ngo movetime 2000\n");
+        assert_eq!(bestmoves(&out).len(), 1, "{out:?}");
+        assert!(out.iter().any(|l| l.contains(" nodes 10000 ")), "{out:?}");
+        let out = exchange::<paco::GameState>("setoption name UCI_ShowWDL value false\nposition startpos\ngo nodes 30\n");
+        assert!(errors(&out).is_empty() && out.iter().any(|l| l.starts_with("info depth")), "{out:?}");
+        assert!(out.iter().all(|l| !l.contains(" wdl ")), "{out:?}");
+        let out = exchange::<paco::GameState>("setoption name UCI_ShowWDL value false\nsetoption name UCI_ShowWDL value true\ngo nodes 30\n");
+        assert!(errors(&out).is_empty() && out.iter().any(|l| l.contains(" wdl ")), "{out:?}");
     }
 }
