@@ -208,3 +208,110 @@ fn kind_of(v: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pacozero_engine::paco::GameState;
+    use serde_json::json;
+
+    fn opts() -> ServeOptions {
+        ServeOptions { default_visits: 40, visit_cap: 500, default_top_moves: 3, default_pv_turns: 2, max_concurrent: 1 }
+    }
+
+    fn parsed(text: &str) -> Result<Line<GameState>, LineError> {
+        parse_line::<GameState>(text, 7, &opts())
+    }
+
+    fn query(text: &str) -> Query<GameState> {
+        match parsed(text) {
+            Ok(Line::Query(q)) => *q,
+            Ok(_) => panic!("{text}: not a query"),
+            Err(e) => panic!("{text}: {}", e.message),
+        }
+    }
+
+    fn error(text: &str) -> (Value, String) {
+        match parsed(text) {
+            Err(e) => (e.id, e.message),
+            Ok(_) => panic!("{text} accepted"),
+        }
+    }
+
+    #[test]
+    fn lines_that_are_not_objects_name_what_they_are() {
+        for (text, kind) in [("\"x\"", "a string"), ("3", "a number"), ("null", "null"), ("true", "a boolean"), ("[1]", "an array")] {
+            assert_eq!(error(text), (Value::Null, format!("line 7: expected a JSON object, got {kind}")));
+        }
+        assert_eq!(error(r#"{"id": {"a": 1}}"#).1, "line 7: `id` must be a string or a number, got an object");
+        assert_eq!(error(r#"{"id": false}"#).1, "line 7: `id` must be a string or a number, got a boolean");
+        assert!(matches!(parsed("   "), Ok(Line::Blank)));
+    }
+
+    #[test]
+    fn terminate_lines_take_no_query_field() {
+        match parsed(r#"{"id": 4, "action": "terminate"}"#) {
+            Ok(Line::Terminate(id)) => assert_eq!(id, json!(4)),
+            _ => panic!("not a terminate line"),
+        }
+        assert!(matches!(parsed(r#"{"id": "all", "action": "terminate_all"}"#), Ok(Line::TerminateAll)));
+        for field in [
+            r#""game": "paco""#,
+            r#""fen": "x""#,
+            r#""actions": []"#,
+            r#""max_time_ms": 5"#,
+            r#""top_moves": 1"#,
+            r#""include_policy": true"#,
+            r#""pv_turns": 1"#,
+            r#""rules": {}"#,
+        ] {
+            let name = field.split('"').nth(1).unwrap();
+            let (id, message) = error(&format!(r#"{{"id": 1, "action": "terminate_all", {field}}}"#));
+            assert_eq!((id, message), (json!(1), format!("line 7: `{name}` has no meaning in a `terminate_all` line")));
+        }
+    }
+
+    #[test]
+    fn budgets_and_defaults() {
+        let q = query(r#"{"id": 1}"#);
+        assert_eq!((q.max_visits, q.max_time, q.top_moves, q.include_policy, q.pv_turns), (40, None, 3, false, 2));
+        let q = query(r#"{"id": 1, "max_time_ms": 250}"#);
+        assert_eq!((q.max_visits, q.max_time), (500, Some(Duration::from_millis(250))), "a time alone: the cap as budget");
+        let q = query(r#"{"id": 1, "max_visits": 500, "max_time_ms": 9, "top_moves": 0, "include_policy": true, "pv_turns": 5}"#);
+        assert_eq!((q.max_visits, q.top_moves, q.include_policy, q.pv_turns), (500, 0, true, 5), "the cap itself is allowed");
+        assert_eq!(error(r#"{"id": 1, "max_visits": 501}"#).1, "line 7: `max_visits` 501 is above this engine's cap of 500 (--visit-cap)");
+        assert_eq!(error(r#"{"id": 1, "max_time_ms": 0}"#).1, "line 7: `max_time_ms` must be at least 1");
+    }
+
+    #[test]
+    fn positions_are_checked_and_the_game_must_be_going_on() {
+        assert_eq!(query(r#"{"id": 1, "game": "paco"}"#).state.notation(), GameState::start().notation());
+        let q = query(r#"{"id": 1, "start_fen": "4k3/8/8/8/8/8/8/4RK2 w 0 - - -", "actions": ["Le1"]}"#);
+        assert_eq!(q.state.to_move(), pacozero_engine::Color::White, "a lift: the turn goes on");
+        assert!(error(r#"{"id": 1, "start_fen": "nonsense"}"#).1.starts_with("line 7: `start_fen`: "));
+        assert!(error(r#"{"id": 1, "fen": "nonsense"}"#).1.starts_with("line 7: `fen`: "));
+        assert_eq!(error(r#"{"id": 1, "actions": [], "moves": []}"#).1, "line 7: give `actions` or `moves`, not both");
+        // Paco in 1, played: over, nothing to analyse; and nothing may follow it.
+        let fen = "rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -";
+        let e = error(&json!({"id": 1, "fen": fen, "moves": ["Nc5xd7"]}).to_string()).1;
+        assert!(e.starts_with("line 7: the game is already over"), "{e}");
+        let e = error(&json!({"id": 1, "fen": fen, "moves": ["Nc5xd7", "e8-e7"]}).to_string()).1;
+        assert_eq!(e, "line 7: moves[1] `e8-e7`: the game is already over");
+        let mut won = GameState::from_notation(fen).unwrap();
+        let names: Vec<String> = won
+            .clone()
+            .parse_turn("Nc5xd7")
+            .unwrap()
+            .iter()
+            .map(|&d| {
+                let n = won.action_name(d);
+                won.apply(d);
+                n
+            })
+            .collect();
+        let mut actions = names.clone();
+        actions.push("Le8".into());
+        let e = error(&json!({"id": 1, "fen": fen, "actions": actions}).to_string()).1;
+        assert_eq!(e, format!("line 7: actions[{}] `Le8`: the game is already over", names.len()));
+    }
+}
