@@ -79,3 +79,50 @@ pub fn bench_analysis<G: Game, E: Evaluator<G> + ?Sized>(evaluator: &E, queries:
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{parse_line, Line};
+    use crate::eval::UniformEvaluator;
+    use pacozero_engine::paco::GameState;
+
+    #[test]
+    fn a_bench_line_derives_its_rates() {
+        let l = BenchLine { concurrent: 4, queries: 10, seconds: 2.0, batches: 5, evaluated: 15 };
+        assert_eq!((l.queries_per_second(), l.mean_batch(), l.fill()), (5.0, 3.0, 0.75));
+        let none = BenchLine { batches: 0, evaluated: 0, ..l };
+        assert_eq!(none.mean_batch(), 0.0);
+    }
+
+    #[test]
+    fn the_benchmark_queries_are_valid_positions_of_the_game() {
+        let text = bench_queries::<GameState>(30, 7, 11);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 30);
+        assert_eq!(text, bench_queries::<GameState>(30, 7, 11), "seeded");
+        assert_ne!(text, bench_queries::<GameState>(30, 7, 12));
+        let opts = ServeOptions::default();
+        let mut plies = std::collections::BTreeSet::new();
+        for (i, l) in lines.iter().enumerate() {
+            match parse_line::<GameState>(l, i + 1, &opts) {
+                Ok(Line::Query(q)) => {
+                    assert_eq!((q.id.clone(), q.max_visits), (serde_json::json!(i), 7));
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    plies.insert(v["actions"].as_array().unwrap().len());
+                }
+                _ => panic!("line {i} is not a query: {l}"),
+            }
+        }
+        assert!(plies.len() > 5 && plies.iter().all(|&n| n < 40), "{plies:?}");
+    }
+
+    #[test]
+    fn the_benchmark_serves_its_queries_at_each_concurrency() {
+        let lines = bench_analysis::<GameState, _>(&UniformEvaluator, 6, 8, &[1, 3]).unwrap();
+        assert_eq!(lines.iter().map(|l| (l.concurrent, l.queries)).collect::<Vec<_>>(), [(1, 6), (3, 6)]);
+        assert_eq!(lines[0].mean_batch(), 1.0, "one query at a time: one leaf a call");
+        assert!(lines[1].mean_batch() > 1.0 && lines[1].mean_batch() <= 3.0, "{:?}", lines[1]);
+        assert!(lines.iter().all(|l| l.seconds > 0.0 && l.evaluated >= 6 * 8));
+    }
+}
