@@ -361,8 +361,8 @@ mod tests {
             let mut mean = [0f32; 3];
             mean[0] = (0.01 * (s.root_state().hash() % 61) as f32) / root_n as f32;
             for c in &children {
-                for j in 0..3 {
-                    mean[j] += c.wdl[j] * c.visits as f32 / root_n as f32;
+                for (m, w) in mean.iter_mut().zip(c.wdl) {
+                    *m += w * c.visits as f32 / root_n as f32;
                 }
             }
             let own = (s.root_state().hash() % 61) as f32 / 100.0;
@@ -382,8 +382,8 @@ mod tests {
         let (mut acc, mut mass) = ([0f32; 3], 0f32);
         for (k, c) in children.iter().enumerate() {
             if c.visits > 0 {
-                for j in 0..3 {
-                    acc[j] += r.policy[k] * c.wdl[j];
+                for (a, w) in acc.iter_mut().zip(c.wdl) {
+                    *a += r.policy[k] * w;
                 }
                 mass += r.policy[k];
             }
