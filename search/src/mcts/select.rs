@@ -179,3 +179,126 @@ impl<G: Game> Search<G> {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{EvalOutput, EvalRequest};
+    use crate::mcts::ChildStats;
+    use pacozero_engine::paco::{GameState, Position};
+    use rand::SeedableRng;
+
+    /// Priors and a value that differ from action to action and position
+    /// to position.
+    struct Varied;
+
+    impl Evaluator<GameState> for Varied {
+        fn name(&self) -> String {
+            "varied".into()
+        }
+        fn needs_encoding(&self) -> bool {
+            false
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> Result<()> {
+            out.reset(batch);
+            for (i, r) in batch.iter().enumerate() {
+                let p = out.priors_of_mut(i);
+                for (k, x) in p.iter_mut().enumerate() {
+                    *x = 1.0 + (k % 5) as f32;
+                }
+                let s: f32 = p.iter().sum();
+                p.iter_mut().for_each(|x| *x /= s);
+                let w = (r.state.hash() % 61) as f32 / 100.0;
+                out.wdl[i] = [w, 0.2, 0.8 - w];
+            }
+            Ok(())
+        }
+    }
+
+    fn config(algorithm: Algorithm) -> SearchConfig {
+        SearchConfig {
+            algorithm,
+            dirichlet_epsilon: 0.0,
+            gumbel_noise: false,
+            win_detection: false,
+            fpu_reduction_root: 0.3,
+            c_puct: 1.7,
+            ..SearchConfig::default()
+        }
+    }
+
+    /// PUCT's root choice by its definition: `q + c_puct * sqrt(N) * P / (1 + n)`,
+    /// an unvisited child's `q` the root's value minus the root reduction,
+    /// the first of equal scores.
+    fn puct_choice(children: &[ChildStats], root_n: u32, root_q: f32, cfg: &SearchConfig) -> usize {
+        let c = cfg.c_puct * (root_n as f32).sqrt().max(1.0);
+        let mut best = (0, f32::NEG_INFINITY);
+        for (k, ch) in children.iter().enumerate() {
+            let q = if ch.visits > 0 { ch.wdl[0] - ch.wdl[2] } else { root_q - cfg.fpu_reduction_root };
+            let score = q + c * ch.prior / (1.0 + ch.visits as f32);
+            if score > best.1 {
+                best = (k, score);
+            }
+        }
+        best.0
+    }
+
+    #[test]
+    fn puct_picks_at_the_root_by_its_formula() {
+        let cfg = config(Algorithm::Puct);
+        let mut s = Search::new(cfg.clone(), GameState::new(Position::startpos()), false);
+        s.begin(80, false);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        let mut out = EvalOutput::default();
+        let mut checked = 0;
+        while s.run(&mut rng) {
+            let before = s.children_at(&[]);
+            let root = (s.root_visits(), s.result().root_q);
+            evaluate_pending(&mut [&mut s], &Varied, &mut out).unwrap();
+            let Some(before) = before else { continue };
+            let after = s.children_at(&[]).unwrap();
+            let chosen = (0..after.len()).find(|&k| after[k].visits > before[k].visits).expect("a root child visited");
+            assert_eq!(chosen, puct_choice(&before, root.0, root.1, &cfg), "simulation {checked}: {before:?}");
+            checked += 1;
+        }
+        assert!(checked > 70, "{checked}");
+    }
+
+    /// Gumbel's improved policy by its definition (Danihelka et al. 2022):
+    /// completed Q (a visited child's mean value, else the mixed value of
+    /// the root's network value and the prior-weighted visited values),
+    /// min-max normalised, scaled by `(c_visit + max n) * c_scale`, added to
+    /// the log priors, softmaxed.
+    fn improved_policy(children: &[ChildStats], raw: f32, cfg: &SearchConfig) -> Vec<f32> {
+        let visited: Vec<&ChildStats> = children.iter().filter(|c| c.visits > 0).collect();
+        let sum_n: u32 = visited.iter().map(|c| c.visits).sum();
+        let max_n = visited.iter().map(|c| c.visits).max().unwrap_or(0);
+        let p_visited: f32 = visited.iter().map(|c| c.prior).sum();
+        let pq: f32 = visited.iter().map(|c| c.prior * (c.wdl[0] - c.wdl[2])).sum();
+        let v_mix = if sum_n == 0 { raw } else { (raw + sum_n as f32 * pq / p_visited) / (1.0 + sum_n as f32) };
+        let q: Vec<f32> = children.iter().map(|c| if c.visits > 0 { c.wdl[0] - c.wdl[2] } else { v_mix }).collect();
+        let (lo, hi) = q.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+        let scale = (cfg.gumbel_c_visit + max_n as f32) * cfg.gumbel_c_scale;
+        let logits: Vec<f32> = children.iter().zip(&q).map(|(c, &x)| c.prior.ln() + scale * (x - lo) / (hi - lo).max(1e-8)).collect();
+        let m = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let e: Vec<f32> = logits.iter().map(|l| (l - m).exp()).collect();
+        let z: f32 = e.iter().sum();
+        e.iter().map(|x| x / z).collect()
+    }
+
+    #[test]
+    fn the_gumbel_policy_target_is_the_improved_policy() {
+        let cfg = config(Algorithm::Gumbel);
+        for sims in [1, 16, 64] {
+            let root = GameState::new(Position::startpos());
+            let mut s = Search::new(cfg.clone(), root.clone(), false);
+            let r = s.search_until(&Varied, sims, None, false, &mut rand_chacha::ChaCha8Rng::seed_from_u64(0)).unwrap();
+            let w = (root.hash() % 61) as f32 / 100.0;
+            let raw = w - (0.8 - w);
+            let want = improved_policy(&s.children_at(&[]).unwrap(), raw, &cfg);
+            for (k, (a, b)) in r.policy.iter().zip(&want).enumerate() {
+                assert!((a - b).abs() < 1e-5, "{sims} simulations, child {k}: {a} vs {b}");
+            }
+        }
+    }
+}
