@@ -182,15 +182,23 @@ impl<G: Game> Search<G> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::eval::{EvalOutput, EvalRequest};
-    use crate::mcts::ChildStats;
+    pub(super) use super::*;
+    pub(super) use crate::eval::{EvalOutput, EvalRequest};
+    pub(super) use crate::mcts::ChildStats;
     use pacozero_engine::paco::{GameState, Position};
     use rand::SeedableRng;
 
     /// Priors and a value that differ from action to action and position
     /// to position.
-    struct Varied;
+    pub(super) struct Varied;
+
+    impl Varied {
+        /// The value of `g` for its mover.
+        pub(super) fn value(g: &GameState) -> f32 {
+            let w = (g.hash() % 61) as f32 / 100.0;
+            w - (0.8 - w)
+        }
+    }
 
     impl Evaluator<GameState> for Varied {
         fn name(&self) -> String {
@@ -215,7 +223,7 @@ mod tests {
         }
     }
 
-    fn config(algorithm: Algorithm) -> SearchConfig {
+    pub(super) fn config(algorithm: Algorithm) -> SearchConfig {
         SearchConfig {
             algorithm,
             dirichlet_epsilon: 0.0,
@@ -227,14 +235,32 @@ mod tests {
         }
     }
 
-    /// PUCT's root choice by its definition: `q + c_puct * sqrt(N) * P / (1 + n)`,
-    /// an unvisited child's `q` the root's value minus the root reduction,
-    /// the first of equal scores.
-    fn puct_choice(children: &[ChildStats], root_n: u32, root_q: f32, cfg: &SearchConfig) -> usize {
-        let c = cfg.c_puct * (root_n as f32).sqrt().max(1.0);
+    /// The statistics of every expanded node, by the path to it.
+    pub(super) fn snapshot(s: &Search<GameState>) -> std::collections::HashMap<Vec<u16>, Vec<ChildStats>> {
+        let mut out = std::collections::HashMap::new();
+        let mut stack = vec![Vec::new()];
+        while let Some(path) = stack.pop() {
+            if let Some(children) = s.children_at(&path) {
+                for c in children.iter().filter(|c| c.expanded) {
+                    let mut p = path.clone();
+                    p.push(c.action);
+                    stack.push(p);
+                }
+                out.insert(path, children);
+            }
+        }
+        out
+    }
+
+    /// PUCT's choice by its definition: `q + c_puct * sqrt(N) * P / (1 + n)`,
+    /// values for the node's mover less its draw cost (`contempt` for the
+    /// root's mover, `-contempt` for the other), an unvisited child's `q`
+    /// the node's own less the reduction, the first of equal scores.
+    fn puct_choice(children: &[ChildStats], n: u32, q_node: f32, cost: f32, fpu_reduction: f32, cfg: &SearchConfig) -> usize {
+        let c = cfg.c_puct * (n as f32).sqrt().max(1.0);
         let mut best = (0, f32::NEG_INFINITY);
         for (k, ch) in children.iter().enumerate() {
-            let q = if ch.visits > 0 { ch.wdl[0] - ch.wdl[2] } else { root_q - cfg.fpu_reduction_root };
+            let q = if ch.visits > 0 { ch.wdl[0] - ch.wdl[2] - cost * ch.wdl[1] } else { q_node - fpu_reduction };
             let score = q + c * ch.prior / (1.0 + ch.visits as f32);
             if score > best.1 {
                 best = (k, score);
@@ -244,24 +270,44 @@ mod tests {
     }
 
     #[test]
-    fn puct_picks_at_the_root_by_its_formula() {
-        let cfg = config(Algorithm::Puct);
-        let mut s = Search::new(cfg.clone(), GameState::new(Position::startpos()), false);
-        s.begin(80, false);
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-        let mut out = EvalOutput::default();
-        let mut checked = 0;
-        while s.run(&mut rng) {
-            let before = s.children_at(&[]);
-            let root = (s.root_visits(), s.result().root_q);
-            evaluate_pending(&mut [&mut s], &Varied, &mut out).unwrap();
-            let Some(before) = before else { continue };
-            let after = s.children_at(&[]).unwrap();
-            let chosen = (0..after.len()).find(|&k| after[k].visits > before[k].visits).expect("a root child visited");
-            assert_eq!(chosen, puct_choice(&before, root.0, root.1, &cfg), "simulation {checked}: {before:?}");
-            checked += 1;
+    fn puct_picks_by_its_formula_at_every_node_of_every_simulation() {
+        for contempt in [0.0, 0.3] {
+            let cfg = SearchConfig { contempt, ..config(Algorithm::Puct) };
+            let root = GameState::new(Position::startpos());
+            let me = root.to_move();
+            let mut s = Search::new(cfg.clone(), root.clone(), false);
+            s.begin(120, false);
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+            let mut out = EvalOutput::default();
+            let (mut checked, mut deep) = (0, 0);
+            while s.run(&mut rng) {
+                let before = snapshot(&s);
+                let (root_n, root_wdl) = (s.root_visits(), s.result().root_wdl);
+                evaluate_pending(&mut [&mut s], &Varied, &mut out).unwrap();
+                // Down the path of this simulation: where a visit was added.
+                let (mut path, mut state) = (Vec::new(), root.clone());
+                let (mut n, mut wdl) = (root_n, root_wdl);
+                while let Some(children) = before.get(&path) {
+                    let mover = state.to_move();
+                    let cost = if mover == me { contempt } else { -contempt };
+                    let q_node = wdl[0] - wdl[2] - cost * wdl[1];
+                    let reduction = if path.is_empty() { cfg.fpu_reduction_root } else { cfg.fpu_reduction };
+                    let now = s.children_at(&path).unwrap();
+                    let chosen = (0..now.len()).find(|&k| now[k].visits > children[k].visits).expect("a child visited");
+                    let want = puct_choice(children, n, q_node, cost, reduction, &cfg);
+                    assert_eq!(chosen, want, "contempt {contempt}, simulation {checked}, path {path:?}: {children:?}");
+                    let c = &children[chosen];
+                    state.apply(c.action);
+                    path.push(c.action);
+                    n = c.visits;
+                    // The child's values for its own mover.
+                    wdl = if state.to_move() == mover { c.wdl } else { [c.wdl[2], c.wdl[1], c.wdl[0]] };
+                    deep += usize::from(path.len() > 2);
+                }
+                checked += 1;
+            }
+            assert!(checked > 100 && deep > 20, "{checked} simulations, {deep} choices below the first turn");
         }
-        assert!(checked > 70, "{checked}");
     }
 
     /// Gumbel's improved policy by its definition (Danihelka et al. 2022):
@@ -269,7 +315,7 @@ mod tests {
     /// the root's network value and the prior-weighted visited values),
     /// min-max normalised, scaled by `(c_visit + max n) * c_scale`, added to
     /// the log priors, softmaxed.
-    fn improved_policy(children: &[ChildStats], raw: f32, cfg: &SearchConfig) -> Vec<f32> {
+    pub(super) fn improved_policy(children: &[ChildStats], raw: f32, cfg: &SearchConfig) -> Vec<f32> {
         let visited: Vec<&ChildStats> = children.iter().filter(|c| c.visits > 0).collect();
         let sum_n: u32 = visited.iter().map(|c| c.visits).sum();
         let max_n = visited.iter().map(|c| c.visits).max().unwrap_or(0);
@@ -300,5 +346,68 @@ mod tests {
                 assert!((a - b).abs() < 1e-5, "{sims} simulations, child {k}: {a} vs {b}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod gumbel_tests {
+    use super::tests::*;
+    use super::*;
+    use pacozero_engine::paco::{GameState, Position};
+    use rand::SeedableRng;
+
+    /// Sequential halving at the root: the `m` best by log prior (no noise;
+    /// the first of equals) get `budget / (phases * m)` visits each, then
+    /// the better half the rest of the budget (two left: shared evenly).
+    #[test]
+    fn sequential_halving_considers_the_best_priors_and_halves_them() {
+        let cfg = SearchConfig { gumbel_max_considered: 4, ..config(Algorithm::Gumbel) };
+        let root = GameState::new(Position::startpos());
+        let mut s = Search::new(cfg, root, false);
+        s.search_until(&Varied, 16, None, false, &mut rand_chacha::ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let children = s.children_at(&[]).unwrap();
+        let mut by_prior: Vec<usize> = (0..children.len()).collect();
+        by_prior.sort_by(|&a, &b| children[b].prior.total_cmp(&children[a].prior).then(a.cmp(&b)));
+        let considered = &by_prior[..4];
+        let mut visits: Vec<u32> = considered.iter().map(|&k| children[k].visits).collect();
+        visits.sort_unstable();
+        assert_eq!(visits, [2, 2, 6, 6], "{children:?}");
+        assert!((0..children.len()).filter(|k| !considered.contains(k)).all(|k| children[k].visits == 0));
+    }
+
+    #[test]
+    fn gumbel_picks_inside_the_tree_by_the_improved_policy_less_the_visit_share() {
+        let cfg = config(Algorithm::Gumbel);
+        let root = GameState::new(Position::startpos());
+        let mut s = Search::new(cfg.clone(), root.clone(), false);
+        s.begin(200, false);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        let mut out = EvalOutput::default();
+        let mut checked = 0;
+        while s.run(&mut rng) {
+            let before = snapshot(&s);
+            evaluate_pending(&mut [&mut s], &Varied, &mut out).unwrap();
+            let (mut path, mut state) = (Vec::new(), root.clone());
+            while let Some(children) = before.get(&path) {
+                let now = s.children_at(&path).unwrap();
+                let chosen = (0..now.len()).find(|&k| now[k].visits > children[k].visits).expect("a child visited");
+                if !path.is_empty() {
+                    let policy = improved_policy(children, Varied::value(&state), &cfg);
+                    let denom = 1.0 + children.iter().map(|c| c.visits).sum::<u32>() as f32;
+                    let mut best = (0, f32::NEG_INFINITY);
+                    for (k, c) in children.iter().enumerate() {
+                        let score = policy[k] - c.visits as f32 / denom;
+                        if score > best.1 {
+                            best = (k, score);
+                        }
+                    }
+                    assert_eq!(chosen, best.0, "path {path:?}: {children:?}");
+                    checked += 1;
+                }
+                state.apply(children[chosen].action);
+                path.push(children[chosen].action);
+            }
+        }
+        assert!(checked > 100, "{checked} choices inside the tree");
     }
 }
