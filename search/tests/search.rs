@@ -612,3 +612,47 @@ fn a_shared_call_hands_each_search_its_own_evaluation() {
     let e = pacozero_search::evaluate_pending(&mut [&mut s, &mut t], &NoPriors, &mut out).unwrap_err().to_string();
     assert_eq!(e, "evaluator returned 2 results for 2 requests");
 }
+
+/// Which subtree `advance` keeps: the played child's when it is expanded,
+/// holds the position played into and has at most `REUSE_MAX_VISITS` times
+/// the larger budget of visits; otherwise a new tree at the new position.
+#[test]
+fn advance_keeps_only_a_subtree_it_may_keep() {
+    let start = GameState::new(Position::startpos());
+    // 300 simulations over the start's ten lifts: 30 visits each.
+    let searched = |full: u32| {
+        let c = SearchConfig { full_simulations: full, cheap_simulations: 2, ..cfg(Algorithm::Puct) };
+        let mut s = Search::new(c, start.clone(), false);
+        let mut out = EvalOutput::default();
+        s.begin(300, false);
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        while s.run(&mut rng) {
+            pacozero_search::evaluate_pending(&mut [&mut s], &UniformEvaluator, &mut out).unwrap();
+        }
+        let children = s.children_at(&[]).unwrap();
+        assert!(children.len() > 2 && children.iter().all(|c| c.visits == 30 && c.expanded), "{children:?}");
+        (s, children)
+    };
+    let after = |a: u16| {
+        let mut g = start.clone();
+        g.apply(a);
+        g
+    };
+    // Budget 8: subtrees of up to 32 visits are kept (the last child: others
+    // before it are expanded too).
+    let (mut s, children) = searched(8);
+    let last = children.last().unwrap();
+    s.advance(last.action, &after(last.action));
+    assert_eq!((s.root_visits(), s.root_state().hash()), (30, after(last.action).hash()), "kept");
+    assert!(s.tree_size() > 1);
+    // Budget 7: up to 28, so a new tree.
+    let (mut s, _) = searched(7);
+    s.advance(last.action, &after(last.action));
+    assert_eq!((s.root_visits(), s.tree_size()), (0, 1), "over the limit: dropped");
+    assert_eq!(s.root_state().hash(), after(last.action).hash());
+    // A position other than the child's (the caller's game went elsewhere): a new tree there.
+    let (mut s, _) = searched(8);
+    let other = after(children[0].action);
+    s.advance(last.action, &other);
+    assert_eq!((s.root_visits(), s.tree_size(), s.root_state().hash()), (0, 1, other.hash()));
+}
