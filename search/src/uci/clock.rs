@@ -101,6 +101,29 @@ mod tests {
     }
 
     #[test]
+    fn several_limits_together_end_at_the_first() {
+        let at = |f: fn(&mut GoParams), mover| search_limits(&go(f), mover, 50, 800, 10_000);
+        assert_eq!(at(|g| (g.nodes, g.depth) = (Some(500), Some(2)), Color::White).visits, 200);
+        assert_eq!(at(|g| (g.nodes, g.depth) = (Some(150), Some(2)), Color::White).visits, 150);
+        // A clock's share (30,050 - 50 over 30 moves: 1000) and a move time.
+        let l = at(|g| (g.wtime, g.movetime) = (Some(30_050), Some(700)), Color::White);
+        assert_eq!(l.time, Some(Duration::from_millis(700)));
+        let l = at(|g| (g.wtime, g.movetime) = (Some(30_050), Some(1_500)), Color::White);
+        assert_eq!((l.visits, l.time), (10_000, Some(Duration::from_millis(1_000))));
+        // White's increment is White's, Black's is Black's.
+        let l = at(|g| (g.wtime, g.btime, g.winc, g.binc) = (Some(30_050), Some(30_050), Some(400), Some(0)), Color::White);
+        assert_eq!(l.time, Some(Duration::from_millis(1_300)));
+        let l = at(|g| (g.wtime, g.btime, g.winc, g.binc) = (Some(30_050), Some(30_050), Some(400), Some(0)), Color::Black);
+        assert_eq!(l.time, Some(Duration::from_millis(1_000)));
+        // Infinite overrides the other limits (until `stop`, at most the cap).
+        let l = at(|g| (g.infinite, g.nodes, g.movetime) = (true, Some(50), Some(10)), Color::White);
+        assert_eq!(l, SearchLimits { visits: 10_000, time: None, infinite: true });
+        // The default never passes the cap.
+        assert_eq!(search_limits(&go(|_| ()), Color::White, 50, 800, 300).visits, 300);
+        assert_eq!(search_limits(&go(|g| g.nodes = Some(0)), Color::White, 50, 800, 300).visits, 1, "at least one");
+    }
+
+    #[test]
     fn a_clock_share_never_takes_more_than_four_fifths_of_what_is_left() {
         assert_eq!(clock_share(30_050, 0, None, 50), 1000);
         assert_eq!(clock_share(10_050, 1000, Some(1), 50), 8000);
