@@ -170,6 +170,9 @@ mod tests {
         let go = parse_command("go wtime 1000 btime -5 winc 10 binc 10 movestogo 20").unwrap().unwrap();
         assert_eq!(go, Command::Go(GoParams { wtime: Some(1000), btime: Some(0), winc: Some(10), binc: Some(10), movestogo: Some(20), ..GoParams::default() }));
         assert_eq!(parse_command("go infinite"), Ok(Some(Command::Go(GoParams { infinite: true, ..GoParams::default() }))));
+        assert_eq!(parse_command("debug off"), Ok(Some(Command::Debug(false))));
+        // `infinite` takes no number: what follows it is read on.
+        assert_eq!(parse_command("go infinite nodes 100"), Ok(Some(Command::Go(GoParams { infinite: true, nodes: Some(100), ..GoParams::default() }))));
         assert_eq!(parse_command("go nodes 100 movetime 50"), Ok(Some(Command::Go(GoParams { nodes: Some(100), movetime: Some(50), ..GoParams::default() }))));
     }
 
