@@ -69,5 +69,9 @@ mod tests {
         assert_eq!(wdl_permille([0.0, 0.0, 0.0]), [0, 1000, 0]);
         assert_eq!(wdl_permille([f32::NAN, 1.0, 0.0]), [0, 1000, 0]);
         assert_eq!(wdl_permille([0.9996, 0.0, 0.0004]), [1000, 0, 0]);
+        // Not summing to 1: shares of the sum.
+        assert_eq!(wdl_permille([0.25, 0.25, 0.5].map(|x| x * 0.8)), [250, 250, 500]);
+        // Both ends rounding up (500.5 and 499.5): the loss gives way.
+        assert_eq!(wdl_permille([1001.0 / 8192.0, 0.0, 999.0 / 8192.0]), [501, 0, 499]);
     }
 }
