@@ -129,7 +129,7 @@ pub fn analysis_search_config(simulations: u32) -> SearchConfig {
         full_simulations: simulations,
         cheap_simulations: simulations,
         dirichlet_epsilon: 0.0,
-        tree_reuse: true,
+        // Tree reuse (the default) serves the UCI engine's continued positions.
         ..SearchConfig::default()
     }
 }
@@ -338,4 +338,17 @@ fn write_line<W: Write>(output: &mut W, v: &Value) -> Result<()> {
     output.write_all(b"\n").context("writing an answer")?;
     output.flush().context("writing an answer")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn analysis_searches_puct_without_noise_at_the_given_budget() {
+        let c = analysis_search_config(7);
+        assert_eq!((c.algorithm, c.full_simulations, c.cheap_simulations, c.dirichlet_epsilon), (Algorithm::Puct, 7, 7, 0.0));
+        assert!(c.tree_reuse && c.win_detection);
+        c.validate().unwrap();
+    }
 }
