@@ -365,6 +365,8 @@ mod tests {
         assert!(won.outcome().is_some(), "{}", won.notation());
         assert_eq!(r.rollout_wdl(&won), [0.0, 0.0, 1.0], "Black to move has lost");
 
+        let network = MixedEvaluator { inner: Plain, rollout: RolloutEvaluator::new(1, 2, 6), lambda: 0.5 };
+        assert!(Evaluator::<GameState>::needs_encoding(&network), "a network inside reads the planes");
         let m = MixedEvaluator { inner: Marked, rollout: RolloutEvaluator::new(1, 2, 6), lambda: 0.25 };
         assert_eq!((m.name(), m.needs_encoding(), m.encoding()), ("marked+rollout0.25".to_string(), false, Some("platform".to_string())));
         let out = evaluated(&m).unwrap();
@@ -386,6 +388,11 @@ mod tests {
         assert_eq!(out, [0.5, 0.5]);
         masked_softmax(&[f32::NEG_INFINITY, f32::NEG_INFINITY], &[0, 1], &mut out);
         assert_eq!(out, [0.5, 0.5]);
+        // Large logits: the maximum comes off before the exponent (e^110
+        // would overflow an f32).
+        masked_softmax(&[50.0, 60.0], &[0, 1], &mut out);
+        let e = (-10f32).exp();
+        assert!((out[0] - e / (1.0 + e)).abs() < 1e-6 && (out[1] - 1.0 / (1.0 + e)).abs() < 1e-6, "{out:?}");
     }
 
     #[test]

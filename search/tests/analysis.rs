@@ -93,7 +93,7 @@ impl Engine {
     }
 
     fn next(&self) -> Value {
-        self.answers.recv_timeout(Duration::from_secs(60)).expect("an answer within a minute")
+        self.answers.recv_timeout(Duration::from_secs(10)).expect("an answer within 10 s")
     }
 
     /// Ends the input; the remaining answers and the run's figures.
@@ -193,7 +193,7 @@ fn a_time_limit_ends_the_search() {
     let (answers, _) = e.finish();
     let a = &answers[0];
     let ms = a["time_ms"].as_f64().unwrap();
-    assert!((200.0..5000.0).contains(&ms), "{a}");
+    assert!((200.0..950.0).contains(&ms), "the search's own time, in ms: {a}");
     assert!(a["simulations"].as_u64().unwrap() > 0 && a["terminated"] == false, "{a}");
 }
 
