@@ -133,7 +133,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn notation(&self) -> String;
     /// `true` when the mover is sure to win before the opponent decides again
     /// (Paco Ŝako: it can unite with the opponent's king this turn). Search
-    /// treats such a position as won. `false` means "not known", never "no".
+    /// treats such a position as won. `false` means "not known", never "no";
+    /// always `false` in a finished game.
     fn can_win_this_turn(&self) -> bool {
         false
     }

@@ -167,7 +167,9 @@ pub fn principal_variation<G: Game>(search: &Search<G>, path: &[u16], state: &G,
             }
         }
     }
-    if !pending.is_empty() && out.len() < max_turns {
+    // The loop stops at `max_turns` only right after a whole turn, so a
+    // pending part is always within the limit.
+    if !pending.is_empty() {
         out.push(format!("[{}]", decision_names(&turn_start, &pending).join(" ")));
     }
     out
@@ -179,7 +181,8 @@ pub fn principal_variation<G: Game>(search: &Search<G>, path: &[u16], state: &G,
 /// (`mcts::winning_actions`) at each step, so the turn shown is the
 /// one the search plays. `None` when `state`'s mover cannot win this turn.
 pub fn winning_turn<G: Game>(state: &G) -> Option<Vec<u16>> {
-    if state.outcome().is_some() || !state.can_win_this_turn() {
+    // (A finished game cannot: `Game::can_win_this_turn`.)
+    if !state.can_win_this_turn() {
         return None;
     }
     let mover = state.to_move();

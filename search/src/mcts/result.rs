@@ -297,6 +297,13 @@ mod tests {
         assert!(near(&s, &[1.0 / 54.0, 4.0 / 54.0, 49.0 / 54.0]), "{s:?}");
         let s = shares(&r, Algorithm::Gumbel, 1.0);
         assert!(near(&s, &[0.5, 0.3, 0.2]), "{s:?}");
+        // t = 0.5: the policy squared, 25 : 9 : 4.
+        let s = shares(&r, Algorithm::Gumbel, 0.5);
+        assert!(near(&s, &[25.0 / 38.0, 9.0 / 38.0, 4.0 / 38.0]), "{s:?}");
+        // No temperature is the search's choice even where the visits
+        // raised to a huge power stay finite (1 and 0).
+        let flat = SearchResult { visits: vec![1, 1, 0], ..sample() };
+        assert_eq!(shares(&flat, Algorithm::Puct, 0.0), [0.0, 0.0, 1.0]);
         // Nothing to weigh: the search's choice.
         let none = SearchResult { visits: vec![0; 3], ..sample() };
         assert_eq!(shares(&none, Algorithm::Puct, 1.0), [0.0, 0.0, 1.0]);
@@ -375,6 +382,90 @@ mod tests {
         }
     }
 
+    /// Children 0, 1 and 2 of a searched tree set to equal top visits.
+    fn tied(q: [f32; 3]) -> Search<GameState> {
+        let (mut s, _) = searched(Algorithm::Puct, 40);
+        let range = s.children(0);
+        let top = range.clone().map(|i| s.nodes[i].n).max().unwrap() + 1;
+        for (k, i) in range.take(3).enumerate() {
+            let n = &mut s.nodes[i];
+            n.n = top;
+            // White to move at the root: the mover's q is White's value.
+            n.wdl = [(1.0 + q[k]) / 2.0 * top as f32, 0.0, (1.0 - q[k]) / 2.0 * top as f32];
+        }
+        s
+    }
+
+    #[test]
+    fn equal_top_visits_go_to_the_best_value_then_to_the_first() {
+        let mut s = tied([0.1, 0.5, 0.5]);
+        let r = s.result();
+        assert_eq!(r.action, r.legal[1], "{:?} {:?}", r.visits, r.q);
+        let mut s = tied([0.2, 0.2, -0.3]);
+        let r = s.result();
+        assert_eq!(r.action, r.legal[0], "{:?} {:?}", r.visits, r.q);
+    }
+
+    #[test]
+    fn a_result_before_any_simulation_is_the_prior_and_the_first_action() {
+        for alg in [Algorithm::Puct, Algorithm::Gumbel] {
+            // Nothing evaluated yet: no actions, an even root.
+            let cfg = SearchConfig { algorithm: alg, ..SearchConfig::default() };
+            let mut fresh = Search::new(cfg.clone(), GameState::new(Position::startpos()), false);
+            let r = fresh.result();
+            assert!(r.legal.is_empty() && r.policy.is_empty(), "{alg:?}");
+            assert_eq!((r.root_wdl, r.action), ([0.0, 1.0, 0.0], 0), "{alg:?}");
+            // A passed deadline: the root is evaluated and expanded, no child visited.
+            let mut s = Search::new(cfg, GameState::new(Position::startpos()), false);
+            let past = std::time::Instant::now();
+            let r = s.search_until(&Hashed, 100, Some(past), false, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+            assert_eq!(r.simulations, 0, "{alg:?}");
+            assert!(r.visits.iter().all(|&n| n == 0) && r.q.iter().all(|q| q.is_nan()), "{alg:?}");
+            let own = (s.root_state().hash() % 61) as f32 / 100.0;
+            let expected = [own, 0.2, 0.8 - own];
+            assert!(r.root_wdl.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-6), "{alg:?}: {:?} vs {expected:?}", r.root_wdl);
+            if alg == Algorithm::Puct {
+                assert_eq!(r.policy, r.priors, "no visits: the priors are the target");
+                assert_eq!(r.action, r.legal[0], "no visits: the first action");
+            }
+        }
+    }
+
+    #[test]
+    fn gumbel_plays_the_considered_action_of_the_highest_logit_plus_noise() {
+        let cfg = SearchConfig { algorithm: Algorithm::Gumbel, dirichlet_epsilon: 0.0, gumbel_noise: true, win_detection: false, ..SearchConfig::default() };
+        let mut s = Search::new(cfg, GameState::new(Position::startpos()), false);
+        s.search_until(&Hashed, 32, None, true, &mut ChaCha8Rng::seed_from_u64(4)).unwrap();
+        let considered = s.considered.clone();
+        assert!(considered.len() >= 2, "{considered:?}");
+        for &k in &considered {
+            s.gumbel.iter_mut().for_each(|g| *g = 0.0);
+            s.gumbel[k as usize] = 100.0;
+            let r = s.result();
+            assert_eq!(r.action, r.legal[k as usize], "noise 100 on considered action {k}");
+            s.gumbel[k as usize] = -100.0;
+            assert_ne!(s.result().action, r.legal[k as usize], "noise -100 on considered action {k}");
+        }
+    }
+
+    #[test]
+    fn a_gumbel_result_with_unvisited_children_averages_over_the_visited_ones() {
+        let (s, r) = searched(Algorithm::Gumbel, 4);
+        let children = s.children_at(&[]).unwrap();
+        assert!(children.iter().any(|c| c.visits == 0) && children.iter().any(|c| c.visits > 0));
+        let (mut acc, mut mass) = ([0f32; 3], 0f32);
+        for (k, c) in children.iter().enumerate().filter(|(_, c)| c.visits > 0) {
+            for (a, w) in acc.iter_mut().zip(c.wdl) {
+                *a += r.policy[k] * w;
+            }
+            mass += r.policy[k];
+        }
+        assert!(mass < 0.99, "{mass}");
+        for j in 0..3 {
+            assert!((r.root_wdl[j] - acc[j] / mass).abs() < 1e-5, "{:?} vs {:?}", r.root_wdl, acc.map(|x| x / mass));
+        }
+    }
+
     #[test]
     fn a_gumbel_result_values_the_root_by_its_improved_policy() {
         let (s, r) = searched(Algorithm::Gumbel, 64);
@@ -423,10 +514,14 @@ mod tests {
 
     #[test]
     fn winning_actions_are_the_first_steps_of_the_shortest_wins() {
-        // White to move: a direct union with the king, and one through a chain.
-        for fen in
-            ["4k3/8/8/8/8/8/8/4RK2 w 0 - - -", "8/8/4k3/8/R2d4/8/8/4K3 w 0 - - -", "rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -"]
-        {
+        // White to move: a direct union with the king, one through a chain,
+        // and both (only the direct one is shortest).
+        for fen in [
+            "4k3/8/8/8/8/8/8/4RK2 w 0 - - -",
+            "8/8/4k3/8/R2d4/8/8/4K3 w 0 - - -",
+            "8/8/4k3/8/R2d4/8/4R3/4K3 w 0 - - -",
+            "rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -",
+        ] {
             let g = GameState::new(fen.parse().unwrap());
             let mut legal = Vec::new();
             g.playable_actions(&mut legal);

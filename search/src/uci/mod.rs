@@ -416,7 +416,8 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
         let state = &line.state;
         let mut legal = Vec::new();
         state.playable_actions(&mut legal);
-        if state.outcome().is_some() || legal.is_empty() {
+        // A finished game has no playable action (the `Game` contract).
+        if legal.is_empty() {
             let why =
                 if state.outcome().is_some() { format!("the game is over ({})", state.end_reason()) } else { "the side to move has no legal move".into() };
             self.error(&format!("go: {why} in {}", state.notation()))?;
@@ -565,12 +566,15 @@ fn best_turn<G: Game>(search: &Search<G>, evaluator: &dyn Evaluator<G>) -> Resul
     let mut path = Vec::new();
     while g.outcome().is_none() && g.to_move() == mover {
         match search.children_at(&path) {
-            Some(children) if !children.is_empty() => {
-                let best = children.iter().max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))).expect("children");
+            Some(children) => {
+                let best = children
+                    .iter()
+                    .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))
+                    .expect("an expanded node has children (a stuck one is terminal)");
                 g.apply(best.action);
                 path.push(best.action);
             }
-            _ => {
+            None => {
                 let config = analysis_search_config(COMPLETION_VISITS);
                 let turn = search_turn(&mut g, config, evaluator, COMPLETION_VISITS)?;
                 path.extend(turn.decisions);

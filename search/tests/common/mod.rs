@@ -2,6 +2,8 @@
 //! file from theirs).
 #![allow(dead_code)]
 
+pub mod nim;
+
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
 use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
