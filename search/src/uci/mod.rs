@@ -152,7 +152,7 @@ fn read_lines<R: BufRead>(mut input: R, tx: &mpsc::Sender<Input>) {
                     return;
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            // (`read_until` retries an interrupted read itself.)
             Err(e) => {
                 let _ = tx.send(Input::Failed(e.to_string()));
                 return;
@@ -1085,5 +1085,142 @@ mod tests {
         assert!(out.iter().all(|l| !l.contains(" wdl ")), "{out:?}");
         let out = exchange::<paco::GameState>("setoption name UCI_ShowWDL value false\nsetoption name UCI_ShowWDL value true\ngo nodes 30\n");
         assert!(errors(&out).is_empty() && out.iter().any(|l| l.contains(" wdl ")), "{out:?}");
+    }
+
+    /// Priors favour the first action; the positions after it (White lifts
+    /// a piece, then places it) are lost for White, every other one is even.
+    struct Trap {
+        lost: std::collections::HashSet<u64>,
+    }
+
+    impl Evaluator<paco::GameState> for Trap {
+        fn name(&self) -> String {
+            "trap".into()
+        }
+        fn needs_encoding(&self) -> bool {
+            false
+        }
+        fn evaluate(&self, batch: &[crate::eval::EvalRequest<'_, paco::GameState>], out: &mut EvalOutput) -> Result<()> {
+            out.reset(batch);
+            for (i, r) in batch.iter().enumerate() {
+                let k = r.legal.len() as f32;
+                for (j, p) in out.priors_of_mut(i).iter_mut().enumerate() {
+                    *p = if j == 0 { 0.5 } else { 0.45 / (k - 1.0) };
+                }
+                let lost_for = if r.state.to_move() == pacozero_engine::Color::White { [0.0, 0.0, 1.0] } else { [1.0, 0.0, 0.0] };
+                out.wdl[i] = if self.lost.contains(&r.state.hash()) { lost_for } else { [0.0, 1.0, 0.0] };
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn without_a_visited_turn_bestmove_follows_the_priors() {
+        let root = paco::GameState::new(paco::Position::startpos());
+        let mut legal = Vec::new();
+        root.playable_actions(&mut legal);
+        let mut after = root.clone();
+        after.apply(legal[0]);
+        let mut places = Vec::new();
+        after.playable_actions(&mut places);
+        let mut lost: std::collections::HashSet<u64> = places
+            .iter()
+            .map(|&p| {
+                let mut g = after.clone();
+                g.apply(p);
+                g.hash()
+            })
+            .collect();
+        lost.insert(after.hash());
+        let trap = Trap { lost };
+        // Stopped before any simulation: the root is expanded, no turn visited.
+        let mut s = Search::new(analysis_search_config(100), root.clone(), false);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        s.search_until(&trap, 100, Some(Instant::now()), false, &mut rng).unwrap();
+        assert!(root_turns(&s).is_empty());
+        // The most likely decision (a lift), then the turn completed by a
+        // search from there (the place).
+        let mut g = after.clone();
+        let rest = search_turn(&mut g, analysis_search_config(COMPLETION_VISITS), &trap, COMPLETION_VISITS).unwrap().decisions;
+        assert_eq!(rest.len(), 1);
+        assert_eq!(best_turn(&s, &trap).unwrap(), [legal[0], rest[0]]);
+        // A search of the whole turn plays another (the lift is lost).
+        let mut g = root.clone();
+        let searched = search_turn(&mut g, analysis_search_config(COMPLETION_VISITS), &trap, COMPLETION_VISITS).unwrap();
+        assert_ne!(searched.decisions[0], legal[0]);
+        // One simulation: the lift is expanded, no place visited; the tree's
+        // most likely place completes the turn, and there the walk stops.
+        let mut s = Search::new(analysis_search_config(100), root.clone(), false);
+        s.search_until(&trap, 1, None, false, &mut rng).unwrap();
+        assert!(root_turns(&s).is_empty() && s.children_at(&[legal[0]]).is_some());
+        assert_eq!(best_turn(&s, &trap).unwrap(), [legal[0], places[0]]);
+    }
+
+    #[test]
+    fn info_reports_the_average_depth_and_the_rate_of_the_search_since_go() {
+        let root = paco::GameState::new(paco::Position::startpos());
+        let mut search = Search::new(analysis_search_config(2000), root.clone(), false);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        search.search_until(&UniformEvaluator, 300, None, false, &mut rng).unwrap();
+        let (sims_before, node_visits_before) = (search.total_simulations, search.node_visits);
+        search.search_until(&UniformEvaluator, 1500, None, false, &mut rng).unwrap();
+        let started = Instant::now() - Duration::from_millis(1500);
+        let limits = SearchLimits { visits: 1500, time: None, infinite: false };
+        let line = GameLine { start: root.clone(), decisions: Vec::new(), state: root };
+        let nodes = search.total_simulations - sims_before;
+        let touched = search.node_visits - node_visits_before;
+        let r = Running { search, line, limits, started, last_info: started, exhausted: true, sims_before, node_visits_before };
+        let info = &info_lines(&r, 1, false)[0];
+        let field = |name: &str| -> u64 {
+            let mut it = info.split_whitespace();
+            it.find(|w| *w == name).and_then(|_| it.next()).unwrap_or_else(|| panic!("{name} in {info}")).parse().unwrap()
+        };
+        assert_eq!(field("nodes"), nodes);
+        let ms = field("time");
+        assert!((1500..3000).contains(&ms), "{info}");
+        assert_eq!(field("nps"), nodes * 1000 / ms, "{info}");
+        // Nodes touched per simulation, the root not counted.
+        let depth = (touched as f64 / nodes as f64 - 1.0).round() as u64;
+        assert!(depth >= 2, "a deep enough tree to tell: {depth}");
+        assert_eq!(field("depth"), depth, "{info}");
+    }
+
+    /// An engine on a uniform evaluator with a cap of `visit_cap` visits, its output.
+    fn stepping(visit_cap: u32, test: impl FnOnce(&mut Engine<'_, paco::GameState, Vec<u8>>)) -> Vec<String> {
+        let loader = |_: &str, _: usize| -> Result<Box<dyn Evaluator<paco::GameState>>> { anyhow::bail!("no network") };
+        let config = UciConfig { visit_cap, ..config() };
+        let mut out = Vec::new();
+        let mut engine = Engine::new(&mut out, Box::new(UniformEvaluator), &loader, &config);
+        test(&mut engine);
+        String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn info_lines_come_once_a_second_and_when_an_infinite_search_is_spent() {
+        // A step within the second since the last report writes nothing.
+        let out = stepping(1_000_000, |e| {
+            e.go(&GoParams { infinite: true, ..GoParams::default() }).unwrap();
+            e.step().unwrap();
+            assert!(!e.running.as_ref().unwrap().exhausted, "a million visits in one slice");
+        });
+        assert!(out.is_empty(), "{out:?}");
+        // One after the second is over.
+        let out = stepping(1_000_000, |e| {
+            e.go(&GoParams { infinite: true, ..GoParams::default() }).unwrap();
+            e.running.as_mut().unwrap().last_info = Instant::now() - INFO_EVERY;
+            e.step().unwrap();
+        });
+        assert_eq!(out.iter().filter(|l| l.starts_with("info depth")).count(), 1, "{out:?}");
+        // An infinite search that spends its budget reports at once, then waits for `stop`.
+        let out = stepping(50, |e| {
+            e.go(&GoParams { infinite: true, ..GoParams::default() }).unwrap();
+            while !e.running.as_ref().unwrap().exhausted {
+                e.step().unwrap();
+            }
+            e.step().unwrap();
+            assert!(e.running.is_some(), "no bestmove before stop");
+        });
+        assert_eq!(out.iter().filter(|l| l.starts_with("info depth")).count(), 1, "{out:?}");
+        assert!(out.iter().all(|l| !l.starts_with("bestmove")), "{out:?}");
     }
 }
