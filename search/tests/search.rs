@@ -620,8 +620,8 @@ fn a_shared_call_hands_each_search_its_own_evaluation() {
 fn advance_keeps_only_a_subtree_it_may_keep() {
     let start = GameState::new(Position::startpos());
     // 300 simulations over the start's ten lifts: 30 visits each.
-    let searched = |full: u32| {
-        let c = SearchConfig { full_simulations: full, cheap_simulations: 2, ..cfg(Algorithm::Puct) };
+    let searched_with = |full: u32, tree_reuse: bool| {
+        let c = SearchConfig { full_simulations: full, cheap_simulations: 2, tree_reuse, ..cfg(Algorithm::Puct) };
         let mut s = Search::new(c, start.clone(), false);
         let mut out = EvalOutput::default();
         s.begin(300, false);
@@ -633,6 +633,7 @@ fn advance_keeps_only_a_subtree_it_may_keep() {
         assert!(children.len() > 2 && children.iter().all(|c| c.visits == 30 && c.expanded), "{children:?}");
         (s, children)
     };
+    let searched = |full: u32| searched_with(full, true);
     let after = |a: u16| {
         let mut g = start.clone();
         g.apply(a);
@@ -655,4 +656,8 @@ fn advance_keeps_only_a_subtree_it_may_keep() {
     let other = after(children[0].action);
     s.advance(last.action, &other);
     assert_eq!((s.root_visits(), s.tree_size(), s.root_state().hash()), (0, 1, other.hash()));
+    // Without tree reuse: a new tree every time.
+    let (mut s, _) = searched_with(8, false);
+    s.advance(last.action, &after(last.action));
+    assert_eq!((s.root_visits(), s.tree_size()), (0, 1), "no reuse");
 }

@@ -331,9 +331,8 @@ impl<G: Game> Search<G> {
                     if let Some(t) = terminal {
                         let n = &mut self.nodes[c as usize];
                         n.kind = Kind::Terminal;
+                        // (`value` and `draw` are read for expanded nodes only.)
                         n.twdl = t;
-                        n.value = t[0] - t[2];
-                        n.draw = t[1];
                         n.to_move = st.to_move();
                         self.backprop(t);
                         self.sims += 1;

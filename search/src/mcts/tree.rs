@@ -24,12 +24,11 @@ pub(super) struct Node {
     pub(super) n: u32,
     /// Sums of (White wins, draw, Black wins).
     pub(super) wdl: [f32; 3],
-    /// Raw evaluation (White's perspective, win - loss) of an expanded node,
-    /// or the exact value of a terminal one.
+    /// Raw evaluation (White's perspective, win - loss) of an expanded node.
     pub(super) value: f32,
     /// Exact (White, draw, Black) of a terminal node.
     pub(super) twdl: [f32; 3],
-    /// Draw probability of the raw evaluation (or the exact one of a terminal node).
+    /// Draw probability of an expanded node's raw evaluation.
     pub(super) draw: f32,
 }
 
@@ -180,5 +179,25 @@ mod tests {
     fn flip_for_turns_a_movers_wdl_into_whites() {
         assert_eq!(flip_for(Color::Black, [0.7, 0.2, 0.1]), [0.1, 0.2, 0.7]);
         assert_eq!(flip_for(Color::White, [0.7, 0.2, 0.1]), [0.7, 0.2, 0.1]);
+    }
+
+    #[test]
+    fn contempt_costs_the_roots_mover_its_draws_and_pays_the_opponent_for_them() {
+        use crate::eval::UniformEvaluator;
+        use pacozero_engine::paco::{GameState, Position};
+        use rand::SeedableRng;
+        let cfg = SearchConfig { contempt: 0.3, dirichlet_epsilon: 0.0, ..SearchConfig::default() };
+        let mut s = Search::new(cfg, GameState::new(Position::startpos()), false);
+        s.search_until(&UniformEvaluator, 40, None, false, &mut rand_chacha::ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let i = s.children(0).find(|&i| s.nodes[i].n > 0).unwrap();
+        let n = &s.nodes[i];
+        let (white, draw) = (n.white_value(), n.wdl[1] / n.n as f32);
+        assert!(draw > 0.5, "the uniform evaluator's draws: {draw}");
+        // White moves at the root.
+        assert!((s.q_for(i, Color::White) - (white - 0.3 * draw)).abs() < 1e-6);
+        assert!((s.q_for(i, Color::Black) - (-white + 0.3 * draw)).abs() < 1e-6);
+        // The root's raw evaluation, for its mover.
+        let root = &s.nodes[0];
+        assert!((s.raw_for_mover(0) - (root.value - 0.3 * root.draw)).abs() < 1e-6);
     }
 }
