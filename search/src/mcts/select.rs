@@ -373,6 +373,29 @@ mod gumbel_tests {
         visits.sort_unstable();
         assert_eq!(visits, [2, 2, 6, 6], "{children:?}");
         assert!((0..children.len()).filter(|k| !considered.contains(k)).all(|k| children[k].visits == 0));
+        // Eight of 48: three phases of 48 / (3 * 8) = 2, then 48 / (3 * 4) = 4
+        // visits each, then the two left share the 16 remaining.
+        let cfg = SearchConfig { gumbel_max_considered: 8, ..config(Algorithm::Gumbel) };
+        let mut s = Search::new(cfg, GameState::new(Position::startpos()), false);
+        s.search_until(&Varied, 48, None, false, &mut rand_chacha::ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let mut visits: Vec<u32> = s.children_at(&[]).unwrap().iter().map(|c| c.visits).filter(|&n| n > 0).collect();
+        visits.sort_unstable();
+        assert_eq!(visits, [2, 2, 2, 2, 6, 6, 14, 14]);
+    }
+
+    /// The halving's scores: the transformed logits plus the root's Gumbel noise.
+    #[test]
+    fn halving_scores_add_the_gumbel_noise_to_the_logits() {
+        let cfg = SearchConfig { gumbel_noise: true, ..config(Algorithm::Gumbel) };
+        let mut s = Search::new(cfg, GameState::new(Position::startpos()), false);
+        s.search_until(&Varied, 24, None, true, &mut rand_chacha::ChaCha8Rng::seed_from_u64(1)).unwrap();
+        assert!(s.gumbel.iter().any(|&g| g != 0.0));
+        let mut t = Vec::new();
+        s.transformed_logits(0, &mut t);
+        let scores = s.root_scores();
+        for (k, score) in scores.iter().enumerate() {
+            assert!((score - (t[k] + s.gumbel[k])).abs() < 1e-6, "{k}");
+        }
     }
 
     #[test]
