@@ -515,9 +515,11 @@ mod tests {
     #[test]
     fn winning_actions_are_the_first_steps_of_the_shortest_wins() {
         // White to move: a direct union with the king, one through a chain,
-        // and both (only the direct one is shortest).
+        // and both (only the direct one is shortest); at 99 half-moves
+        // without progress, where every other turn ends in a draw.
         for fen in [
             "4k3/8/8/8/8/8/8/4RK2 w 0 - - -",
+            "8/8/4k3/8/R2d4/8/4R3/4K3 w 99 - - -",
             "8/8/4k3/8/R2d4/8/8/4K3 w 0 - - -",
             "8/8/4k3/8/R2d4/8/4R3/4K3 w 0 - - -",
             "rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -",
