@@ -244,7 +244,9 @@ pub fn masked_softmax(logits: &[f32], legal: &[u16], out: &mut [f32]) {
         *o = e;
         sum += e;
     }
-    if !(sum > 0.0 && sum.is_finite()) {
+    // Each term is at most 1 and the maximum's is 1, so the sum lies in
+    // [1, n] unless a NaN or an infinite logit made it NaN.
+    if sum.is_nan() {
         let p = 1.0 / legal.len() as f32;
         out.iter_mut().for_each(|o| *o = p);
     } else {
