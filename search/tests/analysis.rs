@@ -63,7 +63,8 @@ impl Write for Output {
 struct Engine {
     input: Option<mpsc::Sender<String>>,
     answers: mpsc::Receiver<Value>,
-    done: std::thread::JoinHandle<ServeStats>,
+    /// The run's figures once `serve` returns.
+    done: mpsc::Receiver<ServeStats>,
 }
 
 impl Engine {
@@ -79,11 +80,14 @@ impl Engine {
             tx.send(l.clone()).unwrap();
         }
         let (atx, arx) = mpsc::channel();
-        let done = std::thread::spawn(move || {
+        let (dtx, done) = mpsc::channel();
+        // Detached: a test fails on an engine that never ends instead of
+        // waiting for it.
+        std::thread::spawn(move || {
             let input = BufReader::new(Input { lines: rx, buf: Vec::new(), at: 0 });
             let mut output = Output { partial: Vec::new(), answers: atx };
             let ev = Constant { white: [0.4, 0.3, 0.3], black: [0.3, 0.3, 0.4] };
-            serve::<GameState, _, _, _>(input, &mut output, &ev, &opts).unwrap()
+            let _ = dtx.send(serve::<GameState, _, _, _>(input, &mut output, &ev, &opts).unwrap());
         });
         Engine { input: Some(tx), answers: arx, done }
     }
@@ -99,7 +103,7 @@ impl Engine {
     /// Ends the input; the remaining answers and the run's figures.
     fn finish(mut self) -> (Vec<Value>, ServeStats) {
         drop(self.input.take());
-        let stats = self.done.join().unwrap();
+        let stats = self.done.recv_timeout(Duration::from_secs(30)).expect("the engine ends within 30 s of its input");
         (self.answers.try_iter().collect(), stats)
     }
 }

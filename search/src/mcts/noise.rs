@@ -167,7 +167,8 @@ mod tests {
                 }
                 1.0 - (-x).exp() * sum
             };
-            let d = xs.iter().enumerate().map(|(i, &x)| (cdf(x) - i as f64 / n as f64).abs().max((cdf(x) - (i + 1) as f64 / n as f64).abs())).fold(0.0, f64::max);
+            let d =
+                xs.iter().enumerate().map(|(i, &x)| (cdf(x) - i as f64 / n as f64).abs().max((cdf(x) - (i + 1) as f64 / n as f64).abs())).fold(0.0, f64::max);
             // 1.63 / sqrt(n): the 1% critical value.
             assert!(d < 1.63 / (n as f64).sqrt(), "k {k}: distance {d}");
         }

@@ -651,7 +651,30 @@ mod tests {
         exchange_with::<G>(script, &loader)
     }
 
+    /// Aborts the test binary when the test that holds it runs past
+    /// `limit`, so that an engine that never ends (a loop, a search that
+    /// is never stopped) fails the suite instead of hanging it.
+    struct Watchdog(#[allow(dead_code)] mpsc::Sender<()>);
+
+    impl Watchdog {
+        fn new(limit: std::time::Duration) -> Watchdog {
+            let (tx, rx) = mpsc::channel::<()>();
+            let test = std::thread::current().name().unwrap_or("a test").to_string();
+            std::thread::spawn(move || {
+                // Dropping the sender (the test is over) disconnects.
+                if rx.recv_timeout(limit) == Err(mpsc::RecvTimeoutError::Timeout) {
+                    eprintln!("{test}: the engine still runs after {limit:?}; aborting");
+                    std::process::abort();
+                }
+            });
+            Watchdog(tx)
+        }
+    }
+
+    const HANG: std::time::Duration = std::time::Duration::from_secs(20);
+
     fn exchange_with<G: Game>(script: &str, loader: &Loader<'_, G>) -> Vec<String> {
+        let _watchdog = Watchdog::new(HANG);
         let mut out = Vec::new();
         serve::<G, _, _>(std::io::Cursor::new(script.as_bytes().to_vec()), &mut out, Box::new(UniformEvaluator), loader, &config()).unwrap();
         String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
@@ -770,6 +793,7 @@ mod tests {
         }
 
         fn end(mut self) -> Vec<String> {
+            let _watchdog = Watchdog::new(HANG);
             drop(self.input.take());
             self.done.join().unwrap();
             self.output.try_iter().collect()
@@ -1191,6 +1215,7 @@ mod tests {
         let config = UciConfig { visit_cap, ..config() };
         let mut out = Vec::new();
         let mut engine = Engine::new(&mut out, Box::new(UniformEvaluator), &loader, &config);
+        let _watchdog = Watchdog::new(HANG);
         test(&mut engine);
         String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
     }
