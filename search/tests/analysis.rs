@@ -103,7 +103,7 @@ impl Engine {
     /// Ends the input; the remaining answers and the run's figures.
     fn finish(mut self) -> (Vec<Value>, ServeStats) {
         drop(self.input.take());
-        let stats = self.done.recv_timeout(Duration::from_secs(30)).expect("the engine ends within 30 s of its input");
+        let stats = self.done.recv_timeout(Duration::from_secs(20)).expect("the engine ends within 20 s of its input");
         (self.answers.try_iter().collect(), stats)
     }
 }
