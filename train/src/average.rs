@@ -81,3 +81,76 @@ fn blend(avg: PacoNet, model: &PacoNet, keep: f32) -> TrainResult<PacoNet> {
         None => Ok(avg),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::module::{ModuleVisitor, Param};
+    use burn::tensor::Tensor;
+    use pacozero_data::GameSpec;
+
+    fn net(blocks: u32, channels: u32, seed: u64) -> (NetConfig, PacoNet) {
+        let spec = GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
+        let cfg = NetConfig { blocks, channels, ..NetConfig::tiny_for(&spec) };
+        let device = pacozero_nn::default_device();
+        let model = cfg.init_seeded(&device, seed).unwrap();
+        (cfg, model)
+    }
+
+    /// Every float tensor of a module, in visiting order.
+    fn tensors(model: &PacoNet) -> Vec<Vec<f32>> {
+        struct Collect(Vec<Vec<f32>>);
+        impl ModuleVisitor for Collect {
+            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+                self.0.push(param.val().into_data().try_to_vec::<f32>().unwrap());
+            }
+        }
+        let mut c = Collect(Vec::new());
+        model.visit(&mut c);
+        c.0
+    }
+
+    #[test]
+    fn blending_mixes_every_tensor_by_the_kept_share() {
+        let (_, a) = net(1, 8, 1);
+        let (_, b) = net(1, 8, 2);
+        let (ta, tb) = (tensors(&a), tensors(&b));
+        let mixed = tensors(&blend(a, &b, 0.25).unwrap());
+        assert_eq!(mixed.len(), ta.len());
+        for ((m, x), y) in mixed.iter().zip(&ta).zip(&tb) {
+            assert_eq!(m.len(), x.len());
+            for ((m, x), y) in m.iter().zip(x).zip(y) {
+                assert!((m - (0.25 * x + 0.75 * y)).abs() < 1e-6, "{m} vs 0.25 × {x} + 0.75 × {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn blending_networks_of_other_shapes_is_refused() {
+        let (_, a) = net(1, 8, 1);
+        let (_, wider) = net(1, 16, 2);
+        let e = blend(a, &wider, 0.5).err().expect("other channels").to_string();
+        assert!(e.contains("weight averaging: a tensor of shape") && e.contains("does not match"), "{e}");
+        let (_, a) = net(1, 8, 1);
+        let (_, deeper) = net(2, 8, 2);
+        let e = blend(a, &deeper, 0.5).err().expect("more blocks").to_string();
+        assert!(e.contains("weight averaging:"), "{e}");
+        let (_, a) = net(2, 8, 1);
+        let (_, shallower) = net(1, 8, 2);
+        assert!(blend(a, &shallower, 0.5).is_err(), "fewer blocks");
+    }
+
+    #[test]
+    fn folding_starts_with_a_copy_and_is_off_at_zero() {
+        let (cfg, a) = net(1, 8, 1);
+        let (_, b) = net(1, 8, 2);
+        let device = pacozero_nn::default_device();
+        let dir = Path::new("run");
+        assert!(fold_average(None, &a, 0.0, &cfg, &device, dir).unwrap().is_none(), "keep 0: no average");
+        let first = fold_average(None, &a, 0.5, &cfg, &device, dir).unwrap().expect("a copy");
+        assert_eq!(tensors(&first), tensors(&a));
+        let second = fold_average(Some(first), &b, 0.5, &cfg, &device, dir).unwrap().unwrap();
+        let (ta, tb, ts) = (tensors(&a), tensors(&b), tensors(&second));
+        assert!((ts[0][0] - 0.5 * (ta[0][0] + tb[0][0])).abs() < 1e-6);
+    }
+}
