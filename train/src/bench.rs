@@ -256,3 +256,82 @@ fn line(kind: &str, batch: usize, net_secs: f64, mm_secs: f64, flops: f64) -> Be
         fast_per_sec: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_runs_past_the_minimum_after_a_warm_up_and_gives_the_time_per_call() {
+        let mut calls = 0u32;
+        let per = time_it(Duration::from_millis(30), || {
+            calls += 1;
+            std::thread::sleep(Duration::from_millis(2));
+        });
+        // About 15 calls of 2 ms (the warm-up not timed).
+        assert!(calls >= 2, "{calls}");
+        assert!((0.002..0.02).contains(&per), "{per} s per call");
+        let timed = (calls - 1) as f64;
+        assert!(per * timed >= 0.030 && per * timed < 0.5, "{per} × {timed}");
+        // A zero minimum still times one call.
+        let mut calls = 0u32;
+        let per = time_it(Duration::ZERO, || {
+            calls += 1;
+            std::thread::sleep(Duration::from_millis(1));
+        });
+        assert_eq!(calls, 2);
+        assert!(per >= 0.001, "{per}");
+    }
+
+    #[test]
+    fn paired_timing_alternates_and_times_each_side_alone() {
+        let (mut nf, mut ng) = (0u32, 0u32);
+        let (tf, tg) = time_pair(
+            Duration::from_millis(20),
+            || {
+                nf += 1;
+                std::thread::sleep(Duration::from_millis(1));
+            },
+            || {
+                ng += 1;
+                std::thread::sleep(Duration::from_millis(3));
+            },
+        );
+        assert_eq!(nf, ng, "one call each per round");
+        assert!(nf >= 2);
+        // Each side's own time: 1 ms and 3 ms sleeps (or more, under load).
+        assert!(tf >= 0.001 && tg >= 0.003 && tg > tf, "{tf} {tg}");
+        // Both together run at least twice the minimum.
+        assert!((tf + tg) * (nf - 1) as f64 >= 0.040, "{tf} {tg} × {}", nf - 1);
+    }
+
+    #[test]
+    fn the_report_is_a_table_of_its_lines() {
+        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
+        let line = |kind: &str, fast: Option<f64>| BenchLine {
+            kind: kind.into(),
+            batch: 8,
+            net_per_sec: 250.0,
+            matmul_per_sec: 1000.0,
+            ratio: 0.25,
+            net_gflops: 1.5,
+            matmul_gflops: 6.0,
+            fast_per_sec: fast,
+        };
+        let r = BenchReport {
+            backend: "flex".into(),
+            net: NetConfig { blocks: 3, channels: 16, ..NetConfig::tiny_for(&spec) },
+            flops_per_position: 2.5e6,
+            lines: vec![line("infer", Some(500.0)), line("train", None)],
+        };
+        let text = r.to_string();
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows.len(), 4, "{text}");
+        assert_eq!(rows[0], "backend flex | net 3x16 | 2.5 MFLOP/position (forward)");
+        assert!(rows[1].starts_with("kind") && rows[1].ends_with("fast/burn"), "{text}");
+        let infer: Vec<&str> = rows[2].split_whitespace().collect();
+        assert_eq!(infer, ["infer", "8", "250.0", "1000.0", "0.250", "1.50", "6.00", "500.0", "2.00x"]);
+        let train: Vec<&str> = rows[3].split_whitespace().collect();
+        assert_eq!(train, ["train", "8", "250.0", "1000.0", "0.250", "1.50", "6.00", "-", "-"]);
+    }
+}
