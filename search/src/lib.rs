@@ -35,6 +35,8 @@ pub mod mcts;
 pub mod seeds;
 pub mod turns;
 pub mod uci;
+#[cfg(test)]
+mod watchdog;
 
 pub use config::{Algorithm, SearchConfig};
 pub use eval::{baseline_evaluator, masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};

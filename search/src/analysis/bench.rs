@@ -119,6 +119,7 @@ mod tests {
 
     #[test]
     fn the_benchmark_serves_its_queries_at_each_concurrency() {
+        let _watchdog = crate::watchdog::Watchdog::new(crate::watchdog::HANG);
         let lines = bench_analysis::<GameState, _>(&UniformEvaluator, 6, 8, &[1, 3]).unwrap();
         assert_eq!(lines.iter().map(|l| (l.concurrent, l.queries)).collect::<Vec<_>>(), [(1, 6), (3, 6)]);
         assert_eq!(lines[0].mean_batch(), 1.0, "one query at a time: one leaf a call");

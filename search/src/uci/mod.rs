@@ -651,27 +651,7 @@ mod tests {
         exchange_with::<G>(script, &loader)
     }
 
-    /// Aborts the test binary when the test that holds it runs past
-    /// `limit`, so that an engine that never ends (a loop, a search that
-    /// is never stopped) fails the suite instead of hanging it.
-    struct Watchdog(#[allow(dead_code)] mpsc::Sender<()>);
-
-    impl Watchdog {
-        fn new(limit: std::time::Duration) -> Watchdog {
-            let (tx, rx) = mpsc::channel::<()>();
-            let test = std::thread::current().name().unwrap_or("a test").to_string();
-            std::thread::spawn(move || {
-                // Dropping the sender (the test is over) disconnects.
-                if rx.recv_timeout(limit) == Err(mpsc::RecvTimeoutError::Timeout) {
-                    eprintln!("{test}: the engine still runs after {limit:?}; aborting");
-                    std::process::abort();
-                }
-            });
-            Watchdog(tx)
-        }
-    }
-
-    const HANG: std::time::Duration = std::time::Duration::from_secs(20);
+    use crate::watchdog::{Watchdog, HANG};
 
     fn exchange_with<G: Game>(script: &str, loader: &Loader<'_, G>) -> Vec<String> {
         let _watchdog = Watchdog::new(HANG);
