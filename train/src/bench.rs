@@ -286,6 +286,7 @@ mod tests {
     #[test]
     fn paired_timing_alternates_and_times_each_side_alone() {
         let (mut nf, mut ng) = (0u32, 0u32);
+        let wall = Instant::now();
         let (tf, tg) = time_pair(
             Duration::from_millis(20),
             || {
@@ -301,8 +302,22 @@ mod tests {
         assert!(nf >= 2);
         // Each side's own time: 1 ms and 3 ms sleeps (or more, under load).
         assert!(tf >= 0.001 && tg >= 0.003 && tg > tf, "{tf} {tg}");
-        // Both together run at least twice the minimum.
-        assert!((tf + tg) * (nf - 1) as f64 >= 0.040, "{tf} {tg} × {}", nf - 1);
+        // Both together run at least twice the minimum, and within the call.
+        let timed = (tf + tg) * (nf - 1) as f64;
+        assert!(timed >= 0.040 && timed <= wall.elapsed().as_secs_f64(), "{tf} {tg} × {}", nf - 1);
+    }
+
+    #[test]
+    fn the_matmul_reference_times_products_of_the_given_flops() {
+        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
+        let net = NetConfig { channels: 8, ..NetConfig::tiny_for(&spec) };
+        let device = pacozero_nn::default_device();
+        // One product of [2·64, 72] × [72, 8].
+        let per = 2.0 * (2 * net.squares()) as f64 * 72.0 * 8.0;
+        let one = matmul_reference(&device, &net, 2, per, Duration::from_millis(20));
+        let forty = matmul_reference(&device, &net, 2, 40.0 * per, Duration::from_millis(20));
+        assert!(one > 0.0 && one < 0.05, "{one} s");
+        assert!(forty > 5.0 * one, "forty products {forty} s, one {one} s");
     }
 
     #[test]
