@@ -127,27 +127,49 @@ fn time_pair(min_time: Duration, mut f: impl FnMut(), mut g: impl FnMut()) -> (f
     (tf.as_secs_f64() / n as f64, tg.as_secs_f64() / n as f64)
 }
 
-/// Seconds per run of matmuls totalling `flops`: `reps` products of
+/// The products the matmul reference times for `flops`: `reps` products of
 /// `[m, k] x [k, n]` shaped like one tower convolution (m = batch·H·W,
-/// k = 9·C, n = C), i.e. what an im2col convolution would compute.
+/// k = 9·C, n = C), i.e. what an im2col convolution would compute, each of
+/// `per` flops.
+#[derive(Debug, PartialEq)]
+struct ReferencePlan {
+    m: usize,
+    k: usize,
+    n: usize,
+    per: f64,
+    reps: usize,
+}
+
+impl ReferencePlan {
+    fn new(net: &NetConfig, batch: usize, flops: f64) -> Self {
+        let (m, k, n) = (batch * net.squares(), 9 * net.channels as usize, net.channels as usize);
+        let per = 2.0 * m as f64 * k as f64 * n as f64;
+        ReferencePlan { m, k, n, per, reps: (flops / per).round().max(1.0) as usize }
+    }
+
+    /// The time of `flops` from the time of one run of the plan (whose
+    /// whole products round `flops`).
+    fn time_for(&self, secs_per_run: f64, flops: f64) -> f64 {
+        secs_per_run * flops / (self.reps as f64 * self.per)
+    }
+}
+
+/// Seconds per run of matmuls totalling `flops` ([`ReferencePlan`]).
 fn matmul_reference(device: &Device, net: &NetConfig, batch: usize, flops: f64, min_time: Duration) -> f64 {
-    let m = batch * net.squares();
-    let k = 9 * net.channels as usize;
-    let n = net.channels as usize;
-    let per = 2.0 * m as f64 * k as f64 * n as f64;
-    let reps = (flops / per).round().max(1.0) as usize;
-    let a = Tensor::<2>::random([m, k], Distribution::Default, device); // [m, k]
-    let b = Tensor::<2>::random([k, n], Distribution::Default, device); // [k, n]
+    let plan = ReferencePlan::new(net, batch, flops);
+    let a = Tensor::<2>::random([plan.m, plan.k], Distribution::Default, device);
+    let b = Tensor::<2>::random([plan.k, plan.n], Distribution::Default, device);
     let secs = time_it(min_time, || {
+        // The first element of each product, summed: the products cannot
+        // be skipped as unused.
         let mut acc = 0.0f32;
-        for _ in 0..reps {
+        for _ in 0..plan.reps {
             let c = a.clone().matmul(b.clone()); // [m, n]
             acc += c.slice([0..1, 0..1]).into_data().as_slice::<f32>().map(|s| s[0]).unwrap_or(0.0);
         }
         std::hint::black_box(acc);
     });
-    // Scale for rounding of reps.
-    secs * flops / (reps as f64 * per)
+    plan.time_for(secs, flops)
 }
 
 fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec, Vec<PositionRow>) {
@@ -318,6 +340,21 @@ mod tests {
         let forty = matmul_reference(&device, &net, 2, 40.0 * per, Duration::from_millis(20));
         assert!(one > 0.0 && one < 0.05, "{one} s");
         assert!(forty > 5.0 * one, "forty products {forty} s, one {one} s");
+    }
+
+    #[test]
+    fn the_reference_plan_rounds_the_flops_to_whole_products() {
+        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
+        let net = NetConfig { channels: 8, ..NetConfig::tiny_for(&spec) };
+        let per = 2.0 * 192.0 * 72.0 * 8.0;
+        let plan = ReferencePlan::new(&net, 3, 2.6 * per);
+        assert_eq!(plan, ReferencePlan { m: 192, k: 72, n: 8, per, reps: 3 });
+        // Three products timed at 1.5 s: 2.6 of them take 1.3 s.
+        assert!((plan.time_for(1.5, 2.6 * per) - 1.3).abs() < 1e-9);
+        // Fewer flops than one product: one, scaled down.
+        let small = ReferencePlan::new(&net, 3, 0.25 * per);
+        assert_eq!(small.reps, 1);
+        assert!((small.time_for(2.0, 0.25 * per) - 0.5).abs() < 1e-9);
     }
 
     #[test]
