@@ -129,11 +129,13 @@ mod tests {
     fn blending_networks_of_other_shapes_is_refused() {
         let (_, a) = net(1, 8, 1);
         let (_, wider) = net(1, 16, 2);
-        let e = blend(a, &wider, 0.5).err().expect("other channels").to_string();
+        let Err(e) = blend(a, &wider, 0.5) else { panic!("other channels blended") };
+        let e = e.to_string();
         assert!(e.contains("weight averaging: a tensor of shape") && e.contains("does not match"), "{e}");
         let (_, a) = net(1, 8, 1);
         let (_, deeper) = net(2, 8, 2);
-        let e = blend(a, &deeper, 0.5).err().expect("more blocks").to_string();
+        let Err(e) = blend(a, &deeper, 0.5) else { panic!("more blocks blended") };
+        let e = e.to_string();
         assert!(e.contains("weight averaging:"), "{e}");
         let (_, a) = net(2, 8, 1);
         let (_, shallower) = net(1, 8, 2);
