@@ -206,8 +206,18 @@ fn bench_reports_figures() {
     let r = bench_net(&net, &default_device(), &opts).unwrap();
     eprintln!("{r}");
     assert_eq!(r.lines.len(), 3);
-    for l in &r.lines {
+    assert_eq!(r.flops_per_position, net.flops_per_position());
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    for (l, (kind, batch, forward_passes)) in r.lines.iter().zip([("infer", 1, 1.0), ("infer", 8, 1.0), ("train", 8, 3.0)]) {
+        assert_eq!((l.kind.as_str(), l.batch), (kind, batch));
         assert!(l.net_per_sec > 0.0 && l.matmul_per_sec > 0.0 && l.ratio > 0.0, "{l:?}");
+        // The figures of one line agree: the ratio of the rates, and each
+        // rate times the flops of a position (training: three passes).
+        assert!(close(l.ratio, l.net_per_sec / l.matmul_per_sec), "{l:?}");
+        let flops = forward_passes * r.flops_per_position;
+        assert!(close(l.net_gflops, l.net_per_sec * flops / 1e9), "{l:?}");
+        assert!(close(l.matmul_gflops, l.matmul_per_sec * flops / 1e9), "{l:?}");
+        assert_eq!(l.fast_per_sec.is_some(), kind == "infer", "{l:?}");
     }
 }
 
