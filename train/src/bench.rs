@@ -343,6 +343,15 @@ mod tests {
     }
 
     #[test]
+    fn a_line_turns_times_into_rates() {
+        // 8 positions in 0.5 s, the reference in 0.25 s, 4 GFLOP a batch.
+        let l = line("infer", 8, 0.5, 0.25, 4e9);
+        assert_eq!((l.kind.as_str(), l.batch), ("infer", 8));
+        assert_eq!((l.net_per_sec, l.matmul_per_sec, l.ratio), (16.0, 32.0, 0.5));
+        assert_eq!((l.net_gflops, l.matmul_gflops, l.fast_per_sec), (8.0, 16.0, None));
+    }
+
+    #[test]
     fn the_reference_plan_rounds_the_flops_to_whole_products() {
         let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
         let net = NetConfig { channels: 8, ..NetConfig::tiny_for(&spec) };
