@@ -343,6 +343,30 @@ mod tests {
     }
 
     #[test]
+    fn synthetic_rows_are_valid_rows_of_the_nets_game() {
+        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
+        let net = NetConfig::tiny_for(&spec);
+        let (bench, rows) = synthetic_rows(&net, 30, 7);
+        assert_eq!((bench.game.as_str(), bench.policy_size, bench.aux_targets.len()), ("bench", 50, 2));
+        let (mut ones, mut bits) = (0u32, 0u32);
+        for (i, r) in rows.iter().enumerate() {
+            assert_eq!(r.legal_actions.len(), 20, "row {i}: 20 distinct actions");
+            assert!(r.legal_actions.windows(2).all(|w| w[0] < w[1]) && r.legal_actions.iter().all(|&a| a < 50), "row {i}");
+            assert!(r.legal_actions.contains(&(i as u16 % 50)), "row {i}");
+            assert_eq!((r.action, r.policy.len()), (r.legal_actions[0], 20));
+            assert_eq!(r.result, [1, 0, -1][i % 3]);
+            assert_eq!(r.aux_targets, [false, i % 5 == 0], "row {i}: the last target on every fifth row");
+            assert_eq!(r.scalars.len(), 1);
+            ones += r.planes.iter().map(|w| w.count_ones()).sum::<u32>();
+            bits += 64 * r.planes.len() as u32;
+        }
+        // Each plane bit is the AND of two random ones: a quarter set.
+        let density = ones as f64 / bits as f64;
+        assert!((0.2..0.3).contains(&density), "{density}");
+        pacozero_batch::Batch::build(&bench, &rows, &(0..30).collect::<Vec<u32>>(), 0.0);
+    }
+
+    #[test]
     fn a_line_turns_times_into_rates() {
         // 8 positions in 0.5 s, the reference in 0.25 s, 4 GFLOP a batch.
         let l = line("infer", 8, 0.5, 0.25, 4e9);
