@@ -168,4 +168,55 @@ mod tests {
         trim_metrics(&path, 5).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), format!("{METRICS_HEADER}\n{},0.5\n{},0.4\n", row(1), row(2)));
     }
+
+    #[test]
+    fn trimming_keeps_whole_rows_up_to_the_step_and_leaves_a_missing_file_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.csv");
+        trim_metrics(&path, 3).unwrap();
+        assert!(!path.exists(), "nothing to trim, nothing written");
+        let rows: Vec<String> = (1..=4).map(|s| StepMetrics { step: s, ..StepMetrics::default() }.csv_row()).collect();
+        // Steps 1-4 and a cut fifth line: steps up to 3 stay, the exact step included.
+        fs::write(&path, format!("{METRICS_HEADER}\n{}\n{}\n{}\n{}\n5,64", rows[0], rows[1], rows[2], rows[3])).unwrap();
+        trim_metrics(&path, 3).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{METRICS_HEADER}\n{}\n{}\n{}\n", rows[0], rows[1], rows[2]));
+        // A directory in its place is an error naming it.
+        let e = trim_metrics(dir.path(), 3).unwrap_err().to_string();
+        assert!(e.contains(&dir.path().display().to_string()), "{e}");
+    }
+
+    #[test]
+    fn the_tensorboard_scalars_are_the_steps_figures() {
+        let m = StepMetrics {
+            loss: 2.5,
+            policy_loss: 1.5,
+            value_loss: 0.9,
+            moves_left_loss: 0.05,
+            sako_loss: 0.6,
+            reply_policy_loss: 0.3,
+            policy_top1: 0.4,
+            lr: 0.001,
+            samples_per_sec: 1200.0,
+            window_rows: 4096,
+            ..StepMetrics::default()
+        };
+        let names: Vec<&str> = m.scalars().iter().map(|s| s.0).collect();
+        assert_eq!(
+            names,
+            [
+                "trainer/loss",
+                "trainer/policy_loss",
+                "trainer/value_loss",
+                "trainer/moves_left_loss",
+                "trainer/sako_loss",
+                "trainer/reply_policy_loss",
+                "trainer/policy_top1",
+                "trainer/lr",
+                "trainer/samples_per_sec",
+                "trainer/window_rows"
+            ]
+        );
+        let values: Vec<f64> = m.scalars().iter().map(|s| s.1).collect();
+        assert_eq!(values, [2.5, 1.5, 0.9, 0.05, 0.6, 0.3, 0.4, 0.001, 1200.0, 4096.0]);
+    }
 }
