@@ -283,6 +283,12 @@ fn line(kind: &str, batch: usize, net_secs: f64, mm_secs: f64, flops: f64) -> Be
 mod tests {
     use super::*;
 
+    /// The smallest network of a test game on an 8x8 board (50 actions,
+    /// two auxiliary targets).
+    fn tiny_net() -> NetConfig {
+        NetConfig::tiny_for(&GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap())
+    }
+
     #[test]
     fn timing_runs_past_the_minimum_after_a_warm_up_and_gives_the_time_per_call() {
         let mut calls = 0u32;
@@ -331,8 +337,7 @@ mod tests {
 
     #[test]
     fn the_matmul_reference_times_products_of_the_given_flops() {
-        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
-        let net = NetConfig { channels: 8, ..NetConfig::tiny_for(&spec) };
+        let net = NetConfig { channels: 8, ..tiny_net() };
         let device = pacozero_nn::default_device();
         // One product of [2·64, 72] × [72, 8].
         let per = 2.0 * (2 * net.squares()) as f64 * 72.0 * 8.0;
@@ -344,8 +349,7 @@ mod tests {
 
     #[test]
     fn synthetic_rows_are_valid_rows_of_the_nets_game() {
-        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
-        let net = NetConfig::tiny_for(&spec);
+        let net = tiny_net();
         let (bench, rows) = synthetic_rows(&net, 30, 7);
         assert_eq!((bench.game.as_str(), bench.policy_size, bench.aux_targets.len()), ("bench", 50, 2));
         let (mut ones, mut bits) = (0u32, 0u32);
@@ -377,8 +381,7 @@ mod tests {
 
     #[test]
     fn the_reference_plan_rounds_the_flops_to_whole_products() {
-        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
-        let net = NetConfig { channels: 8, ..NetConfig::tiny_for(&spec) };
+        let net = NetConfig { channels: 8, ..tiny_net() };
         let per = 2.0 * 192.0 * 72.0 * 8.0;
         let plan = ReferencePlan::new(&net, 3, 2.6 * per);
         assert_eq!(plan, ReferencePlan { m: 192, k: 72, n: 8, per, reps: 3 });
@@ -392,7 +395,6 @@ mod tests {
 
     #[test]
     fn the_report_is_a_table_of_its_lines() {
-        let spec = pacozero_data::GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
         let line = |kind: &str, fast: Option<f64>| BenchLine {
             kind: kind.into(),
             batch: 8,
@@ -405,7 +407,7 @@ mod tests {
         };
         let r = BenchReport {
             backend: "flex".into(),
-            net: NetConfig { blocks: 3, channels: 16, ..NetConfig::tiny_for(&spec) },
+            net: NetConfig { blocks: 3, channels: 16, ..tiny_net() },
             flops_per_position: 2.5e6,
             lines: vec![line("infer", Some(500.0)), line("train", None)],
         };

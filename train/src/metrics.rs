@@ -200,7 +200,7 @@ mod tests {
             window_rows: 4096,
             ..StepMetrics::default()
         };
-        let names: Vec<&str> = m.scalars().iter().map(|s| s.0).collect();
+        let (names, values): (Vec<&str>, Vec<f64>) = m.scalars().into_iter().unzip();
         assert_eq!(
             names,
             [
@@ -216,7 +216,6 @@ mod tests {
                 "trainer/window_rows"
             ]
         );
-        let values: Vec<f64> = m.scalars().iter().map(|s| s.1).collect();
         assert_eq!(values, [2.5, 1.5, 0.9, 0.05, 0.6, 0.3, 0.4, 0.001, 1200.0, 4096.0]);
     }
 }
