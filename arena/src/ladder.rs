@@ -214,6 +214,19 @@ mod tests {
     }
 
     #[test]
+    fn fifty_budgets_read_for_people() {
+        assert_eq!(Fifty::At { nodes: 123.4, low: 9.876, high: 10.0 }.to_string(), "123 nodes (95%: 9.88–10)");
+        assert_eq!(Fifty::AboveTop(1000).to_string(), "above 1000 nodes (more than 50% at every rung)");
+        assert_eq!(Fifty::BelowBottom(1).to_string(), "below 1 nodes (less than 50% at every rung)");
+        assert_eq!((rung(1, 0, 0, 0).score(), rung(1, 1, 2, 1).score(), rung(1, 1, 2, 1).games()), (0.5, 0.5, 4));
+        assert_eq!(rung(1, 3, 0, 1).score(), 0.75);
+        // Rungs without games or nodes are left out of the fit.
+        assert_eq!(fifty_percent_budget(&[rung(10, 3, 0, 0), rung(100, 0, 0, 0), rung(0, 0, 0, 5)]), Some(Fifty::AboveTop(10)));
+        // A rung at exactly 50% is neither above nor below.
+        assert!(matches!(fifty_percent_budget(&[rung(10, 3, 0, 1), rung(100, 1, 0, 1)]), Some(Fifty::At { .. })));
+    }
+
+    #[test]
     fn fifty_budgets_read_back_their_json() {
         for f in [Fifty::At { nodes: 12.5, low: 3.0, high: 40.0 }, Fifty::AboveTop(10000), Fifty::BelowBottom(1)] {
             assert_eq!(Fifty::from_json(&f.to_json()), Some(f));

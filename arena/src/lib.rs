@@ -16,6 +16,8 @@
 //!
 //! Everything is generic over the engine's `Game` (Paco Ŝako and Shako).
 
+#[cfg(test)]
+mod fake_engine;
 pub mod ladder;
 pub mod matches;
 pub mod platform_tactics;

@@ -100,3 +100,70 @@ pub fn generate_suite(games: &str, vectors: &str, max_depth: u8, progress: &mut 
     s.distinct = seen.len();
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tactics::{parse_suite, BUNDLED_SUITE};
+    use pacozero_engine::Game;
+
+    const VECTORS: &str = include_str!("../../engine/tests/data/vectors.jsonl");
+
+    /// The bundled suite is what generation makes of the bundled games and
+    /// vectors, line for line; every Paco in 1 of it wins when played.
+    #[test]
+    fn generation_remakes_the_bundled_suite() {
+        let mut calls = Vec::new();
+        let s = generate_suite(BUNDLED_GAMES, VECTORS, 2, &mut |n, total, in1, in2| calls.push((n, total, in1, in2))).unwrap();
+        let bundled = parse_suite::<GameState>(BUNDLED_SUITE, "bundled").unwrap();
+        assert_eq!(s.lines.len(), bundled.len());
+        for (made, kept) in s.lines.iter().zip(&bundled) {
+            assert_eq!(serde_json::to_value(made).unwrap(), serde_json::to_value(kept).unwrap());
+        }
+        assert_eq!((s.in1, s.in2), (bundled.iter().filter(|t| t.depth == 1).count(), bundled.iter().filter(|t| t.depth == 2).count()));
+        assert!(s.distinct < s.candidates && s.too_big > 0 && s.in1 + s.in2 + s.too_big <= s.distinct, "{} {} {}", s.candidates, s.distinct, s.too_big);
+        // Progress every 500 candidates, from the first.
+        assert_eq!(calls.len(), s.candidates.div_ceil(500));
+        assert!(calls.iter().enumerate().all(|(k, &(n, total, ..))| n == 500 * k && total == s.candidates), "{calls:?}");
+        assert_eq!(calls[0], (0, s.candidates, 0, 0));
+        for t in s.lines.iter().filter(|t| t.depth == 1) {
+            let pos: Position = t.fen.parse().unwrap();
+            let mover = pos.side_to_move();
+            for w in &t.winning_actions {
+                let mut g = GameState::new(pos);
+                for a in parse_actions(w).unwrap() {
+                    g.play(a).unwrap();
+                }
+                assert_eq!(g.outcome(), Some(pacozero_engine::Outcome::Win(mover)), "{}: {w}", t.fen);
+            }
+        }
+        // Proved to one turn only: the wins in 1, the same ones.
+        let one = generate_suite(BUNDLED_GAMES, VECTORS, 1, &mut |_, _, _, _| {}).unwrap();
+        assert_eq!((one.in1, one.in2, one.candidates), (s.in1, 0, s.candidates));
+    }
+
+    /// Candidates: every turn start of a game, and the vectors that are
+    /// exact turn starts; a bad line is named.
+    #[test]
+    fn candidates_are_turn_starts_and_bad_lines_are_named() {
+        let game = BUNDLED_GAMES.lines().next().unwrap();
+        let v: serde_json::Value = serde_json::from_str(game).unwrap();
+        let actions = v["actions"].as_str().unwrap().split(' ').count();
+        let from_game = candidate_positions(game, "").unwrap();
+        assert!(!from_game.is_empty() && 2 * from_game.len() <= actions, "{} turns of {actions} actions", from_game.len());
+        assert_eq!(from_game[0].1, "reference game 0, turn 1");
+        let fen = from_game[0].0.fen();
+        let vectors = [
+            serde_json::json!({"id": "v1", "fen": fen, "fen_exact": true, "required_action": "Lift"}),
+            serde_json::json!({"id": "v2", "fen": fen, "fen_exact": false, "required_action": "Lift"}),
+            serde_json::json!({"id": "v3", "fen": fen, "fen_exact": true, "required_action": "Place"}),
+        ]
+        .map(|v| v.to_string())
+        .join("\n");
+        let c = candidate_positions("", &vectors).unwrap();
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].1, "reference vector \"v1\"");
+        let e = format!("{:#}", candidate_positions("{", "").unwrap_err());
+        assert!(e.starts_with("games line 1"), "{e}");
+    }
+}

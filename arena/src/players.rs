@@ -338,6 +338,79 @@ mod tests {
     }
 
     #[test]
+    fn budgets_and_specs_are_read_and_bad_ones_named() {
+        assert_eq!("64".parse::<Budget>().unwrap(), Budget::Simulations(64));
+        assert_eq!("50ms".parse::<Budget>().unwrap(), Budget::Millis(50));
+        for (bad, why) in [("0", "at least 1"), ("0ms", "at least 1"), ("fast", "neither a number"), ("-1", "neither a number")] {
+            let e = bad.parse::<Budget>().unwrap_err().to_string();
+            assert!(e.contains(why) && e.contains(&format!("'{bad}'")), "{bad}: {e}");
+        }
+        let budget = |spec: &str| match PlayerSpec::parse(spec).unwrap() {
+            PlayerSpec::Mcts { kind, budget } => (format!("{kind:?}"), budget),
+            other => panic!("{spec}: {other:?}"),
+        };
+        assert_eq!(budget("rollout"), ("Rollout".into(), Budget::Simulations(64)));
+        assert_eq!(budget("uniform:10ms"), ("Uniform".into(), Budget::Millis(10)));
+        assert!(matches!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random));
+        assert!(matches!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy));
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        for bad in ["random:1", "greedy:5", "uniform:1:2", "rollout:1:2", "net", &format!("net:{model}:1:mix=0.5:playouts=2:mix=0.1"), "alphazero:5"] {
+            let e = PlayerSpec::parse(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("unknown player spec '{bad}'")), "{bad}: {e}");
+        }
+        let e = PlayerSpec::parse("net:/no/such/model.pzmodel").unwrap_err().to_string();
+        assert_eq!(e, "player 'net:/no/such/model.pzmodel': model file /no/such/model.pzmodel does not exist");
+        assert!(PlayerSpec::parse("ref:no-such-reference-network").unwrap_err().to_string().starts_with("player 'ref:no-such-reference-network'"));
+        // The playout mix's bounds.
+        let mix = |opts: &str| PlayoutMix::parse("p", &opts.split(':').collect::<Vec<_>>());
+        assert_eq!(mix("mix=1:playouts=1024").unwrap(), PlayoutMix { weight: 1.0, playouts: 1024 });
+        assert_eq!(mix("mix=0").unwrap(), PlayoutMix::NONE);
+        assert_eq!(mix("mix=0:playouts=1").unwrap(), PlayoutMix::NONE);
+        for bad in ["mix=-0.1", "playouts=1025:mix=0.5", "mix=0:playouts=2"] {
+            assert!(mix(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// `random` picks uniformly among the playable decisions, one at a time.
+    #[test]
+    fn the_random_player_picks_any_playable_decision() {
+        let g = paco::GameState::start();
+        let mut legal = Vec::new();
+        g.playable_actions(&mut legal);
+        let p = Player::<paco::GameState>::new("random", 1, 1).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..400 {
+            let so_far = GameSoFar { start: &g, moves: &[] };
+            match p.act(&g, &mut Seat::new(), &so_far, &mut rng).unwrap() {
+                Act::Decisions(d, sims) => {
+                    assert_eq!((d.len(), sims), (1, 0));
+                    assert!(legal.contains(&d[0]));
+                    seen.insert(d[0]);
+                }
+                Act::Forfeit(f) => panic!("{f:?}"),
+            }
+        }
+        assert_eq!(seen.len(), legal.len(), "every one of the {} decisions in 400 picks", legal.len());
+    }
+
+    /// An MCTS player keeps its tree in its seat and spends its budget.
+    #[test]
+    fn an_mcts_player_searches_its_budget_in_its_seat() {
+        let g = paco::GameState::start();
+        let p = Player::<paco::GameState>::new("uniform:16", 1, 1).unwrap();
+        let mut seat = Seat::new();
+        let so_far = GameSoFar { start: &g, moves: &[] };
+        let Act::Decisions(d, sims) = p.act(&g, &mut seat, &so_far, &mut ChaCha8Rng::seed_from_u64(1)).unwrap() else { panic!("forfeit") };
+        assert_eq!((d.len(), sims), (1, 16));
+        assert!(seat.tree.is_some());
+        let timed = Player::<paco::GameState>::new("uniform:30ms", 1, 1).unwrap();
+        let t = Instant::now();
+        let Act::Decisions(_, sims) = timed.act(&g, &mut Seat::new(), &so_far, &mut ChaCha8Rng::seed_from_u64(1)).unwrap() else { panic!("forfeit") };
+        assert!(sims > 16 && t.elapsed() >= std::time::Duration::from_millis(30), "{sims} in {:?}", t.elapsed());
+    }
+
+    #[test]
     fn paco_greedy_wins_in_one_and_never_hands_the_opponent_a_win_it_can_avoid() {
         // Paco in 1 from the tactics suite (Nc5xd7 unites with the king).
         let g = paco::GameState::from_notation("rn3b1r/3kppp1/ppp2n2/2Np1E2/2P1F1P1/1P2B2p/P1Q1P2P/R2K1BNR w 8 - - -").unwrap();

@@ -429,6 +429,103 @@ mod tests {
         assert!(list.to_markdown().contains("unbounded") && list.to_csv().contains("inf"));
     }
 
+    /// Two players against figures worked out by hand: b scores 76 of 100
+    /// against a, in 50 pairs (31 won twice, 14 split, 5 lost twice). The
+    /// fit's p = 0.76 gives Elo 200.24 and an information of 100 · p(1 − p)
+    /// = 18.24 (natural-log units); the spread is 18.24 game by game and
+    /// 22.48 pair by pair (Σ c · (points − 2p)²), so the 95% half-widths are
+    /// 1.96 · sqrt(spread) / 18.24 · 400 / ln 10 = 79.72 and 88.50 Elo,
+    /// halved under the mean (each rating is half the difference).
+    #[test]
+    fn two_players_match_hand_computed_figures() {
+        let m = Matchup { a: "b".into(), b: "a".into(), wdl: Wdl { wins: 76, draws: 0, losses: 24 }, pentanomial: Pentanomial([5, 0, 14, 0, 31]) };
+        let list = rating_list(std::slice::from_ref(&m), &at("a")).unwrap();
+        let (a, b) = (list.get("a").unwrap(), list.get("b").unwrap());
+        assert!((b.elo - 200.239_84).abs() < 1e-3 && (b.ci95 - 88.504_28).abs() < 1e-3 && (b.ci95_trinomial - 79.722_07).abs() < 1e-3, "{b:?}");
+        assert_eq!((b.games, b.score, a.games, a.score), (100, 0.76, 100, 0.24));
+        assert_eq!((a.elo, a.ci95, a.ci95_trinomial), (0.0, 0.0, 0.0));
+        assert!(list.get("c").is_none());
+        assert_eq!(list.to_csv(), "player,elo,ci95,ci95_trinomial,score,games\nb,200.2,88.5,79.7,0.7600,100\na,0.0,0.0,0.0,0.2400,100\n");
+        assert_eq!(
+            list.to_markdown(),
+            "| # | player | Elo (a at 0) | 95% (pairs) | 95% (games) | games | score |\n|---:|---|---:|---:|---:|---:|---:|\n\
+             | 1 | b | +200 | ±89 | ±80 | 100 | 76.0% |\n| 2 | a | +0 | ±0 | ±0 | 100 | 24.0% |\n"
+        );
+        let json = list.to_json();
+        assert_eq!(
+            (json["anchor"].as_str(), json["ratings"][0]["player"].as_str(), json["ratings"][1]["ci95"].as_f64()),
+            (Some("a at 0"), Some("b"), Some(0.0))
+        );
+        assert_eq!((json["ratings"][0]["games"].as_u64(), json["ratings"][0]["score"].as_f64()), (Some(100), Some(0.76)));
+        assert!(
+            (json["ratings"][0]["elo"].as_f64().unwrap() - b.elo).abs() < 1e-12
+                && (json["ratings"][0]["ci95_trinomial"].as_f64().unwrap() - b.ci95_trinomial).abs() < 1e-12
+        );
+
+        // The same from a's side, or split over two matchups: the same fit.
+        let flipped = Matchup { a: "a".into(), b: "b".into(), wdl: Wdl { wins: 24, draws: 0, losses: 76 }, pentanomial: Pentanomial([31, 0, 14, 0, 5]) };
+        let split = [unpaired("b", "a", 40, 0, 10), unpaired("a", "b", 14, 0, 36)];
+        for other in [rating_list(&[flipped], &at("a")).unwrap(), rating_list(&split, &at("a")).unwrap()] {
+            let ob = other.get("b").unwrap();
+            assert!((ob.elo - b.elo).abs() < 1e-6 && (ob.ci95_trinomial - b.ci95_trinomial).abs() < 1e-6, "{other:?}");
+        }
+        // Pair counts that do not cover the games are not used.
+        let partial = Matchup { pentanomial: Pentanomial([0, 0, 1, 0, 0]), ..m.clone() };
+        let pb = rating_list(&[partial], &at("a")).unwrap().get("b").unwrap().clone();
+        assert!((pb.ci95 - pb.ci95_trinomial).abs() < 1e-9 && (pb.ci95 - 79.722_07).abs() < 1e-3, "{pb:?}");
+
+        // Pinned by the mean at 0: ±100.12, both intervals halved.
+        let mean = rating_list(std::slice::from_ref(&m), &Anchor::Mean(0.0)).unwrap();
+        assert_eq!(mean.anchor.to_string(), "the mean at 0");
+        for (name, sign) in [("a", -1.0), ("b", 1.0)] {
+            let r = mean.get(name).unwrap();
+            assert!((r.elo - sign * 100.119_92).abs() < 1e-3 && (r.ci95 - 44.252_14).abs() < 1e-3 && (r.ci95_trinomial - 39.861_03).abs() < 1e-3, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn equal_ratings_list_by_name_and_names_are_quoted_in_csv() {
+        let list = rating_list(&[unpaired("b", "a", 5, 10, 5)], &at("b")).unwrap();
+        assert_eq!(list.ratings.iter().map(|r| (r.name.as_str(), r.elo)).collect::<Vec<_>>(), [("a", 0.0), ("b", 0.0)]);
+        let odd = RatingList {
+            anchor: Anchor::Player { name: "x".into(), elo: 1500.0 },
+            ratings: vec![ListedRating { name: "uci:e,Opt=\"v\"".into(), elo: -3.04, ci95: f64::INFINITY, ci95_trinomial: 7.25, games: 3, score: 1.0 }],
+        };
+        assert_eq!(odd.to_csv().lines().nth(1), Some("\"uci:e,Opt=\"\"v\"\"\",-3.0,inf,7.2,1.0000,3"));
+        assert!(odd.to_markdown().contains("| 1 | uci:e,Opt=\"v\" | -3 | unbounded | ±7 | 3 | 100.0% |"), "{}", odd.to_markdown());
+        assert!(odd.to_markdown().starts_with("| # | player | Elo (x at 1500) |"));
+        assert_eq!(odd.to_json()["ratings"][0]["ci95"], serde_json::Value::Null);
+        assert_eq!(odd.to_json()["ratings"][0]["ci95_trinomial"], 7.25);
+        // A player against itself, and matchups without games (left out).
+        assert_eq!(rating_list(&[unpaired("a", "a", 1, 0, 0)], &at("a")).unwrap_err(), "a matchup of a against itself");
+        let with_empty = rating_list(&[unpaired("b", "a", 5, 10, 5), unpaired("c", "a", 0, 0, 0), unpaired("c", "c", 0, 0, 0)], &at("a")).unwrap();
+        assert_eq!(with_empty.ratings.len(), 2);
+    }
+
+    /// The linear algebra: a solve against a known solution, a singular
+    /// system refused, and the sandwich and centred variances by hand.
+    #[test]
+    fn the_linear_algebra_is_exact() {
+        // A system that needs a row swap (zero first pivot).
+        let x = solve(vec![vec![0.0, 2.0, 1.0], vec![1.0, 1.0, 0.0], vec![2.0, 0.0, 3.0]], vec![7.0, 3.0, 11.0]).unwrap();
+        for (got, want) in x.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((got - want).abs() < 1e-12, "{x:?}");
+        }
+        assert!(solve(vec![vec![1.0, 2.0], vec![2.0, 4.0]], vec![1.0, 2.0]).is_none());
+        let a = vec![vec![1.0, 2.0], vec![2.0, 3.0]];
+        let b = vec![vec![1.0, 0.0], vec![0.0, 2.0]];
+        // a·b·a = [[1·1 + 2·2·2, 1·2 + 2·2·3], [2·1 + 3·2·2, 2·2 + 3·2·3]] = [[9, 14], [14, 22]].
+        assert_eq!(sandwich(&a, &b), vec![vec![9.0, 14.0], vec![14.0, 22.0]]);
+        assert_eq!(diag(&a), [1.0, 3.0]);
+        // Var(r0 − (r0 + r1)/2) = (c00 − 2 c01 + c11)/4 = (1 − 4 + 3)/4 = 0; the same for r1.
+        assert_eq!(centred_var(&[vec![1.0, 2.0], vec![2.0, 3.0]]), [0.0, 0.0]);
+        // With c = diag(4, 8): (4 + 8)/4 = 3 each.
+        assert_eq!(centred_var(&[vec![4.0, 0.0], vec![0.0, 8.0]]), [3.0, 3.0]);
+        let inv = invert_free(&[vec![9.0, 9.0, 9.0], vec![9.0, 2.0, 1.0], vec![9.0, 1.0, 1.0]]).unwrap();
+        assert_eq!(inv, vec![vec![0.0, 0.0, 0.0], vec![0.0, 1.0, -1.0], vec![0.0, -1.0, 2.0]]);
+        assert!(invert_free(&[vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 1.0], vec![0.0, 1.0, 1.0]]).is_none());
+    }
+
     /// A simulated league: players of known strengths meet in paired games
     /// whose two games share their opening. With probability `tie` an
     /// opening decides the pair (both games end alike: a sharp line the

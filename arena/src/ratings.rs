@@ -229,6 +229,102 @@ mod tests {
         assert!(Pentanomial([0, 0, 1, 0, 0]).stats().is_none());
     }
 
+    #[test]
+    fn elo_and_expected_score_are_inverse_and_clamped() {
+        assert_eq!(expected_score(0.0), 0.5);
+        assert!((expected_score(400.0) - 10.0 / 11.0).abs() < 1e-12);
+        assert!((expected_score(-400.0) - 1.0 / 11.0).abs() < 1e-12);
+        assert!((elo_from_score(10.0 / 11.0) - 400.0).abs() < 1e-9);
+        assert!((elo_from_score(0.25) - -190.848_501_887).abs() < 1e-6);
+        // A perfect or a null score is held 1e-6 from its end: about ±2400, finite.
+        assert!((elo_from_score(1.0) - 2_399.999_826).abs() < 1e-3, "{}", elo_from_score(1.0));
+        assert!((elo_from_score(0.0) + 2_399.999_826).abs() < 1e-3, "{}", elo_from_score(0.0));
+    }
+
+    #[test]
+    fn wdl_counts_games_and_half_points() {
+        let w = Wdl { wins: 3, draws: 2, losses: 5 };
+        assert_eq!(w.games(), 10);
+        assert!((w.score() - 0.4).abs() < 1e-12);
+        assert_eq!(Wdl::default().score(), 0.0);
+    }
+
+    #[test]
+    fn pairs_are_counted_by_their_points() {
+        let mut p = Pentanomial::default();
+        for (a, b) in [(1.0, 1.0), (1.0, 0.5), (0.5, 0.5), (1.0, 0.0), (0.0, 0.5), (0.0, 0.0), (0.5, 1.0)] {
+            p.add_pair(a, b);
+        }
+        assert_eq!(p, Pentanomial([1, 1, 2, 2, 1]));
+        assert_eq!(p.pairs(), 7);
+    }
+
+    /// The normal distribution function against erf's values (Python's math.erf).
+    #[test]
+    fn the_normal_distribution_function_is_accurate() {
+        for (z, phi) in [(0.0, 0.5), (1.96, 0.975_002_104_852), (-1.0, 0.158_655_253_931), (0.5, 0.691_462_461_274), (-2.5, 0.006_209_665_326)] {
+            assert!((normal_cdf(z) - phi).abs() < 2e-7, "Φ({z}) = {} vs {phi}", normal_cdf(z));
+        }
+    }
+
+    /// Pairs that all scored the same have no spread: the likelihood of
+    /// superiority is certain either way, or even.
+    #[test]
+    fn uniform_pairs_are_certain_or_even() {
+        let ahead = Pentanomial([0, 0, 0, 3, 0]).stats().unwrap();
+        assert_eq!((ahead.score, ahead.los, ahead.elo_ci95), (0.75, 1.0, 0.0));
+        assert!(ahead.nelo.is_none());
+        assert_eq!(Pentanomial([0, 3, 0, 0, 0]).stats().unwrap().los, 0.0);
+        assert_eq!(Pentanomial([0, 0, 3, 0, 0]).stats().unwrap().los, 0.5);
+        // With a spread: below even, the LOS is below a half.
+        let behind = Pentanomial([3, 5, 10, 2, 0]).stats().unwrap();
+        assert!(behind.los < 0.05 && behind.elo < 0.0, "{behind:?}");
+        assert!(Pentanomial([0, 0, 0, 1, 0]).stats().is_none() && Pentanomial([0, 1, 0, 1, 0]).stats().is_some());
+    }
+
+    #[test]
+    fn sprt_specs_are_read_and_bad_ones_named() {
+        let t: Sprt = "0,10".parse().unwrap();
+        assert_eq!((t.elo0, t.elo1, t.alpha, t.beta), (0.0, 10.0, 0.05, 0.05));
+        let t: Sprt = " -5, 5 ,0.01,0.2".parse().unwrap();
+        assert_eq!((t.elo0, t.elo1, t.alpha, t.beta), (-5.0, 5.0, 0.01, 0.2));
+        for (bad, why) in [
+            ("0,x", "\"x\" is not a number"),
+            ("0", "1 numbers"),
+            ("0,1,0.05", "3 numbers"),
+            ("10,0", "elo0 must be below elo1"),
+            ("5,5", "elo0 must be below elo1"),
+            ("-inf,0", "elo0 must be below elo1"),
+            ("0,inf", "elo0 must be below elo1"),
+            ("0,10,0,0.1", "alpha and beta"),
+            ("0,10,0.5,0.1", "alpha and beta"),
+            ("0,10,0.05,0", "alpha and beta"),
+            ("0,10,0.05,0.5", "alpha and beta"),
+        ] {
+            let e = bad.parse::<Sprt>().unwrap_err();
+            assert!(e.contains(why) && e.contains(&format!("{bad:?}")), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn decisions_have_their_report_names() {
+        let names = [SprtDecision::AcceptH1, SprtDecision::AcceptH0, SprtDecision::Continue].map(SprtDecision::name);
+        assert_eq!(names, ["H1 accepted", "H0 accepted", "undecided"]);
+    }
+
+    /// Fewer than two pairs say nothing; two pairs of two wins each, whose
+    /// empty categories count 0.001 pairs, give a finite LLR of 15.1426
+    /// (by hand: mean 0.99925, variance 0.0013 of the regularised counts).
+    #[test]
+    fn the_llr_needs_two_pairs_and_stays_finite_without_a_spread() {
+        let t = Sprt { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
+        assert_eq!(t.llr(&Pentanomial([0, 0, 0, 0, 1])), 0.0);
+        assert_eq!(t.decide(&Pentanomial([0, 0, 0, 0, 1])), SprtDecision::Continue);
+        let llr = t.llr(&Pentanomial([0, 0, 0, 0, 2]));
+        assert!((llr - 15.142_611_870).abs() < 1e-6, "{llr}");
+        assert_eq!(t.decide(&Pentanomial([0, 0, 0, 0, 2])), SprtDecision::AcceptH1);
+    }
+
     /// Pairs of two independent games at `elo` with `draws` of the games
     /// drawn, as pentanomial probabilities.
     fn pair_probabilities(elo: f64, draws: f64) -> [f64; 5] {

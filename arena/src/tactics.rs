@@ -119,3 +119,93 @@ pub fn solve_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[TacticLine]
     }
     Ok(r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pacozero_engine::{paco, Outcome};
+
+    /// A policy that knows the engine: all its prior on the decisions that
+    /// keep a win this turn (`toward`), or on the others (`!toward`).
+    struct Oracle {
+        toward: bool,
+    }
+
+    impl<G: Game> Evaluator<G> for Oracle {
+        fn name(&self) -> String {
+            "oracle".into()
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+            out.reset(batch);
+            for (i, r) in batch.iter().enumerate() {
+                let mover = r.state.to_move();
+                let wins: Vec<bool> = r
+                    .legal
+                    .iter()
+                    .map(|&a| {
+                        let mut next = r.state.clone();
+                        next.apply(a);
+                        next.outcome() == Some(Outcome::Win(mover)) || (next.to_move() == mover && next.outcome().is_none() && next.can_win_this_turn())
+                    })
+                    .collect();
+                let chosen: Vec<bool> = wins.iter().map(|&w| w == self.toward).collect();
+                let n = chosen.iter().filter(|&&c| c).count().max(1) as f32;
+                let start = out.offsets[i];
+                for (k, c) in chosen.into_iter().enumerate() {
+                    out.priors[start + k] = if c { 1.0 / n } else { 0.0 };
+                }
+            }
+            Ok(())
+        }
+    }
+
+    fn in_one() -> Vec<TacticLine> {
+        parse_suite::<paco::GameState>(BUNDLED_SUITE, "bundled").unwrap().into_iter().filter(|t| t.depth == 1).take(25).collect()
+    }
+
+    #[test]
+    fn a_policy_toward_the_win_solves_the_wins_in_one_and_one_away_from_it_none() {
+        let suite = in_one();
+        assert_eq!(suite.len(), 25);
+        for sims in [0, 24] {
+            let r = solve_suite::<paco::GameState, _>(&Oracle { toward: true }, &suite, sims).unwrap();
+            assert_eq!(r, SolveReport { solved: [25, 0], total: [25, 0] }, "{sims} simulations");
+            assert_eq!(r.rate(1), 100.0);
+            assert!(r.rate(2).is_nan());
+        }
+        let r = solve_suite::<paco::GameState, _>(&Oracle { toward: false }, &suite, 0).unwrap();
+        assert_eq!(r, SolveReport { solved: [0, 0], total: [25, 0] });
+        // The turn the policy plays is a whole turn: the mover is done after it.
+        let g = paco::GameState::from_notation(&suite[0].fen).unwrap();
+        let mut after = g.clone();
+        for d in network_turn(&Oracle { toward: true }, &g, 0).unwrap() {
+            after.apply(d);
+        }
+        assert_eq!(after.outcome(), Some(Outcome::Win(g.to_move())));
+    }
+
+    #[test]
+    fn the_bundled_suite_reads_and_bad_lines_are_named() {
+        let all = parse_suite::<paco::GameState>(BUNDLED_SUITE, "bundled").unwrap();
+        assert_eq!(all.len(), BUNDLED_SUITE.lines().count());
+        let depths = [1, 2].map(|d| all.iter().filter(|t| t.depth == d).count());
+        assert!(depths[0] > 0 && depths[1] > 0 && depths[0] + depths[1] == all.len(), "{depths:?}");
+        let good = BUNDLED_SUITE.lines().next().unwrap();
+        let line = |f: &dyn Fn(&mut serde_json::Value)| {
+            let mut v: serde_json::Value = serde_json::from_str(good).unwrap();
+            f(&mut v);
+            format!("{good}\n\n{v}\n")
+        };
+        for (text, why) in [
+            (format!("{good}\nnot json\n"), "suite, line 2"),
+            (line(&|v| v["fen"] = "x".into()), "suite, line 3: "),
+            (line(&|v| v["depth"] = 3.into()), "suite, line 3: depth must be 1 or 2"),
+            (line(&|v| v["depth"] = 0.into()), "suite, line 3: depth must be 1 or 2"),
+            (line(&|v| v["winning_actions"] = serde_json::json!([])), "suite, line 3: depth must be 1 or 2 with at least one winning turn"),
+        ] {
+            let e = format!("{:#}", parse_suite::<paco::GameState>(&text, "suite").unwrap_err());
+            assert!(e.starts_with(why), "{why}: {e}");
+        }
+        assert_eq!(parse_suite::<paco::GameState>(&line(&|v| v["depth"] = 2.into()), "suite").unwrap().len(), 2);
+    }
+}

@@ -396,6 +396,192 @@ mod tests {
         }
     }
 
+    use crate::fake_engine::fake_engine;
+    use pacozero_engine::shako;
+    use std::path::Path;
+
+    fn spec(engine: &Path, rest: &str) -> UciSpec {
+        UciSpec::parse(&format!("uci:{}{rest}", engine.display())).unwrap()
+    }
+
+    fn lines(log: &Path) -> Vec<String> {
+        std::fs::read_to_string(log).unwrap_or_default().lines().map(str::to_string).collect()
+    }
+
+    const VARIANTS: &str = "UCI_Variant type combo default chess var chess var shako";
+
+    /// The handshake (options, the game's variant), `position` with the
+    /// turns so far, `go`, the reported nodes, and a move checked against
+    /// the position it was asked in: the same answer one turn later is an
+    /// illegal move.
+    #[test]
+    fn a_game_is_set_up_and_every_answer_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let g0 = shako::GameState::start();
+        let first = g0.legal_turns()[0].clone();
+        let token = pacozero_search::uci::move_token(&g0, &first);
+        let engine = fake_engine(
+            dir.path(),
+            &log,
+            &["Hash type spin default 16 min 1 max 64", VARIANTS],
+            &format!("echo 'info depth 1 nodes 7'; echo 'info string nodes'; echo 'bestmove {token} ponder x'"),
+        );
+        let spec = spec(&engine, ",Hash=32:nodes=5");
+        let mut p = UciProcess::start::<shako::GameState>(&spec).unwrap();
+        assert_eq!(p.best_turn(&spec, &g0, &[], &g0).unwrap(), (first.clone(), 7));
+        let mut g1 = g0.clone();
+        for &d in &first {
+            g1.apply(d);
+        }
+        let f = p.best_turn(&spec, &g0, std::slice::from_ref(&token), &g1).unwrap_err();
+        assert_eq!(f.reason, "illegal_move");
+        assert!(f.detail.starts_with(&format!("`bestmove {token} ponder x` in {}: ", g1.notation())), "{f:?}");
+        // Another start is sent as a FEN.
+        let other = shako::GameState::random_start(5);
+        assert_ne!(other.notation(), g0.notation());
+        let _ = p.best_turn(&spec, &other, &[], &other);
+        drop(p);
+        let expected = [
+            "uci".to_string(),
+            "setoption name Hash value 32".into(),
+            "setoption name UCI_Variant value shako".into(),
+            "isready".into(),
+            "ucinewgame".into(),
+            "isready".into(),
+            "position startpos".into(),
+            "go nodes 5".into(),
+            format!("position startpos moves {token}"),
+            "go nodes 5".into(),
+            format!("position fen {}", other.notation()),
+            "go nodes 5".into(),
+            "quit".into(),
+        ];
+        assert_eq!(lines(&log), expected);
+    }
+
+    /// Options the engine lacks, a variant it lacks, and a spec that sets
+    /// the variant itself (in any case: then none is added).
+    #[test]
+    fn options_must_be_offered_and_the_variant_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let engine = fake_engine(dir.path(), &log, &["Hash type spin default 16 min 1 max 64", VARIANTS], "echo 'bestmove 0000'");
+        let f = UciProcess::start::<shako::GameState>(&spec(&engine, ",Threads=2:nodes=5")).err().unwrap();
+        assert_eq!((f.reason, f.detail.as_str()), ("engine_crash", "the engine has no option `Threads` (it has: Hash, UCI_Variant)"));
+        let without = fake_engine(dir.path(), &log, &["UCI_Variant type combo default chess var chess var crazyhouse"], "echo 'bestmove 0000'");
+        let f = UciProcess::start::<shako::GameState>(&spec(&without, ":nodes=5")).err().unwrap();
+        assert_eq!(f.detail, "the engine's UCI_Variant has no variant `shako` (it has: chess, crazyhouse)");
+        let text = format!("uci:{}:nodes=5", without.display());
+        let e = check_engine::<shako::GameState>(&text, &spec(&without, ":nodes=5")).unwrap_err().to_string();
+        assert_eq!(e, format!("player '{text}': {}: {}", without.display(), f.detail));
+        std::fs::remove_file(&log).unwrap();
+        drop(UciProcess::start::<shako::GameState>(&spec(&without, ",uci_variant=chess:nodes=5")).unwrap());
+        assert_eq!(lines(&log), ["uci", "setoption name uci_variant value chess", "isready", "ucinewgame", "isready", "quit"]);
+        // An engine with neither option gets none.
+        std::fs::remove_file(&log).unwrap();
+        let bare = fake_engine(dir.path(), &log, &[], "echo 'bestmove 0000'");
+        check_engine::<shako::GameState>("bare", &spec(&bare, ":nodes=5")).unwrap();
+        assert_eq!(lines(&log), ["uci", "isready", "ucinewgame", "isready", "quit"]);
+    }
+
+    /// An engine that does not answer in time, one that ends, one that
+    /// never speaks UCI, and one whose clock runs out.
+    #[test]
+    fn silent_ended_and_slow_engines_forfeit() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let g = shako::GameState::start();
+        let silent = fake_engine(dir.path(), &log, &[], ":");
+        let s = spec(&silent, ":nodes=5:timeout=300");
+        let mut p = UciProcess::start::<shako::GameState>(&s).unwrap();
+        let t = Instant::now();
+        let f = p.best_turn(&s, &g, &[], &g).unwrap_err();
+        assert_eq!((f.reason, f.detail.as_str()), ("engine_timeout", "no `bestmove` in time"));
+        assert!(t.elapsed() >= Duration::from_millis(300) && t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        drop(p);
+
+        let ending = fake_engine(dir.path(), &log, &[], "exit 3");
+        let s = spec(&ending, ":nodes=5");
+        let mut p = UciProcess::start::<shako::GameState>(&s).unwrap();
+        let f = p.best_turn(&s, &g, &[], &g).unwrap_err();
+        assert_eq!(f.reason, "engine_crash");
+        assert!(f.detail.starts_with("it ended (exit status: 3) while we waited for `bestmove`"), "{f:?}");
+        drop(p);
+
+        // `head -n1` echoes the `uci` line and ends.
+        let mute = UciSpec::parse("uci:head -n1:nodes=5").unwrap();
+        let f = UciProcess::start::<shako::GameState>(&mute).err().unwrap();
+        assert_eq!(f.reason, "engine_crash");
+        assert!(f.detail.contains("while we waited for `uciok`"), "{f:?}");
+        let f = UciProcess::start::<shako::GameState>(&UciSpec { program: dir.path().join("none"), ..mute }).err().unwrap();
+        assert!(f.reason == "engine_crash" && f.detail.starts_with("cannot start "), "{f:?}");
+
+        // 0.3 s on the clock, 0.6 s to answer: lost on time, before the answer.
+        let slow = fake_engine(dir.path(), &log, &[], "sleep 0.6; echo 'bestmove 0000'");
+        let s = spec(&slow, ":tc=0.3");
+        let mut p = UciProcess::start::<shako::GameState>(&s).unwrap();
+        let t = Instant::now();
+        let f = p.best_turn(&s, &g, &[], &g).unwrap_err();
+        assert_eq!(f.reason, "engine_timeout");
+        assert!(f.detail.starts_with("lost on time: ") && f.detail.ends_with(" ms used with 300 ms on its clock"), "{f:?}");
+        assert!(t.elapsed() < Duration::from_millis(550), "flagged at the clock's end, not at the answer: {:?}", t.elapsed());
+    }
+
+    /// Under a clock the engine is told what is left on its own clock:
+    /// the base, then the base less the time used plus the increment.
+    #[test]
+    fn the_clock_loses_the_time_used_and_gains_the_increment() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let g = shako::GameState::start();
+        let token = pacozero_search::uci::move_token(&g, &g.legal_turns()[0]);
+        let engine = fake_engine(dir.path(), &log, &[], &format!("sleep 0.1; echo 'bestmove {token}'"));
+        let s = spec(&engine, ":tc=5+1");
+        let mut p = UciProcess::start::<shako::GameState>(&s).unwrap();
+        for _ in 0..2 {
+            p.best_turn(&s, &g, &[], &g).unwrap();
+        }
+        let left = p.clock_left;
+        drop(p);
+        // Two moves of at least 0.1 s each (and less than 0.9 s: a loaded machine).
+        assert!(left > Duration::from_millis(5_200) && left <= Duration::from_millis(6_800), "{left:?}");
+        let gos: Vec<String> = lines(&log).into_iter().filter(|l| l.starts_with("go")).collect();
+        assert_eq!(gos[0], "go wtime 5000 btime 5000 winc 1000 binc 1000");
+        let words: Vec<&str> = gos[1].split(' ').collect();
+        let second: u64 = words[2].parse().unwrap();
+        assert_eq!(words, ["go", "wtime", words[2], "btime", words[2], "winc", "1000", "binc", "1000"]);
+        assert!((5_100..=5_900).contains(&second), "{second}");
+    }
+
+    #[test]
+    fn budgets_have_their_go_commands_and_limits() {
+        assert_eq!(UciBudget::Nodes(1000).go(Duration::ZERO), "go nodes 1000");
+        assert_eq!(UciBudget::Millis(250).go(Duration::ZERO), "go movetime 250");
+        assert_eq!(UciBudget::Nodes(5).default_timeout(), Duration::from_secs(30));
+        assert_eq!(UciBudget::Depth(5).default_timeout(), Duration::from_secs(30));
+        assert_eq!(UciBudget::Clock { base: Duration::from_secs(7), increment: Duration::ZERO }.default_timeout(), Duration::from_secs(7));
+        assert_eq!(UciSpec::parse("uci:sh:depth=1000").unwrap().budget, UciBudget::Depth(1000));
+        assert_eq!(UciSpec::parse("uci:sh:tc=86400+0").unwrap().budget, UciBudget::Clock { base: Duration::from_secs(86_400), increment: Duration::ZERO });
+        assert_eq!(UciSpec::parse("uci:sh:1ms:timeout=1").unwrap().timeout, Duration::from_millis(1));
+        for bad in [
+            "uci:sh:depth=1001",
+            "uci:sh:tc=86401",
+            "uci:sh:tc=1+86401",
+            "uci:sh:tc=inf",
+            "uci:sh:0ms",
+            "uci:sh:nodes=5:timeout=0",
+            "uci:sh:nodes=5:x=1",
+            "uci:sh:nodes=5:timeout=1:x",
+            "ucx:sh:nodes=5",
+        ] {
+            assert!(UciSpec::parse(bad).is_err(), "{bad}");
+        }
+        // A bare name is found on PATH; a path must be a file.
+        assert!(find_program("sh").unwrap().is_file());
+        assert!(find_program("/").is_err());
+    }
+
     #[test]
     fn info_lines_give_their_nodes() {
         assert_eq!(info_nodes("info depth 5 seldepth 6 multipv 1 score cp -74 nodes 1000 nps 125000 pv d8d6"), Some(1000));
