@@ -172,7 +172,7 @@ fn matmul_reference(device: &Device, net: &NetConfig, batch: usize, flops: f64, 
     plan.time_for(secs, flops)
 }
 
-fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec, Vec<PositionRow>) {
+pub(crate) fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec, Vec<PositionRow>) {
     let names: Vec<String> = (0..net.aux_targets).map(|a| format!("aux_{a}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let spec = GameSpec::new("bench", net.height, net.width, net.bit_planes, net.scalars, net.policy_size, &names).expect("valid net");

@@ -134,7 +134,7 @@ pub fn checkpoint_path(run_dir: &Path) -> PathBuf {
     RunDir::new(run_dir).checkpoint()
 }
 
-fn build_optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
+pub(crate) fn build_optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
     let clip = (cfg.grad_clip_norm > 0.0).then_some(GradientClippingConfig::Norm(cfg.grad_clip_norm as f32));
     match cfg.optimizer {
         OptimizerKind::Sgd => SgdConfig::new()
