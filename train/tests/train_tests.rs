@@ -74,6 +74,30 @@ fn write_data(dir: &Path, n: usize, chunks: usize) {
     }
 }
 
+/// A chunk of 40 positions unseen so far (another seed, game 1000; the
+/// targets follow the same rules), named `stem`.
+fn write_newer_chunk(dir: &Path, stem: &str) {
+    let mut w = ChunkWriter::new(dir, spec()).unwrap();
+    for mut r in rows(40, 99) {
+        r.game_id += 1000;
+        w.push_position(r).unwrap();
+    }
+    w.push_game(GameRow {
+        game_id: 1000,
+        start_fen: "-".into(),
+        actions: String::new(),
+        num_decisions: 40,
+        result: "1-0".into(),
+        reason: "test".into(),
+        network_id: "uniform".into(),
+        config_hash: "-".into(),
+        seed: 0,
+        white: String::new(),
+        black: String::new(),
+    });
+    w.flush(stem).unwrap();
+}
+
 fn test_cfg() -> TrainConfig {
     TrainConfig {
         batch_size: 32,
@@ -234,25 +258,7 @@ fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
     assert_eq!(t.fresh_data_loss(data.path(), 1000).unwrap(), None);
 
     // A newer chunk of unseen positions (another seed; targets follow the same rules).
-    let mut w = ChunkWriter::new(data.path(), spec()).unwrap();
-    for mut r in rows(40, 99) {
-        r.game_id += 1000;
-        w.push_position(r).unwrap();
-    }
-    w.push_game(GameRow {
-        game_id: 1000,
-        start_fen: "-".into(),
-        actions: String::new(),
-        num_decisions: 40,
-        result: "1-0".into(),
-        reason: "test".into(),
-        network_id: "uniform".into(),
-        config_hash: "-".into(),
-        seed: 0,
-        white: String::new(),
-        black: String::new(),
-    });
-    w.flush("chunk-100").unwrap();
+    write_newer_chunk(data.path(), "chunk-100");
     let fresh = t.fresh_data_loss(data.path(), 1000).unwrap().expect("a newer chunk");
     assert_eq!((fresh.rows, fresh.chunks), (40, 1));
     assert!(fresh.policy_loss.is_finite() && fresh.value_loss.is_finite() && (0.0..=1.0).contains(&fresh.policy_top1), "{fresh:?}");
@@ -453,4 +459,37 @@ fn train_run_checkpoints_a_fresh_run_at_zero_steps_and_resumes_it() {
     let exported = r.exported.expect("asked for an export");
     assert!(exported.is_file(), "{}", exported.display());
     assert_eq!(Trainer::resume(run.path(), &default_device()).unwrap().step(), 3);
+    // Newer games: a stage with nothing to train does not measure them,
+    // one with a step to train does, before training on them.
+    write_newer_chunk(&run.path().join("data"), "chunk-100");
+    let file = TrainFile::from_toml_str(&std::fs::read_to_string(&config).unwrap(), "train.toml").unwrap();
+    let net = file.net.to_config(&spec()).unwrap();
+    let stage = |steps| TrainStage { net: net.clone(), train: file.train.clone(), steps, data_upto: None, export: None };
+    let r = train_stage(run.path(), stage(Steps::UpTo(3))).unwrap();
+    assert!(r.fresh.is_none() && r.step == 3 && r.summary.steps == 0);
+    let r = train_stage(run.path(), stage(Steps::UpTo(4))).unwrap();
+    assert_eq!(r.step, 4);
+    assert_eq!(r.fresh.map(|f| f.rows), Some(40), "the 40 newer positions measured");
+}
+
+/// Every architecture key of `[net]` reaches the network's configuration;
+/// a loop's configuration is read for its `[net]` and `[train]` tables
+/// only, a training file's other tables are refused.
+#[test]
+fn the_net_table_carries_every_key_and_a_loop_config_is_read_for_its_tables() {
+    let text = "[net]\nblocks = 3\nchannels = 24\nse_ratio = 3\npolicy_channels = 5\nvalue_channels = 6\nvalue_hidden = 40\nvalue_pool = true\nreply_policy = true\n[train]\nbatch_size = 17\n";
+    let f = TrainFile::from_toml_str(text, "a.toml").unwrap();
+    let n = f.net.to_config(&spec()).unwrap();
+    assert_eq!(
+        (n.blocks, n.channels, n.se_ratio, n.policy_channels, n.value_channels, n.value_hidden, n.value_pool, n.reply_policy),
+        (3, 24, 3, 5, 6, 40, true, true)
+    );
+    assert_eq!((n.policy_size, n.bit_planes), (spec().policy_size, spec().bit_planes), "sizes from the data");
+    assert_eq!(f.train.batch_size, 17);
+    let in_loop = TrainFile::from_toml_str(&format!("{text}[loop]\ngenerations = 2\n[selfplay]\nx = 1\n"), "config.toml").unwrap();
+    assert_eq!((in_loop.net.blocks, in_loop.net.value_hidden, in_loop.train.batch_size), (3, 40, 17));
+    let e = format!("{:#}", TrainFile::from_toml_str(&format!("{text}[selfplay]\nx = 1\n"), "b.toml").unwrap_err());
+    assert!(e.starts_with("b.toml: invalid training config") && e.contains("selfplay"), "{e}");
+    let e = TrainFile::from_toml_str("[net]\nblocks = 0\n", "c.toml").unwrap_err().to_string();
+    assert!(e.starts_with("c.toml: [net]: ") && e.ends_with("net.blocks = 0 is out of range 1..=64"), "{e}");
 }
