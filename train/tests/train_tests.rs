@@ -493,3 +493,108 @@ fn the_net_table_carries_every_key_and_a_loop_config_is_read_for_its_tables() {
     let e = TrainFile::from_toml_str("[net]\nblocks = 0\n", "c.toml").unwrap_err().to_string();
     assert!(e.starts_with("c.toml: [net]: ") && e.ends_with("net.blocks = 0 is out of range 1..=64"), "{e}");
 }
+
+/// Batches walk a permutation of the window: every row once per pass, then
+/// a new window; `reload_every_steps` reloads sooner. Each step reports its
+/// step, samples, learning rate and window.
+#[test]
+fn batches_walk_the_window_once_then_reload_it() {
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let cfg = TrainConfig { batch_size: 16, window_max: 64, min_positions: 64, ..test_cfg() };
+    let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), cfg.clone(), &default_device()).unwrap();
+    let first = t.train_steps(data.path(), 1).unwrap().last;
+    let rows = t.data_position().window_rows;
+    assert!(rows >= 32 && rows % 16 == 0, "{rows}");
+    assert_eq!((first.step, first.samples_seen, first.window_rows, first.lr), (1, 16, rows, cfg.lr_at(0)));
+    assert!(first.samples_per_sec > 16.0, "a step of 16 rows takes less than a second: {}", first.samples_per_sec);
+    let mut seen: std::collections::HashSet<(u64, u32)> = t.last_batch().iter().copied().collect();
+    assert_eq!((t.data_position().cursor, t.data_position().windows_loaded, seen.len()), (16, 1, 16));
+    for k in 2..=rows / 16 {
+        t.train_steps(data.path(), 1).unwrap();
+        assert_eq!(t.last_batch().len(), 16);
+        seen.extend(t.last_batch().iter().copied());
+        assert_eq!((t.data_position().cursor, t.data_position().windows_loaded), (16 * k, 1));
+    }
+    assert_eq!(seen.len(), rows, "one pass: every row of the window once");
+    let m = t.train_steps(data.path(), 1).unwrap().last;
+    assert_eq!((t.data_position().cursor, t.data_position().windows_loaded, t.data_position().loaded_at_step), (16, 2, rows as u64 / 16));
+    assert_eq!((m.step, m.samples_seen, m.lr), (rows as u64 / 16 + 1, 16 * (rows as u64 / 16 + 1), cfg.lr_at(rows as u64 / 16)));
+    assert_eq!(t.train_config().batch_size, 16);
+
+    // Reloaded every 2 steps: a new window at step 3 (the third batch).
+    let run2 = tempfile::tempdir().unwrap();
+    let mut t = Trainer::new(run2.path(), NetConfig::tiny_for(&spec()), TrainConfig { reload_every_steps: 2, ..cfg.clone() }, &default_device()).unwrap();
+    let loaded: Vec<u64> = (0..4)
+        .map(|_| {
+            t.train_steps(data.path(), 1).unwrap();
+            t.data_position().windows_loaded
+        })
+        .collect();
+    assert_eq!(loaded, [1, 1, 2, 2]);
+
+    // Too few positions for train.min_positions: refused, naming both.
+    let run3 = tempfile::tempdir().unwrap();
+    let mut t = Trainer::new(run3.path(), NetConfig::tiny_for(&spec()), TrainConfig { min_positions: 65, ..cfg }, &default_device()).unwrap();
+    let e = t.train_steps(data.path(), 1).unwrap_err().to_string();
+    assert!(e.contains("64 positions in complete chunks, train.min_positions = 65"), "{e}");
+}
+
+/// Metrics rows at every `metrics_every` steps and at the last; the
+/// summary's mean is the mean of the steps' losses.
+#[test]
+fn metrics_are_written_every_so_many_steps_and_at_the_last() {
+    let data = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let steps_written = |run: &Path| -> Vec<(u64, f64)> {
+        let text = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let (s, l) = (header.iter().position(|h| *h == "step").unwrap(), header.iter().position(|h| *h == "loss").unwrap());
+        lines.map(|line| line.split(',').collect::<Vec<_>>()).map(|v| (v[s].parse().unwrap(), v[l].parse().unwrap())).collect()
+    };
+    let run = tempfile::tempdir().unwrap();
+    let mut t =
+        Trainer::new(run.path(), NetConfig::tiny_for(&spec()), TrainConfig { metrics_every: 3, batch_size: 8, ..test_cfg() }, &default_device()).unwrap();
+    let s = t.train_steps(data.path(), 7).unwrap();
+    assert_eq!(steps_written(run.path()).iter().map(|r| r.0).collect::<Vec<_>>(), [3, 6, 7]);
+    assert_eq!((s.steps, s.first.step, s.last.step), (7, 1, 7));
+    assert!(s.samples_per_sec > 0.0 && s.samples_per_sec.is_finite());
+    let run = tempfile::tempdir().unwrap();
+    let mut t =
+        Trainer::new(run.path(), NetConfig::tiny_for(&spec()), TrainConfig { metrics_every: 1, batch_size: 8, ..test_cfg() }, &default_device()).unwrap();
+    let s = t.train_steps(data.path(), 5).unwrap();
+    let rows = steps_written(run.path());
+    let mean = rows.iter().map(|r| r.1).sum::<f64>() / 5.0;
+    assert!((s.mean_loss - mean).abs() < 1e-4 * mean.abs().max(1.0), "{} vs {mean}", s.mean_loss);
+    assert_eq!(t.train_steps(data.path(), 0).unwrap().mean_loss, 0.0);
+}
+
+/// SGD's momentum, weight decay and gradient clipping each change what a
+/// few steps do (each is on only when its setting is above 0).
+#[test]
+fn the_optimizer_settings_each_change_training() {
+    let data = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let trained = |cfg: TrainConfig| {
+        let run = tempfile::tempdir().unwrap();
+        let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), cfg, &default_device()).unwrap();
+        t.train_steps(data.path(), 3).unwrap();
+        weights(t.model())
+    };
+    let plain = TrainConfig { optimizer: OptimizerKind::Sgd, momentum: 0.0, weight_decay: 0.0, grad_clip_norm: 0.0, warmup_steps: 0, lr: 0.05, ..test_cfg() };
+    // The largest difference of two networks' weights.
+    let apart = |a: &[Vec<f32>], b: &[Vec<f32>]| a.iter().flatten().zip(b.iter().flatten()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+    let base = trained(plain.clone());
+    // Threads sum in any order: the same settings give the weights up to rounding.
+    let again = apart(&trained(plain.clone()), &base);
+    for (what, cfg) in [
+        ("momentum", TrainConfig { momentum: 0.9, ..plain.clone() }),
+        ("weight decay", TrainConfig { weight_decay: 0.5, ..plain.clone() }),
+        ("gradient clipping", TrainConfig { grad_clip_norm: 1e-3, ..plain.clone() }),
+    ] {
+        let d = apart(&trained(cfg), &base);
+        assert!(d > 1e-3 && d > 10.0 * again, "{what} moves the weights by {d} (a rerun by {again})");
+    }
+}
