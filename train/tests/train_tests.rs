@@ -506,7 +506,7 @@ fn batches_walk_the_window_once_then_reload_it() {
     let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), cfg.clone(), &default_device()).unwrap();
     let first = t.train_steps(data.path(), 1).unwrap().last;
     let rows = t.data_position().window_rows;
-    assert!(rows >= 32 && rows % 16 == 0, "{rows}");
+    assert!(rows >= 32 && rows.is_multiple_of(16), "{rows}");
     assert_eq!((first.step, first.samples_seen, first.window_rows, first.lr), (1, 16, rows, cfg.lr_at(0)));
     assert!(first.samples_per_sec > 16.0, "a step of 16 rows takes less than a second: {}", first.samples_per_sec);
     let mut seen: std::collections::HashSet<(u64, u32)> = t.last_batch().iter().copied().collect();
