@@ -535,10 +535,22 @@ mod tests {
         }
         let device = device();
         let cfg = TrainConfig { batch_size: 10, ..TrainConfig::default() };
+        // Half the measured rows get the network's own top move as their
+        // target, so that the top-1 figure is not 0 (it weighs the batches).
+        let even: Vec<u32> = (0..10).map(|i| 2 * i).collect();
+        let first = losses(&m, &Batch::build(&spec, &rows, &even, 0.0), &cfg, &device);
+        let logits = host(first.masked_logits);
+        let width = spec.policy_size as usize;
+        for k in (0..10).step_by(2) {
+            let row = &logits[k * width..(k + 1) * width];
+            let top = (0..width).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap() as u16;
+            let r = &mut rows[even[k] as usize];
+            r.policy = r.legal_actions.iter().map(|&a| if a == top { 1.0 } else { 0.0 }).collect();
+        }
         let f = fresh_loss(&m, &spec, &rows, 10, &cfg, &device, &None);
         assert_eq!((f.rows, f.chunks), (10, 0));
+        assert!(f.policy_top1 > 0.0, "{f:?}");
         // Rows 0, 2, ..., 18 as one batch.
-        let even: Vec<u32> = (0..10).map(|i| 2 * i).collect();
         let b = Batch::build(&spec, &rows, &even, 0.0);
         let l = losses(&m, &b, &cfg, &device);
         close("policy loss", f.policy_loss, scalar(l.policy));
