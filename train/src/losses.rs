@@ -574,6 +574,18 @@ mod tests {
         let g = fresh_loss(&m, &spec, &alone, 10, &cfg, &device, &None);
         close("policy loss, rows alone", g.policy_loss, f.policy_loss);
         close("value loss, rows alone", g.value_loss, f.value_loss);
+        // On the inference device (batch normalisation by its running
+        // statistics) the batch size changes nothing: batches of 3 (3, 3,
+        // 3, 1 rows of other weights) add up to the figures of one batch.
+        let plain = pacozero_nn::default_device();
+        let inference = net.init_seeded(&plain, 3).unwrap();
+        let one = fresh_loss(&inference, &spec, &rows, 10, &cfg, &plain, &None);
+        let threes = fresh_loss(&inference, &spec, &rows, 10, &TrainConfig { batch_size: 3, ..cfg.clone() }, &plain, &None);
+        assert!(one.policy_top1 > 0.0, "{one:?}");
+        close("policy loss by batches", threes.policy_loss, one.policy_loss);
+        close("value loss by batches", threes.value_loss, one.value_loss);
+        close("policy top-1 by batches", threes.policy_top1, one.policy_top1);
+        close("base rate by batches", threes.base_rate_loss, one.base_rate_loss);
         // Without full-search rows there is no policy figure.
         let no_search: Vec<PositionRow> = alone.iter().map(|r| PositionRow { full_search: false, ..r.clone() }).collect();
         let h = fresh_loss(&m, &spec, &no_search, 10, &cfg, &device, &None);
