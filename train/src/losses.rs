@@ -75,7 +75,9 @@ pub const FRESH_LOSS_ROWS: usize = 4096;
 
 /// The [`FreshLoss`] of `model` on `take` of `rows` (0 < `take` <= their
 /// number), evenly spread, measured in batches of `cfg.batch_size`; the
-/// caller fills in `chunks`.
+/// caller fills in `chunks`. `model` should be in inference mode (on an
+/// inference device): on a training device its batch normalisation would
+/// normalise by each measuring batch.
 pub(crate) fn fresh_loss(
     model: &PacoNet,
     spec: &GameSpec,

@@ -38,7 +38,7 @@ use crate::error::{io_err, TrainError, TrainResult};
 use crate::losses::{fresh_loss, mirror_coin, train_step, FreshLoss};
 use crate::metrics::{append_metrics, trim_metrics, StepMetrics};
 use pacozero_batch::{OptimizerKind, TrainConfig};
-use pacozero_nn::backend::{cpu_pool, in_pool};
+use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
 use pacozero_nn::modelfile::{export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, Section, CKPT_MAGIC};
 use pacozero_nn::{NetConfig, PacoNet};
 
@@ -497,7 +497,13 @@ impl Trainer {
         if take == 0 {
             return Ok(None);
         }
-        let loss = fresh_loss(self.played(), &spec, &rows, take, &self.cfg, &self.device, &self.pool);
+        // Measured as the network plays: on the inference device, where
+        // batch normalisation uses its running statistics. On the training
+        // device it would normalise by each measuring batch (the figures
+        // would depend on the batch size) and update the running statistics.
+        let device = inference_device(&self.device);
+        let model = self.played().valid().to_device(&device);
+        let loss = fresh_loss(&model, &spec, &rows, take, &self.cfg, &device, &self.pool);
         Ok(Some(FreshLoss { chunks: fresh.len(), ..loss }))
     }
 

@@ -261,6 +261,12 @@ fn fresh_data_loss_measures_only_chunks_newer_than_the_window() {
     write_newer_chunk(data.path(), "chunk-100");
     let fresh = t.fresh_data_loss(data.path(), 1000).unwrap().expect("a newer chunk");
     assert_eq!((fresh.rows, fresh.chunks), (40, 1));
+    // The network is measured as it plays (batch normalisation by its
+    // running statistics), so the measuring batch size changes nothing.
+    t.save_checkpoint().unwrap();
+    let other = Trainer::resume_with(run.path(), &default_device(), Some(TrainConfig { batch_size: 7, ..test_cfg() })).unwrap();
+    let again = other.fresh_data_loss(data.path(), 1000).unwrap().expect("a newer chunk");
+    assert!((again.value_loss - fresh.value_loss).abs() < 1e-4 && (again.policy_loss - fresh.policy_loss).abs() < 1e-4, "{again:?} vs {fresh:?}");
     assert!(fresh.policy_loss.is_finite() && fresh.value_loss.is_finite() && (0.0..=1.0).contains(&fresh.policy_top1), "{fresh:?}");
     // The calibration figures add up: the shares and the mean prediction
     // are distributions, the value loss is the share-weighted mean of the
