@@ -114,3 +114,43 @@ pub fn in_pool<R: Send>(pool: &Option<std::sync::Arc<rayon::ThreadPool>>, f: imp
         None => f(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flex_goes_by_three_names_and_other_names_are_refused_naming_them() {
+        for name in ["flex", "cpu", "default"] {
+            assert_eq!(device_from_name(name).unwrap(), Device::flex(), "{name}");
+        }
+        let e = device_from_name("gpu").unwrap_err().to_string();
+        assert_eq!(e, r#"invalid configuration: unknown backend `gpu`; expected one of ["flex", "tch", "tch-cpu", "tch-cuda", "tch-cuda:N"]"#);
+        let e = device_from_name("").unwrap_err().to_string();
+        assert!(e.starts_with("invalid configuration: unknown backend ``;"), "{e}");
+        #[cfg(not(feature = "tch"))]
+        for name in ["tch", "tch-cpu", "tch-cuda", "tch-cuda:1", "tchx"] {
+            let e = device_from_name(name).unwrap_err().to_string();
+            assert_eq!(e, format!("invalid configuration: backend `{name}` needs pacozero-nn built with `--features tch` (and LIBTORCH set)"));
+        }
+    }
+
+    #[test]
+    fn an_inference_device_is_the_device_without_autodiff() {
+        assert_eq!(inference_device(&Device::flex()), Device::flex());
+        assert!(!inference_device(&Device::flex()).is_autodiff());
+    }
+
+    #[test]
+    fn a_pool_of_n_threads_runs_the_work_and_zero_means_the_global_pool() {
+        assert!(cpu_pool(0).unwrap().is_none());
+        let pool = cpu_pool(3).unwrap();
+        assert_eq!(pool.as_ref().map(|p| p.current_num_threads()), Some(3));
+        // Inside the pool the work sees its threads; without one, the caller's.
+        assert_eq!(in_pool(&pool, rayon::current_num_threads), 3);
+        let name = in_pool(&pool, || std::thread::current().name().map(String::from));
+        assert!(name.is_some_and(|n| n.starts_with("pacozero-nn-")));
+        assert_eq!(in_pool(&None, || 7), 7);
+        assert_eq!(in_pool(&None, || std::thread::current().id()), std::thread::current().id());
+    }
+}

@@ -294,6 +294,27 @@ mod tests {
     }
 
     #[test]
+    fn the_dispatcher_runs_the_widest_build_this_cpu_has() {
+        let best = Kernel::best();
+        assert!(best.available() && Kernel::Portable.available());
+        // The widest available: no build listed after it is available.
+        let order = [Kernel::Portable, Kernel::Avx2, Kernel::Avx512];
+        let at = order.iter().position(|&k| k == best).unwrap();
+        assert!(order[at + 1..].iter().all(|k| !k.available()), "{best:?}");
+        let (h, w, cin, cout) = (4, 6, 5, 16);
+        let d = Dense { k: 9 * cin, n: cout, w: values(3, 9 * cin * cout), b: values(4, cout) };
+        let src = values(5, 2 * h * w * cin);
+        let (taps, zeros) = (taps(h, w), vec![0.0; cin]);
+        let mut out = vec![f32::NAN; 2 * h * w * cout];
+        conv3x3(&d, Board { hw: h * w, taps: &taps, zeros: &zeros }, &src, cin, &mut out, true);
+        let want = reference(&d, h, w, &src, cin, true);
+        for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+            assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "[{i}]: {a} vs {b}");
+        }
+        assert!(want.contains(&0.0) && want.iter().any(|&v| v > 0.0), "ReLU clips some outputs and not others");
+    }
+
+    #[test]
     fn only_narrow_layers_of_whole_vectors_are_taken() {
         assert!(supports(8, 64) && supports(24, 64) && supports(32, 100));
         assert!(supports(64, 64));

@@ -406,3 +406,52 @@ pub fn write_model(model: &ModelProto, path: &Path) -> NnResult<()> {
 pub fn export_network(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &Path) -> NnResult<()> {
     write_model(&network_model(model, net, info)?, path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::tensor::Device;
+    use pacozero_data::GameSpec;
+
+    #[test]
+    fn a_network_without_auxiliary_targets_has_no_aux_head_in_the_graph() {
+        let spec = GameSpec::new("test", 4, 4, 2, 1, 9, &[]).unwrap();
+        for aux_targets in [0, 1] {
+            let net = NetConfig { aux_targets, ..NetConfig::tiny_for(&spec) };
+            let model = net.init_seeded(&Device::flex(), 1).unwrap();
+            let mut g = GraphBuilder::default();
+            let x = g.input(INPUT, &[Dim::Batch, Dim::Fixed(3), Dim::Fixed(4), Dim::Fixed(4)]);
+            assert_eq!(x, "planes");
+            let heads = network_graph(&mut g, &model, &net, &x).unwrap();
+            assert_eq!(heads.aux.as_deref(), (aux_targets == 1).then_some("sako_fc.gemm"));
+            assert_eq!((heads.policy.as_str(), heads.wdl.as_str(), heads.moves_left.as_str()), ("policy_fc.gemm", "wdl_softmax", "moves_left_fc.gemm"));
+            assert!(heads.reply.is_none());
+            let aux_weights = g.initializers.iter().filter(|t| t.name.starts_with("sako_fc.")).count();
+            assert_eq!(aux_weights, 2 * aux_targets as usize);
+        }
+    }
+
+    #[test]
+    fn the_builder_names_initializers_and_values_as_asked() {
+        let mut g = GraphBuilder::default();
+        assert_eq!(g.floats("w", &[2, 1], &[1.5, -2.0]), "w");
+        assert_eq!(g.int64s("axes", &[2, 3]), "axes");
+        assert_eq!(g.node("Relu", "r", &["w"], vec![]), "r");
+        assert_eq!(g.node_n("Split", "s", &["w", "axes"], vec![attr_int("axis", 1)], 2), ["s_0", "s_1"]);
+        let (w, axes) = (&g.initializers[0], &g.initializers[1]);
+        assert_eq!((w.dims.as_slice(), w.data_type, w.raw_data.as_slice()), (&[2i64, 1][..], DataType::FLOAT as i32, &[0, 0, 0xc0, 0x3f, 0, 0, 0, 0xc0][..]));
+        assert_eq!((axes.dims.as_slice(), axes.data_type, axes.int64_data.as_slice()), (&[2i64][..], DataType::INT64 as i32, &[2i64, 3][..]));
+        let names: Vec<&str> = g.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["Relu_1", "Split_2"]);
+        assert_eq!(g.nodes[1].attribute[0].i, 1);
+        // An output under its own name needs no renaming.
+        g.output("r", "r", &[Dim::Batch]);
+        assert_eq!(g.nodes.len(), 2);
+        g.output("r", "out", &[Dim::Batch]);
+        assert_eq!(
+            (g.nodes[2].op_type.as_str(), g.nodes[2].input.as_slice(), g.nodes[2].output.as_slice()),
+            ("Identity", &["r".to_string()][..], &["out".to_string()][..])
+        );
+        assert_eq!(g.outputs.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(), ["r", "out"]);
+    }
+}

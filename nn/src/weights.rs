@@ -140,3 +140,144 @@ impl Weights {
         Ok(Dense { k, n, w, b })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use burn::module::ModuleMapper;
+    use burn::tensor::TensorData;
+    use pacozero_data::GameSpec;
+
+    use super::*;
+    use crate::model::NetConfig;
+
+    /// Sets the parameters at the given dotted paths to the given values.
+    struct Set<'a>(Vec<String>, &'a [(&'a str, Vec<f32>)]);
+
+    impl ModuleMapper for Set<'_> {
+        fn enter_module(&mut self, name: &str, _: &str) {
+            self.0.push(name.into());
+        }
+        fn exit_module(&mut self, _: &str, _: &str) {
+            self.0.pop();
+        }
+        fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+            let path = self.0.join(".");
+            match self.1.iter().find(|(p, _)| *p == path) {
+                Some((_, values)) => param.map(|t| {
+                    let (dims, device) = (t.dims(), t.device());
+                    Tensor::<D>::from_data(TensorData::new(values.clone(), dims), &device)
+                }),
+                None => param,
+            }
+        }
+    }
+
+    /// 1 bit plane + 1 scalar on 2x2, 4 channels, no SE, 3 policy channels.
+    fn net() -> NetConfig {
+        let spec = GameSpec::new("test", 2, 2, 1, 1, 5, &["a", "b"]).unwrap();
+        NetConfig { blocks: 2, channels: 4, se_ratio: 0, policy_channels: 3, value_channels: 2, value_hidden: 6, ..NetConfig::tiny_for(&spec) }
+    }
+
+    /// `0.01, 0.02, ...`: `n` distinct weights.
+    fn ramp(n: usize) -> Vec<f32> {
+        (1..=n).map(|i| 0.01 * i as f32).collect()
+    }
+
+    fn close(a: f32, b: f64) -> bool {
+        (a as f64 - b).abs() <= 1e-6 * (1.0 + b.abs())
+    }
+
+    #[test]
+    fn every_parameter_is_found_by_its_dotted_path() {
+        let model = net().init_seeded(&Device::flex(), 1).unwrap();
+        let wt = Weights::of(&model);
+        for path in ["stem.conv.weight", "stem.bn.gamma", "stem.bn.running_var", "blocks.1.b.conv.weight", "policy_fc.bias", "sako_fc.weight"] {
+            assert!(wt.has(path), "{path}");
+        }
+        for path in ["blocks.2.a.conv.weight", "blocks.0.se.fc1.weight", "reply_fc.weight", "stem", "weight"] {
+            assert!(!wt.has(path), "{path}");
+        }
+        let with_reply = NetConfig { reply_policy: true, se_ratio: 2, ..net() }.init_seeded(&Device::flex(), 1).unwrap();
+        let wt = Weights::of(&with_reply);
+        assert!(wt.has("reply_fc.weight") && wt.has("blocks.0.se.fc1.weight") && wt.has("blocks.1.se.fc2.bias"));
+    }
+
+    #[test]
+    fn a_batch_norm_folds_into_the_convolution_before_it() {
+        // Stem: Cin = 2, Cout = 4, 3x3: 72 weights.
+        let w = ramp(72);
+        let (gamma, beta) = (vec![2.0, 0.5, 1.0, -1.0], vec![0.25, -0.5, 0.0, 1.0]);
+        let (mean, var) = (vec![0.5, 0.0, -1.0, 2.0], vec![3.0, 1e-4, 0.25, 1.0]);
+        let set =
+            [("stem.conv.weight", w.clone()), ("stem.bn.gamma", gamma), ("stem.bn.beta", beta), ("stem.bn.running_mean", mean), ("stem.bn.running_var", var)];
+        let model = net().init_seeded(&Device::flex(), 1).unwrap().map(&mut Set(Vec::new(), &set));
+        let f = Weights::of(&model).conv_bn("stem", 2, 4, 3).unwrap();
+        assert_eq!((f.cin, f.cout, f.kernel, f.w.len()), (2, 4, 3, 72));
+        // scale = gamma / sqrt(var + 1e-5), shift = beta - mean * scale:
+        let scale = [
+            2.0 / (3.0f64 + 1e-5).sqrt(),  // 1.154699...
+            0.5 / (1e-4f64 + 1e-5).sqrt(), // 47.67313...: the epsilon matters here
+            1.0 / (0.25f64 + 1e-5).sqrt(), // 1.999960...
+            -1.0 / (1.0f64 + 1e-5).sqrt(), // -0.999995...
+        ];
+        let shift = [0.25 - 0.5 * scale[0], -0.5, 0.0 + scale[2], 1.0 - 2.0 * scale[3]];
+        for co in 0..4 {
+            assert!(close(f.b[co], shift[co]), "shift {co}: {} vs {}", f.b[co], shift[co]);
+            // Output channel co holds weights co*18 .. co*18 + 18, each times its scale.
+            for i in 0..18 {
+                let k = co * 18 + i;
+                assert!(close(f.w[k], w[k] as f64 * scale[co]), "weight {k}: {} vs {}", f.w[k], w[k] as f64 * scale[co]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_norm_folds_into_a_one_by_one_convolution() {
+        // Policy convolution: Cin = 4, Cout = 3, 1x1: 12 weights.
+        let w = ramp(12);
+        let set = [
+            ("policy_conv.conv.weight", w.clone()),
+            ("policy_conv.bn.gamma", vec![1.0, -2.0, 3.0]),
+            ("policy_conv.bn.beta", vec![0.5, 0.0, -0.5]),
+            ("policy_conv.bn.running_mean", vec![0.0, 0.5, 1.0]),
+            ("policy_conv.bn.running_var", vec![1.0, 0.25, 4.0]),
+        ];
+        let model = net().init_seeded(&Device::flex(), 2).unwrap().map(&mut Set(Vec::new(), &set));
+        let f = Weights::of(&model).conv_bn("policy_conv", 4, 3, 1).unwrap();
+        // scale = gamma / sqrt(var + 1e-5): about 1, -4 and 1.5.
+        let scale = [1.0 / (1.0f64 + 1e-5).sqrt(), -2.0 / (0.25f64 + 1e-5).sqrt(), 3.0 / (4.0f64 + 1e-5).sqrt()];
+        // shift = beta - mean * scale: 0.5, about 2, about -2.
+        let shift = [0.5, 0.0 - 0.5 * scale[1], -0.5 - scale[2]];
+        for co in 0..3 {
+            assert!(close(f.b[co], shift[co]), "shift {co}: {} vs {}", f.b[co], shift[co]);
+            for ci in 0..4 {
+                let k = co * 4 + ci;
+                assert!(close(f.w[k], w[k] as f64 * scale[co]), "weight {k}: {} vs {}", f.w[k], w[k] as f64 * scale[co]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_linear_layer_reads_its_weight_in_by_out_and_its_bias() {
+        let set = [("wdl_fc.weight", ramp(18)), ("wdl_fc.bias", vec![-1.0, 0.0, 1.0])];
+        let model = net().init_seeded(&Device::flex(), 3).unwrap().map(&mut Set(Vec::new(), &set));
+        let d = Weights::of(&model).linear("wdl_fc", 6, 3).unwrap();
+        assert_eq!((d.k, d.n, d.w, d.b), (6, 3, ramp(18), vec![-1.0, 0.0, 1.0]));
+    }
+
+    #[test]
+    fn a_missing_or_misshapen_tensor_is_named_with_the_shapes() {
+        let model = net().init_seeded(&Device::flex(), 4).unwrap();
+        let wt = Weights::of(&model);
+        let err = wt.get("nope", &[1]).unwrap_err().to_string();
+        assert!(err.starts_with(r#"parameter `nope` not found (have ["blocks.0.a.bn.beta", "blocks.0.a.bn.gamma", "#), "{err}");
+        // The same number of values in another shape is refused too.
+        let err = wt.get("stem.conv.weight", &[4, 18, 1, 1]).unwrap_err().to_string();
+        assert_eq!(err, "parameter `stem.conv.weight` has shape [4, 2, 3, 3], expected [4, 18, 1, 1]");
+        assert_eq!(wt.get("stem.conv.weight", &[4, 2, 3, 3]).unwrap().len(), 72);
+        let err = wt.conv_bn("stem", 3, 4, 3).unwrap_err().to_string();
+        assert_eq!(err, "parameter `stem.conv.weight` has shape [4, 2, 3, 3], expected [4, 3, 3, 3]");
+        let err = wt.linear("wdl_fc", 7, 3).unwrap_err().to_string();
+        assert_eq!(err, "parameter `wdl_fc.weight` has shape [6, 3], expected [7, 3]");
+    }
+}

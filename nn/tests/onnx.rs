@@ -128,3 +128,117 @@ fn the_platform_file_has_the_platforms_input_and_output() {
     let err = pacozero_nn::platform_onnx::platform_model(&model, &own, &info).unwrap_err().to_string();
     assert!(err.contains(r#"net.encoding = "platform""#) && err.contains("pacozero"), "{err}");
 }
+
+fn paco_export() -> (NetConfig, ModelProto) {
+    let net = NetConfig { blocks: 2, ..NetConfig::tiny_for(&spec_of(GameKind::Paco)) };
+    let m = export(&net);
+    (net, m)
+}
+
+#[test]
+fn the_model_declares_its_versions_producer_and_documentation() {
+    let (_, m) = paco_export();
+    assert_eq!(m.ir_version, 8);
+    let opsets: Vec<(&str, i64)> = m.opset_import.iter().map(|o| (o.domain.as_str(), o.version)).collect();
+    assert_eq!(opsets, [("", 17)]);
+    assert_eq!((m.producer_name.as_str(), m.producer_version.as_str()), ("pacozero", env!("CARGO_PKG_VERSION")));
+    assert_eq!(m.doc_string, "PacoZero paco network t (2 blocks x 16 channels)");
+    assert_eq!(m.graph.as_ref().unwrap().name, "pacozero_paco");
+    let shako = export(&NetConfig::tiny_for(&spec_of(GameKind::Shako)));
+    assert_eq!(shako.doc_string, "PacoZero shako network t (1 blocks x 16 channels)");
+    assert_eq!(shako.graph.as_ref().unwrap().name, "pacozero_shako");
+}
+
+#[test]
+fn nodes_are_numbered_in_order_and_their_values_named_after_the_layers() {
+    let (_, m) = paco_export();
+    let g = m.graph.as_ref().unwrap();
+    // Every node but the outputs' renamings is `<op>_<k>`, k = 1, 2, ... in graph order.
+    let named: Vec<&onnx_protobuf::NodeProto> = g.node.iter().filter(|n| n.op_type != "Identity").collect();
+    for (k, n) in named.iter().enumerate() {
+        assert_eq!(n.name, format!("{}_{}", n.op_type, k + 1));
+    }
+    let io = |n: &onnx_protobuf::NodeProto| (n.op_type.clone(), n.input.clone(), n.output.clone());
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // The stem: a 3x3 convolution padded by 1 on every side, then ReLU.
+    assert_eq!(io(&g.node[0]), ("Conv".into(), s(&["planes", "stem.weight", "stem.bias"]), s(&["stem.conv"])));
+    let attrs: Vec<(&str, Vec<i64>)> = g.node[0].attribute.iter().map(|a| (a.name.as_str(), a.ints.clone())).collect();
+    assert_eq!(attrs, [("kernel_shape", vec![3, 3]), ("pads", vec![1, 1, 1, 1])]);
+    assert_eq!(io(&g.node[1]), ("Relu".into(), s(&["stem.conv"]), s(&["stem.relu"])));
+    // The first block's SE splits its gate in two values.
+    let split = g.node.iter().find(|n| n.op_type == "Split").unwrap();
+    assert_eq!(io(split), ("Split".into(), s(&["blocks.0.se.fc2.gemm", "blocks.0.se.split_sizes"]), s(&["blocks.0.se.split_0", "blocks.0.se.split_1"])));
+    // A 1x1 convolution is not padded.
+    let pc = g.node.iter().find(|n| n.output == ["policy_conv.conv"]).unwrap();
+    assert_eq!(pc.attribute.iter().map(|a| a.ints.clone()).collect::<Vec<_>>(), [vec![1, 1], vec![0, 0, 0, 0]]);
+    // The outputs are the heads' values renamed.
+    let renamed: Vec<(String, Vec<String>, Vec<String>)> = g.node.iter().filter(|n| n.op_type == "Identity").map(io).collect();
+    assert_eq!(
+        renamed,
+        [
+            ("Identity".into(), s(&["policy_fc.gemm"]), s(&["policy"])),
+            ("Identity".into(), s(&["wdl_softmax"]), s(&["wdl"])),
+            ("Identity".into(), s(&["moves_left_fc.gemm"]), s(&["moves_left"])),
+            ("Identity".into(), s(&["sako_fc.gemm"]), s(&["aux"])),
+        ]
+    );
+}
+
+#[test]
+fn the_metadata_names_the_game_its_encoding_inputs_layout_and_the_model() {
+    use pacozero_engine::Game;
+    type G = pacozero_engine::paco::GameState;
+    let net = NetConfig { blocks: 2, ..NetConfig::tiny_for(&spec_of(GameKind::Paco)) };
+    let model = net.init_seeded(&default_device(), 7).unwrap();
+    let provenance = pacozero_data::Provenance::here("flex");
+    for (info, shown) in [
+        (ModelInfo { name: "t".into(), step: 3, samples_seen: 0, provenance: None }, "unknown".to_string()),
+        (ModelInfo { name: "u".into(), step: 4, samples_seen: 0, provenance: Some(provenance.clone()) }, provenance.to_string()),
+    ] {
+        let m = pacozero_nn::onnx::network_model(&model, &net, &info).unwrap();
+        let meta: Vec<(&str, &str)> = m.metadata_props.iter().map(|e| (e.key.as_str(), e.value.as_str())).collect();
+        let e = &G::ENCODINGS[0];
+        let (bp, sc) = (e.bit_planes.len(), e.scalars.len());
+        let planes: Vec<&str> = e.bit_planes.iter().chain(e.scalars).copied().collect();
+        let input = format!("planes: float32 [N, {}, 8, 8]: channels 0..{bp} bit planes (0 or 1), then {sc} scalars each broadcast to a constant plane; square index = rank * 8 + file in the mover's frame", bp + sc);
+        let outputs = "policy: float32 [N, 132] policy logits over the action indices (unmasked); \
+             wdl: float32 [N, 3] (win, draw, loss) probabilities for the side to move; \
+             moves_left: float32 [N, 1] predicted ln(1 + decisions left in the game); \
+             aux: float32 [N, 2] logits of the auxiliary targets (mover_in_sako, mover_can_paco), sigmoid for probabilities";
+        let net_json = serde_json::to_string(&net).unwrap();
+        let (version, joined, step) = (e.version.to_string(), planes.join(","), info.step.to_string());
+        let want: Vec<(&str, &str)> = vec![
+            ("pacozero.format", "network"),
+            ("game", "paco"),
+            ("encoding", "pacozero"),
+            ("encoding_version", &version),
+            ("input", &input),
+            ("input_planes", &joined),
+            ("action_layout", G::ACTION_LAYOUT),
+            ("value_convention", pacozero_nn::onnx::VALUE_CONVENTION),
+            ("aux_targets", "mover_in_sako,mover_can_paco"),
+            ("outputs", outputs),
+            ("batch_norm", "folded into the convolutions before it"),
+            ("net", &net_json),
+            ("model_name", &info.name),
+            ("model_step", &step),
+            ("model_provenance", &shown),
+        ];
+        assert_eq!(meta, want);
+    }
+}
+
+#[test]
+fn a_reply_head_the_weights_lack_or_have_is_refused() {
+    let info = ModelInfo { name: "t".into(), step: 0, samples_seen: 0, provenance: None };
+    let net = NetConfig::tiny_for(&spec_of(GameKind::Paco));
+    let with = NetConfig { reply_policy: true, ..net.clone() };
+    let plain = net.init_seeded(&default_device(), 1).unwrap();
+    // Lacking, the head's weights are missing when they are read (before the
+    // check that would say "lack").
+    let e = pacozero_nn::onnx::network_model(&plain, &with, &info).unwrap_err().to_string();
+    assert!(e.starts_with("parameter `reply_fc.weight` not found (have ["), "{e}");
+    let replying = with.init_seeded(&default_device(), 1).unwrap();
+    let e = pacozero_nn::onnx::network_model(&replying, &net, &info).unwrap_err().to_string();
+    assert_eq!(e, "invalid configuration: net.reply_policy = false but the weights have a reply head");
+}
