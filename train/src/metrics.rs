@@ -185,6 +185,28 @@ mod tests {
         assert!(e.contains(&dir.path().display().to_string()), "{e}");
     }
 
+    /// A file of an earlier build, two columns short: the current header,
+    /// and `NaN` in the two columns of each kept row. A header that is no
+    /// start of the current one is kept as it is, its rows unpadded.
+    #[test]
+    fn an_earlier_builds_file_gets_the_current_header_and_nan_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.csv");
+        let columns: Vec<&str> = METRICS_HEADER.split(',').collect();
+        let old_header = columns[..columns.len() - 2].join(",");
+        let old_row = |s: u64| format!("{s}{}", ",1".repeat(columns.len() - 3));
+        fs::write(&path, format!("{old_header}\n{}\n{}\n{}\n", old_row(1), old_row(2), old_row(3))).unwrap();
+        trim_metrics(&path, 2).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{METRICS_HEADER}\n{},NaN,NaN\n{},NaN,NaN\n", old_row(1), old_row(2)));
+        // Trimmed again: nothing changes (the header is current now).
+        trim_metrics(&path, 2).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{METRICS_HEADER}\n{},NaN,NaN\n{},NaN,NaN\n", old_row(1), old_row(2)));
+        let other = "step,something_else";
+        fs::write(&path, format!("{other}\n1,2\n")).unwrap();
+        trim_metrics(&path, 5).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{other}\n1,2\n"));
+    }
+
     #[test]
     fn the_tensorboard_scalars_are_the_steps_figures() {
         let m = StepMetrics {

@@ -566,7 +566,8 @@ fn metrics_are_written_every_so_many_steps_and_at_the_last() {
     let s = t.train_steps(data.path(), 7).unwrap();
     assert_eq!(steps_written(run.path()).iter().map(|r| r.0).collect::<Vec<_>>(), [3, 6, 7]);
     assert_eq!((s.steps, s.first.step, s.last.step), (7, 1, 7));
-    assert!(s.samples_per_sec > 0.0 && s.samples_per_sec.is_finite());
+    // 56 samples in well under 7 s.
+    assert!(s.samples_per_sec > 8.0 && s.samples_per_sec.is_finite(), "{}", s.samples_per_sec);
     let run = tempfile::tempdir().unwrap();
     let mut t =
         Trainer::new(run.path(), NetConfig::tiny_for(&spec()), TrainConfig { metrics_every: 1, batch_size: 8, ..test_cfg() }, &default_device()).unwrap();
