@@ -456,6 +456,12 @@ impl Trainer {
         let pool = self.pool.clone();
         let optim = &mut self.optim;
         let (model, mut m) = in_pool(&pool, || train_step(model, optim, &batch, &cfg, lr, &device));
+        // burn keeps batch normalisation's running statistics per thread and
+        // averages them only on a sync; the pool runs each step on whichever
+        // worker is free, so without a sync here a step on another worker
+        // would start from stale statistics (and runs would differ by thread
+        // schedule). `valid` syncs the shared state; its copy is dropped.
+        let _ = model.valid();
         self.model = model;
         self.step += 1;
         self.samples_seen += idx.len() as u64;

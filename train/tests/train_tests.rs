@@ -605,3 +605,27 @@ fn the_optimizer_settings_each_change_training() {
         assert!(d > 1e-3 && d > 10.0 * again, "{what} moves the weights by {d} (a rerun by {again})");
     }
 }
+
+/// burn keeps batch normalisation's running statistics per thread; the
+/// trainer syncs them after every step, so a step run by another pool worker
+/// starts from the statistics of the step before. Without the sync, reruns
+/// on a two-thread pool differed by the thread schedule (by ~0.09 in the
+/// running means after three steps) and from a one-thread run.
+#[test]
+fn running_statistics_do_not_depend_on_which_pool_thread_runs_a_step() {
+    let data = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let trained = |threads: usize| {
+        let run = tempfile::tempdir().unwrap();
+        let cfg = TrainConfig { optimizer: OptimizerKind::Sgd, warmup_steps: 0, lr: 0.05, threads, ..test_cfg() };
+        let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), cfg, &default_device()).unwrap();
+        t.train_steps(data.path(), 3).unwrap();
+        weights(t.model())
+    };
+    let apart = |a: &[Vec<f32>], b: &[Vec<f32>]| a.iter().flatten().zip(b.iter().flatten()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+    let one = trained(1);
+    for run in 0..24 {
+        let d = apart(&trained(2), &one);
+        assert!(d < 1e-4, "run {run} on two threads is {d} from the one-thread run");
+    }
+}
