@@ -244,3 +244,176 @@ pub fn write_ratings(run: &Path, anchor: &str) -> Result<(String, Option<RatingL
 pub fn model_name(g: u32) -> String {
     format!("gen-{g:04}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{err_text, tiny_model, TempDir};
+    use pacozero_arena::rating_list::Anchor;
+    use pacozero_engine::paco::GameState as Paco;
+
+    fn match_line(generation: u32, a: &str, b: &str, wins: u32, draws: u32, losses: u32, pentanomial: [u32; 5]) -> MatchLine {
+        MatchLine {
+            generation,
+            a: a.into(),
+            b: b.into(),
+            wins,
+            draws,
+            losses,
+            pentanomial,
+            avg_decisions: 0.0,
+            seconds_per_decision: None,
+            simulations_per_decision: None,
+            end_reasons: BTreeMap::new(),
+            sprt: None,
+        }
+    }
+
+    #[test]
+    fn a_written_file_has_the_bytes_and_no_temporary_is_left() {
+        let dir = TempDir::new("atomic");
+        let p = dir.join("x.json");
+        write_atomic(&p, b"old").unwrap();
+        write_atomic(&p, b"new contents").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new contents");
+        let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["x.json"]);
+    }
+
+    #[test]
+    fn a_new_run_is_at_generation_one_and_a_saved_state_reads_back() {
+        let dir = TempDir::new("state");
+        assert_eq!(load_state(dir.path()).unwrap(), LoopState { generation: 1, ..LoopState::default() });
+        let s = LoopState {
+            game: "shako".into(),
+            generation: 4,
+            done: Stage::Train,
+            promoted: true,
+            train_upto: "1700000000000-w0001".into(),
+            ..LoopState::default()
+        };
+        save_state(dir.path(), &s).unwrap();
+        assert_eq!(load_state(dir.path()).unwrap(), s);
+        let text = std::fs::read_to_string(RunDir::new(dir.path()).state()).unwrap();
+        assert!(text.contains("\"done\": \"train\"") && text.contains("\"promoted\": true"), "{text}");
+        // Nothing done yet is "" in the file, and `promoted: false` is left out.
+        save_state(dir.path(), &LoopState { generation: 2, ..LoopState::default() }).unwrap();
+        let text = std::fs::read_to_string(RunDir::new(dir.path()).state()).unwrap();
+        assert!(text.contains("\"done\": \"\"") && !text.contains("promoted"), "{text}");
+        std::fs::write(RunDir::new(dir.path()).state(), "{\"generation\": \"two\"}").unwrap();
+        let e = err_text(load_state(dir.path()));
+        assert!(e.contains(&format!("{}: not a loop state file", RunDir::new(dir.path()).state().display())), "{e}");
+    }
+
+    #[test]
+    fn the_best_model_is_the_one_models_current_names() {
+        let dir = TempDir::new("best");
+        assert_eq!(best_model(dir.path()).unwrap(), "", "none before the first promotion");
+        tiny_model::<Paco>(dir.path(), "gen-0003");
+        pacozero_nn::set_current_model(dir.path(), "gen-0003").unwrap();
+        assert_eq!(best_model(dir.path()).unwrap(), "gen-0003");
+    }
+
+    #[test]
+    fn a_stage_line_has_the_finite_figures_and_they_go_to_tensorboard_too() {
+        let dir = TempDir::new("stage");
+        let run = dir.path();
+        append_stage(run, 3, "train", &[("steps", 4.0), ("loss", 0.5), ("policy_top1", f64::NAN), ("rate", f64::INFINITY)]).unwrap();
+        append_stage(run, 3, "eval", &[("promoted", 1.0)]).unwrap();
+        let text = std::fs::read_to_string(RunDir::new(run).generations()).unwrap();
+        assert_eq!(text, "{\"generation\":3,\"stage\":\"train\",\"loss\":0.5,\"steps\":4.0}\n{\"generation\":3,\"stage\":\"eval\",\"promoted\":1.0}\n");
+        let events: Vec<_> = std::fs::read_dir(RunDir::new(run).tensorboard("loop")).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert!(std::fs::metadata(&events[0]).unwrap().len() > 0);
+    }
+
+    #[test]
+    fn generations_are_read_by_stage_and_figure_and_a_repeated_stage_overrides() {
+        let dir = TempDir::new("generations");
+        let p = RunDir::new(dir.path()).generations();
+        std::fs::write(
+            &p,
+            "{\"generation\":1,\"stage\":\"train\",\"loss\":2.0,\"policy_top1\":null}\n\
+             {\"generation\":1,\"stage\":\"selfplay\",\"games\":4}\n\
+             {\"generation\":1,\"stage\":\"train\",\"loss\":1.5}\n\
+             {\"generation\":2,\"stage\":\"train\",\"loss\":1.0}\n",
+        )
+        .unwrap();
+        let g = read_generations(dir.path()).unwrap();
+        let want: Generations = [
+            (1, [("selfplay.games".to_string(), 4.0), ("train.loss".to_string(), 1.5)].into_iter().collect()),
+            (2, [("train.loss".to_string(), 1.0)].into_iter().collect()),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(g, want);
+    }
+
+    #[test]
+    fn json_lines_skip_a_cut_last_line_and_name_the_line_of_any_other_bad_one() {
+        let dir = TempDir::new("jsonl");
+        let p = dir.join("x.jsonl");
+        assert!(read_jsonl::<u32>(&p).unwrap().is_empty(), "a missing file is empty");
+        append_line(&p, "1").unwrap();
+        append_line(&p, "").unwrap();
+        append_line(&p, "2").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "1\n\n2\n");
+        assert_eq!(read_jsonl::<u32>(&p).unwrap(), [1, 2], "blank lines are skipped");
+        // A kill while appending: the cut last line is dropped.
+        std::fs::write(&p, "1\n2\n{\"cut").unwrap();
+        assert_eq!(read_jsonl::<u32>(&p).unwrap(), [1, 2]);
+        // A whole bad last line is an error, with its file and line.
+        std::fs::write(&p, "1\n2\nx\n").unwrap();
+        let e = err_text(read_jsonl::<u32>(&p));
+        assert!(e.starts_with(&format!("{}:3: ", p.display())), "{e}");
+        // And so is a bad line before the last, cut or not.
+        for text in ["1\nx\n2\n", "1\nx\n2"] {
+            std::fs::write(&p, text).unwrap();
+            let e = err_text(read_jsonl::<u32>(&p));
+            assert!(e.starts_with(&format!("{}:2: ", p.display())), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_match_repeated_after_a_crash_counts_once_with_its_last_line() {
+        let dir = TempDir::new("matches");
+        let run = dir.path();
+        assert!(read_matches(run).unwrap().is_empty());
+        append_match(run, &match_line(1, "gen-0001", "rollout-8", 1, 0, 1, [0, 0, 1, 0, 0])).unwrap();
+        append_match(run, &match_line(2, "gen-0002", "gen-0001", 2, 0, 0, [0, 0, 0, 0, 1])).unwrap();
+        append_match(run, &match_line(1, "gen-0001", "rollout-8", 2, 0, 0, [0, 0, 0, 0, 1])).unwrap();
+        let got: Vec<(u32, String, u32)> = read_matches(run).unwrap().into_iter().map(|m| (m.generation, m.a, m.wins)).collect();
+        assert_eq!(got, [(2, "gen-0002".to_string(), 2), (1, "gen-0001".to_string(), 2)]);
+    }
+
+    #[test]
+    fn ratings_are_pinned_at_the_anchor_when_it_played_and_at_the_mean_when_not() {
+        let dir = TempDir::new("ratings");
+        let run = dir.path();
+        let (md, list) = write_ratings(run, "gen-0001").unwrap();
+        assert_eq!((md.as_str(), list), ("no matches yet\n", None));
+        assert_eq!(std::fs::read_to_string(RunDir::new(run).ratings_csv()).unwrap(), "player,elo,ci95,ci95_trinomial,score,games\n");
+        assert_eq!(std::fs::read_to_string(RunDir::new(run).ratings_md()).unwrap(), "no matches yet\n");
+        // gen-0002 scores 3 of 4 against gen-0001 (the anchor, as b): 400 log10(0.75 / 0.25) = +190.8 Elo.
+        append_match(run, &match_line(2, "gen-0002", "gen-0001", 3, 0, 1, [0, 0, 1, 0, 1])).unwrap();
+        let elo = 400.0 * 3f64.log10();
+        let (md, list) = write_ratings(run, "gen-0001").unwrap();
+        let list = list.unwrap();
+        assert_eq!(list.anchor, Anchor::Player { name: "gen-0001".into(), elo: 0.0 });
+        assert_eq!(list.get("gen-0001").unwrap().elo, 0.0);
+        assert!((list.get("gen-0002").unwrap().elo - elo).abs() < 0.1, "{list:?}");
+        assert_eq!(md, list.to_markdown());
+        assert_eq!(std::fs::read_to_string(RunDir::new(run).ratings_csv()).unwrap(), list.to_csv());
+        // An anchor without a game: the mean is 0, the two at ±95.4.
+        let (_, list) = write_ratings(run, "gen-0009").unwrap();
+        let list = list.unwrap();
+        assert_eq!(list.anchor, Anchor::Mean(0.0));
+        assert!((list.get("gen-0002").unwrap().elo - elo / 2.0).abs() < 0.1 && (list.get("gen-0001").unwrap().elo + elo / 2.0).abs() < 0.1, "{list:?}");
+    }
+
+    #[test]
+    fn models_are_named_by_generation_with_four_digits_at_least() {
+        assert_eq!(model_name(7), "gen-0007");
+        assert_eq!(model_name(12345), "gen-12345");
+    }
+}

@@ -15,3 +15,5 @@ pub mod report;
 pub mod rounds;
 pub mod store_eval;
 pub mod store_sync;
+#[cfg(test)]
+mod test_support;

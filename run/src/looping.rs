@@ -27,12 +27,12 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
-use pacozero_arena::{run_match, Budget, EvalKind, Openings, Player, PlayerSpec, PlayoutMix};
+use pacozero_arena::{run_match, Budget, EvalKind, MatchResult, Openings, Player, PlayerSpec, PlayoutMix};
 use pacozero_arena::{run_match_from, run_match_sprt};
 use pacozero_data::{check_data_dir_as, game_spec_as, spec_of_encoding, RunDir};
 use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor, DEFAULT_ENCODING};
 use pacozero_search::derive_seed;
-use pacozero_selfplay::SelfplayConfig;
+use pacozero_selfplay::{SelfplayConfig, Summary};
 use pacozero_train::{Export, NetTable, Steps, TrainConfig, TrainStage};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -521,22 +521,22 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
     let announce = |name: &str| obs.note(&format!("self-play with {name}"));
     let summary = selfplay_round::<G>(&cfg.selfplay, seed, &player, &RunDir::new(run).data(), cfg.looping.games_per_generation, obs.progress(), &announce)?;
     obs.note(&format!("self-play: {summary}"));
+    append_stage(run, state.generation, "selfplay", &selfplay_figures(&summary))
+}
+
+/// The figures of a self-play stage in `generations.jsonl`.
+fn selfplay_figures(summary: &Summary) -> [(&'static str, f64); 8] {
     let games = summary.games.max(1) as f64;
-    append_stage(
-        run,
-        state.generation,
-        "selfplay",
-        &[
-            ("games", summary.games as f64),
-            ("positions", summary.positions as f64),
-            ("draw_rate", summary.draws as f64 / games),
-            ("white_win_rate", summary.white_wins as f64 / games),
-            ("avg_length", summary.avg_length()),
-            ("sims_per_sec", summary.simulations_per_sec()),
-            ("avg_batch", summary.requests as f64 / summary.batches.max(1) as f64),
-            ("seconds", summary.wall_secs),
-        ],
-    )
+    [
+        ("games", summary.games as f64),
+        ("positions", summary.positions as f64),
+        ("draw_rate", summary.draws as f64 / games),
+        ("white_win_rate", summary.white_wins as f64 / games),
+        ("avg_length", summary.avg_length()),
+        ("sims_per_sec", summary.simulations_per_sec()),
+        ("avg_batch", summary.requests as f64 / summary.batches.max(1) as f64),
+        ("seconds", summary.wall_secs),
+    ]
 }
 
 /// Training up to generation `g`'s steps, on the chunks up to `upto` (all
@@ -544,7 +544,7 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
 /// self-play's has the terminal).
 fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, obs: &dyn LoopObserver) -> Result<()> {
     let mut train = cfg.train.clone();
-    train.progress &= upto.is_none() && obs.progress();
+    train.progress = train_progress(train.progress, upto, obs.progress());
     let name = model_name(g);
     let stage = TrainStage {
         net: cfg.net.to_config(&game_spec_as::<G>(net_encoding::<G>(cfg)?))?,
@@ -604,6 +604,14 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
     Ok(())
 }
 
+/// Whether a training stage draws its progress bar: when the `[train]`
+/// configuration asks for one, in a generation that is not overlapped
+/// (`upto` is `None`; there self-play's bar has the terminal), and with an
+/// observer that shows progress.
+fn train_progress(configured: bool, upto: Option<&str>, observer: bool) -> bool {
+    configured && upto.is_none() && observer
+}
+
 fn player_for<G: Game>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, seed: u64) -> Result<Player<G>> {
     player_with_budget(run, cfg, name, Budget::Simulations(sims), seed)
 }
@@ -612,9 +620,13 @@ fn player_for<G: Game>(run: &Path, cfg: &LoopFile, name: &str, sims: u32, seed: 
 /// after the model. It evaluates leaves as self-play does: with
 /// `[selfplay] playout_mix` of a random playout mixed in when that is set.
 fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str, budget: Budget, seed: u64) -> Result<Player<G>> {
+    Player::from_spec(name.to_string(), model_spec(run, cfg, name, budget), seed, 0)
+}
+
+/// The spec of a run's model `name` as an evaluation player with `budget`.
+fn model_spec(run: &Path, cfg: &LoopFile, name: &str, budget: Budget) -> PlayerSpec {
     let mix = PlayoutMix { weight: cfg.selfplay.playout_mix, ..PlayoutMix::NONE };
-    let spec = PlayerSpec::Mcts { kind: EvalKind::Net(pacozero_nn::model_path(run, name), mix), budget };
-    Player::from_spec(name.to_string(), spec, seed, 0)
+    PlayerSpec::Mcts { kind: EvalKind::Net(pacozero_nn::model_path(run, name), mix), budget }
 }
 
 /// Does generation `g` of `last` play its evaluation matches?
@@ -657,24 +669,8 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
     let cand = player_for::<G>(run, cfg, round.candidate, l.eval_simulations, seed)?;
     // `which` names the match in the generation: its games' chunk in
     // match-games/, which a repeated evaluation stage rewrites.
-    let record = |a: &Player<G>, b: &Player<G>, m: &pacozero_arena::MatchResult, sprt: Option<&str>, which: &str| -> Result<()> {
-        append_match(
-            run,
-            &MatchLine {
-                generation: g,
-                a: a.name.clone(),
-                b: b.name.clone(),
-                wins: m.wdl.wins,
-                draws: m.wdl.draws,
-                losses: m.wdl.losses,
-                pentanomial: m.pentanomial.0,
-                avg_decisions: m.decisions as f64 / m.games.max(1) as f64,
-                seconds_per_decision: Some([m.per_decision(0).0 / 1000.0, m.per_decision(1).0 / 1000.0]),
-                simulations_per_decision: Some([m.per_decision(0).1, m.per_decision(1).1]),
-                end_reasons: m.end_reasons.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-                sprt: sprt.map(str::to_string),
-            },
-        )?;
+    let record = |a: &Player<G>, b: &Player<G>, m: &MatchResult, sprt: Option<&str>, which: &str| -> Result<()> {
+        append_match(run, &match_line(g, &a.name, &b.name, m, sprt))?;
         // Every evaluation game, kept in the games table with the players' specs.
         pacozero_arena::records::record_games_as::<G>(&RunDir::new(run).match_games(), Some(&format!("{}-{which}", round.candidate)), &m.played)?;
         Ok(())
@@ -750,18 +746,47 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
     let sprt_note = sprt.map_or_else(String::new, |d| format!(", SPRT {} after {} games", d.name(), m.games));
     obs.note(&format!("{} vs {}: +{} ={} -{}{sprt_note}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
     record(&cand, &best, &m, sprt.map(SprtDecision::name), "gating")?;
-    Ok(match l.promotion {
+    Ok(promotes(l, m.wdl.score(), sprt))
+}
+
+/// The line of `matches.jsonl` of match `m` of generation `g` between `a` and `b`.
+fn match_line(g: u32, a: &str, b: &str, m: &MatchResult, sprt: Option<&str>) -> MatchLine {
+    MatchLine {
+        generation: g,
+        a: a.to_string(),
+        b: b.to_string(),
+        wins: m.wdl.wins,
+        draws: m.wdl.draws,
+        losses: m.wdl.losses,
+        pentanomial: m.pentanomial.0,
+        avg_decisions: m.decisions as f64 / m.games.max(1) as f64,
+        seconds_per_decision: Some([m.per_decision(0).0 / 1000.0, m.per_decision(1).0 / 1000.0]),
+        simulations_per_decision: Some([m.per_decision(0).1, m.per_decision(1).1]),
+        end_reasons: m.end_reasons.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        sprt: sprt.map(str::to_string),
+    }
+}
+
+/// Whether the rule of `l` promotes a candidate that scored `score` in the
+/// gating match, whose sequential test (`promotion = "sprt"`) ended `sprt`.
+fn promotes(l: &LoopConfig, score: f64, sprt: Option<SprtDecision>) -> bool {
+    match l.promotion {
         Promotion::Always => true,
-        Promotion::Score => m.wdl.score() >= l.promotion_score,
+        Promotion::Score => score >= l.promotion_score,
         // Undecided at the cap is not a promotion.
         Promotion::Sprt => sprt == Some(SprtDecision::AcceptH1),
-    })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{err_text, forfeiting_engine, json_lines, tiny_loop, tiny_model, Notes, TempDir};
+    use pacozero_arena::ratings::{Pentanomial, Wdl};
     use pacozero_data::spec_of;
+    use pacozero_engine::paco::GameState as Paco;
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
 
     #[test]
     fn bundled_loop_configs_parse_with_their_game() {
@@ -809,5 +834,467 @@ mod tests {
     fn an_unknown_game_is_refused_by_name() {
         let e = format!("{:#}", LoopFile::parse("[loop]\ngame = \"chess\"\n", "bad.toml").unwrap_err());
         assert!(e.contains("game") && e.contains("chess") && e.contains("shako"), "{e}");
+    }
+    /// The loop file of the built-in defaults with the `--set`s `sets`.
+    fn parse_with(sets: &[&str]) -> Result<LoopFile> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        LoopFile::parse(&crate::overrides::apply("", &sets)?, "t")
+    }
+
+    #[test]
+    fn an_observer_shows_progress_unless_it_says_otherwise() {
+        struct Plain;
+        impl LoopObserver for Plain {
+            fn note(&self, _: &str) {}
+            fn match_progress(&self, _: u64, _: u64) {}
+        }
+        assert!(Plain.progress());
+        assert!(!Notes::new().progress());
+    }
+
+    #[test]
+    fn the_game_is_written_and_read_by_its_name() {
+        let f = LoopFile::parse("[loop]\ngame = \"shako\"\n", "t").unwrap();
+        let v = serde_json::to_value(&f).unwrap();
+        assert_eq!(v["loop"]["game"], "shako", "{v}");
+        let back: LoopConfig = serde_json::from_value(v["loop"].clone()).unwrap();
+        assert_eq!(back.game, GameKind::Shako);
+    }
+
+    #[test]
+    fn each_loop_range_refuses_the_first_value_outside_it_and_names_the_key() {
+        let refused = |sets: &[&str], want: &str| {
+            let e = err_text(parse_with(sets));
+            assert!(e.contains(want), "{sets:?}: {e}");
+        };
+        refused(&["loop.gating_games=3"], "loop.gating_games must be even, in 2..=100000");
+        refused(&["loop.gating_games=100002"], "loop.gating_games must be even, in 2..=100000");
+        // sprt_elo1 is 50 by default.
+        refused(&["loop.sprt_elo0=50.0"], "loop.sprt_elo1 must be greater than sprt_elo0");
+        for k in ["alpha", "beta"] {
+            for v in ["0.0", "0.5"] {
+                refused(&[&format!("loop.sprt_{k}={v}")], &format!("loop.sprt_{k} must be in (0, 0.5)"));
+            }
+        }
+        for k in ["anchor_games", "baseline_games"] {
+            for v in ["3", "100002"] {
+                refused(&[&format!("loop.{k}={v}")], &format!("loop.{k} must be even, at most 100000"));
+            }
+        }
+        refused(&["loop.external=rollout:10"], "loop.external must be a uci:<command>");
+        refused(&["loop.external=uci:/bin/sh:nodes=1", "loop.external_games=3"], "loop.external_games must be even, in 2..=100000 (with external)");
+        // The last values inside.
+        let f = parse_with(&[
+            "loop.gating_games=100000",
+            "loop.sprt_elo0=49.5",
+            "loop.sprt_alpha=0.49",
+            "loop.sprt_beta=0.01",
+            "loop.anchor_games=100000",
+            "loop.baseline_games=100000",
+            "loop.external=uci:/bin/sh:nodes=1",
+            "loop.external_games=2",
+        ])
+        .unwrap();
+        let l = &f.looping;
+        assert_eq!((l.gating_games, l.anchor_games, l.baseline_games, l.external_games), (100000, 100000, 100000, 2));
+        assert_eq!((l.sprt_elo0, l.sprt_alpha, l.sprt_beta), (49.5, 0.49, 0.01));
+        let f = parse_with(&["loop.gating_games=2", "loop.anchor_games=0", "loop.baseline_games=0"]).unwrap();
+        assert_eq!((f.looping.gating_games, f.looping.anchor_games, f.looping.baseline_games), (2, 0, 0));
+    }
+
+    #[test]
+    fn selfplay_writes_the_networks_encoding_and_may_only_repeat_it() {
+        let f = parse_with(&["net.encoding=platform"]).unwrap();
+        assert_eq!(f.selfplay.encoding, "platform", "self-play takes the network's encoding");
+        let f = parse_with(&["net.encoding=platform", "selfplay.encoding=platform"]).unwrap();
+        assert_eq!(f.selfplay.encoding, "platform");
+        let e = err_text(parse_with(&["selfplay.encoding=platform"]));
+        assert!(e.contains("loop.selfplay.encoding must be left out (net.encoding sets it)"), "{e}");
+    }
+
+    #[test]
+    fn the_time_spent_is_every_recorded_stage_time_and_the_next_generation_is_judged_by_the_last() {
+        let dir = TempDir::new("budget");
+        let run = dir.path();
+        append_stage(run, 1, "time", &[("selfplay_seconds", 100.0), ("train_seconds", 50.0)]).unwrap();
+        append_stage(run, 1, "selfplay", &[("seconds", 99.0), ("games", 64.0)]).unwrap();
+        append_stage(run, 2, "time", &[("overlap_seconds", 30.0), ("eval_seconds", 7.0)]).unwrap();
+        append_stage(run, 2, "time", &[("selfplay_seconds", 4.0), ("train_seconds", 6.0)]).unwrap();
+        // Only the `time` stage counts: 100 + 50 + 30 + 7 + 4 + 6 = 197 s.
+        assert_eq!(spent_seconds(&read_generations(run).unwrap()), 197.0);
+        assert_eq!(TimeBudget { seconds: 1.0 }.spent(run).unwrap(), 197.0);
+        // After generation 2 another like it takes self-play + training +
+        // overlap = 4 + 6 + 30 = 40 s (its evaluation is not repeated): 237 s in all.
+        assert!(!TimeBudget { seconds: 237.0 }.ends_with(run, 2).unwrap(), "237 s fit a budget of 237 s");
+        assert!(TimeBudget { seconds: 236.5 }.ends_with(run, 2).unwrap(), "237 s cross 236.5 s");
+        // After generation 1: 100 + 50 = 150 s more, 347 s.
+        assert!(!TimeBudget { seconds: 347.0 }.ends_with(run, 1).unwrap());
+        assert!(TimeBudget { seconds: 346.5 }.ends_with(run, 1).unwrap());
+        // A generation without recorded times adds nothing.
+        assert!(!TimeBudget { seconds: 197.0 }.ends_with(run, 3).unwrap());
+        assert!(TimeBudget { seconds: 196.5 }.ends_with(run, 3).unwrap());
+    }
+
+    #[test]
+    fn a_candidate_is_promoted_when_the_sprt_accepts_h1() {
+        let l = LoopConfig { promotion: Promotion::Sprt, ..LoopConfig::default() };
+        assert!(promotes(&l, 0.0, Some(SprtDecision::AcceptH1)), "the test decides, not the score");
+        assert!(!promotes(&l, 1.0, Some(SprtDecision::AcceptH0)));
+        assert!(!promotes(&l, 1.0, Some(SprtDecision::Continue)), "undecided at the cap is no promotion");
+    }
+
+    #[test]
+    fn a_candidate_is_promoted_by_score_from_promotion_score_on_and_always_by_always() {
+        let l = LoopConfig { promotion: Promotion::Score, promotion_score: 0.55, ..LoopConfig::default() };
+        assert!(promotes(&l, 0.55, None));
+        assert!(promotes(&l, 0.6, None));
+        assert!(!promotes(&l, 0.54, None));
+        assert!(!promotes(&l, 0.5, Some(SprtDecision::AcceptH1)), "the score rule reads no test");
+        let always = LoopConfig { promotion: Promotion::Always, ..LoopConfig::default() };
+        assert!(promotes(&always, 0.0, Some(SprtDecision::AcceptH0)));
+    }
+
+    #[test]
+    fn a_match_line_has_the_means_per_game_and_per_decision_of_each_side() {
+        let m = MatchResult {
+            wdl: Wdl { wins: 3, draws: 1, losses: 0 },
+            pentanomial: Pentanomial([0, 0, 0, 1, 1]),
+            decisions: 100,
+            games: 4,
+            seconds: [0.2, 0.6],
+            decisions_by: [50, 50],
+            simulations: [100, 300],
+            end_reasons: [("max_length", 1), ("paco", 3)].into_iter().collect(),
+            ..MatchResult::default()
+        };
+        let l = match_line(3, "gen-0003", "rollout-8", &m, Some("H1 accepted"));
+        assert_eq!((l.generation, l.a.as_str(), l.b.as_str(), l.wins, l.draws, l.losses), (3, "gen-0003", "rollout-8", 3, 1, 0));
+        assert_eq!(l.pentanomial, [0, 0, 0, 1, 1]);
+        // 100 decisions in 4 games.
+        assert_eq!(l.avg_decisions, 25.0);
+        // A: 0.2 s over 50 decisions = 0.004 s, 100 / 50 = 2 simulations; B: 0.6 / 50 = 0.012 s, 300 / 50 = 6.
+        let s = l.seconds_per_decision.unwrap();
+        assert!((s[0] - 0.004).abs() < 1e-12 && (s[1] - 0.012).abs() < 1e-12, "{s:?}");
+        assert_eq!(l.simulations_per_decision, Some([2.0, 6.0]));
+        assert_eq!(l.end_reasons, BTreeMap::from([("max_length".to_string(), 1), ("paco".to_string(), 3)]));
+        assert_eq!(l.sprt.as_deref(), Some("H1 accepted"));
+        // No games: no division by zero, and no test.
+        let none = match_line(1, "a", "b", &MatchResult::default(), None);
+        assert_eq!((none.avg_decisions, none.seconds_per_decision, none.sprt), (0.0, Some([0.0, 0.0]), None));
+    }
+
+    #[test]
+    fn the_selfplay_figures_are_rates_per_game_and_per_batch() {
+        let s = Summary {
+            games: 4,
+            positions: 100,
+            draws: 1,
+            white_wins: 2,
+            black_wins: 1,
+            simulations: 1000,
+            requests: 30,
+            batches: 10,
+            wall_secs: 2.0,
+            ..Summary::default()
+        };
+        // 1 draw and 2 White wins in 4 games, 100 positions / 4 games, 1000
+        // simulations / 2 s, 30 requests / 10 batches.
+        let want = [
+            ("games", 4.0),
+            ("positions", 100.0),
+            ("draw_rate", 0.25),
+            ("white_win_rate", 0.5),
+            ("avg_length", 25.0),
+            ("sims_per_sec", 500.0),
+            ("avg_batch", 3.0),
+            ("seconds", 2.0),
+        ];
+        assert_eq!(selfplay_figures(&s), want);
+    }
+
+    #[test]
+    fn evaluation_players_are_the_runs_models_with_the_selfplay_playout_mix() {
+        let f = parse_with(&["selfplay.playout_mix=0.25"]).unwrap();
+        let spec = model_spec(Path::new("/runs/r"), &f, "gen-0003", Budget::Millis(50));
+        let PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget } = spec else { panic!("{spec:?}") };
+        assert_eq!(path, Path::new("/runs/r/models/gen-0003.pzmodel"));
+        assert_eq!(mix, PlayoutMix { weight: 0.25, playouts: 1 });
+        assert_eq!(budget, Budget::Millis(50));
+    }
+
+    #[test]
+    fn training_draws_its_bar_only_when_asked_not_overlapped_and_not_quiet() {
+        assert!(train_progress(true, None, true));
+        assert!(!train_progress(false, None, true));
+        assert!(!train_progress(true, Some("1700000000000-w0001"), true));
+        assert!(!train_progress(true, None, false));
+    }
+
+    #[test]
+    fn a_new_run_saves_its_configuration_with_the_overrides_and_a_resumed_one_keeps_it() {
+        let dir = TempDir::new("open-run");
+        let cfg = dir.join("tiny.toml");
+        std::fs::write(&cfg, tiny_loop(&[])).unwrap();
+        let run = dir.join("run");
+        let notes = Notes::new();
+        let f = open_run(&run, Some(&cfg), &["loop.seed=99".into()], &notes).unwrap();
+        assert_eq!((f.looping.seed, f.looping.games_per_generation), (99, 2));
+        let saved = std::fs::read_to_string(RunDir::new(&run).config()).unwrap();
+        assert!(saved.starts_with("# made by pacozero ") && saved.contains("# --set loop.seed=99\n"), "{saved}");
+        // Resumed: its saved configuration, whatever --config says now.
+        std::fs::write(&cfg, tiny_loop(&["loop.seed=5"])).unwrap();
+        assert_eq!(open_run(&run, Some(&cfg), &[], &notes).unwrap().looping.seed, 99);
+        assert_eq!(notes.lines(), [format!("note: resuming {}; using its config.toml, not --config", run.display())]);
+        assert_eq!(open_run(&run, None, &[], &notes).unwrap().looping.seed, 99);
+        assert_eq!(notes.lines().len(), 1, "no note without --config");
+        let e = err_text(open_run(&run, None, &["loop.seed=3".into(), "loop.generations=4".into()], &notes));
+        assert!(e.contains("is a run already") && e.contains("--set loop.seed=3 --set loop.generations=4 cannot change it"), "{e}");
+        // A new run with a bad configuration saves none.
+        let bad = dir.join("bad");
+        let e = err_text(open_run(&bad, Some(&cfg), &["loop.gating_games=3".into()], &notes));
+        assert!(e.contains("with --set loop.gating_games=3: invalid loop configuration") && e.contains("gating_games must be even"), "{e}");
+        assert!(!RunDir::new(&bad).config().exists());
+        // Without --config: the embedded quick configuration.
+        assert_eq!(open_run(&dir.join("quick"), None, &[], &notes).unwrap().looping.games_per_generation, 320);
+    }
+
+    /// A run directory with the miniature loop's configuration (with `sets`) and `state`.
+    fn run_with_state(dir: &TempDir, sets: &[&str], state: &LoopState) -> PathBuf {
+        let run = dir.join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        write_atomic(&RunDir::new(&run).config(), tiny_loop(sets).as_bytes()).unwrap();
+        save_state(&run, state).unwrap();
+        run
+    }
+
+    #[test]
+    fn a_run_cannot_switch_games() {
+        let dir = TempDir::new("switch");
+        let run = run_with_state(&dir, &[], &LoopState { game: "shako".into(), generation: 1, ..LoopState::default() });
+        let e = err_text(run_loop(&run, None, &[], None, &Notes::new()));
+        assert!(e.contains("is a shako run; its config.toml now says game = \"paco\""), "{e}");
+        // A run of an earlier build, with no game recorded, is a Paco run.
+        let dir = TempDir::new("switch-old");
+        let run = run_with_state(&dir, &["loop.game=shako"], &LoopState { generation: 1, ..LoopState::default() });
+        let e = err_text(run_loop(&run, None, &[], None, &Notes::new()));
+        assert!(e.contains("is a paco run; its config.toml now says game = \"shako\""), "{e}");
+    }
+
+    #[test]
+    fn no_generation_starts_once_the_time_budget_is_spent() {
+        let dir = TempDir::new("spent");
+        let run = run_with_state(&dir, &["loop.max_minutes=1"], &LoopState { game: "paco".into(), generation: 2, ..LoopState::default() });
+        // 50 + 20 = 70 s spent of a budget of 60 s.
+        append_stage(&run, 1, "time", &[("selfplay_seconds", 50.0), ("train_seconds", 20.0)]).unwrap();
+        let notes = Notes::new();
+        run_loop(&run, None, &[], None, &notes).unwrap();
+        assert_eq!(notes.lines(), ["done: the time budget (1 min) is spent before generation 2"]);
+        assert_eq!(load_state(&run).unwrap().generation, 2);
+    }
+
+    #[test]
+    fn an_evaluated_generation_moves_on_and_a_promotion_cut_short_moves_the_pointer() {
+        for promoted in [false, true] {
+            let dir = TempDir::new("evaluated");
+            let state = LoopState { game: "paco".into(), generation: 2, done: Stage::Eval, promoted, ..LoopState::default() };
+            // The budget is spent (70 s of 60), which stops only a generation not begun.
+            let run = run_with_state(&dir, &["loop.max_minutes=1"], &state);
+            append_stage(&run, 1, "time", &[("selfplay_seconds", 50.0), ("train_seconds", 20.0)]).unwrap();
+            tiny_model::<Paco>(&run, "gen-0001");
+            tiny_model::<Paco>(&run, "gen-0002");
+            pacozero_nn::set_current_model(&run, "gen-0001").unwrap();
+            let notes = Notes::new();
+            run_loop(&run, None, &[], None, &notes).unwrap();
+            // Saved as promoted, stopped before the pointer moved: it moves on resume.
+            let best = if promoted { "gen-0002" } else { "gen-0001" };
+            assert_eq!(notes.lines(), [format!("== generation 2/2 (best: {best})"), format!("done: 2 generations in {}", run.display())]);
+            assert_eq!(best_model(&run).unwrap(), best);
+            let s = load_state(&run).unwrap();
+            assert_eq!((s.generation, s.done, s.promoted), (3, Stage::None, false));
+        }
+    }
+
+    /// The stages of generation `g` in `generations.jsonl`, in order.
+    fn stages(lines: &[serde_json::Value], g: u64) -> Vec<String> {
+        lines.iter().filter(|l| l["generation"] == g).map(|l| l["stage"].as_str().unwrap().to_string()).collect()
+    }
+
+    /// Figure `key` of the lines of generation `g` and stage `stage`.
+    fn figures(lines: &[serde_json::Value], g: u64, stage: &str, key: &str) -> Vec<f64> {
+        lines.iter().filter(|l| l["generation"] == g && l["stage"] == stage).filter_map(|l| l[key].as_f64()).collect()
+    }
+
+    /// Generation, players and games of each line of `matches.jsonl`, in order.
+    fn match_rows(run: &Path) -> Vec<(u64, String, String, u64)> {
+        json_lines(&RunDir::new(run).matches())
+            .iter()
+            .map(|m| {
+                let games = ["wins", "draws", "losses"].iter().map(|k| m[k].as_u64().unwrap()).sum();
+                (m["generation"].as_u64().unwrap(), m["a"].as_str().unwrap().to_string(), m["b"].as_str().unwrap().to_string(), games)
+            })
+            .collect()
+    }
+
+    fn row(g: u64, a: &str, b: &str, games: u64) -> (u64, String, String, u64) {
+        (g, a.to_string(), b.to_string(), games)
+    }
+
+    #[test]
+    fn a_miniature_loop_plays_every_stage_and_every_match_in_order() {
+        let dir = TempDir::new("loop-plain");
+        let external = format!("uci:{}:nodes=1", forfeiting_engine(dir.path()).display());
+        let cfg = dir.join("tiny.toml");
+        std::fs::write(&cfg, tiny_loop(&["loop.baseline_games=2", "loop.anchor_games=4", &format!("loop.external={external}"), "loop.external_games=2"]))
+            .unwrap();
+        let run = dir.join("run");
+        let notes = Notes::at_most(2);
+        let t0 = Instant::now();
+        run_loop(&run, Some(&cfg), &[], None, &notes).unwrap();
+        let wall = t0.elapsed().as_secs_f64();
+
+        let gens = json_lines(&RunDir::new(&run).generations());
+        assert_eq!(stages(&gens, 1), ["selfplay", "time", "train", "time", "time", "eval", "time"]);
+        // From generation 2 on, the best network's losses on the new games first.
+        assert_eq!(stages(&gens, 2), ["selfplay", "time", "fresh", "train", "time", "time", "eval", "time"]);
+        for g in [1, 2] {
+            assert_eq!(figures(&gens, g, "selfplay", "games"), [2.0]);
+            // Training up to g x 2 steps.
+            assert_eq!(figures(&gens, g, "train", "steps"), [2.0 * g as f64]);
+            assert_eq!(figures(&gens, g, "eval", "promoted"), [1.0]);
+            for k in ["selfplay_seconds", "train_seconds", "eval_seconds", "other_seconds"] {
+                assert_eq!(figures(&gens, g, "time", k).len(), 1, "{k} of generation {g}");
+            }
+        }
+        // The stage times and the rest of each generation add up to no more than the run's wall time.
+        let timed: f64 = gens
+            .iter()
+            .filter(|l| l["stage"] == "time")
+            .flat_map(|l| l.as_object().unwrap().iter().filter(|(k, _)| k.ends_with("_seconds")).map(|(_, v)| v.as_f64().unwrap()))
+            .sum();
+        assert!(timed <= wall, "{timed} s timed in {wall} s:\n{gens:?}");
+
+        // Baseline, anchor (not gen-0001 against itself), external, gating (not without a best).
+        assert_eq!(
+            match_rows(&run),
+            [
+                row(1, "gen-0001", "rollout-2", 2),
+                row(1, "gen-0001", &external, 2),
+                row(2, "gen-0002", "rollout-2", 2),
+                row(2, "gen-0002", "gen-0001", 4),
+                row(2, "gen-0002", &external, 2),
+                row(2, "gen-0002", "gen-0001", 2),
+            ]
+        );
+        for m in json_lines(&RunDir::new(&run).matches()) {
+            if m["b"] == external.as_str() {
+                // The engine forfeits every game at its first move.
+                assert_eq!((m["wins"].as_u64(), m["end_reasons"]["illegal_move"].as_u64()), (Some(2), Some(2)), "{m}");
+            } else {
+                assert_eq!(m["simulations_per_decision"], serde_json::json!([2.0, 2.0]), "{m}");
+                let d = m["avg_decisions"].as_f64().unwrap();
+                assert!((1.0..=20.0).contains(&d), "{m}");
+                assert!(m.get("sprt").is_none(), "{m}");
+            }
+        }
+        assert_eq!(notes.starting("forfeit: ").len(), 4, "{}", notes.all());
+        assert_eq!(notes.starting("self-play with ").len(), 2);
+        assert!(notes.starting("self-play with ")[1].contains("gen-0001"), "{}", notes.all());
+        let state = load_state(&run).unwrap();
+        assert_eq!((state.game.as_str(), state.generation, state.done), ("paco", 3, Stage::None));
+        assert_eq!(state.config.as_ref().unwrap()["loop"]["anchor_games"], 4);
+        assert!(state.provenance.is_some());
+        assert_eq!(best_model(&run).unwrap(), "gen-0002");
+        assert!(RunDir::new(&run).report().is_file() && RunDir::new(&run).ratings_csv().is_file());
+
+        // Resumed when done: nothing more to do.
+        let again = Notes::at_most(0);
+        run_loop(&run, None, &[], None, &again).unwrap();
+        assert_eq!(again.lines(), [format!("done: 2 generations in {}", run.display())]);
+        assert_eq!(json_lines(&RunDir::new(&run).generations()).len(), gens.len());
+    }
+
+    #[test]
+    fn an_overlapped_loop_trains_beside_selfplay_from_generation_two_and_gates_by_sprt() {
+        let dir = TempDir::new("loop-overlap");
+        let cfg = dir.join("tiny.toml");
+        let sets = [
+            "loop.overlap=true",
+            "loop.promotion=sprt",
+            "loop.baseline_games=2",
+            "loop.baseline_movetime_ms=5",
+            "loop.max_minutes=1000",
+            "net.encoding=platform",
+        ];
+        std::fs::write(&cfg, tiny_loop(&sets)).unwrap();
+        let run = dir.join("run");
+        let notes = Notes::at_most(2);
+        run_loop(&run, Some(&cfg), &[], None, &notes).unwrap();
+
+        let gens = json_lines(&RunDir::new(&run).generations());
+        assert_eq!(stages(&gens, 1), ["selfplay", "time", "train", "time", "time", "eval", "time"], "generation 1 has no network to play beside training");
+        let mut second = stages(&gens, 2);
+        second.sort();
+        assert_eq!(second, ["eval", "overlap", "selfplay", "time", "time", "time", "train"], "no new games to measure: training reads generation 1's");
+        assert_eq!(figures(&gens, 2, "selfplay", "games"), [2.0]);
+        assert_eq!(figures(&gens, 2, "train", "steps"), [4.0]);
+        assert_eq!(figures(&gens, 2, "overlap", "selfplay_seconds").len(), 1);
+        assert_eq!(figures(&gens, 2, "overlap", "train_seconds").len(), 1);
+        assert_eq!(figures(&gens, 2, "time", "overlap_seconds").len(), 1);
+        assert!(figures(&gens, 2, "time", "selfplay_seconds").is_empty() && figures(&gens, 2, "time", "train_seconds").is_empty());
+        // gen-0002 trains on the chunks complete when generation 2 began: generation 1's one chunk.
+        let data = RunDir::new(&run).data();
+        let chunks = pacozero_data::list_chunks(&data).unwrap();
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(
+            notes.starting("self-play and training at once"),
+            [format!("self-play and training at once: gen-0002 trains on the chunks up to {}", chunks[0].stem)]
+        );
+        // The games are in the network's encoding, platform (index 1).
+        check_data_dir_as::<Paco>(&data, 1).unwrap();
+        assert!(check_data_dir_as::<Paco>(&data, 0).is_err());
+
+        // The baseline at equal time (5 ms a decision for both sides), then the gating match.
+        assert_eq!(match_rows(&run), [row(1, "gen-0001", "rollout-5ms", 2), row(2, "gen-0002", "rollout-5ms", 2), row(2, "gen-0002", "gen-0001", 2)]);
+        let lines = json_lines(&RunDir::new(&run).matches());
+        for m in &lines[..2] {
+            let s = m["seconds_per_decision"].as_array().unwrap();
+            assert!(s.iter().all(|s| (0.0025..0.5).contains(&s.as_f64().unwrap())), "about 0.005 s a decision: {m}");
+            assert!(m.get("sprt").is_none(), "{m}");
+        }
+        // One pair cannot accept H1: the test is recorded, and gen-0002 is not promoted.
+        let sprt = lines[2]["sprt"].as_str().unwrap();
+        assert!(sprt == "undecided" || sprt == "H0 accepted", "{}", lines[2]);
+        assert_eq!(figures(&gens, 1, "eval", "promoted"), [1.0], "the first network has no best to beat");
+        assert_eq!(figures(&gens, 2, "eval", "promoted"), [0.0]);
+        assert_eq!(best_model(&run).unwrap(), "gen-0001");
+        assert_eq!(load_state(&run).unwrap().generation, 3);
+    }
+
+    #[test]
+    fn a_loop_gated_by_score_plays_only_the_gating_match_and_a_repeated_stage_adds_no_steps() {
+        let dir = TempDir::new("loop-score");
+        let cfg = dir.join("tiny.toml");
+        std::fs::write(&cfg, tiny_loop(&["loop.promotion=score", "loop.promotion_score=0.6"])).unwrap();
+        let run = dir.join("run");
+        run_loop(&run, Some(&cfg), &[], None, &Notes::at_most(2)).unwrap();
+        // No baseline, no anchor games, and no best to gate generation 1 against.
+        assert_eq!(match_rows(&run), [row(2, "gen-0002", "gen-0001", 2)]);
+        let gating = &json_lines(&RunDir::new(&run).matches())[0];
+        let score = (gating["wins"].as_f64().unwrap() + 0.5 * gating["draws"].as_f64().unwrap()) / 2.0;
+        assert!(score < 0.6, "these games are drawn at 20 decisions: {gating}");
+        let gens = json_lines(&RunDir::new(&run).generations());
+        assert_eq!(figures(&gens, 2, "eval", "promoted"), [0.0]);
+        assert_eq!(best_model(&run).unwrap(), "gen-0001");
+
+        // Generation 2 again from its training, whose steps are all done: no training line.
+        let state = LoopState { generation: 2, done: Stage::Selfplay, ..load_state(&run).unwrap() };
+        save_state(&run, &state).unwrap();
+        let notes = Notes::at_most(1);
+        run_loop(&run, None, &[], None, &notes).unwrap();
+        assert!(notes.starting("training:").is_empty(), "{}", notes.all());
+        let gens = json_lines(&RunDir::new(&run).generations());
+        assert_eq!(figures(&gens, 2, "train", "steps"), [4.0]);
+        assert_eq!(figures(&gens, 2, "eval", "promoted"), [0.0, 0.0]);
+        assert_eq!(load_state(&run).unwrap().generation, 3);
     }
 }

@@ -103,4 +103,35 @@ mod tests {
         assert!(e("loop.seed.x=2").contains("loop.seed is a value, not a section"));
         assert!(e("loop=2").contains("loop is a section"));
     }
+
+    #[test]
+    fn the_configuration_text_is_the_file_or_the_fallback_with_the_overrides_named_in_its_origin() {
+        let dir = crate::test_support::TempDir::new("overrides");
+        let path = dir.join("x.toml");
+        std::fs::write(&path, "[loop]\nseed = 1\n").unwrap();
+        let fallback = Fallback { text: "[loop]\nseed = 2\n", name: "the fallback" };
+        // No overrides: the text as it is, named by its file.
+        assert_eq!(config_text(Some(&path), fallback, &[]).unwrap(), ("[loop]\nseed = 1\n".to_string(), path.display().to_string()));
+        assert_eq!(config_text(None, fallback, &[]).unwrap(), ("[loop]\nseed = 2\n".to_string(), "the fallback".to_string()));
+        let sets = ["loop.seed=3".to_string(), "loop.generations=4".to_string()];
+        let (text, origin) = config_text(Some(&path), fallback, &sets).unwrap();
+        // Written back with the keys in order.
+        assert_eq!(text, "# --set loop.seed=3\n# --set loop.generations=4\n[loop]\ngenerations = 4\nseed = 3\n");
+        assert_eq!(origin, format!("{} with --set loop.seed=3 --set loop.generations=4", path.display()));
+        let (text, origin) = config_text(None, Fallback::DEFAULTS, &sets[..1]).unwrap();
+        assert_eq!((text.as_str(), origin.as_str()), ("# --set loop.seed=3\n[loop]\nseed = 3\n", "the built-in defaults with --set loop.seed=3"));
+        // Errors name the file.
+        let e = format!("{:#}", config_text(Some(&dir.join("none.toml")), fallback, &[]).unwrap_err());
+        assert!(e.starts_with(&format!("reading {}", dir.join("none.toml").display())), "{e}");
+        let e = format!("{:#}", config_text(Some(&path), fallback, &["loop".to_string()]).unwrap_err());
+        assert!(e.starts_with(&format!("overriding {}: --set \"loop\": expected section.key=value", path.display())), "{e}");
+    }
+
+    #[test]
+    fn a_value_that_is_not_toml_is_a_string() {
+        assert_eq!(parse_value("5"), Value::Integer(5));
+        assert_eq!(parse_value("[1, 2]"), Value::Array(vec![Value::Integer(1), Value::Integer(2)]));
+        assert_eq!(parse_value("\"x\""), Value::String("x".into()));
+        assert_eq!(parse_value("uci:/bin/engine:nodes=5"), Value::String("uci:/bin/engine:nodes=5".into()));
+    }
 }

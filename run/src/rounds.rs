@@ -114,3 +114,88 @@ pub fn selfplay_rounds<G: Game>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::looping::LoopFile;
+    use crate::test_support::{tiny_loop, tiny_model_in, TempDir};
+    use pacozero_engine::paco::GameState as Paco;
+    use std::cell::RefCell;
+
+    /// The miniature loop's self-play: one thread of two games at a time, at most 20 decisions.
+    fn tiny_selfplay() -> SelfplayConfig {
+        LoopFile::parse(&tiny_loop(&["selfplay.seed=1000"]), "tiny").unwrap().selfplay
+    }
+
+    #[test]
+    fn a_player_shows_as_its_model_or_its_baseline() {
+        assert_eq!(SelfplayPlayer::Network { model: "/runs/r/models/gen-0003.pzmodel".into(), threads: 0 }.to_string(), "model gen-0003");
+        assert_eq!(SelfplayPlayer::Baseline("rollout".into()).to_string(), "rollout");
+    }
+
+    #[test]
+    fn a_round_plays_with_its_own_seed_and_skips_the_games_already_written() {
+        let dir = TempDir::new("round-seed");
+        let cfg = tiny_selfplay();
+        let rollout = SelfplayPlayer::Baseline("rollout".into());
+        let heard = RefCell::new(Vec::new());
+        let announce = |name: &str| heard.borrow_mut().push(name.to_string());
+        let s = selfplay_round::<Paco>(&cfg, 5, &rollout, dir.path(), 2, false, &announce).unwrap();
+        assert_eq!((s.games, s.skipped), (2, 0));
+        assert_eq!(heard.borrow().len(), 1, "the evaluator is announced once, before the games");
+        // The same seed again: the two games are there already (the configuration's seed plays no part).
+        let s = selfplay_round::<Paco>(&cfg, 5, &rollout, dir.path(), 2, false, &announce).unwrap();
+        assert_eq!((s.games, s.skipped), (0, 2));
+        let s = selfplay_round::<Paco>(&cfg, 6, &rollout, dir.path(), 2, false, &announce).unwrap();
+        assert_eq!((s.games, s.skipped), (2, 0));
+    }
+
+    #[test]
+    fn a_round_writes_the_data_in_its_networks_encoding() {
+        let dir = TempDir::new("round-encoding");
+        // A network of the second Paco encoding, platform; the configuration says the first.
+        let model = tiny_model_in::<Paco>(&dir.join("models"), "platform", 1);
+        let cfg = tiny_selfplay();
+        assert_eq!(cfg.encoding, "pacozero");
+        let out = dir.join("data");
+        let s = selfplay_round::<Paco>(&cfg, 5, &SelfplayPlayer::Network { model, threads: 1 }, &out, 2, false, &|_| {}).unwrap();
+        assert_eq!(s.games, 2);
+        pacozero_data::check_data_dir_as::<Paco>(&out, 1).unwrap();
+        assert!(pacozero_data::check_data_dir_as::<Paco>(&out, 0).is_err());
+    }
+
+    #[test]
+    fn a_series_plays_rounds_of_one_game_per_worker_slot_until_its_games_are_played() {
+        let dir = TempDir::new("series");
+        let cfg = tiny_selfplay();
+        let asked = RefCell::new(0);
+        let started = RefCell::new(Vec::new());
+        let finished = RefCell::new(Vec::new());
+        // 5 games in rounds of 1 thread x 2 games: 2, 2, 1.
+        selfplay_rounds::<Paco>(
+            Series { cfg: &cfg, base_seed: 9, games: 5 },
+            dir.path(),
+            false,
+            || {
+                *asked.borrow_mut() += 1;
+                Ok(SelfplayPlayer::Baseline("rollout".into()))
+            },
+            |index, n, who| {
+                assert!(index < 10 && started.borrow().len() < 10, "a series of 5 games that never ends");
+                started.borrow_mut().push((index, n, who.to_string()));
+            },
+            |r| {
+                finished.borrow_mut().push((r.index, r.summary.games));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(*asked.borrow(), 3, "the player is asked before each round");
+        assert_eq!(*started.borrow(), [(0, 2, "rollout".to_string()), (1, 2, "rollout".to_string()), (2, 1, "rollout".to_string())]);
+        assert_eq!(*finished.borrow(), [(0, 2), (1, 2), (2, 1)]);
+        // Round i is seeded derive_seed(9, i): playing round 1 again by hand skips its games.
+        let s = selfplay_round::<Paco>(&cfg, derive_seed(9, 1), &SelfplayPlayer::Baseline("rollout".into()), dir.path(), 2, false, &|_| {}).unwrap();
+        assert_eq!((s.games, s.skipped), (0, 2));
+    }
+}

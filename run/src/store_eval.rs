@@ -176,3 +176,81 @@ fn publish(store: &RunStore, run: &Path, anchor: &str, obs: &dyn LoopObserver) -
     obs.note(&format!("ratings and report in {} {EVAL}/", store.url()));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{err_text, tiny_loop, tiny_model_in, Notes, TempDir};
+    use pacozero_engine::paco::GameState as Paco;
+
+    fn record(store: &RunStore, model: &str) -> EvalRecord {
+        serde_json::from_slice(&store.get(&format!("eval/{model}.json")).unwrap().unwrap()).unwrap()
+    }
+
+    /// Generation, players and games of each match.
+    fn rows(matches: &[MatchLine]) -> Vec<(u32, &str, &str, u32)> {
+        matches.iter().map(|m| (m.generation, m.a.as_str(), m.b.as_str(), m.wins + m.draws + m.losses)).collect()
+    }
+
+    #[test]
+    fn an_evaluator_rates_each_new_model_once_and_moves_the_pointer_by_the_runs_rule() {
+        let dir = TempDir::new("store-eval");
+        let url = dir.store_url("store");
+        let store = RunStore::open(&url).unwrap();
+        let sets = ["loop.promotion=score", "loop.promotion_score=0.6", "loop.baseline_games=2"];
+        let evaluator = |cache: &str| StoreEvaluator { url: url.clone(), cache: dir.join(cache), config: LoopFile::parse(&tiny_loop(&sets), "tiny").unwrap() };
+        let notes = Notes::new();
+        assert_eq!(store_evaluate::<Paco>(&evaluator("cache"), &notes).unwrap(), 0);
+        assert_eq!(notes.lines(), [format!("{url}: no model yet")]);
+
+        let made = dir.join("made");
+        for name in ["model-0001", "model-0002", "old/model-0000"] {
+            let bytes = std::fs::read(tiny_model_in::<Paco>(&made, name.rsplit('/').next().unwrap(), 0)).unwrap();
+            store.put_once(&format!("models/{name}.pzmodel"), bytes).unwrap();
+        }
+        let notes = Notes::new();
+        assert_eq!(store_evaluate::<Paco>(&evaluator("cache"), &notes).unwrap(), 2, "{}", notes.all());
+        // The first model is the best without a gating match.
+        let first = record(&store, "model-0001");
+        assert_eq!((first.index, first.best.as_str(), first.promoted), (1, "", true));
+        assert_eq!(first.decision, "the first model: no best to beat");
+        assert_eq!(rows(&first.matches), [(1, "model-0001", "rollout-2", 2)]);
+        // The second plays the first; drawn games score 0.5, short of 0.6.
+        let second = record(&store, "model-0002");
+        assert_eq!((second.index, second.best.as_str()), (2, "model-0001"));
+        assert_eq!(rows(&second.matches), [(2, "model-0002", "rollout-2", 2), (2, "model-0002", "model-0001", 2)]);
+        let gating = &second.matches[1];
+        let score = (gating.wins as f64 + 0.5 * gating.draws as f64) / 2.0;
+        assert!(score < 0.6, "these games are drawn at 20 decisions: {gating:?}");
+        assert_eq!((second.promoted, second.decision.as_str()), (false, "promotion = \"score\": not promoted"));
+        assert_eq!(store.read_pointer(POINTER).unwrap().unwrap().0, "model-0001.pzmodel\n");
+        assert!(notes.lines().contains(&format!("{url}: models/current -> model-0001 (the first model: no best to beat)")), "{}", notes.all());
+        // The ratings, matches and report of the evaluator's directory, in the store.
+        let cache = RunDir::new(dir.join("cache"));
+        for (key, path) in [
+            ("eval/matches.jsonl", cache.matches()),
+            ("eval/ratings.csv", cache.ratings_csv()),
+            ("eval/ratings.md", cache.ratings_md()),
+            ("eval/report.html", cache.report()),
+        ] {
+            assert_eq!(store.get(key).unwrap().unwrap(), std::fs::read(&path).unwrap(), "{key}");
+        }
+        assert_eq!(read_matches(&dir.join("cache")).unwrap().len(), 3);
+
+        // Every model is evaluated: nothing to do, on this machine or another.
+        for cache in ["cache", "other"] {
+            let notes = Notes::new();
+            assert_eq!(store_evaluate::<Paco>(&evaluator(cache), &notes).unwrap(), 0);
+            assert_eq!(notes.lines(), [format!("{url}: every model is evaluated (2)")]);
+            assert_eq!(read_matches(&dir.join(cache)).unwrap().len(), 3, "the matches come from the store's records");
+        }
+
+        // A trainer that moved the pointer itself to a model not evaluated.
+        let bytes = std::fs::read(tiny_model_in::<Paco>(&made, "model-0003", 0)).unwrap();
+        store.put_once("models/model-0003.pzmodel", bytes).unwrap();
+        let (_, v) = store.read_pointer(POINTER).unwrap().unwrap();
+        store.swap_pointer(POINTER, "model-0003.pzmodel\n", Some(&v)).unwrap();
+        let e = err_text(store_evaluate::<Paco>(&evaluator("cache"), &Notes::new()));
+        assert!(e.contains("`models/current` already names model-0003, which has no evaluation"), "{e}");
+    }
+}

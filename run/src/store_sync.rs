@@ -326,3 +326,251 @@ pub fn store_train(
         Err(e) => Err(e.into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::looping::LoopFile;
+    use crate::test_support::{err_text, tiny_loop, tiny_model_in, TempDir};
+    use pacozero_engine::paco::GameState as Paco;
+    use std::cell::RefCell;
+
+    /// A file with `bytes` at `dir/name`.
+    fn file(dir: &Path, name: &str, bytes: &[u8]) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+
+    fn keys(list: &[&str]) -> BTreeSet<String> {
+        list.iter().map(|k| k.to_string()).collect()
+    }
+
+    /// The bytes of an untrained tiny Paco network.
+    fn model_bytes(dir: &TempDir, name: &str) -> Vec<u8> {
+        std::fs::read(tiny_model_in::<Paco>(&dir.join("made"), name, 0)).unwrap()
+    }
+
+    #[test]
+    fn worker_folders_have_four_digits_at_least() {
+        assert_eq!(worker_dir(7), "w0007");
+        assert_eq!(worker_dir(12345), "w12345");
+    }
+
+    #[test]
+    fn the_default_cache_is_named_by_the_fnv1a_hash_of_the_url_and_the_worker() {
+        // The published FNV-1a 64-bit values of "", "a" and "foobar".
+        assert_eq!(url_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(url_hash("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(url_hash("foobar"), 0x8594_4171_f739_67e8);
+        assert_eq!(default_cache("a", 3), std::env::temp_dir().join("pacozero-cache-af63dc4c8601ec8c-w0003"));
+    }
+
+    #[test]
+    fn a_store_chunk_counts_once_both_its_files_are_there() {
+        let k = keys(&[
+            "data/w0001/a.positions.parquet",
+            "data/w0001/a.games.parquet",
+            "data/w0001/b.games.parquet",
+            "data/w0001/c.positions.parquet",
+            "data/w0001/sub/d.positions.parquet",
+            "data/w0001/sub/d.games.parquet",
+            "data/w00010/e.positions.parquet",
+            "data/w00010/e.games.parquet",
+            "data/w0002/f.positions.parquet",
+            "data/w0002/f.games.parquet",
+            "data/loose.games.parquet",
+            "models/m.pzmodel",
+        ]);
+        assert_eq!(store_chunks(&k, "data/w0001"), ["a"]);
+        assert_eq!(store_chunks(&k, "data/w0002"), ["f"]);
+        assert_eq!(worker_folders(&k), ["w0001", "w00010", "w0002"].into_iter().collect());
+    }
+
+    #[test]
+    fn chunks_go_up_positions_first_and_come_down_under_their_local_names() {
+        let dir = TempDir::new("chunks");
+        let store = RunStore::open(&dir.store_url("store")).unwrap();
+        let local = dir.join("local");
+        for stem in ["c1", "c2", "c3"] {
+            file(&local, &format!("{stem}{POSITIONS_SUFFIX}"), format!("{stem} positions").as_bytes());
+            file(&local, &format!("{stem}{GAMES_SUFFIX}"), format!("{stem} games").as_bytes());
+        }
+        file(&local, &format!("c4{GAMES_SUFFIX}"), b"c4 games without positions");
+        // c1 is up already; c3's positions went up before a crash.
+        let folder = "data/w0001";
+        for (key, bytes) in [("c1.positions.parquet", "c1 positions"), ("c1.games.parquet", "c1 games"), ("c3.positions.parquet", "c3 positions")] {
+            store.put_once(&format!("{folder}/{key}"), bytes.as_bytes().to_vec()).unwrap();
+        }
+        assert_eq!(upload_chunks(&store, folder, &local).unwrap(), 2);
+        let up: Vec<String> = store.list(folder).unwrap();
+        assert_eq!(
+            up,
+            ["c1.games.parquet", "c1.positions.parquet", "c2.games.parquet", "c2.positions.parquet", "c3.games.parquet", "c3.positions.parquet"]
+                .map(|k| format!("{folder}/{k}"))
+        );
+        assert_eq!(store.get(&format!("{folder}/c2.positions.parquet")).unwrap().unwrap(), &b"c2 positions"[..]);
+        assert_eq!(upload_chunks(&store, folder, &local).unwrap(), 0, "nothing left to upload");
+
+        let down = dir.join("down");
+        std::fs::create_dir_all(&down).unwrap();
+        assert!(download_chunk(&store, folder, "c2", &down, "c2-w0001").unwrap());
+        assert_eq!(std::fs::read(down.join("c2-w0001.positions.parquet")).unwrap(), b"c2 positions");
+        assert_eq!(std::fs::read(down.join("c2-w0001.games.parquet")).unwrap(), b"c2 games");
+        assert!(!download_chunk(&store, folder, "c2", &down, "c2-w0001").unwrap(), "the cache has it");
+        let e = err_text(download_chunk(&store, folder, "c9", &down, "c9"));
+        assert!(e.contains("`data/w0001/c9.positions.parquet` disappeared from the store"), "{e}");
+    }
+
+    #[test]
+    fn an_upload_is_created_once_and_refused_over_other_contents() {
+        let dir = TempDir::new("upload");
+        let store = RunStore::open(&dir.store_url("store")).unwrap();
+        file(dir.path(), "a", b"one");
+        file(dir.path(), "b", b"two");
+        assert!(upload(&store, "data/w0001/x", &dir.join("a")).unwrap());
+        assert!(!upload(&store, "data/w0001/x", &dir.join("a")).unwrap(), "the same bytes again: fine");
+        let e = err_text(upload(&store, "data/w0001/x", &dir.join("b")));
+        assert!(e.contains("`data/w0001/x` already exists with other contents"), "{e}");
+        assert_eq!(store.get("data/w0001/x").unwrap().unwrap(), &b"one"[..]);
+    }
+
+    #[test]
+    fn the_stores_model_comes_down_whole_once_and_becomes_the_caches_current() {
+        let dir = TempDir::new("sync-model");
+        let store = RunStore::open(&dir.store_url("store")).unwrap();
+        let cache = dir.join("cache");
+        assert_eq!(sync_model(&store, &cache).unwrap(), None, "no pointer, no model");
+        let bytes = model_bytes(&dir, "m1");
+        store.put_once("models/m1.pzmodel", bytes.clone()).unwrap();
+        store.swap_pointer(POINTER, "m1.pzmodel\n", None).unwrap();
+        assert_eq!(sync_model(&store, &cache).unwrap().as_deref(), Some("m1"));
+        assert_eq!(std::fs::read(cache.join("models/m1.pzmodel")).unwrap(), bytes);
+        assert_eq!(crate::files::best_model(&cache).unwrap(), "m1");
+        // Already in the cache: not downloaded again.
+        std::fs::write(cache.join("models/m1.pzmodel"), b"local").unwrap();
+        assert_eq!(download_model(&store, &cache, "m1").unwrap(), cache.join("models/m1.pzmodel"));
+        assert_eq!(std::fs::read(cache.join("models/m1.pzmodel")).unwrap(), b"local");
+        // A model that is not there, or not whole.
+        let e = err_text(download_model(&store, &cache, "m9"));
+        assert!(e.contains("`models/m9.pzmodel` is not in the store"), "{e}");
+        store.put_once("models/cut.pzmodel", bytes[..bytes.len() / 2].to_vec()).unwrap();
+        let e = err_text(download_model(&store, &cache, "cut"));
+        assert!(e.contains("`models/cut.pzmodel` is not a whole model"), "{e}");
+        assert!(!cache.join("models/cut.pzmodel").exists());
+        // A pointer that is not a model's file name.
+        let mut version = store.read_pointer(POINTER).unwrap().unwrap().1;
+        for bad in ["a/b.pzmodel", "a\\b.pzmodel", ".h.pzmodel", ".pzmodel", "m1.bin"] {
+            version = store.swap_pointer(POINTER, &format!("{bad}\n"), Some(&version)).unwrap();
+            let e = err_text(sync_model(&store, &cache));
+            assert!(e.contains(&format!("`models/current` holds {:?}, not the file name of a model", format!("{bad}\n"))), "{bad}: {e}");
+        }
+    }
+
+    /// The miniature loop's self-play, one game per chunk.
+    fn worker(url: &str, n: u32, cache: PathBuf, games: u64) -> StoreWorker {
+        let config = LoopFile::parse(&tiny_loop(&["selfplay.games_per_chunk=1"]), "tiny").unwrap().selfplay;
+        StoreWorker { url: url.to_string(), worker: n, cache: Some(cache), games, config, evaluator: "rollout".into(), progress: false }
+    }
+
+    fn tiny_train() -> pacozero_train::TrainFile {
+        let text = "[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 2\nvalue_hidden = 16\n\n\
+                    [train]\nbatch_size = 8\nwarmup_steps = 1\nmin_positions = 1\nprogress = false\nplot_every = 0\nthreads = 1\n";
+        pacozero_train::TrainFile::from_toml_str(text, "tiny").unwrap()
+    }
+
+    #[test]
+    fn workers_upload_their_chunks_and_trainers_train_on_all_of_them() {
+        let dir = TempDir::new("store-run");
+        let url = dir.store_url("store");
+        let store = RunStore::open(&url).unwrap();
+        let heard = RefCell::new(Vec::<String>::new());
+        let notes = |s: &str| heard.borrow_mut().push(s.to_string());
+        let take = || std::mem::take(&mut *heard.borrow_mut());
+
+        // Worker 3 plays two games with rollouts (no model yet), one chunk each.
+        let c3 = dir.join("c3");
+        store_selfplay::<Paco>(&worker(&url, 3, c3.clone(), 2), &notes).unwrap();
+        let said = take();
+        assert_eq!(said[0], format!("worker 3: store {url}, cache {}; 0 chunks restored from data/w0003/, 0 left-over chunks uploaded", c3.display()));
+        assert_eq!(said[1], "worker 3 round 1: 2 games with rollout (no model in the store yet)");
+        assert_eq!(said.last().unwrap(), &format!("worker 3 round 1: 2 chunks uploaded to {url} data/w0003/"));
+        assert_eq!(store.list("data/w0003").unwrap().len(), 4);
+        // The same worker on another machine gets its chunks back first.
+        store_selfplay::<Paco>(&worker(&url, 3, dir.join("c3b"), 0), &notes).unwrap();
+        assert_eq!(
+            take(),
+            [format!("worker 3: store {url}, cache {}; 2 chunks restored from data/w0003/, 0 left-over chunks uploaded", dir.join("c3b").display())]
+        );
+
+        // A trainer takes every chunk, uploads its model and points the store at it.
+        let t = dir.join("trainer");
+        store_train(&url, &t, tiny_train(), 2, Some("m1"), true, &notes).unwrap();
+        let said = take();
+        assert_eq!(said[0], format!("2 new chunks downloaded from {url} (2 in the store)"));
+        assert!(said.contains(&format!("uploaded models/m1.pzmodel to {url}")), "{said:?}");
+        assert_eq!(said.last().unwrap(), &format!("{url}: models/current -> m1.pzmodel (was no model)"));
+        assert_eq!(store.read_pointer(POINTER).unwrap().unwrap().0, "m1.pzmodel\n");
+        let local: Vec<String> = pacozero_data::list_chunks(&RunDir::new(&t).data()).unwrap().into_iter().map(|c| c.stem).collect();
+        assert!(local.len() == 2 && local.iter().all(|s| s.ends_with("-w0003")), "{local:?}");
+
+        // Worker 4 plays with the store's model.
+        let c4 = dir.join("c4");
+        store_selfplay::<Paco>(&worker(&url, 4, c4.clone(), 2), &notes).unwrap();
+        assert_eq!(take()[1], "worker 4 round 1: 2 games with model m1");
+        assert!(c4.join("models/m1.pzmodel").is_file());
+
+        // A trainer that leaves the pointer to the evaluator.
+        store_train(&url, &t, tiny_train(), 2, Some("m2"), false, &notes).unwrap();
+        let said = take();
+        assert_eq!(said[0], format!("2 new chunks downloaded from {url} (4 in the store)"));
+        assert_eq!(said.last().unwrap(), &format!("{url}: models/current left to the evaluator (--no-promote)"));
+        assert_eq!(store.read_pointer(POINTER).unwrap().unwrap().0, "m1.pzmodel\n");
+        assert!(store.exists("models/m2.pzmodel").unwrap());
+
+        // Models are write-once, and named like files.
+        let e = err_text(store_train(&url, &t, tiny_train(), 1, Some("m1"), true, &notes));
+        assert!(e.contains("`models/m1.pzmodel` already exists (models in the store are write-once)"), "{e}");
+        for bad in ["", "a/b", "a\\b", ".m"] {
+            let e = err_text(store_train(&url, &t, tiny_train(), 1, Some(bad), true, &notes));
+            assert_eq!(e, format!("bad model name {bad:?}"));
+        }
+
+        // Another trainer moves the pointer while this one holds before its swap.
+        let hold = dir.join("hold");
+        std::env::set_var(HOLD_ENV, &hold);
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let mover = {
+            let (url, hold) = (url.clone(), hold.clone());
+            std::thread::spawn(move || {
+                rx.recv().unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let store = RunStore::open(&url).unwrap();
+                let (_, v) = store.read_pointer(POINTER).unwrap().unwrap();
+                store.swap_pointer(POINTER, "m2.pzmodel\n", Some(&v)).unwrap();
+                std::fs::write(&hold, b"").unwrap();
+            })
+        };
+        let holding = |s: &str| {
+            if s.starts_with("holding before the pointer swap") {
+                tx.send(()).unwrap();
+            }
+        };
+        let r = store_train(&url, &t, tiny_train(), 1, Some("m3"), true, &holding);
+        std::env::remove_var(HOLD_ENV);
+        mover.join().unwrap();
+        let e = err_text(r);
+        assert!(
+            e.starts_with(&format!(
+                "conflict: another trainer moved {url} models/current while this one trained (it named m1.pzmodel, now it names m2.pzmodel)"
+            )),
+            "{e}"
+        );
+        assert!(store.exists("models/m3.pzmodel").unwrap(), "uploaded, not current");
+        assert_eq!(store.read_pointer(POINTER).unwrap().unwrap().0, "m2.pzmodel\n");
+
+        // A worker of another game refuses the store's newest data (worker 4's).
+        let e = err_text(store_selfplay::<pacozero_engine::shako::GameState>(&worker(&url, 5, dir.join("c5"), 2), &notes));
+        assert!(e.contains("the newest chunk, data/w0004/") && e.contains("is not this worker's kind of data"), "{e}");
+        assert!(store.list("data/w0005").unwrap().is_empty());
+    }
+}

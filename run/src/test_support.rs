@@ -1,0 +1,181 @@
+//! Fixtures shared by the crate's unit tests: fresh directories, untrained
+//! tiny networks, a loop observer that keeps what it hears, a miniature
+//! loop configuration, and a local object store.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use pacozero_engine::Game;
+
+use crate::looping::LoopObserver;
+
+/// A fresh directory for one test, removed when it goes.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("pacozero-run-test-{}-{n}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+
+    /// A `file://` store in the folder `name` of this directory.
+    pub fn store_url(&self, name: &str) -> String {
+        format!("file://{}/", self.0.join(name).display())
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An untrained tiny network of game `G` in `encoding`, written as
+/// `<dir>/<name>.pzmodel`.
+pub fn tiny_model_in<G: Game>(dir: &Path, name: &str, encoding: usize) -> PathBuf {
+    let spec = pacozero_data::game_spec_as::<G>(encoding);
+    let net = pacozero_nn::NetConfig::tiny_for(&spec);
+    let model = net.init(&pacozero_nn::default_device()).unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(format!("{name}.pzmodel"));
+    let info = pacozero_nn::ModelInfo { name: name.into(), step: 0, samples_seen: 0, provenance: None };
+    pacozero_nn::export_model(&model, &net, &info, &path).unwrap();
+    path
+}
+
+/// An untrained tiny network of game `G` as the model `name` of the run `run`.
+pub fn tiny_model<G: Game>(run: &Path, name: &str) -> PathBuf {
+    tiny_model_in::<G>(&pacozero_data::RunDir::new(run).models(), name, 0)
+}
+
+/// A loop observer that keeps every note; it panics at the note
+/// `== generation` number `max_generations + 1`, so a loop that never ends
+/// fails its test instead of hanging it.
+pub struct Notes {
+    lines: Mutex<Vec<String>>,
+    max_generations: usize,
+}
+
+impl Notes {
+    pub fn new() -> Notes {
+        Notes::at_most(100)
+    }
+
+    pub fn at_most(max_generations: usize) -> Notes {
+        Notes { lines: Mutex::new(Vec::new()), max_generations }
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    /// The notes that start with `prefix`.
+    pub fn starting(&self, prefix: &str) -> Vec<String> {
+        self.lines().into_iter().filter(|l| l.starts_with(prefix)).collect()
+    }
+
+    pub fn all(&self) -> String {
+        self.lines().join("\n")
+    }
+}
+
+impl LoopObserver for Notes {
+    fn note(&self, text: &str) {
+        let mut lines = self.lines.lock().unwrap();
+        lines.push(text.to_string());
+        let generations = lines.iter().filter(|l| l.starts_with("== generation")).count();
+        assert!(generations <= self.max_generations, "more generations than the {} expected:\n{}", self.max_generations, lines.join("\n"));
+    }
+
+    fn match_progress(&self, _done: u64, _total: u64) {}
+
+    fn progress(&self) -> bool {
+        false
+    }
+}
+
+/// A miniature loop (a tiny network, two games of at most 20 decisions a
+/// generation, two training steps, evaluation at 2 simulations) with the
+/// `--set`s `sets` applied.
+pub fn tiny_loop(sets: &[&str]) -> String {
+    let base = r#"
+[loop]
+generations = 2
+games_per_generation = 2
+train_steps_per_generation = 2
+gating_games = 2
+eval_simulations = 2
+promotion = "always"
+baseline_games = 0
+baseline_simulations = 2
+anchor_games = 0
+max_decisions = 20
+openings = "fischer_random"
+seed = 7
+
+[selfplay]
+threads = 1
+games_per_thread = 2
+games_per_chunk = 2
+max_decisions = 20
+start_positions = "fischer_random"
+
+[selfplay.search]
+full_simulations = 4
+cheap_simulations = 2
+
+[net]
+blocks = 1
+channels = 8
+policy_channels = 4
+value_channels = 2
+value_hidden = 16
+
+[train]
+batch_size = 8
+warmup_steps = 1
+min_positions = 1
+progress = false
+plot_every = 0
+threads = 1
+"#;
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    crate::overrides::apply(base, &sets).unwrap()
+}
+
+/// A UCI "engine" (a shell script in `dir`) that answers every `go` with a
+/// move that is never legal, so it forfeits each game at its first turn.
+pub fn forfeiting_engine(dir: &Path) -> PathBuf {
+    let path = dir.join("forfeiting-engine");
+    let script = "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name forfeiter'; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'bestmove zz99';;\n    quit) exit 0;;\n  esac\ndone\n";
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `e`'s message with its causes.
+pub fn err_text<T>(r: anyhow::Result<T>) -> String {
+    match r {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+/// The JSON lines of `path`.
+pub fn json_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
