@@ -440,13 +440,8 @@ impl Trainer {
     fn one_step(&mut self, data_dir: &Path) -> TrainResult<StepMetrics> {
         let t0 = Instant::now();
         let idx = self.next_batch_indices(data_dir)?;
+        let batch = self.batch_of(&idx);
         let w = self.window.as_ref().expect("window loaded");
-        let targets = Targets { q_mix: self.cfg.value_q_mix as f32, horizon_mix: self.cfg.value_horizon_mix as f32, future: &w.future, reply: &w.reply };
-        // A coin per (step, row) from the seed: no draw from the trainer's
-        // generator, so runs without augmentation are unchanged and a
-        // resumed run mirrors the same rows.
-        let (seed, step, mirror) = (self.cfg.seed, self.step, self.cfg.mirror_augment);
-        let batch = Batch::build_mirrored(&w.spec, &w.rows, &idx, &targets, &|k| mirror && mirror_coin(seed, step, k));
         self.last_batch = idx.iter().map(|&i| (w.rows[i as usize].game_id, w.rows[i as usize].ply)).collect();
         let window_rows = w.rows.len();
         let lr = self.cfg.lr_at(self.step);
@@ -474,6 +469,18 @@ impl Trainer {
             return Err(TrainError::Other(format!("loss is {} at step {}; lower train.lr?", m.loss, self.step)));
         }
         Ok(m)
+    }
+
+    /// The batch of the window's rows `idx` at this step: with
+    /// `mirror_augment`, each row mirrored when its coin says so.
+    fn batch_of(&self, idx: &[u32]) -> Batch {
+        let w = self.window.as_ref().expect("window loaded");
+        let targets = Targets { q_mix: self.cfg.value_q_mix as f32, horizon_mix: self.cfg.value_horizon_mix as f32, future: &w.future, reply: &w.reply };
+        // A coin per (step, row) from the seed: no draw from the trainer's
+        // generator, so runs without augmentation are unchanged and a
+        // resumed run mirrors the same rows.
+        let (seed, step, mirror) = (self.cfg.seed, self.step, self.cfg.mirror_augment);
+        Batch::build_mirrored(&w.spec, &w.rows, idx, &targets, &|k| mirror && mirror_coin(seed, step, k))
     }
 
     /// Losses on the positions of the chunks newer than the current window:
@@ -550,5 +557,72 @@ impl Trainer {
     /// loss measures these, since they are what played the fresh games.
     pub fn played(&self) -> &PacoNet {
         self.average.as_ref().unwrap_or(&self.model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pacozero_engine::paco::{GameState, Position};
+    use pacozero_engine::Game;
+
+    /// 24 rows of a walk from a position without a castling right (each
+    /// can be mirrored; none is symmetric).
+    fn mirrorable_rows() -> Vec<PositionRow> {
+        let mut g = GameState::new("2bqk2r/1pp2pp1/p1n2n2/3Pp2p/4P3/2N2N2/PPP2PPP/R1BQK2R b 4 - - -".parse::<Position>().unwrap());
+        let spec = pacozero_data::game_spec::<GameState>();
+        let mut rows = Vec::new();
+        for ply in 0..24u32 {
+            let mut planes = vec![0u64; spec.plane_words()];
+            let mut scalars = vec![0f32; GameState::NUM_SCALARS];
+            g.encode(&mut planes, &mut scalars);
+            let mut legal = Vec::new();
+            g.playable_actions(&mut legal);
+            let policy = vec![1.0 / legal.len() as f32; legal.len()];
+            let action = legal[(ply as usize * 7) % legal.len()];
+            rows.push(PositionRow {
+                game_id: 1,
+                ply,
+                side_to_move: g.to_move() as u8,
+                planes,
+                scalars,
+                policy,
+                action,
+                legal_actions: legal,
+                full_search: true,
+                root_q: 0.0,
+                root_wdl: [0.4, 0.2, 0.4],
+                result: 0,
+                moves_left: 10,
+                aux_targets: vec![false, false],
+                weight: 1.0,
+                network_id: "t".into(),
+            });
+            g.apply(action);
+        }
+        rows
+    }
+
+    /// Off, a batch is the rows as they are; on, some rows are mirrored
+    /// and others not, by the coins of the step.
+    #[test]
+    fn batches_mirror_rows_only_with_mirror_augment() {
+        let rows = mirrorable_rows();
+        let spec = pacozero_data::game_spec::<GameState>();
+        let net = NetConfig::tiny_for(&spec);
+        let idx: Vec<u32> = (0..rows.len() as u32).collect();
+        let plain = Batch::build(&spec, &rows, &idx, 0.0);
+        let len = spec.input_len();
+        let mirrored_rows = |mirror_augment: bool| {
+            let run = tempfile::tempdir().unwrap();
+            let cfg = TrainConfig { mirror_augment, progress: false, ..TrainConfig::default() };
+            let mut t = Trainer::new(run.path(), net.clone(), cfg.clone(), &pacozero_nn::default_device()).unwrap();
+            t.window = Some(Window::new(spec.clone(), rows.clone(), idx.clone(), &cfg, &net));
+            let b = t.batch_of(&idx);
+            (0..rows.len()).filter(|&k| b.x[k * len..(k + 1) * len] != plain.x[k * len..(k + 1) * len]).count()
+        };
+        assert_eq!(mirrored_rows(false), 0);
+        let on = mirrored_rows(true);
+        assert!(on > 0 && on < rows.len(), "{on} of {} rows mirrored", rows.len());
     }
 }

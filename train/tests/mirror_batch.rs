@@ -113,3 +113,58 @@ fn a_mirrored_rows_reply_target_is_mirrored_too() {
     assert_eq!(mirrored.reply_mask[..p], want.mask[..p]);
     assert_ne!(mirrored.reply[..p], plain.reply[..p], "the reply position is not symmetric");
 }
+
+/// `mirror_augment` decides alone whether training mirrors: off, a run
+/// mirrors nothing (it differs from a run with it on); on, it mirrors some
+/// rows, not all (it differs from a run without it on the mirrored rows).
+#[test]
+fn training_mirrors_only_with_mirror_augment_and_then_only_some_rows() {
+    use pacozero_data::{ChunkWriter, GameRow};
+    use pacozero_nn::{default_device, NetConfig};
+    use pacozero_train::{TrainConfig, Trainer};
+    let spec = game_spec::<GameState>();
+    // 48 positions without a castling right, from a seeded walk, as they
+    // are and mirrored.
+    let mut g = GameState::new("2bqk2r/1pp2pp1/p1n2n2/3Pp2p/4P3/2N2N2/PPP2PPP/R1BQK2R b 4 - - -".parse::<Position>().unwrap());
+    let (plain, mirrored) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut writers = [ChunkWriter::new(plain.path(), spec.clone()).unwrap(), ChunkWriter::new(mirrored.path(), spec.clone()).unwrap()];
+    let mut legal = Vec::new();
+    for ply in 0..48u32 {
+        assert!(g.outcome().is_none());
+        for (w, mut r) in writers.iter_mut().zip([row_of(&g), mirrored_row(&g)]) {
+            (r.ply, r.side_to_move) = (ply, g.to_move() as u8);
+            w.push_position(r).unwrap();
+        }
+        g.playable_actions(&mut legal);
+        g.apply(legal[(ply as usize * 7) % legal.len()]);
+    }
+    for mut w in writers {
+        w.push_game(GameRow {
+            game_id: 1,
+            start_fen: "-".into(),
+            actions: String::new(),
+            num_decisions: 48,
+            result: "1/2-1/2".into(),
+            reason: "test".into(),
+            network_id: "t".into(),
+            config_hash: "-".into(),
+            seed: 0,
+            white: String::new(),
+            black: String::new(),
+        });
+        w.flush("chunk-000").unwrap();
+    }
+    // The first and last steps' losses of three steps.
+    let trained = |data: &std::path::Path, mirror_augment: bool| {
+        let run = tempfile::tempdir().unwrap();
+        let cfg =
+            TrainConfig { mirror_augment, batch_size: 16, seed: 3, progress: false, checkpoint_every: 0, plot_every: 0, threads: 1, ..TrainConfig::default() };
+        let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec), cfg, &default_device()).unwrap();
+        let s = t.train_steps(data, 3).unwrap();
+        (s.first.loss, s.last.loss)
+    };
+    let off = trained(plain.path(), false);
+    assert_eq!(off, trained(plain.path(), false), "a rerun trains the same");
+    assert_ne!(off, trained(plain.path(), true), "mirroring changes what is trained");
+    assert_ne!(trained(plain.path(), true), trained(mirrored.path(), false), "not every row is mirrored");
+}

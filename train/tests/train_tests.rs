@@ -576,6 +576,12 @@ fn metrics_are_written_every_so_many_steps_and_at_the_last() {
     let mean = rows.iter().map(|r| r.1).sum::<f64>() / 5.0;
     assert!((s.mean_loss - mean).abs() < 1e-4 * mean.abs().max(1.0), "{} vs {mean}", s.mean_loss);
     assert_eq!(t.train_steps(data.path(), 0).unwrap().mean_loss, 0.0);
+    // A second call's rate counts its own samples only (40), not the 40
+    // of the first call too: timed from outside, at most twice the rate.
+    let t0 = std::time::Instant::now();
+    let s = t.train_steps(data.path(), 5).unwrap();
+    let outside = 40.0 / t0.elapsed().as_secs_f64();
+    assert!(s.samples_per_sec >= outside && s.samples_per_sec < 2.0 * outside, "{} samples/s, {outside} timed outside", s.samples_per_sec);
 }
 
 /// SGD's momentum, weight decay and gradient clipping each change what a
@@ -628,4 +634,54 @@ fn running_statistics_do_not_depend_on_which_pool_thread_runs_a_step() {
         let d = apart(&trained(2), &one);
         assert!(d < 1e-4, "run {run} on two threads is {d} from the one-thread run");
     }
+}
+
+/// `checkpoint_every` saves between the steps of one call (the last step's
+/// save is the call's own, after the average is folded). Seen by making
+/// every save fail (a directory where the checkpoint goes): the call stops
+/// at the first save, so the trainer's step tells which step saved first.
+#[test]
+fn checkpoints_are_saved_every_so_many_steps_within_a_call() {
+    let data = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let first_save = |every: u64, steps: u64| {
+        let run = tempfile::tempdir().unwrap();
+        let mut t =
+            Trainer::new(run.path(), NetConfig::tiny_for(&spec()), TrainConfig { checkpoint_every: every, batch_size: 8, ..test_cfg() }, &default_device())
+                .unwrap();
+        let blocker = checkpoint_path(run.path());
+        std::fs::create_dir_all(blocker.join("in-the-way")).unwrap();
+        // A call of no steps saves nothing.
+        assert_eq!(t.train_steps(data.path(), 0).unwrap().steps, 0);
+        let e = t.train_steps(data.path(), steps).unwrap_err();
+        assert!(e.to_string().contains(&blocker.display().to_string()), "{e}");
+        t.step()
+    };
+    assert_eq!(first_save(2, 5), 2);
+    assert_eq!(first_save(3, 5), 3);
+    assert_eq!(first_save(1, 2), 1);
+    // The last step's save only: at the end, whatever checkpoint_every says.
+    assert_eq!(first_save(2, 2), 2);
+    assert_eq!(first_save(0, 3), 3);
+}
+
+/// A resumed run re-reads the checkpointed window; chunks that now hold
+/// fewer rows than it had are refused, naming both counts.
+#[test]
+fn a_resume_refuses_chunks_that_shrank() {
+    let data = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let run = tempfile::tempdir().unwrap();
+    let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), TrainConfig { batch_size: 8, ..test_cfg() }, &default_device()).unwrap();
+    t.train_steps(data.path(), 2).unwrap();
+    drop(t);
+    // The same chunk names, 16 rows each instead of 32.
+    let smaller = tempfile::tempdir().unwrap();
+    write_data(smaller.path(), 32, 2);
+    let mut r = Trainer::resume(run.path(), &default_device()).unwrap();
+    let e = r.train_steps(smaller.path(), 1).unwrap_err().to_string();
+    assert!(e.contains("checkpointed window had 64 rows, its chunks now hold 32"), "{e}");
+    // The whole chunks are still accepted.
+    let mut r = Trainer::resume(run.path(), &default_device()).unwrap();
+    assert_eq!(r.train_steps(data.path(), 1).unwrap().last.step, 3);
 }
