@@ -253,20 +253,7 @@ mod tests {
     use pacozero_engine::paco::GameState as Paco;
 
     fn match_line(generation: u32, a: &str, b: &str, wins: u32, draws: u32, losses: u32, pentanomial: [u32; 5]) -> MatchLine {
-        MatchLine {
-            generation,
-            a: a.into(),
-            b: b.into(),
-            wins,
-            draws,
-            losses,
-            pentanomial,
-            avg_decisions: 0.0,
-            seconds_per_decision: None,
-            simulations_per_decision: None,
-            end_reasons: BTreeMap::new(),
-            sprt: None,
-        }
+        MatchLine { pentanomial, ..crate::test_support::match_line(generation, a, b, wins, draws, losses) }
     }
 
     #[test]

@@ -31,6 +31,11 @@ impl TempDir {
         self.0.join(rel)
     }
 
+    /// Write `text` as the file `file` of this directory.
+    pub fn write(&self, file: &str, text: &str) {
+        std::fs::write(self.0.join(file), text).unwrap();
+    }
+
     /// A `file://` store in the folder `name` of this directory.
     pub fn store_url(&self, name: &str) -> String {
         format!("file://{}/", self.0.join(name).display())
@@ -178,4 +183,23 @@ pub fn err_text<T>(r: anyhow::Result<T>) -> String {
 /// The JSON lines of `path`.
 pub fn json_lines(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// A `matches.jsonl` line of generation `generation`: `a` against `b`,
+/// `a`'s wins, draws and losses (no pairs, timings or end reasons).
+pub fn match_line(generation: u32, a: &str, b: &str, wins: u32, draws: u32, losses: u32) -> crate::files::MatchLine {
+    crate::files::MatchLine {
+        generation,
+        a: a.into(),
+        b: b.into(),
+        wins,
+        draws,
+        losses,
+        pentanomial: [0; 5],
+        avg_decisions: 0.0,
+        seconds_per_decision: None,
+        simulations_per_decision: None,
+        end_reasons: Default::default(),
+        sprt: None,
+    }
 }

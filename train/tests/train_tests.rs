@@ -49,6 +49,23 @@ fn rows(n: usize, seed: u64) -> Vec<PositionRow> {
         .collect()
 }
 
+/// The games-file row of game `game_id` (won by White, `decisions` long).
+fn game_row(game_id: u64, decisions: u32) -> GameRow {
+    GameRow {
+        game_id,
+        start_fen: "-".into(),
+        actions: String::new(),
+        num_decisions: decisions,
+        result: "1-0".into(),
+        reason: "test".into(),
+        network_id: "uniform".into(),
+        config_hash: "-".into(),
+        seed: 0,
+        white: String::new(),
+        black: String::new(),
+    }
+}
+
 fn write_data(dir: &Path, n: usize, chunks: usize) {
     let all = rows(n, 11);
     let per = n / chunks;
@@ -57,19 +74,7 @@ fn write_data(dir: &Path, n: usize, chunks: usize) {
         for r in &all[c * per..(c + 1) * per] {
             w.push_position(r.clone()).unwrap();
         }
-        w.push_game(GameRow {
-            game_id: c as u64,
-            start_fen: "-".into(),
-            actions: String::new(),
-            num_decisions: per as u32,
-            result: "1-0".into(),
-            reason: "test".into(),
-            network_id: "uniform".into(),
-            config_hash: "-".into(),
-            seed: 0,
-            white: String::new(),
-            black: String::new(),
-        });
+        w.push_game(game_row(c as u64, per as u32));
         w.flush(&format!("chunk-{c:03}")).unwrap();
     }
 }
@@ -82,19 +87,7 @@ fn write_newer_chunk(dir: &Path, stem: &str) {
         r.game_id += 1000;
         w.push_position(r).unwrap();
     }
-    w.push_game(GameRow {
-        game_id: 1000,
-        start_fen: "-".into(),
-        actions: String::new(),
-        num_decisions: 40,
-        result: "1-0".into(),
-        reason: "test".into(),
-        network_id: "uniform".into(),
-        config_hash: "-".into(),
-        seed: 0,
-        white: String::new(),
-        black: String::new(),
-    });
+    w.push_game(game_row(1000, 40));
     w.flush(stem).unwrap();
 }
 

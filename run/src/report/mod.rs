@@ -616,62 +616,18 @@ GAMES.forEach((g, n) => {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{err_text, match_line, TempDir};
     use pacozero_arena::rating_list::{Anchor, ListedRating, Matchup, RatingList};
     use pacozero_arena::ratings::Wdl;
     use pacozero_engine::paco::{GameState as Paco, STARTPOS_FEN};
-
-    /// A fresh directory for one test, removed when it goes.
-    struct TempRun(PathBuf);
-
-    impl TempRun {
-        fn new(name: &str) -> TempRun {
-            let p = std::env::temp_dir().join(format!("pacozero-report-test-{}-{name}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&p);
-            std::fs::create_dir_all(&p).unwrap();
-            TempRun(p)
-        }
-        fn write(&self, file: &str, text: &str) {
-            std::fs::write(self.0.join(file), text).unwrap();
-        }
-    }
-
-    impl Drop for TempRun {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn match_line(generation: u32, a: &str, b: &str, wins: u32, draws: u32, losses: u32) -> MatchLine {
-        MatchLine {
-            generation,
-            a: a.into(),
-            b: b.into(),
-            wins,
-            draws,
-            losses,
-            pentanomial: [0; 5],
-            avg_decisions: 0.0,
-            seconds_per_decision: None,
-            simulations_per_decision: None,
-            end_reasons: BTreeMap::new(),
-            sprt: None,
-        }
-    }
 
     fn rating_row(player: &str, elo: f64, ci95: f64, games: u32) -> RatingRow {
         RatingRow { player: player.into(), elo, ci95, games }
     }
 
-    fn err_text<T>(r: Result<T>) -> String {
-        match r {
-            Ok(_) => panic!("expected an error"),
-            Err(e) => format!("{e:#}"),
-        }
-    }
-
     #[test]
     fn ratings_of_the_six_column_format_are_read_with_quoted_names() {
-        let run = TempRun::new("ratings-six");
+        let run = TempDir::new("ratings-six");
         run.write(
             "ratings.csv",
             "player,elo,ci95,ci95_trinomial,score,games\ngen-0002,35.5,20,18,0.55,40\n\"uci:fairy-stockfish,UCI_Variant=shako \"\"x\"\"\",-120,inf,inf,0.1,12\n",
@@ -685,7 +641,7 @@ mod tests {
 
     #[test]
     fn ratings_of_the_old_four_column_format_are_read() {
-        let run = TempRun::new("ratings-four");
+        let run = TempDir::new("ratings-four");
         run.write("ratings.csv", "player,elo,ci95,games\ngen-0001,0,0,30\nrollout-200,-250.5,60.25,28\n");
         let r = read_ratings(&run.0).unwrap();
         let rows: Vec<(&str, f64, f64, u32)> = r.iter().map(|r| (r.player.as_str(), r.elo, r.ci95, r.games)).collect();
@@ -694,13 +650,13 @@ mod tests {
 
     #[test]
     fn a_run_without_ratings_has_none() {
-        let run = TempRun::new("ratings-none");
+        let run = TempDir::new("ratings-none");
         assert!(read_ratings(&run.0).unwrap().is_empty());
     }
 
     #[test]
     fn a_bad_ratings_line_is_named_by_file_line_and_field() {
-        let run = TempRun::new("ratings-bad");
+        let run = TempDir::new("ratings-bad");
         let header = "player,elo,ci95,ci95_trinomial,score,games\ngen-0001,0,0,0,0.5,10\n";
         run.write("ratings.csv", &format!("{header}gen-0002,high,20,18,0.5,40\n"));
         let e = err_text(read_ratings(&run.0));
@@ -715,7 +671,7 @@ mod tests {
 
     #[test]
     fn losses_are_read_by_step_and_a_cut_line_is_skipped() {
-        let run = TempRun::new("losses");
+        let run = TempDir::new("losses");
         run.write(
             "metrics.csv",
             "lr,step,loss,policy_loss,value_loss,sako_loss,moves_left_loss\n\
@@ -741,7 +697,7 @@ mod tests {
 
     #[test]
     fn losses_without_a_step_column_or_a_file_are_none() {
-        let run = TempRun::new("losses-none");
+        let run = TempDir::new("losses-none");
         assert!(read_losses(&run.0).unwrap().is_empty());
         run.write("metrics.csv", "loss,policy_loss\n1,2\n");
         assert!(read_losses(&run.0).unwrap().is_empty());
@@ -891,7 +847,7 @@ mod tests {
 
     #[test]
     fn sample_games_are_decisive_first_then_shortest_and_a_bad_one_is_named() {
-        let run = TempRun::new("samples");
+        let run = TempDir::new("samples");
         assert!(sample_games(&run.0, 3).is_empty(), "no data, no games");
         write_games(
             &run.0,
@@ -921,7 +877,7 @@ mod tests {
 
     #[test]
     fn charts_split_generations_from_guides_and_baseline_from_gating() {
-        let run = TempRun::new("charts");
+        let run = TempDir::new("charts");
         let ratings = [rating_row("gen-0001", 0.0, 0.0, 8), rating_row("gen-0002", 40.0, 25.0, 8), rating_row("rollout-200", -150.0, 30.0, 4)];
         let mut baseline = match_line(1, "gen-0001", "rollout-200", 3, 1, 0);
         baseline.avg_decisions = 50.0;
@@ -962,7 +918,7 @@ mod tests {
 
     #[test]
     fn the_losses_chart_has_a_line_per_loss_recorded() {
-        let run = TempRun::new("charts-losses");
+        let run = TempDir::new("charts-losses");
         run.write("metrics.csv", "step,loss,value_loss\n1,3,1\n2,2,0.5\n");
         let charts = charts(&run.0, &Generations::new(), &[], &[]).unwrap();
         let losses = &charts.iter().find(|(n, _)| *n == "losses.svg").unwrap().1;
@@ -1042,7 +998,7 @@ mod tests {
 
     #[test]
     fn the_yardstick_section_has_each_rung_and_each_fifty_percent_point() {
-        let run = TempRun::new("ladder");
+        let run = TempDir::new("ladder");
         assert_eq!(ladder_section(&run.0).unwrap(), "", "no ladder, no section");
         run.write("ladder.json", LADDER);
         let h = ladder_section(&run.0).unwrap();
@@ -1056,7 +1012,7 @@ mod tests {
 
     #[test]
     fn a_bad_ladder_file_is_named() {
-        let run = TempRun::new("ladder-bad");
+        let run = TempDir::new("ladder-bad");
         run.write("ladder.json", "{");
         let e = err_text(ladder_section(&run.0));
         assert!(e.contains("ladder.json: not the JSON of pacozero ladder"), "{e}");
@@ -1068,8 +1024,8 @@ mod tests {
     /// A run of three generations: gen 1 played the baseline; gen 2 the
     /// baseline and its gating match against gen-0001 (also the anchor
     /// match); gen 3 the anchor match, then gating against gen-0002.
-    fn three_generation_run(name: &str) -> TempRun {
-        let run = TempRun::new(name);
+    fn three_generation_run(name: &str) -> TempDir {
+        let run = TempDir::new(name);
         let matches = [
             match_line(1, "gen-0001", "rollout-200", 3, 0, 1),
             match_line(2, "gen-0002", "rollout-200", 1, 2, 1),
@@ -1140,7 +1096,7 @@ mod tests {
 
     #[test]
     fn the_report_shows_sample_games_and_names_the_ones_it_cannot_replay() {
-        let run = TempRun::new("report-games");
+        let run = TempDir::new("report-games");
         write_games(&run.0, &[game_row(1, "Le2 Pe4 Le7 Pe5", "1-0"), game_row(2, "Le2 Pe5", "0-1")]);
         let h = std::fs::read_to_string(write_report(&run.0).unwrap()).unwrap();
         assert!(h.contains("<p class=\"dim\">Not shown: game 2: decision 2 `Pe5` is not legal in "), "{h}");
@@ -1152,7 +1108,7 @@ mod tests {
 
     #[test]
     fn the_report_of_an_empty_run_has_no_figures_to_show() {
-        let run = TempRun::new("report-empty");
+        let run = TempDir::new("report-empty");
         let h = std::fs::read_to_string(write_report(&run.0).unwrap()).unwrap();
         assert!(h.contains("<h2>Ratings</h2>") && h.contains("<h2>Generations</h2>"), "{h}");
         assert!(!h.contains("plot-ratings") && !h.contains("time-share") && !h.contains("<tr><td>1</td>"), "{h}");
@@ -1161,7 +1117,7 @@ mod tests {
 
     #[test]
     fn a_report_needs_its_run_directory() {
-        let run = TempRun::new("report-missing");
+        let run = TempDir::new("report-missing");
         let e = err_text(write_report(&run.0.join("nothing")));
         assert!(e.contains("nothing does not exist"), "{e}");
     }
