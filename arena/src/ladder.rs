@@ -88,14 +88,14 @@ impl Fifty {
 /// only a one-sided bound: the Elo of the score at which such a result has a
 /// 5% chance (2-0: `≥ -216`, the score 0.05^(1/2) = 22.4%; 0-2: `≤ +216`).
 pub fn elo_cell(wins: u32, draws: u32, losses: u32, elo: f64, ci95: f64) -> String {
-    let n = (wins + draws + losses).max(1) as f64;
-    let bound = crate::ratings::elo_from_score(0.05f64.powf(1.0 / n));
+    // The Elo of the score at which `n` straight results have a 5% chance.
+    let bound = |n: u32| crate::ratings::elo_from_score(0.05f64.powf(1.0 / n as f64));
     if wins + draws + losses == 0 {
         "-".to_string()
     } else if draws + losses == 0 {
-        format!("≥ {bound:+.0}")
+        format!("≥ {:+.0}", bound(wins))
     } else if wins + draws == 0 {
-        format!("≤ {:+.0}", -bound)
+        format!("≤ {:+.0}", -bound(losses))
     } else {
         // + 0.0: no "-0" for an even score.
         format!("{:+.0} ± {ci95:.0}", elo + 0.0)
@@ -140,10 +140,9 @@ pub fn fifty_percent_budget(rungs: &[Rung]) -> Option<Fifty> {
         }
         h[1][0] = h[0][1];
         info = h;
+        // h is positive definite (the ridge's 2·RIDGE on the diagonal plus
+        // a sum of positive semi-definite terms), so det > 0.
         let det = h[0][0] * h[1][1] - h[0][1] * h[1][0];
-        if det.abs() < 1e-300 {
-            return None;
-        }
         let (da, db) = ((h[1][1] * g0 - h[0][1] * g1) / det, (h[0][0] * g1 - h[1][0] * g0) / det);
         // Damped steps: separated data would otherwise jump far.
         let scale = 1.0f64.min(5.0 / da.abs().max(db.abs()).max(1e-12));
@@ -211,6 +210,12 @@ mod tests {
         assert_eq!(elo_cell(0, 0, 2, f64::NEG_INFINITY, f64::NAN), "≤ +216");
         assert_eq!(elo_cell(100, 0, 0, f64::INFINITY, f64::NAN), "≥ +607");
         assert_eq!(elo_cell(0, 0, 0, 0.0, 0.0), "-");
+        // Mixed results, some with two counts equal (a difference of two
+        // counts would be 0 where their sum is not): two-sided.
+        assert_eq!(elo_cell(1, 1, 0, 190.8, 400.0), "+191 ± 400");
+        assert_eq!(elo_cell(1, 0, 1, 0.0, 500.0), "+0 ± 500");
+        assert_eq!(elo_cell(3, 1, 1, 147.2, 250.0), "+147 ± 250");
+        assert_eq!(elo_cell(1, 1, 2, -88.7, 300.0), "-89 ± 300");
     }
 
     #[test]
@@ -223,6 +228,55 @@ mod tests {
         // Rungs without games or nodes are left out of the fit.
         assert_eq!(fifty_percent_budget(&[rung(10, 3, 0, 0), rung(100, 0, 0, 0), rung(0, 0, 0, 5)]), Some(Fifty::AboveTop(10)));
         // A rung at exactly 50% is neither above nor below.
+        assert!(matches!(fifty_percent_budget(&[rung(10, 3, 0, 1), rung(100, 1, 0, 1)]), Some(Fifty::At { .. })));
+    }
+
+    /// The fit against a slow reference: the penalised log-likelihood
+    /// maximised by plain gradient ascent (small fixed steps, no Newton),
+    /// then the information matrix at the maximum written out term by term
+    /// and the delta method. Few games, so the ridge's terms matter.
+    #[test]
+    fn the_fit_and_interval_match_gradient_ascent_and_the_delta_method() {
+        let rungs = [rung(10, 7, 0, 3), rung(100, 4, 2, 4), rung(1000, 1, 2, 7)];
+        // (x, games, points) of each rung.
+        let data: Vec<(f64, f64, f64)> = rungs.iter().map(|r| ((r.nodes as f64).log10(), r.games() as f64, r.wins as f64 + 0.5 * r.draws as f64)).collect();
+        let sigma = |z: f64| 1.0 / (1.0 + (-z).exp());
+        let (mut a, mut b) = (0.0f64, 0.0f64);
+        for _ in 0..400_000 {
+            let (mut ga, mut gb) = (-2.0 * RIDGE * a, -2.0 * RIDGE * b);
+            for &(x, n, y) in &data {
+                let r = y - n * sigma(a + b * x);
+                ga += r;
+                gb += r * x;
+            }
+            a += 0.002 * ga;
+            b += 0.002 * gb;
+        }
+        let (mut i00, mut i01, mut i11) = (2.0 * RIDGE, 0.0, 2.0 * RIDGE);
+        for &(x, n, _) in &data {
+            let s = sigma(a + b * x);
+            let w = n * s * (1.0 - s);
+            (i00, i01, i11) = (i00 + w, i01 + w * x, i11 + w * x * x);
+        }
+        let det = i00 * i11 - i01 * i01;
+        let (c00, c01, c11) = (i11 / det, -i01 / det, i00 / det);
+        let x50 = -a / b;
+        let (d0, d1) = (-1.0 / b, a / (b * b));
+        let se = (d0 * d0 * c00 + 2.0 * d0 * d1 * c01 + d1 * d1 * c11).sqrt();
+        let want = [10f64.powf(x50), 10f64.powf(x50 - 1.96 * se), 10f64.powf(x50 + 1.96 * se)];
+        let Some(Fifty::At { nodes, low, high }) = fifty_percent_budget(&rungs) else { panic!() };
+        for (got, want) in [nodes, low, high].into_iter().zip(want) {
+            assert!((got / want - 1.0).abs() < 1e-7, "{got} against {want} (all: {nodes} {low} {high}, want {want:?})");
+        }
+        // The likelihood reads the scores only: 6-2-2 scores 70% as 7-0-3 does.
+        let same = [rung(10, 6, 2, 2), rung(100, 3, 4, 3), rung(1000, 0, 4, 6)];
+        assert_eq!(fifty_percent_budget(&same), Some(Fifty::At { nodes, low, high }));
+    }
+
+    /// A rung at exactly 50% with the others below is not "below every rung".
+    #[test]
+    fn a_rung_at_half_is_not_below() {
+        assert!(matches!(fifty_percent_budget(&[rung(10, 1, 0, 1), rung(100, 1, 0, 3)]), Some(Fifty::At { .. })));
         assert!(matches!(fifty_percent_budget(&[rung(10, 3, 0, 1), rung(100, 1, 0, 1)]), Some(Fifty::At { .. })));
     }
 
@@ -240,7 +294,10 @@ mod tests {
         assert_eq!(fifty_percent_budget(&[rung(1, 0, 0, 2), rung(10, 0, 1, 1)]), Some(Fifty::BelowBottom(1)));
         assert_eq!(fifty_percent_budget(&[]), None);
         // All won at 10, all lost at 100: a finite crossing between them.
-        let Some(Fifty::At { nodes, .. }) = fifty_percent_budget(&[rung(10, 20, 0, 0), rung(100, 0, 0, 20)]) else { panic!() };
-        assert!(nodes > 10.0 && nodes < 100.0, "{nodes}");
+        // The ridge keeps a and b finite, and by the symmetry of the results
+        // the crossing is near the middle, 10^1.5; the interval is finite.
+        let Some(Fifty::At { nodes, low, high }) = fifty_percent_budget(&[rung(10, 20, 0, 0), rung(100, 0, 0, 20)]) else { panic!() };
+        assert!((nodes.log10() - 1.5).abs() < 0.05, "{nodes}");
+        assert!(low.is_finite() && high.is_finite() && low > 1.0 && low < nodes && nodes < high && high < 1000.0, "{low} {nodes} {high}");
     }
 }
