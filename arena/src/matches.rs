@@ -406,6 +406,56 @@ mod tests {
         assert_ne!(starts[1], opening::<shako::GameState>(Openings::FischerRandom, 10, 1).notation());
     }
 
+    /// Each engine is told the game so far, one token a turn: two scripted
+    /// engines that know only the positions of one game (each `position`
+    /// line, with its answer) play it to its end without a forfeit.
+    #[test]
+    fn engines_are_sent_every_turn_so_far() {
+        let dir = tempfile::tempdir().unwrap();
+        // A game of six turns, each the first legal one, and its position lines.
+        let mut g = shako::GameState::start();
+        let (mut tokens, mut answers, mut decisions) = (Vec::<String>::new(), String::new(), 0);
+        for _ in 0..6 {
+            let turn = g.legal_turns()[0].clone();
+            let token = pacozero_search::uci::move_token(&g, &turn);
+            let position = if tokens.is_empty() { "position startpos".to_string() } else { format!("position startpos moves {}", tokens.join(" ")) };
+            answers += &format!("\"{position}\") echo 'bestmove {token}';; ");
+            tokens.push(token);
+            decisions += turn.len() as u32;
+            for d in turn {
+                g.apply(d);
+            }
+        }
+        assert!(g.outcome().is_none());
+        let players: Vec<Player<shako::GameState>> = ["w", "b"]
+            .iter()
+            .map(|side| {
+                let log = dir.path().join(side);
+                let on_go = format!("pos=$(tail -n 2 '{}' | head -n 1); case \"$pos\" in {answers}*) echo 'bestmove 0000';; esac", log.display());
+                let engine = fake_engine(dir.path(), &log, &[], &on_go);
+                Player::new(&format!("uci:{}:nodes=1", engine.display()), 1, 1).unwrap()
+            })
+            .collect();
+        let r = play(shako::GameState::start(), &players[0], &players[1], GameLimits { max_decisions: decisions, adjudicate_material: 0 }, 5).unwrap();
+        assert!(r.forfeit.is_none(), "{:?}", r.forfeit);
+        assert_eq!((r.decisions, r.end_reason), (decisions, "max_length"));
+        let positions = |side: &str| -> Vec<String> {
+            std::fs::read_to_string(dir.path().join(side)).unwrap().lines().filter(|l| l.starts_with("position")).map(str::to_string).collect()
+        };
+        assert_eq!(positions("w").len(), 3);
+        assert_eq!(positions("b")[2], format!("position startpos moves {}", tokens[..5].join(" ")));
+    }
+
+    /// Fischer-random openings differ from one index to the next, whatever
+    /// the seed (also for the seeds of all bits 0 or 1).
+    #[test]
+    fn openings_differ_by_index_for_any_seed() {
+        for seed in [0, 1, u64::MAX] {
+            let starts: std::collections::BTreeSet<String> = (0..6).map(|i| opening::<paco::GameState>(Openings::FischerRandom, seed, i).notation()).collect();
+            assert!(starts.len() >= 5, "seed {seed}: {starts:?}");
+        }
+    }
+
     /// An engine's illegal answer loses the game at once, named in the record.
     #[test]
     fn an_illegal_answer_forfeits_the_game() {
@@ -433,7 +483,7 @@ mod tests {
         let cut = GameLimits { max_decisions: 4, adjudicate_material: 0 };
         let r = play(start.clone(), &white, &black, cut, 3).unwrap();
         assert_eq!((r.outcome, r.end_reason, r.decisions, r.decisions_by), (Outcome::Draw, "max_length", 4, [2, 2]));
-        assert!(r.simulations[0] > 0 && r.simulations[1] == 0 && r.seconds[0] > 0.0, "{r:?}");
+        assert!(r.simulations[0] > 0 && r.simulations[0] <= 4 * 2 && r.simulations[1] == 0 && r.seconds[0] > 0.0, "{r:?}");
         let mut g = start.clone();
         for d in g.parse_decisions(&r.actions).unwrap() {
             g.apply(d);
