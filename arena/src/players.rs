@@ -337,6 +337,36 @@ mod tests {
         next
     }
 
+    /// A network player reads its model when it is made (a file that is
+    /// not one is refused then) and searches with it; an engine player
+    /// starts its engine when it is made (one that cannot start is refused
+    /// then, naming it); match play searches with PUCT, no root noise, and
+    /// keeps its tree.
+    #[test]
+    fn players_are_checked_when_made_and_search_as_match_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = pacozero_data::game_spec::<paco::GameState>();
+        let net = pacozero_nn::NetConfig::tiny_for(&spec);
+        let model = dir.path().join("tiny.pzmodel");
+        let info = pacozero_nn::ModelInfo { name: "tiny".into(), step: 0, samples_seen: 0, provenance: None };
+        pacozero_nn::export_model(&net.init(&pacozero_nn::default_device()).unwrap(), &net, &info, &model).unwrap();
+        let p = Player::<paco::GameState>::new(&format!("net:{}:3", model.display()), 1, 1).unwrap();
+        assert!(p.evaluator.is_some());
+        let g = paco::GameState::start();
+        let so_far = GameSoFar { start: &g, moves: &[] };
+        match p.act(&g, &mut Seat::new(), &so_far, &mut ChaCha8Rng::seed_from_u64(1)).unwrap() {
+            Act::Decisions(d, sims) => assert_eq!((d.len(), sims), (1, 3)),
+            Act::Forfeit(f) => panic!("{f:?}"),
+        }
+        let not_a_model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        assert!(Player::<paco::GameState>::new(&format!("net:{not_a_model}:3"), 1, 1).is_err());
+        // An engine that ends at once, before its handshake.
+        let e = Player::<paco::GameState>::new("uci:sh -c true:nodes=1", 1, 1).err().expect("refused").to_string();
+        assert!(e.starts_with("player 'uci:sh -c true:nodes=1': "), "{e}");
+        let s = &p.search;
+        assert_eq!((s.algorithm, s.dirichlet_epsilon, s.gumbel_noise, s.tree_reuse, s.full_simulations), (Algorithm::Puct, 0.0, false, true, 4096));
+    }
+
     #[test]
     fn budgets_and_specs_are_read_and_bad_ones_named() {
         assert_eq!("64".parse::<Budget>().unwrap(), Budget::Simulations(64));
