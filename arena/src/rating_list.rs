@@ -403,6 +403,12 @@ mod tests {
         let list = rating_list(&games, &at("a")).unwrap();
         let get = |l: &RatingList, n: &str| l.get(n).unwrap().elo;
         assert!((get(&list, "b") - 100.0).abs() < 10.0 && (get(&list, "c") - 200.0).abs() < 20.0, "{list:?}");
+        // Scores: a draw is half a point, on both sides.
+        let score = |n: &str| list.get(n).unwrap().score;
+        let (won, lost) = ((w - 20) as f64, (200 - w - 20) as f64);
+        assert_eq!(score("a"), (lost + 20.0) / 200.0);
+        assert_eq!(score("b"), (won + 20.0 + lost + 20.0) / 400.0);
+        assert_eq!(score("c"), (won + 20.0) / 200.0);
         // An anchor with a rating moves every rating by it.
         let moved = rating_list(&games, &Anchor::Player { name: "a".into(), elo: 1500.0 }).unwrap();
         assert!((get(&moved, "c") - get(&list, "c") - 1500.0).abs() < 1e-6);
