@@ -128,6 +128,9 @@ impl RatingList {
 /// Ratings in natural-log units: `elo = r / K`.
 const K: f64 = std::f64::consts::LN_10 / 400.0;
 const Z95: f64 = 1.959_963_984_540_054;
+/// The weak prior's precision on each rating (in the natural-log scale):
+/// the log-likelihood carries `-PRIOR·r²/2`.
+const PRIOR: f64 = 1e-4;
 
 /// Fits one rating list to every matchup (several matchups of the same two
 /// players add up). Errors name what is wrong: no games, an anchor that
@@ -227,7 +230,7 @@ fn check_connected(names: &[String], games: &[(usize, usize, &Matchup)]) -> Resu
 /// Bradley–Terry likelihood with draws as half points, with a weak prior
 /// towards 0 so that a perfect score stays finite.
 fn fit(n: usize, games: &[(usize, usize, &Matchup)]) -> Vec<f64> {
-    let prior = 1e-4;
+    let prior = PRIOR;
     let mut r = vec![0.0f64; n];
     if n == 1 {
         return r;
@@ -433,6 +436,22 @@ mod tests {
         let list = rating_list(&[unpaired("a", "b", 5, 0, 0), unpaired("b", "c", 3, 2, 3)], &at("b")).unwrap();
         assert!(!list.get("a").unwrap().bounded() && list.get("c").unwrap().bounded(), "{list:?}");
         assert!(list.to_markdown().contains("unbounded") && list.to_csv().contains("inf"));
+        // The perfect score's rating is where the prior balances the
+        // likelihood: 5·(1 − σ(r)) = PRIOR·r, found here by bisection.
+        let (mut lo, mut hi) = (0.0f64, 1e6);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if 5.0 / (1.0 + mid.exp()) > PRIOR * mid {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let a = list.get("a").unwrap().elo;
+        let alone = rating_list(&[unpaired("a", "b", 5, 0, 0)], &at("b")).unwrap();
+        let want = lo / K;
+        assert!((alone.get("a").unwrap().elo / want - 1.0).abs() < 1e-6, "{} against {want}", alone.get("a").unwrap().elo);
+        assert!(a > 1000.0, "{a}");
     }
 
     /// Two players against figures worked out by hand: b scores 76 of 100
