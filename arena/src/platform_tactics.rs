@@ -122,6 +122,14 @@ mod tests {
         }
         assert_eq!((s.in1, s.in2), (bundled.iter().filter(|t| t.depth == 1).count(), bundled.iter().filter(|t| t.depth == 2).count()));
         assert!(s.distinct < s.candidates && s.too_big > 0 && s.in1 + s.in2 + s.too_big <= s.distinct, "{} {} {}", s.candidates, s.distinct, s.too_big);
+        // Left out for their unions, counted here: all of them (under
+        // MAX_UNIONS unions, no proof of these candidates passes
+        // MAX_CHAIN_STATES).
+        let mut seen = std::collections::HashSet::new();
+        let candidates = candidate_positions(BUNDLED_GAMES, VECTORS).unwrap();
+        let many_unions = candidates.iter().filter(|(p, _)| seen.insert(p.hash())).filter(|(p, _)| p.unions().len() > MAX_UNIONS).count();
+        assert_eq!(seen.len(), s.distinct);
+        assert_eq!(s.too_big, many_unions);
         // Progress every 500 candidates, from the first.
         assert_eq!(calls.len(), s.candidates.div_ceil(500));
         assert!(calls.iter().enumerate().all(|(k, &(n, total, ..))| n == 500 * k && total == s.candidates), "{calls:?}");
