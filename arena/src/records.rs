@@ -91,6 +91,13 @@ mod tests {
     use pacozero_search::GameLimits;
 
     #[test]
+    fn results_are_written_as_in_pgn() {
+        assert_eq!(result_text(Outcome::Win(Color::White)), "1-0");
+        assert_eq!(result_text(Outcome::Win(Color::Black)), "0-1");
+        assert_eq!(result_text(Outcome::Draw), "1/2-1/2");
+    }
+
+    #[test]
     fn a_match_is_recorded_game_by_game_and_reads_back() {
         let a = Player::<shako::GameState>::new("rollout:4", 1, 1).unwrap();
         let b = Player::<shako::GameState>::new("greedy", 2, 1).unwrap();
@@ -118,8 +125,9 @@ mod tests {
                 None => assert_eq!((row.reason.as_str(), row.num_decisions), ("max_length", 30)),
             }
         }
-        let ids: std::collections::HashSet<u64> = rows.iter().map(|r| r.game_id).collect();
-        assert_eq!(ids.len(), 4);
+        // One chunk's ids are consecutive, in the games' order.
+        let ids: Vec<u64> = rows.iter().map(|r| r.game_id).collect();
+        assert_eq!(ids, (0..4).map(|i| ids[0] + i).collect::<Vec<_>>());
         // A second match in the same directory: a second chunk, other ids.
         record_games::<shako::GameState>(dir.path(), &m.played).unwrap();
         assert_eq!(pacozero_data::game_ids(dir.path()).unwrap().len(), 8);

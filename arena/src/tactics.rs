@@ -68,8 +68,7 @@ pub fn network_turn<G: Game, E: Evaluator<G>>(evaluator: &E, g: &G, sims: u32) -
 /// The turn of the policy alone: the most likely decision each time.
 fn policy_turn<G: Game, E: Evaluator<G>>(evaluator: &E, state: &mut G) -> Result<Vec<u16>> {
     let mover = state.to_move();
-    let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
-    let (mut planes, mut scalars) = (vec![0u64; G::NUM_BIT_PLANES * words], vec![0f32; G::NUM_SCALARS]);
+    let (mut planes, mut scalars) = (vec![0u64; pacozero_data::game_spec::<G>().plane_words()], vec![0f32; G::NUM_SCALARS]);
     let (mut legal, mut out, mut played) = (Vec::new(), EvalOutput::default(), Vec::new());
     while state.to_move() == mover && state.outcome().is_none() && played.len() < MAX_TURN_DECISIONS {
         state.playable_actions(&mut legal);
@@ -131,6 +130,29 @@ mod tests {
         toward: bool,
     }
 
+    /// An evaluator that counts its positions and checks their encoding
+    /// against the game's own, then asks `inner`.
+    struct Counting<E> {
+        inner: E,
+        positions: std::sync::atomic::AtomicUsize,
+    }
+
+    impl<G: Game, E: Evaluator<G>> Evaluator<G> for Counting<E> {
+        fn name(&self) -> String {
+            "counting".into()
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+            for r in batch {
+                let mut planes = vec![0u64; pacozero_data::game_spec::<G>().plane_words()];
+                let mut scalars = vec![0f32; G::NUM_SCALARS];
+                r.state.encode(&mut planes, &mut scalars);
+                assert_eq!((r.planes, r.scalars), (&planes[..], &scalars[..]));
+            }
+            self.positions.fetch_add(batch.len(), std::sync::atomic::Ordering::Relaxed);
+            self.inner.evaluate(batch, out)
+        }
+    }
+
     impl<G: Game> Evaluator<G> for Oracle {
         fn name(&self) -> String {
             "oracle".into()
@@ -182,6 +204,19 @@ mod tests {
             after.apply(d);
         }
         assert_eq!(after.outcome(), Some(Outcome::Win(g.to_move())));
+        // Without simulations the policy is asked once a decision, each
+        // position encoded as the game encodes it; with them (from the start,
+        // where no turn wins), more often.
+        let start = paco::GameState::start();
+        let count = |sims: u32| {
+            let e = Counting { inner: Oracle { toward: true }, positions: Default::default() };
+            let turn = network_turn(&e, &start, sims).unwrap();
+            (turn.len(), e.positions.into_inner())
+        };
+        let (decisions, asked) = count(0);
+        assert_eq!(asked, decisions);
+        let (_, searched) = count(24);
+        assert!(searched > decisions, "{searched} {decisions}");
     }
 
     #[test]

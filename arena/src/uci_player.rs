@@ -394,6 +394,9 @@ mod tests {
             let e = UciSpec::parse(bad).expect_err(bad).to_string();
             assert!(e.contains(needle), "{bad}: {e}");
         }
+        // An option needs a name.
+        let e = UciSpec::parse("uci:sh, =5:nodes=1").unwrap_err().to_string();
+        assert!(e.contains("option ' =5' should be <Option>=<value>"), "{e}");
     }
 
     use crate::fake_engine::fake_engine;
