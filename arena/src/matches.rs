@@ -282,9 +282,10 @@ pub fn run_match_until<G: Game>(
             .into_par_iter()
             .map(|i| {
                 let start: G = start(i);
-                let g1 = play(start.clone(), a, b, limits, seed ^ (2 * i + 1))?;
+                let [s1, s2] = pair_seeds(seed, i);
+                let g1 = play(start.clone(), a, b, limits, s1)?;
                 game_done();
-                let g2 = play(start, b, a, limits, seed ^ (2 * i + 2))?;
+                let g2 = play(start, b, a, limits, s2)?;
                 game_done();
                 Ok((g1, g2))
             })
@@ -292,8 +293,9 @@ pub fn run_match_until<G: Game>(
         for (i, r) in (next..end).zip(results) {
             let (g1, g2) = r?;
             m.add_pair(&g1, &g2);
-            m.played.push(MatchGame { white: a.name.clone(), black: b.name.clone(), seed: seed ^ (2 * i + 1), result: g1 });
-            m.played.push(MatchGame { white: b.name.clone(), black: a.name.clone(), seed: seed ^ (2 * i + 2), result: g2 });
+            let [s1, s2] = pair_seeds(seed, i);
+            m.played.push(MatchGame { white: a.name.clone(), black: b.name.clone(), seed: s1, result: g1 });
+            m.played.push(MatchGame { white: b.name.clone(), black: a.name.clone(), seed: s2, result: g2 });
         }
         next = end;
         if stop(&m) {
@@ -301,6 +303,12 @@ pub fn run_match_until<G: Game>(
         }
     }
     Ok(m)
+}
+
+/// The seeds of the two games of pair `i` of a match seeded `seed`: each
+/// game's its own.
+fn pair_seeds(seed: u64, i: u64) -> [u64; 2] {
+    [seed ^ (2 * i + 1), seed ^ (2 * i + 2)]
 }
 
 /// A match under a sequential test: rounds of `round` pairs until `test`
@@ -444,6 +452,24 @@ mod tests {
         };
         assert_eq!(positions("w").len(), 3);
         assert_eq!(positions("b")[2], format!("position startpos moves {}", tokens[..5].join(" ")));
+    }
+
+    /// Every game of a match has a seed of its own (also for the match
+    /// seeds of all bits 0 or 1), and progress counts the games one by one.
+    #[test]
+    fn games_have_their_own_seeds_and_progress_counts_each() {
+        let a = Player::<shako::GameState>::new("random", 1, 1).unwrap();
+        let b = Player::<shako::GameState>::new("random", 2, 1).unwrap();
+        let limits = GameLimits { max_decisions: 4, adjudicate_material: 0 };
+        for seed in [0, 5, u64::MAX] {
+            let calls = std::sync::Mutex::new(Vec::new());
+            let m = run_match(&a, &b, 5, Openings::Standard, limits, seed, &|done, total| calls.lock().unwrap().push((done, total))).unwrap();
+            let seeds: std::collections::BTreeSet<u64> = m.played.iter().map(|g| g.seed).collect();
+            assert_eq!(seeds.len(), 10, "seed {seed}: {seeds:?}");
+            let mut calls = calls.into_inner().unwrap();
+            calls.sort();
+            assert_eq!(calls, (1..=10).map(|d| (d, 10)).collect::<Vec<_>>());
+        }
     }
 
     /// Fischer-random openings differ from one index to the next, whatever
