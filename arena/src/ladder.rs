@@ -157,9 +157,11 @@ pub fn fifty_percent_budget(rungs: &[Rung]) -> Option<Fifty> {
     }
     let x50 = -a / b;
     let det = info[0][0] * info[1][1] - info[0][1] * info[1][0];
-    let cov = [[info[1][1] / det, -info[0][1] / det], [-info[1][0] / det, info[0][0] / det]];
+    // The inverse of the (symmetric) information matrix, and the delta
+    // method's gradient of x50 = -a/b.
+    let (c00, c01, c11) = (info[1][1] / det, -info[0][1] / det, info[0][0] / det);
     let g = [-1.0 / b, a / (b * b)];
-    let var = g[0] * g[0] * cov[0][0] + 2.0 * g[0] * g[1] * cov[0][1] + g[1] * g[1] * cov[1][1];
+    let var = g[0] * g[0] * c00 + 2.0 * g[0] * g[1] * c01 + g[1] * g[1] * c11;
     let se = var.max(0.0).sqrt();
     Some(Fifty::At { nodes: 10f64.powf(x50), low: 10f64.powf(x50 - 1.96 * se), high: 10f64.powf(x50 + 1.96 * se) })
 }
