@@ -5,9 +5,11 @@ use burn::module::{Module, ModuleMapper, Param};
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
 use burn::tensor::{Distribution, TensorData};
-use pacozero_data::{ChunkWriter, GameRow, GameSpec, PositionRow};
+use pacozero_data::{ChunkWriter, GameSpec, PositionRow};
 use pacozero_nn::*;
 use pacozero_train::*;
+
+mod common;
 
 fn spec(bit_planes: u32, scalars: u32, policy: u32) -> GameSpec {
     GameSpec::new("test", 8, 8, bit_planes, scalars, policy, &["first", "second"]).unwrap()
@@ -187,19 +189,7 @@ fn fastnet_matches_burn_after_training_and_in_network() {
     for r in &rs {
         w.push_position(r.clone()).unwrap();
     }
-    w.push_game(GameRow {
-        game_id: 0,
-        start_fen: "-".into(),
-        actions: String::new(),
-        num_decisions: 64,
-        result: "1-0".into(),
-        reason: "test".into(),
-        network_id: "uniform".into(),
-        config_hash: "-".into(),
-        seed: 0,
-        white: String::new(),
-        black: String::new(),
-    });
+    w.push_game(common::game_row(0, 64));
     w.flush("chunk-000").unwrap();
     let net = NetConfig { blocks: 2, ..NetConfig::tiny_for(&spec(4, 1, 50)) };
     let cfg = TrainConfig { batch_size: 16, progress: false, checkpoint_every: 0, plot_every: 0, threads: 1, ..TrainConfig::default() };

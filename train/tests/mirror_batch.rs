@@ -9,6 +9,8 @@ use pacozero_engine::paco::{mirror_action, GameState, Position};
 use pacozero_engine::{shako, Game};
 use pacozero_train::{Batch, Targets};
 
+mod common;
+
 /// The row of `g` with a policy target that differs between decisions.
 fn row_of<G: Game>(g: &G) -> PositionRow {
     let spec = game_spec::<G>();
@@ -119,7 +121,7 @@ fn a_mirrored_rows_reply_target_is_mirrored_too() {
 /// rows, not all (it differs from a run without it on the mirrored rows).
 #[test]
 fn training_mirrors_only_with_mirror_augment_and_then_only_some_rows() {
-    use pacozero_data::{ChunkWriter, GameRow};
+    use pacozero_data::ChunkWriter;
     use pacozero_nn::{default_device, NetConfig};
     use pacozero_train::{TrainConfig, Trainer};
     let spec = game_spec::<GameState>();
@@ -139,19 +141,7 @@ fn training_mirrors_only_with_mirror_augment_and_then_only_some_rows() {
         g.apply(legal[(ply as usize * 7) % legal.len()]);
     }
     for mut w in writers {
-        w.push_game(GameRow {
-            game_id: 1,
-            start_fen: "-".into(),
-            actions: String::new(),
-            num_decisions: 48,
-            result: "1/2-1/2".into(),
-            reason: "test".into(),
-            network_id: "t".into(),
-            config_hash: "-".into(),
-            seed: 0,
-            white: String::new(),
-            black: String::new(),
-        });
+        w.push_game(common::game_row(1, 48));
         w.flush("chunk-000").unwrap();
     }
     // The first and last steps' losses of three steps.

@@ -2,9 +2,12 @@
 
 use std::path::Path;
 
-use pacozero_data::{ChunkWriter, GameRow, GameSpec, PositionRow};
+use pacozero_data::{ChunkWriter, GameSpec, PositionRow};
 use pacozero_nn::*;
 use pacozero_train::*;
+
+mod common;
+use common::game_row;
 
 fn spec() -> GameSpec {
     GameSpec::new("pacosako", 8, 8, 4, 1, 50, &["first", "second"]).unwrap()
@@ -47,23 +50,6 @@ fn rows(n: usize, seed: u64) -> Vec<PositionRow> {
             }
         })
         .collect()
-}
-
-/// The games-file row of game `game_id` (won by White, `decisions` long).
-fn game_row(game_id: u64, decisions: u32) -> GameRow {
-    GameRow {
-        game_id,
-        start_fen: "-".into(),
-        actions: String::new(),
-        num_decisions: decisions,
-        result: "1-0".into(),
-        reason: "test".into(),
-        network_id: "uniform".into(),
-        config_hash: "-".into(),
-        seed: 0,
-        white: String::new(),
-        black: String::new(),
-    }
 }
 
 fn write_data(dir: &Path, n: usize, chunks: usize) {
