@@ -221,14 +221,7 @@ mod tests {
             -1.0 / (1.0f64 + 1e-5).sqrt(), // -0.999995...
         ];
         let shift = [0.25 - 0.5 * scale[0], -0.5, 0.0 + scale[2], 1.0 - 2.0 * scale[3]];
-        for co in 0..4 {
-            assert!(close(f.b[co], shift[co]), "shift {co}: {} vs {}", f.b[co], shift[co]);
-            // Output channel co holds weights co*18 .. co*18 + 18, each times its scale.
-            for i in 0..18 {
-                let k = co * 18 + i;
-                assert!(close(f.w[k], w[k] as f64 * scale[co]), "weight {k}: {} vs {}", f.w[k], w[k] as f64 * scale[co]);
-            }
-        }
+        assert_folded(&f, &w, &scale, &shift);
     }
 
     #[test]
@@ -248,10 +241,19 @@ mod tests {
         let scale = [1.0 / (1.0f64 + 1e-5).sqrt(), -2.0 / (0.25f64 + 1e-5).sqrt(), 3.0 / (4.0f64 + 1e-5).sqrt()];
         // shift = beta - mean * scale: 0.5, about 2, about -2.
         let shift = [0.5, 0.0 - 0.5 * scale[1], -0.5 - scale[2]];
-        for co in 0..3 {
+        assert_folded(&f, &w, &scale, &shift);
+    }
+
+    /// A folded convolution against its batch norm's `scale` and `shift`:
+    /// output channel `co` holds the unfolded weights of its slice of `w`
+    /// (`w.len() / scale.len()` of them), each times `scale[co]`, and its
+    /// bias is `shift[co]`.
+    fn assert_folded(f: &FoldedConv, w: &[f32], scale: &[f64], shift: &[f64]) {
+        assert_eq!(f.w.len(), w.len());
+        let per = w.len() / scale.len();
+        for co in 0..scale.len() {
             assert!(close(f.b[co], shift[co]), "shift {co}: {} vs {}", f.b[co], shift[co]);
-            for ci in 0..4 {
-                let k = co * 4 + ci;
+            for k in co * per..(co + 1) * per {
                 assert!(close(f.w[k], w[k] as f64 * scale[co]), "weight {k}: {} vs {}", f.w[k], w[k] as f64 * scale[co]);
             }
         }
