@@ -249,13 +249,14 @@ mod tests {
     /// (`w.len() / scale.len()` of them), each times `scale[co]`, and its
     /// bias is `shift[co]`.
     fn assert_folded(f: &FoldedConv, w: &[f32], scale: &[f64], shift: &[f64]) {
-        assert_eq!(f.w.len(), w.len());
+        assert_eq!((f.w.len(), f.b.len()), (w.len(), shift.len()));
         let per = w.len() / scale.len();
-        for co in 0..scale.len() {
-            assert!(close(f.b[co], shift[co]), "shift {co}: {} vs {}", f.b[co], shift[co]);
-            for k in co * per..(co + 1) * per {
-                assert!(close(f.w[k], w[k] as f64 * scale[co]), "weight {k}: {} vs {}", f.w[k], w[k] as f64 * scale[co]);
-            }
+        for (co, (&b, &want)) in f.b.iter().zip(shift).enumerate() {
+            assert!(close(b, want), "shift {co}: {b} vs {want}");
+        }
+        for (k, (&got, &orig)) in f.w.iter().zip(w).enumerate() {
+            let want = orig as f64 * scale[k / per];
+            assert!(close(got, want), "weight {k}: {got} vs {want}");
         }
     }
 
