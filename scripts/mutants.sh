@@ -4,7 +4,8 @@
 # the mutants recorded as equivalent). Scores: docs/testing.md.
 #
 #   scripts/mutants.sh crate <package> [cargo-mutants args, e.g. --shard 0/4]
-#       every mutant of one package, tested by that package's tests; the
+#       every mutant of one package (with --shard k/n: every n-th, from the
+#       k-th on), tested by that package's tests; the
 #       outcome goes to $CARGO_TARGET_DIR/mutants/<package>[-shard-k-of-n]/
 #       and one summary line (mutants, caught, missed, unviable, timeouts,
 #       score over the viable ones) is printed. `--iterate` retests only what
@@ -68,12 +69,20 @@ crate)
     shift
     tag="$pkg"
     args=("$@")
+    sharded=false
     for ((i = 0; i < ${#args[@]}; i++)); do
         case "${args[$i]}" in
-        --shard) tag="$tag-shard-${args[$((i + 1))]/\//-of-}" ;;
-        --shard=*) s="${args[$i]#--shard=}"; tag="$tag-shard-${s/\//-of-}" ;;
+        --shard) tag="$tag-shard-${args[$((i + 1))]/\//-of-}"; sharded=true ;;
+        --shard=*) s="${args[$i]#--shard=}"; tag="$tag-shard-${s/\//-of-}"; sharded=true ;;
+        --sharding | --sharding=*) sharded=given ;;
         esac
     done
+    # A shard is a sample of the whole crate: every k-th mutant (cargo-mutants'
+    # own default, `slice`, would test one run of neighbouring mutants, often
+    # a single file).
+    if [ "$sharded" = true ]; then
+        set -- "$@" --sharding round-robin
+    fi
     out="$CARGO_TARGET_DIR/mutants/$tag"
     mkdir -p "$out"
     start=$(date +%s)

@@ -346,10 +346,8 @@ mod tests {
     fn players_are_checked_when_made_and_search_as_match_play() {
         let dir = tempfile::tempdir().unwrap();
         let spec = pacozero_data::game_spec::<paco::GameState>();
-        let net = pacozero_nn::NetConfig::tiny_for(&spec);
         let model = dir.path().join("tiny.pzmodel");
-        let info = pacozero_nn::ModelInfo { name: "tiny".into(), step: 0, samples_seen: 0, provenance: None };
-        pacozero_nn::export_model(&net.init(&pacozero_nn::default_device()).unwrap(), &net, &info, &model).unwrap();
+        pacozero_nn::export_untrained(&pacozero_nn::NetConfig::tiny_for(&spec), "tiny", &model).unwrap();
         let p = Player::<paco::GameState>::new(&format!("net:{}:3", model.display()), 1, 1).unwrap();
         assert!(p.evaluator.is_some());
         let g = paco::GameState::start();

@@ -273,3 +273,95 @@ impl FromIterator<Square> for BitBoard {
         b
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_have_their_names_letters_and_home_ranks() {
+        let w = Color::White;
+        let b = Color::Black;
+        assert_eq!((w.other(), b.other()), (b, w));
+        assert_eq!((w.index(), b.index()), (0, 1));
+        assert_eq!((w.name(), w.title(), w.letter(), w.home_rank()), ("white", "White", 'w', 0));
+        assert_eq!((b.name(), b.title(), b.letter(), b.home_rank()), ("black", "Black", 'b', 7));
+        assert_eq!(format!("{w}{b}"), "wb");
+    }
+
+    #[test]
+    fn piece_kinds_read_and_write_their_letters() {
+        for (i, (k, letter)) in PieceKind::ALL.into_iter().zip("PRNBQK".chars()).enumerate() {
+            assert_eq!((k.index(), PieceKind::from_index(i), k.letter()), (i, k, letter));
+            assert_eq!(PieceKind::from_letter(letter), Some(k));
+            assert_eq!(PieceKind::from_letter(letter.to_ascii_lowercase()), Some(k));
+            let promotion = PieceKind::PROMOTIONS.iter().position(|&p| p == k);
+            assert_eq!(k.promotion_index(), promotion);
+            assert_eq!(promotion.is_some(), !matches!(k, PieceKind::Pawn | PieceKind::King), "{k:?}");
+        }
+        assert_eq!(PieceKind::Queen.promotion_index(), Some(3));
+        for c in ['x', 'A', '1', ' ', 'é'] {
+            assert_eq!(PieceKind::from_letter(c), None, "{c:?}");
+        }
+    }
+
+    /// Each square's name, file, rank, bit and mirrors from its written-out
+    /// name (files a-h, ranks 1-8).
+    #[test]
+    fn squares_have_their_coordinates_names_and_mirrors() {
+        let mut seen = 0u64;
+        for (i, sq) in Square::all().enumerate() {
+            let (file, rank) = (i % 8, i / 8);
+            let name = format!("{}{}", "abcdefgh".as_bytes()[file] as char, rank + 1);
+            assert_eq!((sq.index(), sq.file() as usize, sq.rank() as usize), (i, file, rank));
+            assert_eq!(sq.bb(), 1u64 << i);
+            seen |= sq.bb();
+            assert_eq!(sq.to_string(), name);
+            assert_eq!(Square::parse(&name), Some(sq));
+            assert_eq!((Square::new(i as u8), Square::try_new(i as u8)), (sq, Some(sq)));
+            assert_eq!(Square::from_file_rank(file as u8, rank as u8), sq);
+            assert_eq!(sq.flip_rank(), Square::from_file_rank(file as u8, 7 - rank as u8));
+            assert_eq!(sq.flip_file(), Square::from_file_rank(7 - file as u8, rank as u8));
+            for (df, dr) in [(1i8, 0i8), (-1, 0), (0, 1), (0, -1), (2, -1), (-1, 2), (7, 7), (-7, -7)] {
+                let (f, r) = (file as i8 + df, rank as i8 + dr);
+                let on_board = (0..8).contains(&f) && (0..8).contains(&r);
+                let expected = on_board.then(|| Square::from_file_rank(f as u8, r as u8));
+                assert_eq!(sq.offset(df, dr), expected, "{sq} + ({df}, {dr})");
+            }
+        }
+        assert_eq!(seen, u64::MAX);
+        assert_eq!(Square::all().count(), 64);
+        assert_eq!(Square::try_new(64), None);
+        for bad in ["", "e", "e44", "i1", "a9", "a0", "`1", "E4", "4e"] {
+            assert_eq!(Square::parse(bad), None, "{bad:?}");
+        }
+        assert!(std::panic::catch_unwind(|| Square::new(64)).is_err());
+    }
+
+    #[test]
+    fn bitboards_hold_sets_of_squares_lowest_first() {
+        let sq = |name: &str| Square::parse(name).unwrap();
+        let squares = [sq("h8"), sq("a1"), sq("e4"), sq("d5")];
+        let b: BitBoard = squares.iter().copied().collect();
+        assert_eq!(b, BitBoard(sq("a1").bb() | sq("e4").bb() | sq("d5").bb() | sq("h8").bb()));
+        assert_eq!(b.len(), 4);
+        assert_eq!(b.size_hint(), (4, Some(4)));
+        assert_eq!(b.first(), Some(sq("a1")));
+        assert_eq!(b.collect::<Vec<_>>(), vec![sq("a1"), sq("e4"), sq("d5"), sq("h8")]);
+        assert!(squares.iter().all(|&s| b.contains(s)));
+        assert!(!b.contains(sq("e5")) && !b.is_empty());
+        let mut c = b;
+        c.remove(sq("a1"));
+        c.remove(sq("a2"));
+        c.insert(sq("b2"));
+        c.insert(sq("e4"));
+        assert_eq!(c.collect::<Vec<_>>(), vec![sq("b2"), sq("e4"), sq("d5"), sq("h8")]);
+        assert_eq!((BitBoard::EMPTY.first(), BitBoard::EMPTY.len(), BitBoard::EMPTY.is_empty()), (None, 0, true));
+        assert_eq!(BitBoard::default(), BitBoard::EMPTY);
+        let mut it = BitBoard(u64::MAX);
+        assert_eq!(it.len(), 64);
+        it.next();
+        assert_eq!(it.size_hint(), (63, Some(63)));
+        assert_eq!(std::iter::empty::<Square>().collect::<BitBoard>(), BitBoard::EMPTY);
+    }
+}

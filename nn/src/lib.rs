@@ -71,8 +71,8 @@ pub use load::{
 };
 pub use model::{NetConfig, NetOutput, PacoNet};
 pub use modelfile::{
-    current_model, export_model, export_to_run, load_model, model_header_of, model_path, models_dir, read_model_header, set_current_model, ModelInfo,
-    MODEL_EXT, MODEL_FORMAT_VERSION,
+    current_model, export_model, export_to_run, export_untrained, load_model, model_header_of, model_path, models_dir, read_model_header, set_current_model,
+    ModelInfo, MODEL_EXT, MODEL_FORMAT_VERSION,
 };
 
 /// Re-export of burn's device type so callers need not depend on burn.

@@ -55,6 +55,14 @@ pub struct ModelInfo {
     pub provenance: Option<pacozero_data::Provenance>,
 }
 
+impl ModelInfo {
+    /// The metadata of a network that has not trained: step 0, no samples,
+    /// no provenance.
+    pub fn untrained(name: &str) -> ModelInfo {
+        ModelInfo { name: name.into(), step: 0, samples_seen: 0, provenance: None }
+    }
+}
+
 /// One section's entry in a container header: name, length, checksum.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Section {
@@ -238,6 +246,17 @@ pub fn model_path(run_dir: &Path, name: &str) -> PathBuf {
     RunDir::new(run_dir).model(name)
 }
 
+/// Write a freshly initialised (untrained) network of architecture `net` as
+/// the model `name` at `path`, creating `path`'s directory: some network of
+/// a game, for tests and tools that need one before any training.
+pub fn export_untrained(net: &NetConfig, name: &str, path: &Path) -> NnResult<()> {
+    let model = net.init(&crate::default_device())?;
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(io_err(dir))?;
+    }
+    export_model(&model, net, &ModelInfo::untrained(name), path)
+}
+
 /// Atomically point `<run>/models/current` at model `name` (the file holds the
 /// file name, e.g. `gen-0003.pzmodel`, and a newline).
 pub fn set_current_model(run_dir: &Path, name: &str) -> NnResult<()> {
@@ -394,6 +413,17 @@ mod tests {
         // A length that overflows the file's offsets.
         let huge = format!(r#"{{"sections":[{{"name":"big","len":{},"fnv1a64":"0"}}]}}"#, u64::MAX);
         assert_eq!(refusal(&container(MODEL_MAGIC, 1, &huge, b"x")), format!("truncated model file: section `big` needs {} bytes", u64::MAX));
+    }
+
+    #[test]
+    fn an_untrained_model_is_written_with_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/u.pzmodel");
+        let net = NetConfig::tiny_for(&spec());
+        export_untrained(&net, "u", &path).unwrap();
+        assert_eq!(read_model_header(&path).unwrap(), (net.clone(), ModelInfo { name: "u".into(), step: 0, samples_seen: 0, provenance: None }));
+        let (_, n, _) = load_model(&path, &Device::flex(), Some(&net)).unwrap();
+        assert_eq!(n, net);
     }
 
     #[test]

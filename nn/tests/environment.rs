@@ -68,7 +68,7 @@ fn pacozero_fastnet_turns_the_fast_path_off() {
     let _turn = ENV.lock().unwrap_or_else(|e| e.into_inner());
     let net = NetConfig::tiny_for(&spec(8, 8, 4, 1, 50));
     let model = random_net(&net, 61);
-    let info = ModelInfo { name: "m".into(), step: 0, samples_seen: 0, provenance: None };
+    let info = ModelInfo::untrained("m");
     let uses_fastnet = |value| {
         with_var("PACOZERO_FASTNET", value, || Network::from_model(model.clone(), net.clone(), info.clone(), &Device::flex(), 1).unwrap().uses_fastnet())
     };

@@ -13,7 +13,7 @@ use pacozero_nn::{default_device, EvalInput, ModelInfo, NetConfig, Network, Netw
 use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
 
 fn evaluator(net: &NetConfig, seed: u64) -> NetworkEvaluator {
-    let info = ModelInfo { name: "gen-x".into(), step: 0, samples_seen: 0, provenance: None };
+    let info = ModelInfo::untrained("gen-x");
     let network = Network::from_model(random_net(net, seed), net.clone(), info, &default_device(), 1).unwrap();
     NetworkEvaluator { net: network, id: "eval-id".into() }
 }

@@ -91,7 +91,7 @@ fn a_loaded_network_is_of_its_game_and_refused_for_another() {
 #[test]
 fn a_network_of_no_game_is_named_with_its_shape() {
     let net = NetConfig::tiny_for(&spec(8, 8, 4, 1, 50));
-    let info = ModelInfo { name: "odd".into(), step: 0, samples_seen: 0, provenance: None };
+    let info = ModelInfo::untrained("odd");
     let ev = NetworkEvaluator { net: Network::from_model(random_net(&net, 52), net, info, &default_device(), 1).unwrap(), id: "odd".into() };
     let e = network_game(&ev, "label").unwrap_err().to_string();
     assert_eq!(e, "label: the network's inputs (5 channels, 8x8, encoding pacozero) and 50 policy slots fit none of the games (paco, shako)");

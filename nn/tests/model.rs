@@ -14,7 +14,7 @@ fn corrupt_or_mismatched_model_files_give_clear_errors() {
     let net = NetConfig::tiny_for(&spec());
     let dev = default_device();
     let model = net.init(&dev).unwrap();
-    let info = ModelInfo { name: "m".into(), step: 0, samples_seen: 0, provenance: None };
+    let info = ModelInfo::untrained("m");
     let path = dir.path().join("m.pzmodel");
     export_model(&model, &net, &info, &path).unwrap();
     let (n2, i2) = read_model_header(&path).unwrap();
@@ -45,7 +45,7 @@ fn corrupt_or_mismatched_model_files_give_clear_errors() {
     // A header claiming another architecture than its weights.
     let small = NetConfig { blocks: 2, ..net.clone() };
     let big_model = small.init(&dev).unwrap();
-    export_model(&big_model, &small, &ModelInfo { name: "x".into(), step: 0, samples_seen: 0, provenance: None }, &path).unwrap();
+    export_model(&big_model, &small, &ModelInfo::untrained("x"), &path).unwrap();
     let text = std::fs::read(&path).unwrap();
     let s = String::from_utf8_lossy(&text[20..200]).to_string();
     assert!(s.contains("\"blocks\":2"), "{s}");

@@ -13,7 +13,7 @@ fn tiny() -> NetworkEvaluator {
     let net = NetConfig::tiny_for(&spec);
     let device = default_device();
     let model = net.init(&device).unwrap();
-    let info = ModelInfo { name: "gen-test".into(), step: 0, samples_seen: 0, provenance: None };
+    let info = ModelInfo::untrained("gen-test");
     NetworkEvaluator { net: Network::from_model(model, net, info, &device, 1).unwrap(), id: "gen-test".into() }
 }
 

@@ -92,7 +92,7 @@ fn a_network_of_no_game_is_refused() {
     let spec = spec_of(GameKind::default());
     let net = NetConfig { bit_planes: spec.bit_planes + 1, ..NetConfig::tiny_for(&spec) };
     let model = net.init(&default_device()).unwrap();
-    let info = ModelInfo { name: "t".into(), step: 0, samples_seen: 0, provenance: None };
+    let info = ModelInfo::untrained("t");
     let err = pacozero_nn::onnx::network_model(&model, &net, &info).unwrap_err().to_string();
     assert!(err.contains("fit none of the games"), "{err}");
 }
@@ -230,7 +230,7 @@ fn the_metadata_names_the_game_its_encoding_inputs_layout_and_the_model() {
 
 #[test]
 fn a_reply_head_the_weights_lack_or_have_is_refused() {
-    let info = ModelInfo { name: "t".into(), step: 0, samples_seen: 0, provenance: None };
+    let info = ModelInfo::untrained("t");
     let net = NetConfig::tiny_for(&spec_of(GameKind::Paco));
     let with = NetConfig { reply_policy: true, ..net.clone() };
     let plain = net.init_seeded(&default_device(), 1).unwrap();

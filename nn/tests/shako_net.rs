@@ -18,7 +18,7 @@ fn shako_network_evaluator_and_fastnet_agree_with_burn() {
     let device = default_device();
     let make = || {
         let model = net.init(&device).unwrap();
-        Network::from_model(model, net.clone(), ModelInfo { name: "shako-test".into(), step: 0, samples_seen: 0, provenance: None }, &device, 1).unwrap()
+        Network::from_model(model, net.clone(), ModelInfo::untrained("shako-test"), &device, 1).unwrap()
     };
     let mut net_a = make();
     let mut states = vec![GameState::start()];

@@ -52,12 +52,8 @@ impl Drop for TempDir {
 /// `<dir>/<name>.pzmodel`.
 pub fn tiny_model_in<G: Game>(dir: &Path, name: &str, encoding: usize) -> PathBuf {
     let spec = pacozero_data::game_spec_as::<G>(encoding);
-    let net = pacozero_nn::NetConfig::tiny_for(&spec);
-    let model = net.init(&pacozero_nn::default_device()).unwrap();
-    std::fs::create_dir_all(dir).unwrap();
     let path = dir.join(format!("{name}.pzmodel"));
-    let info = pacozero_nn::ModelInfo { name: name.into(), step: 0, samples_seen: 0, provenance: None };
-    pacozero_nn::export_model(&model, &net, &info, &path).unwrap();
+    pacozero_nn::export_untrained(&pacozero_nn::NetConfig::tiny_for(&spec), name, &path).unwrap();
     path
 }
 

@@ -208,10 +208,7 @@ fn create_bucket(endpoint: &str, bucket: &str) {
 #[allow(dead_code)]
 pub fn tiny_model_of<G: pacozero_engine::Game>(dir: &Path, name: &str) -> PathBuf {
     let spec = pacozero_data::game_spec::<G>();
-    let net = pacozero_nn::NetConfig::tiny_for(&spec);
-    let model = net.init(&pacozero_nn::default_device()).unwrap();
     let path = dir.join(format!("{name}.pzmodel"));
-    let info = pacozero_nn::ModelInfo { name: name.into(), step: 0, samples_seen: 0, provenance: None };
-    pacozero_nn::export_model(&model, &net, &info, &path).unwrap();
+    pacozero_nn::export_untrained(&pacozero_nn::NetConfig::tiny_for(&spec), name, &path).unwrap();
     path
 }

@@ -142,3 +142,73 @@ pub fn action_from_index(i: usize, mover: Color) -> Option<Action> {
 pub fn actions_text(actions: &[Action]) -> String {
     actions.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_action() -> Vec<Action> {
+        let mut all: Vec<Action> = Square::all().map(Action::Lift).collect();
+        all.extend(Square::all().map(Action::Place));
+        all.extend(PieceKind::PROMOTIONS.map(Action::Promote));
+        all
+    }
+
+    /// The table of the module's documentation, written out.
+    #[test]
+    fn every_action_has_its_text_and_index_for_each_mover() {
+        let all = every_action();
+        assert_eq!(all.len(), NUM_ACTIONS);
+        for mover in Color::BOTH {
+            let mut taken = [false; NUM_ACTIONS];
+            for &a in &all {
+                let (text, index) = match a {
+                    Action::Lift(s) => (format!("L{s}"), if mover == Color::White { s.index() } else { s.flip_rank().index() }),
+                    Action::Place(s) => (format!("P{s}"), 64 + if mover == Color::White { s.index() } else { s.flip_rank().index() }),
+                    Action::Promote(k) => (format!("={}", k.letter()), 128 + "RNBQ".find(k.letter()).unwrap()),
+                };
+                assert_eq!((a.to_string(), action_to_string(a), action_index(a, mover)), (text.clone(), text.clone(), index), "{a:?}");
+                assert_eq!(text.parse::<Action>(), Ok(a));
+                assert_eq!(action_from_index(index, mover), Some(a));
+                assert!(!std::mem::replace(&mut taken[index], true), "index {index} twice");
+            }
+            assert_eq!(action_from_index(NUM_ACTIONS, mover), None);
+        }
+        assert_eq!(action_index(Action::Lift(Square::parse("e2").unwrap()), Color::Black), Square::parse("e7").unwrap().index());
+    }
+
+    #[test]
+    fn bad_actions_are_refused_with_the_column_at_fault() {
+        let err = |s: &str| s.parse::<Action>().unwrap_err();
+        for (input, column, message) in [
+            ("", 0, "empty action"),
+            ("Xe2", 0, "an action starts with L (lift), P (place) or = (promote)"),
+            ("le2", 0, "an action starts with L (lift), P (place) or = (promote)"),
+            ("L", 1, "expected a square a1..h8 after L/P"),
+            ("Pi9", 1, "expected a square a1..h8 after L/P"),
+            ("Le22", 1, "expected a square a1..h8 after L/P"),
+            ("=", 1, "expected exactly one piece letter after '='"),
+            ("=QQ", 1, "expected exactly one piece letter after '='"),
+            ("=q", 1, "promotion piece must be one of R, N, B, Q"),
+            ("=n", 1, "promotion piece must be one of R, N, B, Q"),
+            ("=K", 1, "promotion piece must be one of R, N, B, Q"),
+            ("=P", 1, "promotion piece must be one of R, N, B, Q"),
+            ("=X", 1, "promotion piece must be one of R, N, B, Q"),
+        ] {
+            assert_eq!(err(input), ActionParseError { input: input.into(), column, message: message.into() }, "{input:?}");
+        }
+        assert_eq!(err("=q").to_string(), "invalid action '=q' at character 2: promotion piece must be one of R, N, B, Q");
+    }
+
+    #[test]
+    fn action_lists_name_the_bad_token_by_its_column_in_the_whole_text() {
+        let list = "Le2 Pe4  =Q Ph8";
+        let actions = parse_actions(list).unwrap();
+        assert_eq!(actions_text(&actions), "Le2 Pe4 =Q Ph8");
+        assert_eq!(parse_actions("").unwrap(), vec![]);
+        let e = parse_actions("Le2  Pe4 Pz9").unwrap_err();
+        assert_eq!((e.input.as_str(), e.column), ("Le2  Pe4 Pz9", 10));
+        let e = parse_actions("Le2 Pe4 =k").unwrap_err();
+        assert_eq!((e.column, e.message.as_str()), (9, "promotion piece must be one of R, N, B, Q"));
+    }
+}
