@@ -212,3 +212,46 @@ fn promo_at(chars: &[char], i: usize) -> Option<PieceKind> {
     let c = *chars.get(i)?;
     PieceKind::from_letter(c).filter(|k| k.promotion_index().is_some() && c.is_ascii_uppercase())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each way a turn can be misread, from the start position, with the
+    /// column (0-based) each error must point at.
+    #[test]
+    fn bad_turns_name_the_character_at_fault() {
+        let start = Position::startpos();
+        let refused = |input: &str| parse_turn(&start, input).expect_err(input);
+        for (input, column, message) in [
+            ("", 0, "expected the square of the piece to move (e.g. e2)"),
+            ("  Ne2-e4", 2, "e2 holds a Pawn, not a Knight"),
+            ("e3-e4", 0, "no piece of the side to move on e3"),
+            (" g1-f3", 1, "g1 holds a Knight: write its letter (Ng1)"),
+            ("e2e4", 2, "expected '-' (to an empty square) or 'x' (onto a piece)"),
+            ("e2-e9", 3, "expected a square"),
+            ("e2xe4", 2, "e4 is empty: write '-'"),
+            ("e2-e4  x", 7, "unexpected text after the move"),
+            ("e2-e4-e5", 5, "expected '>' before the next square of the chain, or '=' for a promotion"),
+            ("=K", 1, "expected R, N, B or Q after '='"),
+        ] {
+            let e = refused(input);
+            assert_eq!((e.input.as_str(), e.column, e.message.as_str()), (input, column, message), "{input:?}");
+        }
+        // Actions the position refuses: the column of the square or the '='.
+        for (input, column) in [("e2-e5", 3), ("e2-e4>e5", 6), ("=Q", 0), ("Nb1-b3", 4)] {
+            let e = refused(input);
+            assert!(e.column == column && !e.message.is_empty(), "{input:?}: {e}");
+        }
+        assert_eq!(refused("Ne2").to_string(), "cannot read move 'Ne2' at character 1: e2 holds a Pawn, not a Knight");
+    }
+
+    #[test]
+    fn turns_read_with_their_letters_and_surrounding_space() {
+        let start = Position::startpos();
+        let sq = |s: &str| Square::parse(s).unwrap();
+        assert_eq!(parse_turn(&start, " e2-e4 ").unwrap(), vec![Action::Lift(sq("e2")), Action::Place(sq("e4"))]);
+        assert_eq!(parse_turn(&start, "Pe2-e4").unwrap(), vec![Action::Lift(sq("e2")), Action::Place(sq("e4"))]);
+        assert_eq!(parse_turn(&start, "Ng1-f3").unwrap(), vec![Action::Lift(sq("g1")), Action::Place(sq("f3"))]);
+    }
+}

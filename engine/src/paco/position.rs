@@ -363,3 +363,41 @@ pub(crate) fn forward(c: Color) -> i8 {
         Color::Black => -1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Equality compares every field but the hash (derived from them): a
+    /// position that differs in any one field is another position.
+    #[test]
+    fn positions_differ_when_any_one_field_does() {
+        let start = Position::startpos();
+        let mut same = start;
+        same.hash ^= 1;
+        assert_eq!(same, start);
+        let changes: [(&str, fn(&mut Position)); 15] = [
+            ("officers", |p| p.officers[1][3] ^= 1),
+            ("king", |p| p.king[0] = NO_KING),
+            ("occ", |p| p.occ[1] ^= 1 << 40),
+            ("side", |p| p.side = Color::Black),
+            ("required", |p| p.required = Required::Place),
+            ("hand", |p| p.hand = Hand::Single { kind: PieceKind::Pawn, from: Square::parse("e2").unwrap() }),
+            ("ep", |p| p.ep = Square::parse("e3")),
+            ("promotion", |p| p.promotion = Square::parse("e8")),
+            ("castling", |p| p.castling.mask = 0),
+            ("no_progress", |p| p.no_progress = 1),
+            ("status", |p| p.status = Status::NoProgressDraw),
+            ("rules", |p| p.rules.no_union_undo = !p.rules.no_union_undo),
+            ("double_steps", |p| p.double_steps[0] = 1),
+            ("last_pair_move", |p| p.last_pair_move = Some((Square::new(28), Square::new(36)))),
+            ("king_chain", |p| p.king_chain = true),
+        ];
+        for (field, change) in changes {
+            let mut p = start;
+            change(&mut p);
+            assert_ne!(p, start, "{field}");
+            assert_ne!(start, p, "{field}");
+        }
+    }
+}
