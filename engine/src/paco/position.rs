@@ -376,7 +376,8 @@ mod tests {
         let mut same = start;
         same.hash ^= 1;
         assert_eq!(same, start);
-        let changes: [(&str, fn(&mut Position)); 15] = [
+        type Change = (&'static str, fn(&mut Position));
+        let changes: [Change; 15] = [
             ("officers", |p| p.officers[1][3] ^= 1),
             ("king", |p| p.king[0] = NO_KING),
             ("occ", |p| p.occ[1] ^= 1 << 40),
