@@ -76,26 +76,57 @@ enum Kernel {
     Avx512,
 }
 
-impl Kernel {
-    /// Whether this CPU runs the build.
-    fn available(self) -> bool {
+/// The instruction-set extensions the kernels need.
+#[derive(Clone, Copy, Debug, Default)]
+struct Features {
+    avx2: bool,
+    fma: bool,
+    avx512f: bool,
+    avx512vl: bool,
+}
+
+impl Features {
+    /// What this CPU has (none of them off x86-64).
+    fn of_this_cpu() -> Features {
         #[cfg(target_arch = "x86_64")]
         {
-            match self {
-                Kernel::Portable => true,
-                Kernel::Avx2 => std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"),
-                Kernel::Avx512 => std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") && Kernel::Avx2.available(),
+            Features {
+                avx2: std::is_x86_feature_detected!("avx2"),
+                fma: std::is_x86_feature_detected!("fma"),
+                avx512f: std::is_x86_feature_detected!("avx512f"),
+                avx512vl: std::is_x86_feature_detected!("avx512vl"),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            self == Kernel::Portable
+            Features::default()
         }
+    }
+}
+
+impl Kernel {
+    /// Whether a CPU with `features` runs the build.
+    fn runs_on(self, f: Features) -> bool {
+        match self {
+            Kernel::Portable => true,
+            Kernel::Avx2 => f.avx2 && f.fma,
+            Kernel::Avx512 => f.avx512f && f.avx512vl && Kernel::Avx2.runs_on(f),
+        }
+    }
+
+    /// Whether this CPU runs the build.
+    fn available(self) -> bool {
+        self.runs_on(Features::of_this_cpu())
+    }
+
+    /// The widest build a CPU with `features` runs.
+    fn best_for(f: Features) -> Kernel {
+        [Kernel::Avx512, Kernel::Avx2].into_iter().find(|k| k.runs_on(f)).unwrap_or(Kernel::Portable)
     }
 
     /// The widest build this CPU runs.
     fn best() -> Kernel {
-        [Kernel::Avx512, Kernel::Avx2].into_iter().find(|k| k.available()).unwrap_or(Kernel::Portable)
+        Kernel::best_for(Features::of_this_cpu())
     }
 }
 
@@ -290,6 +321,26 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Every combination of the four extensions: AVX2 needs FMA too, AVX-512
+    /// needs F, VL and the AVX2 build's extensions.
+    #[test]
+    fn each_build_needs_all_its_extensions() {
+        for bits in 0..16u8 {
+            let f = Features { avx2: bits & 1 != 0, fma: bits & 2 != 0, avx512f: bits & 4 != 0, avx512vl: bits & 8 != 0 };
+            let avx2 = bits & 3 == 3;
+            let avx512 = bits == 15;
+            assert_eq!((Kernel::Portable.runs_on(f), Kernel::Avx2.runs_on(f), Kernel::Avx512.runs_on(f)), (true, avx2, avx512), "{f:?}");
+            let best = if avx512 {
+                Kernel::Avx512
+            } else if avx2 {
+                Kernel::Avx2
+            } else {
+                Kernel::Portable
+            };
+            assert_eq!(Kernel::best_for(f), best, "{f:?}");
         }
     }
 

@@ -110,3 +110,28 @@ fn pacozero_reference_dir_holds_the_references_and_the_built_in_ones_are_written
         })
     });
 }
+
+/// A bad `PACOZERO_BACKEND` is not silent: the default device says so on
+/// standard error before it falls back to flex. (Run in a child process of
+/// this test binary, whose standard error the test reads.)
+#[test]
+fn a_bad_backend_name_warns_when_the_default_device_falls_back() {
+    const NAME: &str = "a_bad_backend_name_warns_when_the_default_device_falls_back";
+    if std::env::var_os("PACOZERO_TEST_CHILD").is_some() {
+        assert_eq!(default_device(), Device::flex());
+        return;
+    }
+    let run = |backend: &str| {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", NAME, "--nocapture", "--test-threads", "1"])
+            .env("PACOZERO_TEST_CHILD", "1")
+            .env("PACOZERO_BACKEND", backend)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let warned = run("bogus");
+    assert!(warned.contains("warning: PACOZERO_BACKEND: invalid configuration: unknown backend `bogus`;") && warned.contains("using flex"), "{warned}");
+    assert!(!run("flex").contains("warning"));
+}
