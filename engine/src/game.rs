@@ -70,6 +70,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Bit planes of the encoding (each `ceil(H*W/64)` words) and scalars.
     const NUM_BIT_PLANES: usize;
     const NUM_SCALARS: usize;
+    /// The `u64` words of one bit plane: a bit per square, `ceil(H*W/64)`.
+    const WORDS_PER_PLANE: usize = (Self::BOARD_HEIGHT * Self::BOARD_WIDTH).div_ceil(64);
 
     /// The player who takes the next decision.
     fn to_move(&self) -> Color;

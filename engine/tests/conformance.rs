@@ -55,7 +55,9 @@ impl GameVisitor for Conformance {
     type Output = Checked;
 
     fn visit<G: Game>(self) -> Checked {
+        // A bit per square, in whole words.
         let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
+        assert_eq!(G::WORDS_PER_PLANE, words, "{}", G::NAME);
         check_aux_target_names::<G>();
         check_encoding_names::<G>();
         let mut rng = Rng(self.seed);

@@ -204,7 +204,7 @@ fn tile<const V: usize, const FMA: bool>(d: &Dense, board: Board, img: &[f32], c
         for (r, row) in rows.iter_mut().enumerate() {
             let from = board.taps[(sq0 + r) * 9 + t];
             if from >= 0 {
-                *row = img[from as usize * cin..(from as usize + 1) * cin].as_ptr();
+                *row = img[from as usize * cin..][..cin].as_ptr();
             }
         }
         let w_tap = d.w[t * cin * n..(t + 1) * cin * n].as_ptr();

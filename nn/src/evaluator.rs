@@ -48,7 +48,7 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
             Vec::new()
         } else {
             let e = &G::ENCODINGS[encoding];
-            let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
+            let words = G::WORDS_PER_PLANE;
             batch
                 .iter()
                 .map(|r| {

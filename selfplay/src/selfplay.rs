@@ -223,7 +223,7 @@ impl<G: SelfplayGame> Runner<G> {
             };
             let mover = self.state.to_move();
             let enc = &G::ENCODINGS[self.encoding];
-            let mut planes = vec![0u64; enc.num_bit_planes() * (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64)];
+            let mut planes = vec![0u64; enc.num_bit_planes() * G::WORDS_PER_PLANE];
             let mut scalars = vec![0f32; enc.num_scalars()];
             self.state.encode_as(self.encoding, &mut planes, &mut scalars);
             self.names.push(self.state.action_name(action));

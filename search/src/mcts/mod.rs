@@ -102,7 +102,7 @@ impl<G: Game> Search<G> {
             pending_node: NONE,
             pending_state: None,
             pending_legal: Vec::new(),
-            pending_planes: vec![0; G::NUM_BIT_PLANES * (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64)],
+            pending_planes: vec![0; G::NUM_BIT_PLANES * G::WORDS_PER_PLANE],
             pending_scalars: vec![0.0; G::NUM_SCALARS],
             gumbel: Vec::new(),
             considered: Vec::new(),
