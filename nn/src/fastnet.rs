@@ -490,3 +490,27 @@ impl FastNet {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pacozero_data::GameSpec;
+
+    /// A piece is the most positions whose im2col buffer (9 floats per
+    /// square and channel, the wider of the input and the tower) fits in
+    /// `PIECE_BYTES`, and never fewer than `MIN_PIECE`.
+    #[test]
+    fn a_piece_is_the_most_positions_whose_buffer_fits() {
+        for (height, width, bit_planes, channels) in [(8, 8, 4, 16), (8, 8, 4, 128), (10, 10, 40, 24), (10, 10, 4, 256), (2, 1, 300, 8)] {
+            let spec = GameSpec::new("test", height, width, bit_planes, 1, 50, &["first", "second"]).unwrap();
+            let net = NetConfig { channels, ..NetConfig::tiny_for(&spec) };
+            let fast = FastNet::from_model(&net.init_seeded(&burn::tensor::Device::flex(), 1).unwrap(), &net).unwrap();
+            let widest = (channels as usize).max(fast.ci);
+            assert!(fast.ci >= bit_planes as usize);
+            let bytes = |positions: usize| positions * (height * width) as usize * 9 * widest * std::mem::size_of::<f32>();
+            let k = fast.piece();
+            assert!(k >= MIN_PIECE && bytes(k + 1) > PIECE_BYTES, "{height}x{width}, {channels} channels: {k}");
+            assert!(k == MIN_PIECE || bytes(k) <= PIECE_BYTES, "{height}x{width}, {channels} channels: {k}");
+        }
+    }
+}
