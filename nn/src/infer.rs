@@ -129,9 +129,7 @@ impl Network {
         let (c, h, w) = (self.net.input_channels(), self.net.height as usize, self.net.width as usize);
         assert_eq!(x.len(), batch * c * h * w, "dense input has the wrong length");
         if fastnet {
-            // As the workers run it ([`Network::evaluate_dense`]): small batches on this thread.
-            let out =
-                if batch >= crate::fastnet::PARALLEL_MIN_BATCH { in_pool(&self.pool, || self.fast.forward(&x, batch)) } else { self.fast.forward(&x, batch) };
+            let out = self.fast_forward(&x, batch);
             return HeadOutputs { policy: out.policy, wdl: out.wdl, moves_left: out.moves_left, aux: None, reply: None };
         }
         in_pool(&self.pool, || {
@@ -146,6 +144,18 @@ impl Network {
                 reply: out.reply.map(floats),
             }
         })
+    }
+
+    /// [`FastNet::forward`] as the workers run it: batches below
+    /// `PARALLEL_MIN_BATCH` on this thread (a hop to the pool costs more
+    /// than it saves), larger ones split over the network's pool. Which
+    /// threads run it changes no output.
+    fn fast_forward(&self, x: &[f32], batch: usize) -> crate::fastnet::FastOutput {
+        if batch >= crate::fastnet::PARALLEL_MIN_BATCH {
+            in_pool(&self.pool, || self.fast.forward(x, batch))
+        } else {
+            self.fast.forward(x, batch)
+        }
     }
 
     /// Policy slots.
@@ -182,9 +192,7 @@ impl Network {
         assert_eq!(x.len(), batch * c * h * w, "dense input has the wrong length");
         let p = self.policy_size();
         if self.use_fast {
-            // Batch 1..PARALLEL_MIN_BATCH runs on this thread; larger batches split over the pool.
-            let out =
-                if batch >= crate::fastnet::PARALLEL_MIN_BATCH { in_pool(&self.pool, || self.fast.forward(&x, batch)) } else { self.fast.forward(&x, batch) };
+            let out = self.fast_forward(&x, batch);
             return (0..batch)
                 .map(|i| Evaluation {
                     policy_logits: out.policy[i * p..(i + 1) * p].to_vec(),
