@@ -328,9 +328,9 @@ pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &
             .par_iter()
             .map(|&(a, b, p)| {
                 let start: G = opening(header.openings, header.seed, p as u64);
-                let seed = derive_seed(header.seed ^ 0x1EA6, ((p as u64) << 32) | ((a as u64) << 16) | b as u64);
-                let g1 = play(start.clone(), &players[a], &players[b], limits, seed)?;
-                let g2 = play(start, &players[b], &players[a], limits, seed ^ 1)?;
+                let [s1, s2] = game_seeds(header.seed, a, b, p);
+                let g1 = play(start.clone(), &players[a], &players[b], limits, s1)?;
+                let g2 = play(start, &players[b], &players[a], limits, s2)?;
                 let line = PairLine {
                     a,
                     b,
@@ -341,7 +341,7 @@ pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &
                 };
                 let (sa, sb) = (header.players[a].spec.clone(), header.players[b].spec.clone());
                 let games =
-                    [MatchGame { white: sa.clone(), black: sb.clone(), seed, result: g1 }, MatchGame { white: sb, black: sa, seed: seed ^ 1, result: g2 }];
+                    [MatchGame { white: sa.clone(), black: sb.clone(), seed: s1, result: g1 }, MatchGame { white: sb, black: sa, seed: s2, result: g2 }];
                 obs.pair_done(counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
                 Ok((line, games))
             })
@@ -368,6 +368,14 @@ fn points(o: Outcome, color: Color) -> f64 {
         Outcome::Win(c) if c == color => 1.0,
         Outcome::Win(_) => 0.0,
     }
+}
+
+/// The seeds of the two games of pair `pair` between players `a` and `b`
+/// (the second with the colours swapped) in a league seeded `league_seed`:
+/// every game of a league its own, each from every bit of the league's.
+fn game_seeds(league_seed: u64, a: usize, b: usize, pair: u32) -> [u64; 2] {
+    let seed = derive_seed(league_seed ^ 0x1EA6, ((pair as u64) << 32) | ((a as u64) << 16) | b as u64);
+    [seed, seed ^ 1]
 }
 
 impl LeagueFile {
@@ -419,6 +427,21 @@ mod tests {
     use crate::test_support::{err_text, tiny_model_in, TempDir};
     use pacozero_engine::paco::GameState as Paco;
     use std::sync::Mutex;
+
+    #[test]
+    fn every_game_of_a_league_has_its_own_seed_from_every_bit_of_the_leagues() {
+        let mut seen = std::collections::HashSet::new();
+        for (a, b) in [(0, 1), (1, 0), (0, 2), (2, 1), (3, 0)] {
+            for pair in 0..8 {
+                for seed in game_seeds(99, a, b, pair) {
+                    assert!(seen.insert(seed), "players {a} and {b}, pair {pair}: seed {seed} twice");
+                }
+            }
+        }
+        for bit in 0..64 {
+            assert_ne!(game_seeds(99 ^ (1 << bit), 1, 2, 3), game_seeds(99, 1, 2, 3), "bit {bit}");
+        }
+    }
 
     fn player(name: &str) -> LeaguePlayer {
         LeaguePlayer { name: name.into(), spec: name.into(), model: None, budget: None }

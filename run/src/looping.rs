@@ -659,14 +659,52 @@ pub struct EvalRound<'a> {
     pub index: u32,
 }
 
+/// The seeds of a generation's evaluation: each player's and each match's
+/// its own (no two share a random stream), all from every bit of the loop's
+/// seed and the generation. (The gating match's openings share its seed.)
+#[derive(Clone, Copy, Debug)]
+struct EvalSeeds {
+    candidate: u64,
+    best: u64,
+    anchor: u64,
+    baseline: u64,
+    baseline_match: u64,
+    gating: u64,
+    anchor_match: u64,
+    external: u64,
+    external_match: u64,
+}
+
+impl EvalSeeds {
+    fn of(loop_seed: u64, generation: u32) -> EvalSeeds {
+        let s = derive_seed(loop_seed ^ 0x5EED, generation as u64);
+        EvalSeeds {
+            candidate: s,
+            best: s ^ 3,
+            anchor: s ^ 5,
+            baseline: s ^ 7,
+            baseline_match: s ^ 11,
+            gating: s ^ 13,
+            anchor_match: s ^ 17,
+            external: s ^ 19,
+            external_match: s ^ 23,
+        }
+    }
+
+    #[cfg(test)]
+    fn all(&self) -> [u64; 9] {
+        [self.candidate, self.best, self.anchor, self.baseline, self.baseline_match, self.gating, self.anchor_match, self.external, self.external_match]
+    }
+}
+
 /// Plays a candidate's evaluation matches as `[loop]` sets them (baseline,
 /// anchor, gating against the best), records each in `matches.jsonl`, and
 /// returns whether the promotion rule promotes it.
 pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs: &dyn LoopObserver) -> Result<bool> {
     let l = &cfg.looping;
     let (g, best) = (round.index, round.best);
-    let seed = derive_seed(l.seed ^ 0x5EED, g as u64);
-    let cand = player_for::<G>(run, cfg, round.candidate, l.eval_simulations, seed)?;
+    let seed = EvalSeeds::of(l.seed, g);
+    let cand = player_for::<G>(run, cfg, round.candidate, l.eval_simulations, seed.candidate)?;
     // `which` names the match in the generation: its games' chunk in
     // match-games/, which a repeated evaluation stage rewrites.
     let record = |a: &Player<G>, b: &Player<G>, m: &MatchResult, sprt: Option<&str>, which: &str| -> Result<()> {
@@ -684,13 +722,13 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
         };
         let timed_cand;
         let cand_here = if l.baseline_movetime_ms > 0 {
-            timed_cand = player_with_budget(run, cfg, round.candidate, Budget::Millis(l.baseline_movetime_ms), seed)?;
+            timed_cand = player_with_budget(run, cfg, round.candidate, Budget::Millis(l.baseline_movetime_ms), seed.candidate)?;
             &timed_cand
         } else {
             &cand
         };
-        let base = Player::<G>::from_spec(base_name, PlayerSpec::Mcts { kind: EvalKind::Rollout, budget }, seed ^ 7, 0)?;
-        let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed ^ 11, &|d, t| obs.match_progress(d, t))?;
+        let base = Player::<G>::from_spec(base_name, PlayerSpec::Mcts { kind: EvalKind::Rollout, budget }, seed.baseline, 0)?;
+        let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed.baseline_match, &|d, t| obs.match_progress(d, t))?;
         let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
         obs.note(&format!(
             "{} vs {}: +{} ={} -{} (per decision: {ta:.1} ms, {sa:.0} sims vs {tb:.1} ms, {sb:.0} sims; end reasons {})",
@@ -704,15 +742,15 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
         record(cand_here, &base, &m, None, "baseline")?;
     }
     if let Some(anchor) = round.anchor.filter(|a| l.anchor_games > 0 && *a != round.candidate) {
-        let first = player_for(run, cfg, anchor, l.eval_simulations, seed ^ 5)?;
-        let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed ^ 17, &|d, t| obs.match_progress(d, t))?;
+        let first = player_for(run, cfg, anchor, l.eval_simulations, seed.anchor)?;
+        let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed.anchor_match, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
         record(&cand, &first, &m, None, "anchor")?;
     }
     if !l.external.is_empty() {
         // The external engine: one process per game, each move checked; a forfeit loses the game.
-        let ext = Player::<G>::new(&l.external, seed ^ 19, 0)?;
-        let m = run_match(&cand, &ext, l.external_games / 2, l.openings, limits, seed ^ 23, &|d, t| obs.match_progress(d, t))?;
+        let ext = Player::<G>::new(&l.external, seed.external, 0)?;
+        let m = run_match(&cand, &ext, l.external_games / 2, l.openings, limits, seed.external_match, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!(
             "{} vs {} (external): +{} ={} -{} (end reasons {})",
             cand.name,
@@ -730,18 +768,18 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
     if best.is_empty() {
         return Ok(true);
     }
-    let best = player_for(run, cfg, best, l.eval_simulations, seed ^ 3)?;
+    let best = player_for(run, cfg, best, l.eval_simulations, seed.best)?;
     let pairs = l.gating_games / 2;
-    let start = |i| pacozero_arena::opening(l.openings, seed ^ 13, i);
+    let start = |i| pacozero_arena::opening(l.openings, seed.gating, i);
     let progress = |d, t| obs.match_progress(d, t);
     let (m, sprt) = if l.promotion == Promotion::Sprt {
         // Sequential: pairs in rounds of 8 until the test decides, at most
         // `gating_games`; the games are the first ones of the full match.
         let test = Sprt { elo0: l.sprt_elo0, elo1: l.sprt_elo1, alpha: l.sprt_alpha, beta: l.sprt_beta };
-        let (m, decision) = run_match_sprt(&cand, &best, pairs, &start, limits, seed ^ 13, &progress, 8, &test)?;
+        let (m, decision) = run_match_sprt(&cand, &best, pairs, &start, limits, seed.gating, &progress, 8, &test)?;
         (m, Some(decision))
     } else {
-        (run_match_from(&cand, &best, pairs, &start, limits, seed ^ 13, &progress)?, None)
+        (run_match_from(&cand, &best, pairs, &start, limits, seed.gating, &progress)?, None)
     };
     let sprt_note = sprt.map_or_else(String::new, |d| format!(", SPRT {} after {} games", d.name(), m.games));
     obs.note(&format!("{} vs {}: +{} ={} -{}{sprt_note}", cand.name, best.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
@@ -787,6 +825,23 @@ mod tests {
     use pacozero_engine::paco::GameState as Paco;
     use std::collections::BTreeMap;
     use std::path::PathBuf;
+
+    #[test]
+    fn an_evaluations_players_and_matches_each_have_their_own_seed_from_every_bit_of_the_loops() {
+        for loop_seed in [0, 99, u64::MAX] {
+            for generation in 0..64 {
+                let seeds = EvalSeeds::of(loop_seed, generation).all();
+                let distinct: std::collections::HashSet<u64> = seeds.iter().copied().collect();
+                assert_eq!(distinct.len(), seeds.len(), "loop seed {loop_seed}, generation {generation}: {seeds:?}");
+            }
+        }
+        let here = EvalSeeds::of(99, 5).all();
+        for bit in 0..64 {
+            let there = EvalSeeds::of(99 ^ (1 << bit), 5).all();
+            assert!(here.iter().zip(there).all(|(a, b)| *a != b), "bit {bit}");
+        }
+        assert!(EvalSeeds::of(99, 6).all().iter().zip(here).all(|(a, b)| *a != b));
+    }
 
     #[test]
     fn bundled_loop_configs_parse_with_their_game() {
