@@ -53,7 +53,7 @@ pub fn ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     }
     let raw = (hi - lo) / target.max(1) as f64;
     let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let step = [1.0, 2.0, 5.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last).map(|i| i as f64 * step).collect()
@@ -355,6 +355,8 @@ mod tests {
     fn ticks_step_by_one_two_or_five_times_a_power_of_ten() {
         // 400 / 6 = 66.7 a tick: magnitude 10, step 10·10; ceil(-1.3) = -1 to floor(2.7) = 2.
         assert_eq!(ticks(-130.0, 270.0, 6), vec![-100.0, 0.0, 100.0, 200.0]);
+        // A raw step over 5 times its power of ten: the next power.
+        assert_eq!(ticks(0.0, 1400.0, 2), vec![0.0, 1000.0]);
         // 10 / 5 = 2: magnitude 1, step 2·1.
         assert_eq!(ticks(0.0, 10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
         // 60 / 5 = 12: magnitude 10, step 2·10.
