@@ -68,7 +68,7 @@ pub fn network_turn<G: Game, E: Evaluator<G>>(evaluator: &E, g: &G, sims: u32) -
 /// The turn of the policy alone: the most likely decision each time.
 fn policy_turn<G: Game, E: Evaluator<G>>(evaluator: &E, state: &mut G) -> Result<Vec<u16>> {
     let mover = state.to_move();
-    let (mut planes, mut scalars) = (vec![0u64; pacozero_data::game_spec::<G>().plane_words()], vec![0f32; G::NUM_SCALARS]);
+    let (mut planes, mut scalars) = (vec![0u64; G::NUM_BIT_PLANES * G::WORDS_PER_PLANE], vec![0f32; G::NUM_SCALARS]);
     let (mut legal, mut out, mut played) = (Vec::new(), EvalOutput::default(), Vec::new());
     while state.to_move() == mover && state.outcome().is_none() && played.len() < MAX_TURN_DECISIONS {
         state.playable_actions(&mut legal);
@@ -143,7 +143,7 @@ mod tests {
         }
         fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
             for r in batch {
-                let mut planes = vec![0u64; pacozero_data::game_spec::<G>().plane_words()];
+                let mut planes = vec![0u64; G::NUM_BIT_PLANES * G::WORDS_PER_PLANE];
                 let mut scalars = vec![0f32; G::NUM_SCALARS];
                 r.state.encode(&mut planes, &mut scalars);
                 assert_eq!((r.planes, r.scalars), (&planes[..], &scalars[..]));
