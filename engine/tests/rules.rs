@@ -220,3 +220,76 @@ fn a_pending_promotion_with_nothing_in_hand_is_a_turn_start() {
     let mid = GameState::from_notation("3Ek3/8/8/8/8/8/8/4K3^d8N w 0 - - -").unwrap();
     assert!(!mid.is_turn_start());
 }
+
+/// `full_moves` settles each result's history from the root instead of
+/// replaying its trace; the trace played action by action through
+/// `GameState::play` is the reference, position, history and status alike.
+fn full_moves_replayed(g: &GameState, gen: &mut FullMoveGen) -> Vec<GameState> {
+    let moves = g.full_moves(gen);
+    for (result, trace) in &moves {
+        let mut replay = g.clone();
+        for a in trace {
+            replay.play(*a).unwrap();
+        }
+        assert_eq!(replay.position(), result.position(), "{} then {trace:?}", g.position().fen());
+        assert_eq!(replay.history(), result.history(), "{} then {trace:?}", g.position().fen());
+        assert_eq!(replay.status(), result.status(), "{} then {trace:?}", g.position().fen());
+    }
+    moves.into_iter().map(|(result, _)| result).collect()
+}
+
+#[test]
+fn each_full_move_is_the_game_its_trace_plays_to() {
+    let mut gen = FullMoveGen::new();
+    // Knights out and back twice: Nf3 once more is the position's third time.
+    let mut g = GameState::new(Position::startpos());
+    for turn in ["Lg1 Pf3", "Lg8 Pf6", "Lf3 Pg1", "Lf6 Pg8"].iter().cycle().take(8) {
+        for a in parse_actions(turn).unwrap() {
+            g.play(a).unwrap();
+        }
+    }
+    let results = full_moves_replayed(&g, &mut gen);
+    let mut nf3 = Position::startpos();
+    for a in parse_actions("Lg1 Pf3").unwrap() {
+        nf3.play(a).unwrap();
+    }
+    let again = results.iter().find(|r| board_to_union_fen(r.position()) == board_to_union_fen(&nf3)).expect("Nf3 is a full move");
+    assert_eq!(again.status(), Status::RepetitionDraw);
+    assert_eq!(results.iter().filter(|r| r.status() == Status::RepetitionDraw).count(), 1);
+    // Walks along full moves, from the start and from a pending promotion.
+    for (start, stride) in [(Position::startpos().fen(), 7), (Position::startpos().fen(), 13), ("3Ck3/8/8/8/8/8/8/4K3 w 0 - - -".to_string(), 5)] {
+        let mut g = GameState::new(start.parse().unwrap());
+        for turn in 0..60 {
+            let results = full_moves_replayed(&g, &mut gen);
+            if results.is_empty() {
+                break;
+            }
+            g = results[(turn * stride + 3) % results.len()].clone();
+        }
+    }
+}
+
+/// Full-move perft keeps its own repetition history; it must count what
+/// walking `full_moves` (each result its trace played out) counts, and it
+/// does after a promotion that opens the turn, whose position is recorded
+/// too (with draws after two occurrences, the king stepping out and back
+/// repeats it within four turns).
+#[test]
+fn full_move_perft_counts_repetitions_as_played_games_do() {
+    fn walk(g: &GameState, depth: u32, gen: &mut FullMoveGen, draws: &mut usize) -> u64 {
+        let results = full_moves_replayed(g, gen);
+        *draws += results.iter().filter(|r| r.status() == Status::RepetitionDraw).count();
+        match depth {
+            0 => 1,
+            1 => results.len() as u64,
+            _ => results.iter().filter(|r| !r.status().is_over()).map(|r| walk(r, depth - 1, gen, draws)).sum(),
+        }
+    }
+    let mut gen = FullMoveGen::new();
+    for (fen, depth) in [("3Ck3/8/8/8/8/8/8/4K3 w 0 - - -", 5), ("4k3/8/8/8/8/8/8/3cK3 b 0 - - -", 5), ("4k3/8/8/8/8/8/8/4K3 w 0 - - -", 5)] {
+        let g = GameState::new(fen.parse().unwrap()).with_draw_after(2);
+        let mut draws = 0;
+        assert_eq!(g.perft_full(depth), walk(&g, depth, &mut gen, &mut draws), "{fen}");
+        assert!(draws > 0, "{fen}: no repetition within {depth} turns");
+    }
+}

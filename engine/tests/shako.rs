@@ -317,6 +317,10 @@ fn uci_parsing() {
     for bad in ["", "a3", "a3a6", "a3a5q", "k3k4", "a3a4x", "a0a1", "a3a4 "] {
         assert!(pos.parse_uci(bad).is_err(), "{bad}");
     }
+    // The error quotes the input and says why.
+    let e = pos.parse_uci("a3a6").unwrap_err();
+    assert_eq!(e.to_string(), format!("invalid move 'a3a6': {}", e.message));
+    assert!(e.message.starts_with("not legal in "), "{e}");
     let promo: Position = "9k/4P5/10/10/10/10/10/10/10/K9 w - - 0 1".parse().unwrap();
     assert_eq!(promo.parse_uci("e9e10c").unwrap().to_string(), "e9e10c");
     assert!(promo.parse_uci("e9e10").is_err(), "a promotion needs its piece");

@@ -418,3 +418,26 @@ fn a_setup_built_by_hand_validates() {
     s.put(Color::White, PieceKind::Knight, sq("e1"));
     assert_eq!(Position::from_setup(&s, Rules::OFFICIAL).unwrap_err().to_string(), "board: two white pieces on e1 (knight and king)");
 }
+
+/// A pending promotion is checked against where the pawn stands: one to be
+/// promoted before lifting was carried home in a union, so a lone pawn
+/// cannot have one (a FEN cannot write this; a hand-built setup can).
+#[test]
+fn a_promotion_before_lifting_needs_the_pawn_in_a_union() {
+    use pacozero_engine::{Color, PieceKind};
+    let sq = |s: &str| Square::parse(s).unwrap();
+    let mut s = Setup::empty();
+    s.put(Color::White, PieceKind::King, sq("e1"));
+    s.put(Color::Black, PieceKind::King, sq("e8"));
+    s.put(Color::White, PieceKind::Pawn, sq("d8"));
+    s.promotion = Some(sq("d8"));
+    s.required = Required::PromoteThenLift;
+    let e = Position::from_setup(&s, Rules::OFFICIAL).unwrap_err();
+    assert_eq!((e.field, e.square), ("promotion", Some(sq("d8"))));
+    assert!(e.to_string().contains("it is not in a union"), "{e}");
+    // United with a black knight, the same setup is the one the FEN reads.
+    s.put(Color::Black, PieceKind::Knight, sq("d8"));
+    let p = Position::from_setup(&s, Rules::OFFICIAL).unwrap();
+    assert_eq!(p, Position::from_fen(&p.fen(), Rules::OFFICIAL).unwrap());
+    assert_eq!(p.required(), Required::PromoteThenLift);
+}

@@ -224,6 +224,28 @@ mod tests {
     }
 
     #[test]
+    fn a_lifted_union_puts_each_partner_on_its_kinds_hand_plane() {
+        // 1. Nc3 d5 2. Nxd5: a union of the white knight and the black pawn on d5.
+        let union = "Lb1 Pc3 Ld7 Pd5 Lc3 Pd5";
+        let hand_planes = |p: &Position| encoded(p)[13..25].to_vec();
+        let on = |planes: &[(usize, u64)]| {
+            let mut want = vec![0u64; 12];
+            for &(plane, bb) in planes {
+                want[plane - 13] = bb;
+            }
+            want
+        };
+        // White lifts it (after 2... a6): the knight is the mover's piece in hand, the pawn the opponent's.
+        let d5 = 1u64 << 35;
+        assert_eq!(hand_planes(&after(&format!("{union} La7 Pa6 Ld5"))), on(&[(13 + 2, d5), (19, d5)]));
+        // Black lifts it at once: its pawn in hand, the knight the partner; in Black's frame d5 is d4.
+        let d4 = 1u64 << 27;
+        assert_eq!(hand_planes(&after(&format!("{union} Ld5"))), on(&[(13, d4), (19 + 2, d4)]));
+        // A lone piece in hand: only its kind's plane.
+        assert_eq!(hand_planes(&after("Lb1")), on(&[(13 + 2, 1 << 1)]));
+    }
+
+    #[test]
     fn mid_turn_the_movers_plane_is_the_piece_in_hand() {
         // White lifts its queen after 1. e4 f6: it alone threatens, through the opened diagonal to h5.
         let p = after("Le2 Pe4 Lf7 Pf6 Ld1");

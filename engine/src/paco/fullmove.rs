@@ -61,8 +61,9 @@ pub struct FullMoveGen {
     pending: Vec<Position>,
     /// Chain states visited by the last enumeration.
     pub states_visited: usize,
-    /// Scratch space for perft's children of one node.
-    pub(crate) children: Vec<Position>,
+    /// Scratch space for perft's children of one node, each with the key of
+    /// the position after a promotion that opened its turn.
+    pub(crate) children: Vec<(Position, Option<u64>)>,
     /// Counting (see [`FullMoveGen::count`]): the chain's lifted square and
     /// the mover's squares after that lift.
     chain_start: Option<(Square, u64)>,

@@ -87,26 +87,20 @@ impl GameState {
     }
 
     /// Every distinct full move with its trace, each result's status including
-    /// repetition draws against this game's history.
+    /// repetition draws against this game's history. Each result is its
+    /// trace played through [`GameState::play_unchecked`], so its history
+    /// is the one a game playing those actions keeps (a promotion that
+    /// opens the turn records the position before the lift, too).
     pub fn full_moves(&self, gen: &mut FullMoveGen) -> Vec<(GameState, Vec<Action>)> {
         let mut out = Vec::new();
-        let _ = gen.for_each(&self.pos, |p, trace| {
-            let mut g = GameState { pos: *p, history: self.history.clone(), draw_after: self.draw_after };
-            g.settle_from(&self.pos);
+        let _ = gen.for_each(&self.pos, |_, trace| {
+            let mut g = self.clone();
+            for &a in trace {
+                g.play_unchecked(a);
+            }
             out.push((g, trace.to_vec()));
         });
         out
-    }
-
-    /// Applies the history bookkeeping for a settled result reached from `root` in one full move.
-    fn settle_from(&mut self, root: &Position) {
-        if root.required() == Required::PromoteThenLift {
-            // The promotion at the start of the turn was progress.
-            self.history.clear();
-        }
-        if self.pos.required() == Required::Lift {
-            self.after(Transition::Recorded);
-        }
     }
 
     /// Full-move perft: leaves after `depth` complete turns (distinct results per node).
@@ -136,14 +130,34 @@ fn perft_full_rec(pos: &Position, hist: &mut Vec<u64>, since: usize, draw_after:
     // millions of nodes, most with a few dozen children.
     let mut children = std::mem::take(&mut gen.children);
     children.clear();
-    gen.for_each(pos, |p, _| children.push(*p)).expect("full-move enumeration within limits");
+    // A promotion that opens the turn is progress, and the position it
+    // leaves (the mover to lift) is recorded, as `GameState::play` records
+    // it: its key goes before the result's.
+    let opens_with_promotion = pos.required() == Required::PromoteThenLift;
+    gen.for_each(pos, |p, trace| {
+        let promoted = opens_with_promotion.then(|| {
+            let mut q = *pos;
+            q.play_unchecked(trace[0]);
+            // A promotion neither wins nor repeats: it is progress.
+            debug_assert_eq!(q.status(), Status::Running);
+            q.hash()
+        });
+        children.push((*p, promoted));
+    })
+    .expect("full-move enumeration within limits");
     let mut total = 0;
-    for &child in &children {
+    for &(child, promoted) in &children {
         let mut child = child;
         let mark = hist.len();
         let mut since2 = since;
-        if pos.required() == Required::PromoteThenLift || child.no_progress_half_moves() == 0 {
+        if let Some(key) = promoted {
             since2 = mark;
+            if draw_after > 0 {
+                hist.push(key);
+            }
+        }
+        if child.no_progress_half_moves() == 0 {
+            since2 = hist.len();
         }
         if child.required() == Required::Lift && child.status() == Status::Running && draw_after > 0 {
             let key = child.hash();

@@ -331,3 +331,64 @@ impl Position {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{zobrist, Action, Hand, Position};
+    use crate::types::PieceKind;
+
+    /// `simple_places` against its definition, place by place: a place
+    /// simply ends the turn when playing it hands the move to the opponent
+    /// with the result's hash `base ^ piece(mover, kind, target)` (a chain,
+    /// a promotion, en passant or a double step changes more than that one
+    /// piece). Kings, pairs and double steps are never grouped.
+    #[test]
+    fn simple_places_are_the_places_that_only_put_the_piece_down() {
+        let mut seed = 0x5EED_u64;
+        let mut next = move || {
+            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let z = (seed ^ (seed >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (z ^ (z >> 29)) as usize
+        };
+        let (mut checked, mut grouped, mut pawns) = (0, 0, 0);
+        for _game in 0..40 {
+            let mut pos = Position::startpos();
+            for _ply in 0..300 {
+                if pos.status().is_over() {
+                    break;
+                }
+                let actions: Vec<Action> = pos.actions().iter().collect();
+                if let (Hand::Single { kind, from }, false) = (pos.hand(), actions.is_empty()) {
+                    let targets = actions.iter().fold(0u64, |b, a| if let Action::Place(t) = a { b | t.bb() } else { b });
+                    let (simple, base, got_kind) = pos.simple_places(targets);
+                    assert_eq!(simple & !targets, 0, "only targets are grouped");
+                    for a in &actions {
+                        let Action::Place(t) = *a else { continue };
+                        let mut n = pos;
+                        n.play(*a).unwrap();
+                        let only_put_down = kind != PieceKind::King
+                            && n.side_to_move() != pos.side_to_move()
+                            && n.hash() == base ^ zobrist::piece(pos.side_to_move().index(), kind.index(), t.index());
+                        // A double step from the first rank (a pawn carried
+                        // back there) sets no en-passant square, so it only
+                        // puts the pawn down too; it is left ungrouped with
+                        // the other double steps, which the walk plays.
+                        let double_step = kind == PieceKind::Pawn && from.rank().abs_diff(t.rank()) == 2;
+                        assert_eq!(simple & t.bb() != 0, only_put_down && !double_step, "{} place {t:?}", pos.fen());
+                        if only_put_down {
+                            assert_eq!(got_kind, kind);
+                            grouped += 1;
+                            pawns += usize::from(kind == PieceKind::Pawn);
+                        }
+                        checked += 1;
+                    }
+                }
+                if actions.is_empty() {
+                    break;
+                }
+                pos.play(actions[next() % actions.len()]).unwrap();
+            }
+        }
+        assert!(checked > 1000 && grouped > 300 && pawns > 50, "{checked} places checked, {grouped} grouped, {pawns} of pawns");
+    }
+}
