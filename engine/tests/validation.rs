@@ -441,3 +441,14 @@ fn a_promotion_before_lifting_needs_the_pawn_in_a_union() {
     assert_eq!(p, Position::from_fen(&p.fen(), Rules::OFFICIAL).unwrap());
     assert_eq!(p.required(), Required::PromoteThenLift);
 }
+
+/// A colour with the wrong number of kings is told with every square of
+/// them, a king in hand included, and only that colour's: here White's king
+/// in hand is not Black's.
+#[test]
+fn too_many_kings_are_listed_with_their_squares() {
+    let refused = |fen: &str| Position::from_fen(fen, Rules::OFFICIAL).unwrap_err().to_string();
+    assert_eq!(refused("k3k3/8/8/8/8/8/8/8^e1K w 0 - - -"), "impossible position: board: 2 black kings (a8, e8)");
+    assert_eq!(refused("k3k3/8/8/8/8/8/8/4K3 b 0 - - -"), "impossible position: board: 2 black kings (a8, e8)");
+    assert_eq!(refused("4k3/8/8/8/8/8/8/K7^e1K w 0 - - -"), "impossible position: board: 2 white kings (a1, e1 in hand)");
+}

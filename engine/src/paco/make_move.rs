@@ -160,8 +160,8 @@ impl Position {
                 if partner.is_some() {
                     self.no_progress = 0;
                 }
-                self.set_ep(None);
-                self.mark_double_step(kind, from, t);
+                let ep = self.double_step(kind, from, t);
+                self.set_ep(ep);
                 self.set_hand(Hand::Empty);
                 self.set_last_pair_move(None);
                 if partner == Some(PieceKind::King) {
@@ -177,8 +177,8 @@ impl Position {
                 }
             }
             Hand::Pair { kind, partner, from } => {
-                self.set_ep(None);
-                self.mark_double_step(kind, from, t);
+                let ep = self.double_step(kind, from, t);
+                self.set_ep(ep);
                 self.put(me, kind, t);
                 self.put(them, partner, t);
                 self.set_hand(Hand::Empty);
@@ -236,9 +236,13 @@ impl Position {
         (places, base, kind)
     }
 
-    fn mark_double_step(&mut self, kind: PieceKind, from: Square, t: Square) {
+    /// The en-passant square a place from `from` to `t` leaves (the skipped
+    /// square of a double step from the pawns' own rank), recording the
+    /// double step's file for `one_double_step_per_file`. The opponent's
+    /// square, if any, goes in the same [`Position::set_ep`].
+    fn double_step(&mut self, kind: PieceKind, from: Square, t: Square) -> Option<Square> {
         if kind != PieceKind::Pawn || from.rank().abs_diff(t.rank()) != 2 {
-            return;
+            return None;
         }
         let me = self.side;
         if self.rules.one_double_step_per_file {
@@ -253,7 +257,9 @@ impl Position {
             Color::Black => 6,
         };
         if from.rank() == pawn_rank {
-            self.set_ep(from.offset(0, forward(me)));
+            from.offset(0, forward(me))
+        } else {
+            None
         }
     }
 
