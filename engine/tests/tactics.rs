@@ -36,4 +36,14 @@ fn positions_without_a_forced_paco_are_not_proved() {
     let mut p = Position::startpos();
     p.play("Le2".parse().unwrap()).unwrap();
     assert_eq!(prover.prove(&p, 2).unwrap(), None);
+    // Not even when the rest of a winning turn is one place away: the suite's
+    // first Paco in 1, its winning piece lifted.
+    let line: serde_json::Value =
+        include_str!("data/tactics.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).find(|l: &serde_json::Value| l["depth"] == 1).unwrap();
+    let mut p: Position = line["fen"].as_str().unwrap().parse().unwrap();
+    assert!(prover.prove(&p, 1).unwrap().is_some());
+    let win = line["winning_actions"][0].as_str().unwrap();
+    p.play(win.split(' ').next().unwrap().parse().unwrap()).unwrap();
+    assert!(!p.is_settled());
+    assert_eq!(prover.prove(&p, 2).unwrap(), None, "{} then {win}", line["fen"]);
 }
