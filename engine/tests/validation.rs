@@ -426,11 +426,9 @@ fn a_setup_built_by_hand_validates() {
 fn a_promotion_before_lifting_needs_the_pawn_in_a_union() {
     use pacozero_engine::{Color, PieceKind};
     let sq = |s: &str| Square::parse(s).unwrap();
-    let mut s = Setup::empty();
-    s.put(Color::White, PieceKind::King, sq("e1"));
-    s.put(Color::Black, PieceKind::King, sq("e8"));
-    s.put(Color::White, PieceKind::Pawn, sq("d8"));
-    s.promotion = Some(sq("d8"));
+    // The reader makes the lone pawn's promotion end the turn; it is changed to open it.
+    let mut s: Setup = "3Pk3/8/8/8/8/8/8/4K3 w 0 - - -".parse().unwrap();
+    assert_eq!((s.required, s.promotion), (Required::PromoteThenFinish, Some(sq("d8"))));
     s.required = Required::PromoteThenLift;
     let e = Position::from_setup(&s, Rules::OFFICIAL).unwrap_err();
     assert_eq!((e.field, e.square), ("promotion", Some(sq("d8"))));
