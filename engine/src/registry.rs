@@ -74,3 +74,18 @@ impl std::str::FromStr for GameKind {
         GameKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownGame(s.to_string()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    #[test]
+    fn a_kind_is_written_and_read_as_its_games_name() {
+        assert_eq!(GameKind::Paco.to_string(), crate::paco::GameState::NAME);
+        assert_eq!(GameKind::Shako.to_string(), crate::shako::GameState::NAME);
+        for k in GameKind::ALL {
+            assert_eq!(k.to_string().parse::<GameKind>(), Ok(k));
+        }
+    }
+}

@@ -293,3 +293,10 @@ fn full_move_perft_counts_repetitions_as_played_games_do() {
         assert!(draws > 0, "{fen}: no repetition within {depth} turns");
     }
 }
+
+/// Paco Ŝako has no captures, so no material balance to adjudicate by.
+#[test]
+fn paco_has_no_material_balance() {
+    use pacozero_engine::Game;
+    assert_eq!(GameState::new(Position::startpos()).material_balance(), None);
+}

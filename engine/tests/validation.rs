@@ -450,3 +450,12 @@ fn too_many_kings_are_listed_with_their_squares() {
     assert_eq!(refused("k3k3/8/8/8/8/8/8/4K3 b 0 - - -"), "impossible position: board: 2 black kings (a8, e8)");
     assert_eq!(refused("4k3/8/8/8/8/8/8/K7^e1K w 0 - - -"), "impossible position: board: 2 white kings (a1, e1 in hand)");
 }
+
+/// A board of 8 ranks whose last one is short is refused, not padded.
+#[test]
+fn a_short_last_rank_is_refused() {
+    let e = Position::from_fen("4k3/8/8/8/8/8/8/4K2 w 0 - - -", Rules::OFFICIAL).unwrap_err();
+    assert_eq!(e.field, "board");
+    assert!(e.to_string().contains("expected 8 ranks of 8 squares (ended on rank 1 after 7 squares)"), "{e}");
+    assert!(Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL).is_ok());
+}

@@ -246,6 +246,18 @@ mod tests {
     }
 
     #[test]
+    fn dense_planes_hold_each_bit_on_its_square_and_each_scalar_everywhere() {
+        let planes = [1u64 << 5 | 1 << 63, 1 << 8];
+        let scalars = [0.25f32];
+        let mut out = vec![-1f32; 3 * 64];
+        decode_dense(&planes, &scalars, &mut out);
+        let ones: Vec<usize> = (0..128).filter(|&i| out[i] == 1.0).collect();
+        assert_eq!(ones, [5, 63, 64 + 8]);
+        assert!((0..128).all(|i| out[i] == 0.0 || out[i] == 1.0));
+        assert!(out[128..].iter().all(|&v| v == 0.25));
+    }
+
+    #[test]
     fn mid_turn_the_movers_plane_is_the_piece_in_hand() {
         // White lifts its queen after 1. e4 f6: it alone threatens, through the opened diagonal to h5.
         let p = after("Le2 Pe4 Lf7 Pf6 Ld1");
