@@ -200,6 +200,11 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
     } else {
         assert_eq!(mirrored, planes, "{}: a refused mirror changed the planes in {at}", G::NAME);
     }
+    // ... and it is the mirror of the default encoding (the first).
+    let mut as_first = planes.clone();
+    let mut plain = planes.clone();
+    assert_eq!(G::mirror_planes(&mut plain), G::mirror_planes_as(0, &mut as_first), "{}: mirror of the default encoding in {at}", G::NAME);
+    assert_eq!(plain, as_first, "{}: mirror of the default encoding in {at}", G::NAME);
     // Every encoding: its declared sizes, on the board; the default one is `encode`'s.
     for (e, enc) in G::ENCODINGS.iter().enumerate() {
         let mut ep = vec![u64::MAX; enc.num_bit_planes() * words];

@@ -340,7 +340,7 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{zobrist, Action, Hand, Position};
+    use super::super::{zobrist, Action, Hand, Position, Rules, STARTPOS_FEN};
     use crate::types::PieceKind;
 
     /// `simple_places` against its definition, place by place: a place
@@ -357,8 +357,11 @@ mod tests {
             (z ^ (z >> 29)) as usize
         };
         let (mut checked, mut grouped, mut pawns) = (0, 0, 0);
-        for _game in 0..40 {
-            let mut pos = Position::startpos();
+        // The optional rules add a recorded union move and double-step files to the hash.
+        let all_rules = Rules { no_union_undo: true, one_double_step_per_file: true, king_chain_draw: true };
+        for game in 0..40 {
+            let rules = if game % 2 == 0 { Rules::OFFICIAL } else { all_rules };
+            let mut pos = Position::from_fen(STARTPOS_FEN, rules).unwrap();
             for _ply in 0..300 {
                 if pos.status().is_over() {
                     break;
