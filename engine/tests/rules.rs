@@ -221,9 +221,10 @@ fn a_pending_promotion_with_nothing_in_hand_is_a_turn_start() {
     assert!(!mid.is_turn_start());
 }
 
-/// `full_moves` settles each result's history from the root instead of
-/// replaying its trace; the trace played action by action through
-/// `GameState::play` is the reference, position, history and status alike.
+/// Each result of `full_moves`, checked against its trace played action by
+/// action through the checked `GameState::play` (position, history and
+/// status alike); perft's own history bookkeeping is checked against these
+/// results below.
 fn full_moves_replayed(g: &GameState, gen: &mut FullMoveGen) -> Vec<GameState> {
     let moves = g.full_moves(gen);
     for (result, trace) in &moves {

@@ -352,9 +352,9 @@ mod tests {
     fn simple_places_are_the_places_that_only_put_the_piece_down() {
         let mut seed = 0x5EED_u64;
         let mut next = move || {
-            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let z = (seed ^ (seed >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            (z ^ (z >> 29)) as usize
+            let (state, out) = zobrist::splitmix(seed);
+            seed = state;
+            out as usize
         };
         let (mut checked, mut grouped, mut pawns) = (0, 0, 0);
         // The optional rules add a recorded union move and double-step files to the hash.

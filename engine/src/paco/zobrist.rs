@@ -1,7 +1,8 @@
 //! Zobrist keys, generated at compile time from a fixed seed (splitmix64), so
 //! hashes are identical across runs and machines.
 
-const fn splitmix(state: u64) -> (u64, u64) {
+/// One step of splitmix64: the next state and its output.
+pub(super) const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = s;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
