@@ -384,3 +384,25 @@ fn game_trait_surface() {
     assert_eq!(bits(17), (1 << 11) | (1 << 18), "own castling rooks");
     assert_eq!(scalars, vec![1.0, 0.0, 0.0, 1.0]);
 }
+
+/// Material in pawns, each kind at its value times its count: White has
+/// two pawns and a queen, Black one piece of each kind.
+#[test]
+fn material_counts_each_piece_at_its_value() {
+    let pos: Position = "k9/enbcrq4/p9/10/10/10/10/PP8/10/Q8K w - - 0 1".parse().unwrap();
+    assert_eq!(pos.material(Color::White), 2 + 9);
+    assert_eq!(pos.material(Color::Black), 1 + 2 + 3 + 3 + 4 + 5 + 9);
+    assert_eq!(GameState::from_fen(&pos.fen()).unwrap().material_balance(), Some(11 - 27));
+}
+
+/// A random start plays 2, 4 or 6 plies by its seed (so White is to move),
+/// then stops: move 2, 3 or 4 in turn.
+#[test]
+fn random_starts_play_two_four_or_six_plies() {
+    for n in 0..9u64 {
+        let fen = GameState::random_start(n).position().fen();
+        let fields: Vec<&str> = fen.split(' ').collect();
+        assert_eq!(fields[1], "w", "{n}: {fen}");
+        assert_eq!(fields[5], (2 + n % 3).to_string(), "{n}: {fen}");
+    }
+}

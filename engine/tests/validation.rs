@@ -205,6 +205,8 @@ const IMPOSSIBLE: &[(&str, &str)] = &[
         "lifted: White's knight in hand above e4, where a lone piece stands: a piece is lifted from an empty square or released from a union",
     ),
     ("4k3/8/8/8/4o3/8/8/4K3^e4Nb w 0 - - -", "lifted: a union is lifted from e4, which is not empty"),
+    ("4k3/8/8/8/4P3/8/8/4K3^e4Nb w 0 - - -", "lifted: a union is lifted from e4, which is not empty"),
+    ("4k3/8/8/8/4p3/8/8/4K3^e4Nb w 0 - - -", "lifted: a union is lifted from e4, which is not empty"),
     ("4k3/8/8/8/4o3/8/8/8^e1K w 0 - - -", ""),
     ("4k3/8/8/8/4o3/8/8/3K4^e1K w 0 - - -", "board: 2 white kings (d1, e1 in hand)"),
     ("4k3/8/8/8/8/8/8/8^e4Kn w 0 - - -", "lifted: White's king is lifted in a union from e4; kings never unite (only the vchess king rule lets them)"),

@@ -355,6 +355,7 @@ fn en_passant_capture_possible(s: &Position) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::Square;
 
     /// The ceiling bounds everything the exhaustive search finds, on every
     /// position of the reference data with either side to move (computed
@@ -377,5 +378,45 @@ mod tests {
             }
         }
         assert!(checked > 150, "{checked}");
+    }
+
+    /// Small positions where one chain decides the answer: the rook enters
+    /// the union on a5 and releases the knight, whose squares (b7, c6, c4,
+    /// b3) only a ceiling that follows the union can bound. With the ceiling
+    /// computed before the first state, the search must still find them.
+    /// In the last one every square the rook reaches is a union, so the
+    /// chains go on only through the pieces it releases there.
+    #[test]
+    fn the_ceiling_follows_chains_through_unions() {
+        for fen in ["7k/8/8/d7/8/8/8/R3K3 w 0 - - -", "7k/8/8/d1d5/8/8/8/R3K3 w 0 - - -", "r3k3/8/8/D7/8/8/8/7K b 0 - - -", "7k/8/8/8/8/8/d7/Rs2K3 w 0 - - -"] {
+            let pos: Position = fen.parse().unwrap();
+            let exhaustive = threatened_squares_exhaustive(&pos);
+            let eager = chain_threats_with(lifted_lone_pieces(&pos), false, Goals::NONE, 0);
+            assert_eq!(eager, exhaustive, "{fen}");
+        }
+        let pos: Position = "7k/8/8/d7/8/8/8/R3K3 w 0 - - -".parse().unwrap();
+        let knight = ["b7", "c6", "c4", "b3"].iter().fold(0, |b, s| b | Square::parse(s).unwrap().bb());
+        assert_eq!(threatened_squares_exhaustive(&pos) & knight, knight);
+    }
+
+    /// The chains start from each lone piece of the mover, the king aside:
+    /// never from a union, an opponent's piece or an empty square.
+    #[test]
+    fn each_lone_piece_but_the_king_starts_one_chain() {
+        let lifted = |fen: &str| -> Vec<String> {
+            let pos: Position = fen.parse().unwrap();
+            lifted_lone_pieces(&pos)
+                .iter()
+                .map(|s| match s.hand {
+                    Hand::Single { kind, from } => format!("{kind:?}{from}"),
+                    other => panic!("{fen}: {other:?} lifted"),
+                })
+                .collect()
+        };
+        assert_eq!(lifted("7k/8/8/d7/8/8/8/R3K3 w 0 - - -"), ["Rooka1"]);
+        assert_eq!(lifted("r3k3/8/8/D7/8/8/8/7K b 0 - - -"), ["Rooka8"]);
+        let start = lifted(&Position::startpos().fen());
+        assert_eq!(start.len(), 15, "{start:?}");
+        assert!(!start.iter().any(|s| s.ends_with("e1")), "{start:?}");
     }
 }

@@ -60,3 +60,45 @@ pub const GROUP_SALT: [u64; 6] = keys(0x5041_434F_000D);
 pub fn piece(color: usize, kind: usize, sq: usize) -> u64 {
     PIECE[(color * 6 + kind) * 64 + sq]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paco::{Action, Position, Rules};
+    use crate::Square;
+
+    /// The mixer is splitmix64 as published (Vigna's reference code): from
+    /// state 0, these are its first three outputs.
+    #[test]
+    fn splitmix_is_the_published_splitmix64() {
+        let mut state = 0;
+        let outputs: Vec<u64> = (0..3)
+            .map(|_| {
+                let (next, out) = splitmix(state);
+                state = next;
+                out
+            })
+            .collect();
+        assert_eq!(outputs, [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F]);
+    }
+
+    /// Books store positions by this hash (`data/src/book.rs`: `hash`,
+    /// `move_children`) and look them up by it, so a book written by one
+    /// build must hash alike in the next: a change to a key, to the mixer or
+    /// to what a position hashes breaks every book on disk. A change that
+    /// alters these values must raise the books' `book_version` with them.
+    #[test]
+    fn position_hashes_stay_what_books_store() {
+        let sq = |s: &str| Square::parse(s).unwrap();
+        let all = Rules { no_union_undo: true, one_double_step_per_file: true, king_chain_draw: true };
+        let start = Position::startpos();
+        let mut optional = Position::from_fen(&start.fen(), all).unwrap();
+        let optional_start = optional.hash();
+        optional.play(Action::Lift(sq("e2"))).unwrap();
+        optional.play(Action::Place(sq("e4"))).unwrap();
+        let after_e4 = optional.hash();
+        // The optional rules themselves are not hashed; the double step they
+        // record is.
+        assert_eq!([start.hash(), optional_start, after_e4], [0xA23B_1440_1195_F877, 0xA23B_1440_1195_F877, 0x59F0_F9F8_691A_E9A1]);
+    }
+}
