@@ -64,22 +64,14 @@ pub fn piece(color: usize, kind: usize, sq: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::paco::{Action, Position, Rules};
+    use crate::paco::{Action, Position, Rules, STARTPOS_FEN};
     use crate::Square;
 
-    /// The mixer is splitmix64 as published (Vigna's reference code): from
-    /// state 0, these are its first three outputs.
+    /// The keys are splitmix64's outputs as published (Vigna's reference
+    /// code): from seed 0, its first three.
     #[test]
     fn splitmix_is_the_published_splitmix64() {
-        let mut state = 0;
-        let outputs: Vec<u64> = (0..3)
-            .map(|_| {
-                let (next, out) = splitmix(state);
-                state = next;
-                out
-            })
-            .collect();
-        assert_eq!(outputs, [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F]);
+        assert_eq!(keys::<3>(0), [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F]);
     }
 
     /// Books store positions by this hash (`data/src/book.rs`: `hash`,
@@ -92,7 +84,7 @@ mod tests {
         let sq = |s: &str| Square::parse(s).unwrap();
         let all = Rules { no_union_undo: true, one_double_step_per_file: true, king_chain_draw: true };
         let start = Position::startpos();
-        let mut optional = Position::from_fen(&start.fen(), all).unwrap();
+        let mut optional = Position::from_fen(STARTPOS_FEN, all).unwrap();
         let optional_start = optional.hash();
         optional.play(Action::Lift(sq("e2"))).unwrap();
         optional.play(Action::Place(sq("e4"))).unwrap();
