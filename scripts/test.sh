@@ -21,6 +21,9 @@ python3 scripts/module-cycles.py
 # Names one module owns are spelled nowhere else (the run directory's paths:
 # data/src/run_dir.rs).
 python3 scripts/check-names.py
+# The ledger that carries whole-crate mutation runs across sessions
+# (scripts/mutants.sh resume).
+python3 scripts/test_mutants_ledger.py
 # One build for the test and the run command: no crate of the normal build
 # may get other features when the test command adds the dev-dependencies
 # (cli/Cargo.toml asks for those features; see the comment there).

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""The ledger of a whole-crate mutation run that spans sessions.
+
+A whole run of the largest crates takes longer than one sitting on a 2-core
+machine (engine: about 3,400 mutants at 25-30 s each), so
+`scripts/mutants.sh resume <package>` runs it in pieces, and this ledger,
+kept in the repository (`docs/mutants/<package>.txt`), carries each
+mutant's last outcome from one piece to the next. cargo-mutants' own
+`--iterate` does the skipping: the ledger's caught and unviable mutants are
+handed to it as `previously_caught.txt`.
+
+File format (text, one mutant a line):
+
+| line | meaning |
+|---|---|
+| `# ...` | a comment (the header says what the file is) |
+| `commit <sha>` | the commit the outcomes below hold for (the tree was clean) |
+| `<outcome>\\t<name>` | outcome `caught`, `unviable`, `missed` or `timeout`; the name as `cargo mutants --list` prints it (`file:line:column: description`) |
+
+A mutant's name carries its line and column, so an outcome is kept only
+while its source file is unchanged since the ledger's commit: `seed` drops
+the entries of every file changed since, and those mutants are tested
+again. Mutants no longer in the list (code gone, or an exclusion added to
+`.cargo/mutants.toml`) are dropped by `record`. Missed mutants and
+timeouts are always tested again.
+
+Usage (scripts/mutants.sh calls these):
+  mutants-ledger.py seed   <ledger> <output dir>    write <output dir>/mutants.out/previously_caught.txt
+  mutants-ledger.py record <ledger> <output dir> <list file>
+                                                    fold the run's outcomes in; print the progress
+  mutants-ledger.py report <ledger> <list file>     print the progress only
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+OUTCOMES = ("caught", "unviable", "missed", "timeout")
+HEADER = (
+    "# cargo-mutants ledger: each mutant's last outcome (scripts/mutants-ledger.py\n"
+    "# has the format; scripts/mutants.sh resume <package> continues the run)\n"
+)
+
+
+class LedgerError(Exception):
+    pass
+
+
+def git(*args):
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+
+
+def read_ledger(path):
+    """(commit or None, {name: outcome}); a missing file is an empty ledger."""
+    if not os.path.exists(path):
+        return None, {}
+    commit, entries = None, {}
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("commit "):
+                commit = line.split(" ", 1)[1].strip()
+                continue
+            outcome, sep, name = line.partition("\t")
+            if not sep or outcome not in OUTCOMES or not name:
+                raise LedgerError(
+                    f"{path}, line {number}: expected `<outcome><TAB><mutant name>` with outcome one of "
+                    f"{', '.join(OUTCOMES)}, found {line!r}"
+                )
+            entries[name] = outcome
+    if entries and commit is None:
+        raise LedgerError(f"{path}: outcomes without a `commit <sha>` line")
+    return commit, entries
+
+
+def write_ledger(path, commit, entries):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(HEADER)
+        f.write(f"commit {commit}\n")
+        for name in sorted(entries, key=sort_key):
+            f.write(f"{entries[name]}\t{name}\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def sort_key(name):
+    """File, then line and column as numbers, then the description."""
+    file, _, rest = name.partition(":")
+    line, _, rest = rest.partition(":")
+    column, _, description = rest.partition(":")
+    try:
+        return (file, int(line), int(column), description)
+    except ValueError:
+        return (file, 0, 0, name)
+
+
+def still_valid(commit, entries):
+    """The entries whose source file has not changed since `commit`."""
+    if commit is None:
+        return {}
+    try:
+        git("cat-file", "-e", f"{commit}^{{commit}}")
+    except subprocess.CalledProcessError:
+        raise LedgerError(f"the ledger's commit {commit} is not in this clone (shallow?); fetch it or start afresh")
+    changed = set(git("diff", "--name-only", commit, "HEAD").split())
+    return {name: o for name, o in entries.items() if name.split(":", 1)[0] not in changed}
+
+
+def read_names(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f if line.strip()]
+
+
+def seed(ledger, out_dir):
+    commit, entries = read_ledger(ledger)
+    kept = still_valid(commit, entries)
+    mutants_out = os.path.join(out_dir, "mutants.out")
+    # --iterate reads caught.txt, previously_caught.txt and unviable.txt of
+    # the last run here; only the ledger's word counts.
+    shutil.rmtree(mutants_out, ignore_errors=True)
+    shutil.rmtree(mutants_out + ".old", ignore_errors=True)
+    os.makedirs(mutants_out)
+    settled = sorted((n for n, o in kept.items() if o in ("caught", "unviable")), key=sort_key)
+    with open(os.path.join(mutants_out, "previously_caught.txt"), "w", encoding="utf-8") as f:
+        f.writelines(n + "\n" for n in settled)
+    dropped = len(entries) - len(kept)
+    print(f"ledger {ledger}: {len(settled)} mutants settled (caught or unviable) carried over"
+          + (f"; {dropped} outcomes dropped, their files changed since {commit[:9]}" if dropped else ""))
+
+
+def record(ledger, out_dir, list_file):
+    commit, entries = read_ledger(ledger)
+    kept = still_valid(commit, entries)
+    mutants_out = os.path.join(out_dir, "mutants.out")
+    for outcome in OUTCOMES:
+        for name in read_names(os.path.join(mutants_out, f"{outcome}.txt")):
+            kept[name] = outcome
+    listed = set(read_names(list_file))
+    kept = {n: o for n, o in kept.items() if n in listed}
+    write_ledger(ledger, git("rev-parse", "HEAD").strip(), kept)
+    report_entries(ledger, kept, listed)
+
+
+def report(ledger, list_file):
+    commit, entries = read_ledger(ledger)
+    listed = set(read_names(list_file))
+    kept = {n: o for n, o in still_valid(commit, entries).items() if n in listed}
+    report_entries(ledger, kept, listed)
+
+
+def report_entries(ledger, entries, listed):
+    counts = {o: sum(1 for v in entries.values() if v == o) for o in OUTCOMES}
+    viable = counts["caught"] + counts["missed"] + counts["timeout"]
+    score = f"{100 * counts['caught'] / viable:.1f}%" if viable else "-"
+    untested = len(listed) - len(entries)
+    print(f"{ledger}: {len(listed)} mutants; {counts['caught']} caught, {counts['missed']} missed, "
+          f"{counts['unviable']} unviable, {counts['timeout']} timeouts, {untested} not tested yet; "
+          f"caught {score} of the viable tested")
+    for name in sorted((n for n, o in entries.items() if o in ("missed", "timeout")), key=sort_key):
+        print(f"  {entries[name]}: {name}")
+
+
+def main(argv):
+    try:
+        if len(argv) == 3 and argv[0] == "seed":
+            seed(argv[1], argv[2])
+        elif len(argv) == 4 and argv[0] == "record":
+            record(argv[1], argv[2], argv[3])
+        elif len(argv) == 3 and argv[0] == "report":
+            report(argv[1], argv[2])
+        else:
+            print(__doc__.split("Usage")[1], file=sys.stderr)
+            return 2
+    except LedgerError as e:
+        print(f"mutants ledger: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
