@@ -26,6 +26,7 @@ timeouts are always tested again.
 
 Usage (scripts/mutants.sh calls these):
   mutants-ledger.py seed   <ledger> <output dir>    write <output dir>/mutants.out/previously_caught.txt
+                                                    (and <output dir>/tested-commit, the tree tested)
   mutants-ledger.py record <ledger> <output dir> <list file>
                                                     fold the run's outcomes in; print the progress
   mutants-ledger.py report <ledger> <list file>     print the progress only
@@ -101,7 +102,7 @@ def sort_key(name):
 
 def still_valid(commit, entries):
     """The entries whose source file has not changed since `commit`."""
-    if commit is None:
+    if commit is None or not entries:
         return {}
     try:
         git("cat-file", "-e", f"{commit}^{{commit}}")
@@ -127,6 +128,10 @@ def seed(ledger, out_dir):
     shutil.rmtree(mutants_out, ignore_errors=True)
     shutil.rmtree(mutants_out + ".old", ignore_errors=True)
     os.makedirs(mutants_out)
+    # The tree the piece tests: `record` keeps only the outcomes of files
+    # unchanged from it to the commit it records (a commit made meanwhile).
+    with open(os.path.join(out_dir, "tested-commit"), "w", encoding="utf-8") as f:
+        f.write(git("rev-parse", "HEAD"))
     settled = sorted((n for n, o in kept.items() if o in ("caught", "unviable")), key=sort_key)
     with open(os.path.join(mutants_out, "previously_caught.txt"), "w", encoding="utf-8") as f:
         f.writelines(n + "\n" for n in settled)
@@ -139,9 +144,15 @@ def record(ledger, out_dir, list_file):
     commit, entries = read_ledger(ledger)
     kept = still_valid(commit, entries)
     mutants_out = os.path.join(out_dir, "mutants.out")
+    piece = {}
     for outcome in OUTCOMES:
         for name in read_names(os.path.join(mutants_out, f"{outcome}.txt")):
-            kept[name] = outcome
+            piece[name] = outcome
+    tested = os.path.join(out_dir, "tested-commit")
+    if os.path.exists(tested):
+        with open(tested, encoding="utf-8") as f:
+            piece = still_valid(f.read().strip(), piece)
+    kept.update(piece)
     listed = set(read_names(list_file))
     kept = {n: o for n, o in kept.items() if n in listed}
     write_ledger(ledger, git("rev-parse", "HEAD").strip(), kept)

@@ -102,6 +102,13 @@ class LedgerTest(unittest.TestCase):
         self.assertIn("4 mutants; 1 caught, 0 missed, 0 unviable, 0 timeouts, 3 not tested yet", printed)
         self.assertEqual(ledger_mod.read_ledger(self.ledger)[1], {B1: "caught"})
 
+    def test_a_commit_made_during_a_piece_drops_its_files_outcomes(self):
+        self.quiet(ledger_mod.seed, self.ledger, self.out)
+        self.commit({"a/src/two.rs": "two, changed while the piece ran\n"})
+        self.run_piece({"caught": [A1, B1], "missed": [B2]})
+        self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
+        self.assertEqual(ledger_mod.read_ledger(self.ledger)[1], {A1: "caught"})
+
     def test_a_bad_line_is_named(self):
         self.write_lines(self.ledger, ["commit 0123", "caught\t" + A1, "caugth\t" + A2])
         with self.assertRaises(ledger_mod.LedgerError) as e:
