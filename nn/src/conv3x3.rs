@@ -174,12 +174,14 @@ fn conv3x3_with<const FMA: bool>(d: &Dense, board: Board, src: &[f32], cin: usiz
             // Column blocks of 3, 2 or 1 vectors (24, 16 or 8 channels).
             let mut col = 0;
             while col < n {
-                match (n - col) / LANES {
-                    v if v >= 3 => tile::<3, FMA>(d, board, img, cin, sq0, col, dst, relu),
+                let vectors = ((n - col) / LANES).min(3);
+                match vectors {
+                    3 => tile::<3, FMA>(d, board, img, cin, sq0, col, dst, relu),
                     2 => tile::<2, FMA>(d, board, img, cin, sq0, col, dst, relu),
-                    _ => tile::<1, FMA>(d, board, img, cin, sq0, col, dst, relu),
+                    1 => tile::<1, FMA>(d, board, img, cin, sq0, col, dst, relu),
+                    _ => unreachable!("{n} output channels: not whole vectors of {LANES}"),
                 }
-                col += LANES * ((n - col) / LANES).min(3);
+                col += LANES * vectors;
             }
         }
     }
@@ -207,7 +209,8 @@ fn tile<const V: usize, const FMA: bool>(d: &Dense, board: Board, img: &[f32], c
                 *row = img[from as usize * cin..][..cin].as_ptr();
             }
         }
-        let w_tap = d.w[t * cin * n..(t + 1) * cin * n].as_ptr();
+        // The tap's `cin * n` weights start here (all there: the length is asserted above).
+        let w_tap = d.w[t * cin * n..].as_ptr();
         for c in 0..cin {
             // SAFETY: every row holds `cin` values (sliced above, or the
             // zeros, at least `cin` long: asserted by `conv3x3`), and weight
@@ -346,6 +349,17 @@ mod tests {
 
     #[test]
     fn the_dispatcher_runs_the_widest_build_this_cpu_has() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let f = Features::of_this_cpu();
+            let detected = (
+                std::is_x86_feature_detected!("avx2"),
+                std::is_x86_feature_detected!("fma"),
+                std::is_x86_feature_detected!("avx512f"),
+                std::is_x86_feature_detected!("avx512vl"),
+            );
+            assert_eq!((f.avx2, f.fma, f.avx512f, f.avx512vl), detected, "the dispatcher reads this CPU's extensions");
+        }
         let best = Kernel::best();
         assert!(best.available() && Kernel::Portable.available());
         // The widest available: no build listed after it is available.

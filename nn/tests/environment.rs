@@ -134,4 +134,5 @@ fn a_bad_backend_name_warns_when_the_default_device_falls_back() {
     let warned = run("bogus");
     assert!(warned.contains("warning: PACOZERO_BACKEND: invalid configuration: unknown backend `bogus`;") && warned.contains("using flex"), "{warned}");
     assert!(!run("flex").contains("warning"));
+    assert!(!run("").contains("warning"), "an empty PACOZERO_BACKEND is an unset one");
 }
