@@ -511,6 +511,10 @@ mod tests {
             let k = fast.piece();
             assert!(k >= MIN_PIECE && bytes(k + 1) > PIECE_BYTES, "{height}x{width}, {channels} channels: {k}");
             assert!(k == MIN_PIECE || bytes(k) <= PIECE_BYTES, "{height}x{width}, {channels} channels: {k}");
+            if (height, width, channels) == (8, 8, 16) {
+                // The budget is the 2 MiB that PIECE_BYTES documents the speeds of.
+                assert_eq!(k, 56, "2 MiB holds 56 positions of 64 squares x 9 taps x 16 channels");
+            }
         }
     }
 }
