@@ -174,8 +174,10 @@ fn take(buf: &mut Vec<f32>, n: usize) -> &mut [f32] {
 /// `out[m, n] = a[m, k] · d.w[k, n] + d.b`, optionally followed by ReLU.
 fn dense(d: &Dense, m: usize, a: &[f32], out: &mut [f32], relu: bool) {
     let (k, n) = (d.k, d.n);
-    debug_assert_eq!(a.len(), m * k);
-    debug_assert_eq!(out.len(), m * n);
+    // Checked in release builds too: the products below read and write
+    // through raw pointers, so a wrong length would be out of bounds.
+    assert_eq!(a.len(), m * k, "dense: the input is not [m, k]");
+    assert_eq!(out.len(), m * n, "dense: the output is not [m, n]");
     if m == 0 {
         return;
     }
