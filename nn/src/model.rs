@@ -128,9 +128,9 @@ impl NetConfig {
         }
     }
 
-    /// A tiny network (1 block x 16 channels) for tests.
+    /// A tiny network (1 block x 16 channels, the default squeeze-excitation ratio) for tests.
     pub fn tiny_for(spec: &pacozero_data::GameSpec) -> Self {
-        NetConfig { blocks: 1, channels: 16, se_ratio: 4, policy_channels: 8, value_channels: 4, value_hidden: 32, ..Self::default_for(spec) }
+        NetConfig { blocks: 1, channels: 16, policy_channels: 8, value_channels: 4, value_hidden: 32, ..Self::default_for(spec) }
     }
 
     /// Check every field's range; the message names the field.
