@@ -17,21 +17,29 @@ File format (text, one mutant a line):
 | `commit <sha>` | the commit the outcomes below hold for (the tree was clean) |
 | `<outcome>\\t<name>` | outcome `caught`, `unviable`, `missed` or `timeout`; the name as `cargo mutants --list` prints it (`file:line:column: description`) |
 
-A mutant's name carries its line and column, so an outcome is kept only
-while its source file is unchanged since the ledger's commit: `seed` drops
-the entries of every file changed since, and those mutants are tested
-again. Mutants no longer in the list (code gone, or an exclusion added to
+A mutant's name carries its line and column. When its file has changed
+since the ledger's commit, the outcome follows the mutant to its new line
+(`git diff` of the file) only while the function it sits in is untouched
+(no changed line inside the function's span, which the list in
+`cargo mutants --list --json` form gives) and the moved name is in the
+list; otherwise it is dropped and the mutant tested again. Mutants no
+longer in the list (code gone, or an exclusion added to
 `.cargo/mutants.toml`) are dropped by `record`. Missed mutants and
 timeouts are always tested again.
 
 Usage (scripts/mutants.sh calls these):
-  mutants-ledger.py seed   <ledger> <output dir>    write <output dir>/mutants.out/previously_caught.txt
+  mutants-ledger.py seed   <ledger> <output dir> <list file>
+                                                    write <output dir>/mutants.out/previously_caught.txt
                                                     (and <output dir>/tested-commit, the tree tested)
   mutants-ledger.py record <ledger> <output dir> <list file>
                                                     fold the run's outcomes in; print the progress
   mutants-ledger.py report <ledger> <list file>     print the progress only
+The list file is `cargo mutants --list --json` (or `--list`: names only,
+and then an outcome in a changed file is dropped).
 """
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -100,8 +108,14 @@ def sort_key(name):
         return (file, 0, 0, name)
 
 
-def still_valid(commit, entries):
-    """The entries whose source file has not changed since `commit`."""
+def still_valid(commit, entries, functions=None):
+    """The entries that still hold at HEAD, under their names at HEAD.
+
+    An entry of a file unchanged since `commit` holds as it is. One of a
+    changed file holds, moved to its new line, when `functions` (the list:
+    name -> the span of the function the mutant is in) has the moved name
+    and no changed line falls in that function.
+    """
     if commit is None or not entries:
         return {}
     try:
@@ -109,7 +123,64 @@ def still_valid(commit, entries):
     except subprocess.CalledProcessError:
         raise LedgerError(f"the ledger's commit {commit} is not in this clone (shallow?); fetch it or start afresh")
     changed = set(git("diff", "--name-only", commit, "HEAD").split())
-    return {name: o for name, o in entries.items() if name.split(":", 1)[0] not in changed}
+    hunks = {}
+    kept = {}
+    for name, outcome in entries.items():
+        file = name.split(":", 1)[0]
+        if file not in changed:
+            kept[name] = outcome
+            continue
+        if functions is None:
+            continue
+        if file not in hunks:
+            hunks[file] = diff_hunks(commit, file)
+        moved = move(name, hunks[file])
+        if moved is None or moved not in functions:
+            continue
+        span = functions[moved]
+        if span is None or any(touches(h, span) for h in hunks[file]):
+            continue
+        kept[moved] = outcome
+    return kept
+
+
+def diff_hunks(commit, file):
+    """[(old start, old count, new start, new count)] of `git diff -U0`."""
+    hunks = []
+    for line in git("diff", "-U0", commit, "HEAD", "--", file).splitlines():
+        m = HUNK.match(line)
+        if m:
+            a, b, c, d = m.groups()
+            hunks.append((int(a), int(b or 1), int(c), int(d or 1)))
+    return hunks
+
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def move(name, hunks):
+    """The name at its line after the hunks, or None if its line changed."""
+    file, line, rest = name.split(":", 2)
+    old = int(line)
+    shift = 0
+    for a, b, _, d in hunks:
+        if b == 0:  # lines inserted after old line a
+            if old > a:
+                shift += d
+        elif a <= old < a + b:
+            return None
+        elif old >= a + b:
+            shift += d - b
+    return f"{file}:{old + shift}:{rest}"
+
+
+def touches(hunk, span):
+    """Whether a hunk changes a line of the function span (start, end) at HEAD."""
+    _, _, c, d = hunk
+    start, end = span
+    if d == 0:  # lines deleted after new line c
+        return start <= c < end
+    return c <= end and start <= c + d - 1
 
 
 def read_names(path):
@@ -119,9 +190,23 @@ def read_names(path):
         return [line.rstrip("\n") for line in f if line.strip()]
 
 
-def seed(ledger, out_dir):
+def read_list(path):
+    """{name: (first line, last line) of its function, or None} from a list file."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if not text.lstrip().startswith("["):
+        return {name: None for name in text.splitlines() if name.strip()}
+    listed = {}
+    for m in json.loads(text):
+        function = m.get("function")
+        span = (function["span"]["start"]["line"], function["span"]["end"]["line"]) if function else None
+        listed[m["name"]] = span
+    return listed
+
+
+def seed(ledger, out_dir, list_file):
     commit, entries = read_ledger(ledger)
-    kept = still_valid(commit, entries)
+    kept = still_valid(commit, entries, read_list(list_file))
     mutants_out = os.path.join(out_dir, "mutants.out")
     # --iterate reads caught.txt, previously_caught.txt and unviable.txt of
     # the last run here; only the ledger's word counts.
@@ -137,12 +222,13 @@ def seed(ledger, out_dir):
         f.writelines(n + "\n" for n in settled)
     dropped = len(entries) - len(kept)
     print(f"ledger {ledger}: {len(settled)} mutants settled (caught or unviable) carried over"
-          + (f"; {dropped} outcomes dropped, their files changed since {commit[:9]}" if dropped else ""))
+          + (f"; {dropped} outcomes dropped (their functions changed since {commit[:9]}, or they left the list)" if dropped else ""))
 
 
 def record(ledger, out_dir, list_file):
+    listed = read_list(list_file)
     commit, entries = read_ledger(ledger)
-    kept = still_valid(commit, entries)
+    kept = still_valid(commit, entries, listed)
     mutants_out = os.path.join(out_dir, "mutants.out")
     piece = {}
     for outcome in OUTCOMES:
@@ -151,18 +237,17 @@ def record(ledger, out_dir, list_file):
     tested = os.path.join(out_dir, "tested-commit")
     if os.path.exists(tested):
         with open(tested, encoding="utf-8") as f:
-            piece = still_valid(f.read().strip(), piece)
+            piece = still_valid(f.read().strip(), piece, listed)
     kept.update(piece)
-    listed = set(read_names(list_file))
     kept = {n: o for n, o in kept.items() if n in listed}
     write_ledger(ledger, git("rev-parse", "HEAD").strip(), kept)
     report_entries(ledger, kept, listed)
 
 
 def report(ledger, list_file):
+    listed = read_list(list_file)
     commit, entries = read_ledger(ledger)
-    listed = set(read_names(list_file))
-    kept = {n: o for n, o in still_valid(commit, entries).items() if n in listed}
+    kept = {n: o for n, o in still_valid(commit, entries, listed).items() if n in listed}
     report_entries(ledger, kept, listed)
 
 
@@ -180,8 +265,8 @@ def report_entries(ledger, entries, listed):
 
 def main(argv):
     try:
-        if len(argv) == 3 and argv[0] == "seed":
-            seed(argv[1], argv[2])
+        if len(argv) == 4 and argv[0] == "seed":
+            seed(argv[1], argv[2], argv[3])
         elif len(argv) == 4 and argv[0] == "record":
             record(argv[1], argv[2], argv[3])
         elif len(argv) == 3 and argv[0] == "report":

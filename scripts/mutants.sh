@@ -172,9 +172,12 @@ resume)
         exit 1
     fi
     out="$CARGO_TARGET_DIR/mutants/$pkg-resume"
-    python3 scripts/mutants-ledger.py seed "$ledger" "$out"
-    list="$out/list.txt"
-    cargo mutants --list -p "$pkg" >"$list"
+    # The list with each mutant's function: an outcome follows its mutant to
+    # a new line while that function is unchanged.
+    list="$out/list.json"
+    mkdir -p "$out"
+    cargo mutants --list --json -p "$pkg" >"$list"
+    python3 scripts/mutants-ledger.py seed "$ledger" "$out" "$list"
     # The engine's mutants are tested under cargo-nextest (.config/nextest.toml,
     # profile `mutants`: the first failing test ends the run, the running ones
     # killed; cargo test finishes each test binary first). The same tests (the

@@ -6,6 +6,7 @@ Usage: python3 scripts/test_mutants_ledger.py   (scripts/test.sh runs it)
 import contextlib
 import importlib.util
 import io
+import json
 import os
 import subprocess
 import tempfile
@@ -70,7 +71,7 @@ class LedgerTest(unittest.TestCase):
             return f.read().split("\n")[:-1]
 
     def test_a_piece_is_recorded_and_the_next_one_skips_what_it_settled(self):
-        self.quiet(ledger_mod.seed, self.ledger, self.out)
+        self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
         self.assertEqual(self.previously_caught(), [])
         self.run_piece({"caught": [A1, B1], "missed": [B2], "unviable": [A2]})
         printed = self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
@@ -81,7 +82,7 @@ class LedgerTest(unittest.TestCase):
         self.assertEqual(commit, head)
         self.assertEqual(entries, {A1: "caught", A2: "unviable", B1: "caught", B2: "missed"})
         # The next piece: caught and unviable are skipped, the missed one is tested again.
-        self.quiet(ledger_mod.seed, self.ledger, self.out)
+        self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
         self.assertEqual(self.previously_caught(), [A1, A2, B1])
         self.assertFalse(os.path.exists(os.path.join(self.out, "mutants.out", "caught.txt")), "only the ledger's word")
         self.run_piece({"caught": [B2, B3]})
@@ -92,8 +93,8 @@ class LedgerTest(unittest.TestCase):
         self.run_piece({"caught": [A1, B1, B2], "timeout": [A2]})
         self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
         self.commit({"a/src/one.rs": "one, changed\n"})
-        printed = self.quiet(ledger_mod.seed, self.ledger, self.out)
-        self.assertIn("2 outcomes dropped, their files changed since", printed)
+        printed = self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
+        self.assertIn("2 outcomes dropped (their functions changed since", printed)
         self.assertEqual(self.previously_caught(), [B1, B2])
         # B2 left the list (an exclusion, or its code went): dropped too.
         self.write_lines(self.list, [A1, A2, B1, B3])
@@ -103,11 +104,38 @@ class LedgerTest(unittest.TestCase):
         self.assertEqual(ledger_mod.read_ledger(self.ledger)[1], {B1: "caught"})
 
     def test_a_commit_made_during_a_piece_drops_its_files_outcomes(self):
-        self.quiet(ledger_mod.seed, self.ledger, self.out)
+        self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
         self.commit({"a/src/two.rs": "two, changed while the piece ran\n"})
         self.run_piece({"caught": [A1, B1], "missed": [B2]})
         self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
         self.assertEqual(ledger_mod.read_ledger(self.ledger)[1], {A1: "caught"})
+
+    def test_an_outcome_follows_its_mutant_to_a_new_line_while_its_function_is_unchanged(self):
+        # one.rs at HEAD: f on lines 1-3, g on lines 5-9, h on lines 11-13.
+        source = ["fn f() {", "    1 + 1", "}", "", "fn g() {", "    2 + 2", "    3 + 3", "    4 + 4", "}", "", "fn h() {", "    5 + 5", "}"]
+        self.commit({"a/src/one.rs": "\n".join(source) + "\n"})
+        name = lambda line, what: f"a/src/one.rs:{line}:5: replace + with - in {what}"
+        self.write_json_list({name(2, "f"): (1, 3), name(6, "g"): (5, 9), name(8, "g"): (5, 9), name(12, "h"): (11, 13)})
+        self.run_piece({"caught": [name(2, "f"), name(6, "g"), name(12, "h")], "missed": [name(8, "g")]})
+        self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
+        # Two lines inserted above f, and g's last line changed.
+        source = ["// one", "// two"] + source
+        source[9] = "    4 * 4"
+        self.commit({"a/src/one.rs": "\n".join(source) + "\n"})
+        self.write_json_list({name(4, "f"): (3, 5), name(8, "g"): (7, 11), name(14, "h"): (13, 15)})
+        printed = self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
+        self.assertIn("2 mutants settled", printed)
+        # f's and h's outcomes moved two lines down; g changed, so its mutants are tested again.
+        self.assertEqual(self.previously_caught(), [name(4, "f"), name(14, "h")])
+        # A moved name that is not in the list is dropped too.
+        self.write_json_list({name(4, "f"): (3, 5)})
+        self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
+        self.assertEqual(self.previously_caught(), [name(4, "f")])
+
+    def write_json_list(self, spans):
+        """A list file as `cargo mutants --list --json` writes it (the fields read)."""
+        with open(self.list, "w") as f:
+            json.dump([{"name": n, "function": {"span": {"start": {"line": a}, "end": {"line": b}}}} for n, (a, b) in spans.items()], f)
 
     def test_a_bad_line_is_named(self):
         self.write_lines(self.ledger, ["commit 0123", "caught\t" + A1, "caugth\t" + A2])
