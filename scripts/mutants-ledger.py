@@ -108,13 +108,13 @@ def sort_key(name):
         return (file, 0, 0, name)
 
 
-def still_valid(commit, entries, functions=None):
+def still_valid(commit, entries, listed):
     """The entries that still hold at HEAD, under their names at HEAD.
 
-    An entry of a file unchanged since `commit` holds as it is. One of a
-    changed file holds, moved to its new line, when `functions` (the list:
-    name -> the span of the function the mutant is in) has the moved name
-    and no changed line falls in that function.
+    `listed` is the list at HEAD (name -> the span of the function the
+    mutant is in, or None); an entry holds only for a listed name. One of a
+    file unchanged since `commit` holds as it is; one of a changed file,
+    moved to its new line, when no changed line falls in its function.
     """
     if commit is None or not entries:
         return {}
@@ -128,16 +128,15 @@ def still_valid(commit, entries, functions=None):
     for name, outcome in entries.items():
         file = name.split(":", 1)[0]
         if file not in changed:
-            kept[name] = outcome
-            continue
-        if functions is None:
+            if name in listed:
+                kept[name] = outcome
             continue
         if file not in hunks:
             hunks[file] = diff_hunks(commit, file)
         moved = move(name, hunks[file])
-        if moved is None or moved not in functions:
+        if moved is None or moved not in listed:
             continue
-        span = functions[moved]
+        span = listed[moved]
         if span is None or any(touches(h, span) for h in hunks[file]):
             continue
         kept[moved] = outcome
@@ -238,8 +237,9 @@ def record(ledger, out_dir, list_file):
     if os.path.exists(tested):
         with open(tested, encoding="utf-8") as f:
             piece = still_valid(f.read().strip(), piece, listed)
+    else:
+        piece = {n: o for n, o in piece.items() if n in listed}
     kept.update(piece)
-    kept = {n: o for n, o in kept.items() if n in listed}
     write_ledger(ledger, git("rev-parse", "HEAD").strip(), kept)
     report_entries(ledger, kept, listed)
 
@@ -247,8 +247,7 @@ def record(ledger, out_dir, list_file):
 def report(ledger, list_file):
     listed = read_list(list_file)
     commit, entries = read_ledger(ledger)
-    kept = {n: o for n, o in still_valid(commit, entries, listed).items() if n in listed}
-    report_entries(ledger, kept, listed)
+    report_entries(ledger, still_valid(commit, entries, listed), listed)
 
 
 def report_entries(ledger, entries, listed):

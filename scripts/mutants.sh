@@ -43,10 +43,14 @@ PACKAGES=(pacozero-engine pacozero-search pacozero-selfplay pacozero-data pacoze
 MUTANTS_VERSION=27.1.0
 NEXTEST_VERSION=0.9.151
 
-if ! cargo mutants --version >/dev/null 2>&1; then
-    echo "installing cargo-mutants $MUTANTS_VERSION (crates.io) ..."
-    env -u CARGO_TARGET_DIR cargo install cargo-mutants --locked --version "$MUTANTS_VERSION"
-fi
+# need_cargo_tool <subcommand> <crate> <version>: installed once when missing.
+need_cargo_tool() {
+    if ! cargo "$1" --version >/dev/null 2>&1; then
+        echo "installing $2 $3 (crates.io) ..."
+        env -u CARGO_TARGET_DIR cargo install "$2" --locked --version "$3"
+    fi
+}
+need_cargo_tool mutants cargo-mutants "$MUTANTS_VERSION"
 
 # summary <outcomes.json>: one line of counts; exit 1 when a mutant was missed.
 summary() {
@@ -185,10 +189,7 @@ resume)
     # and 25% less time (docs/testing.md).
     tool=()
     if [ "$pkg" = pacozero-engine ]; then
-        if ! cargo nextest --version >/dev/null 2>&1; then
-            echo "installing cargo-nextest $NEXTEST_VERSION (crates.io) ..."
-            env -u CARGO_TARGET_DIR cargo install cargo-nextest --locked --version "$NEXTEST_VERSION"
-        fi
+        need_cargo_tool nextest cargo-nextest "$NEXTEST_VERSION"
         tool=(--test-tool nextest)
         export NEXTEST_PROFILE=mutants
     fi
