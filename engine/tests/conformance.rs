@@ -13,7 +13,9 @@
 //! * every whole turn played reads back from its turn notation to the same
 //!   decisions, and starts where the game says a turn starts;
 //! * the turns the game enumerates (every tenth turn start) are legal,
-//!   whole, distinct in result, and read back from their notation;
+//!   whole, distinct in result, and read back from their notation; each
+//!   has a PGN move of its own (one token); where the game says the mover
+//!   can win this turn, one of them wins (and a finished game never can);
 //! * the diagram is text ending in a newline;
 //! * the decisions of every whole turn, named one by one, read back as a
 //!   line of play; the status text says `Running` exactly while the game runs;
@@ -26,11 +28,17 @@
 //!   an involution, and a position it refuses keeps its planes;
 //! * every input encoding (`ENCODINGS`, each input named once, the first
 //!   `DEFAULT_ENCODING` and what `encode` writes) fills its declared
-//!   planes and scalars, on the board, and its mirror is an involution too.
+//!   planes and scalars, on the board, and its mirror is an involution too;
+//!   `encoding_index` finds each by its name and refuses other names.
 //!
-//! A new game passes this by being added to `GameKind`; nothing here names a game.
+//! A new game passes this by being added to `GameKind`; nothing here names a
+//! game. Tic-tac-toe (`toy/`, a test game) runs the same checks through the
+//! `Game` trait's default methods, which the registered games override.
 
-use pacozero_engine::{perft, Game, GameKind, GameVisitor, DEFAULT_ENCODING};
+use pacozero_engine::{encoding_index, perft, Game, GameKind, GameVisitor, Outcome, DEFAULT_ENCODING};
+
+mod toy;
+use toy::TicTacToe;
 
 mod common;
 use common::Rng;
@@ -102,13 +110,18 @@ fn check_encoding_names<G: Game>() {
     let enc = &G::ENCODINGS[0];
     assert_eq!(enc.name, DEFAULT_ENCODING, "{}: the first encoding", G::NAME);
     assert_eq!((enc.bit_planes.len(), enc.scalars.len()), (G::NUM_BIT_PLANES, G::NUM_SCALARS), "{}: names of encoding {}", G::NAME, enc.name);
-    for e in G::ENCODINGS {
+    for (i, e) in G::ENCODINGS.iter().enumerate() {
+        assert_eq!(encoding_index::<G>(e.name), Ok(i), "{}: the index of encoding {}", G::NAME, e.name);
         let mut names: Vec<&str> = e.bit_planes.iter().chain(e.scalars).copied().collect();
         assert!(names.iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')), "{}: {names:?}", G::NAME);
         names.sort();
         names.dedup();
         assert_eq!(names.len(), e.bit_planes.len() + e.scalars.len(), "{}: encoding {} names an input twice", G::NAME, e.name);
     }
+    // An unknown name: the error names the game and every encoding it has.
+    let err = encoding_index::<G>("no_such_encoding").unwrap_err();
+    assert!(err.contains(G::NAME) && err.contains("no_such_encoding"), "{}: {err}", G::NAME);
+    assert!(G::ENCODINGS.iter().all(|e| err.contains(e.name)), "{}: {err}", G::NAME);
 }
 
 /// The enumerated turns from a turn start: each decision legal, the turn
@@ -123,6 +136,8 @@ fn check_legal_turns<G: Game>(from: &G) -> usize {
     from.playable_actions(&mut legal);
     assert_eq!(turns.is_empty(), legal.is_empty(), "{}: turns and decisions disagree in {at}", G::NAME);
     let mut results = std::collections::HashSet::new();
+    let mut pgn_moves = std::collections::HashSet::new();
+    let mut wins = 0;
     for t in &turns {
         let mut g = from.clone();
         for &d in t {
@@ -133,8 +148,15 @@ fn check_legal_turns<G: Game>(from: &G) -> usize {
         }
         assert!(g.outcome().is_some() || g.to_move() != from.to_move(), "{}: turn {t:?} is not whole in {at}", G::NAME);
         assert!(results.insert(g.hash()), "{}: two enumerated turns give the same result in {at}", G::NAME);
+        wins += usize::from(g.outcome() == Some(Outcome::Win(from.to_move())));
+        // A game record names each turn by one token that no other turn from here has.
+        let pgn = from.pgn_move(t);
+        assert!(!pgn.is_empty() && !pgn.contains(char::is_whitespace), "{}: PGN move {pgn:?} of turn {t:?} in {at}", G::NAME);
+        assert!(pgn_moves.insert(pgn.clone()), "{}: two turns are both {pgn:?} in {at}", G::NAME);
         check_turn(from, t);
     }
+    // `can_win_this_turn` is never wrong when it says yes.
+    assert!(!from.can_win_this_turn() || wins > 0, "{}: no enumerated turn wins in {at}, where the mover can win this turn", G::NAME);
     turns.len()
 }
 
@@ -238,6 +260,7 @@ fn check_state<G: Game>(g: &G, words: usize, legal: &mut Vec<u16>) {
     g.legal_actions(legal);
     if g.outcome().is_some() {
         assert!(legal.is_empty(), "{}: a finished game has decisions in {at}", G::NAME);
+        assert!(!g.can_win_this_turn(), "{}: a finished game can be won in {at}", G::NAME);
         check_refused(g, 0);
         return;
     }
@@ -340,6 +363,20 @@ impl GameVisitor for BadTurns {
         for text in ["", "zz9", "a1-a1"] {
             assert!(g.parse_turn(text).is_err(), "{}: {text:?} read as a turn", G::NAME);
         }
+        // A whole turn, then the decisions of the next one and one more.
+        let mut decisions = g.legal_turns().swap_remove(0);
+        let mut next = g.clone();
+        for &d in &decisions {
+            next.apply(d);
+        }
+        for _ in 0..2 {
+            let mut legal = Vec::new();
+            next.playable_actions(&mut legal);
+            decisions.push(legal[0]);
+            next.apply(legal[0]);
+        }
+        let text = g.turn_notation(&decisions);
+        assert!(g.parse_turn(&text).is_err(), "{}: {text:?} (more than a turn) read as one turn", G::NAME);
     }
 }
 
@@ -407,5 +444,42 @@ impl GameVisitor for FischerRandom {
 fn every_game_numbers_its_fischer_random_setups_or_says_it_has_none() {
     for kind in GameKind::ALL {
         kind.visit(FischerRandom);
+    }
+}
+
+/// The trait's defaults, run by a game that keeps them (tic-tac-toe; the
+/// registered games override most of them): the conformance checks, and
+/// what the defaults promise.
+#[test]
+fn tictactoe_passes_the_conformance_checks_with_the_traits_defaults() {
+    let playouts = 400;
+    let checked = Conformance { playouts, max_decisions: 20, seed: 7 }.visit::<TicTacToe>();
+    // Every playout ends (a running game always has a decision).
+    assert_eq!(checked.finished, playouts, "{checked:?}");
+    assert!(checked.states > 2_000 && checked.enumerated > 1_000, "{checked:?}");
+    RuleOptions.visit::<TicTacToe>();
+    BadTurns.visit::<TicTacToe>();
+    FastPerft.visit::<TicTacToe>();
+    FischerRandom.visit::<TicTacToe>();
+
+    let g = TicTacToe::start();
+    assert!(g.notation_is_complete() && g.is_turn_start() && !g.can_win_this_turn());
+    assert_eq!((g.repetitions(), g.repeats_earlier_position()), (0, false));
+    assert_eq!(g.material_balance(), None);
+    assert_eq!(g.facts(), vec![]);
+    assert_eq!(g.without_history(), g);
+    assert!(TicTacToe::fischer_random(518, &[]).unwrap_err().contains("tictactoe"));
+    // A finished game refuses every decision, saying that it is over.
+    let won = TicTacToe::from_notation("xxx/oo./... o").unwrap();
+    assert_eq!(won.outcome(), Some(Outcome::Win(pacozero_engine::Color::White)));
+    let err = won.clone().try_apply(8).unwrap_err();
+    assert!(err.contains("over") && err.contains("three_in_a_row"), "{err}");
+    assert_eq!(won.status_text(), "White won (three_in_a_row)");
+    // The number of tic-tac-toe games by length (a game that ended earlier
+    // has no leaves), the well-known counts.
+    let leaves = [9, 72, 504, 3_024, 15_120, 54_720, 148_176, 200_448, 127_872];
+    for (depth, &n) in (1..).zip(&leaves) {
+        assert_eq!(perft(&g, depth, false), n, "depth {depth}");
+        assert_eq!(perft(&g, depth, true), n, "depth {depth}, whole turns");
     }
 }

@@ -383,6 +383,10 @@ fn game_trait_surface() {
     assert_eq!(bits(5), 1 << 15, "own king on f2 of the mirrored frame");
     assert_eq!(bits(17), (1 << 11) | (1 << 18), "own castling rooks");
     assert_eq!(scalars, vec![1.0, 0.0, 0.0, 1.0]);
+    // No training-data mirror: the planes stay as they are, and so do the decisions.
+    let mut mirrored = planes.clone();
+    assert!(!GameState::mirror_planes(&mut mirrored) && mirrored == planes);
+    assert_eq!(GameState::mirror_action_index(a as usize), a as usize);
 }
 
 /// Material in pawns, each kind at its value times its count: White has
