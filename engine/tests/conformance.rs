@@ -344,6 +344,9 @@ impl GameVisitor for RuleOptions {
         }
         let err = G::from_notation_with_rules(&start, &["no_such_rule"]).err().expect("an unknown rule is refused");
         assert!(err.message.contains("no_such_rule"), "{}: {err}", G::NAME);
+        // Shown to a user: what is wrong, and the text that was read.
+        let shown = err.to_string();
+        assert!(shown.contains(&err.message) && shown.contains(&start), "{}: {shown:?}", G::NAME);
     }
 }
 
