@@ -338,6 +338,18 @@ mod tests {
         assert!(std::panic::catch_unwind(|| Square::new(64)).is_err());
     }
 
+    /// A bitboard yields each of its squares once, lowest first, and then
+    /// stops (taken at most 8, so a walk that never ends fails here rather
+    /// than hanging).
+    #[test]
+    fn a_bitboard_yields_its_squares_once_in_order() {
+        let sqs = [Square::new(0), Square::new(2), Square::new(9), Square::new(63)];
+        let b: BitBoard = sqs.into_iter().collect();
+        assert_eq!(b.len(), 4);
+        assert_eq!(b.take(8).collect::<Vec<_>>(), sqs);
+        assert_eq!(BitBoard::EMPTY.take(8).count(), 0);
+    }
+
     #[test]
     fn bitboards_hold_sets_of_squares_lowest_first() {
         let sq = |name: &str| Square::parse(name).unwrap();
