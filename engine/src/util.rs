@@ -153,6 +153,8 @@ mod tests {
     fn insert_contains_clear_and_grow() {
         let mut s = U64Set::default();
         assert!(!s.contains(7) && s.is_empty());
+        assert!(s.insert(7) && s.len() == 1 && !s.is_empty());
+        s.clear();
         for round in 0..3u64 {
             for i in 0..5000u64 {
                 let k = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ round;
@@ -165,5 +167,20 @@ mod tests {
             assert!(s.is_empty());
             assert!(!s.contains(round));
         }
+    }
+
+    /// The epoch stamp wraps around after 2^32 clears: the stamps are reset
+    /// then, or every empty slot (stamp 0) would read as holding key 0.
+    #[test]
+    fn a_clear_that_wraps_the_epoch_around_empties_the_table() {
+        let mut s = U64Set::default();
+        assert!(s.insert(5));
+        // The same table 2^32 - 2 clears later.
+        s.stamps.iter_mut().filter(|st| **st == s.epoch).for_each(|st| *st = u32::MAX);
+        s.epoch = u32::MAX;
+        assert!(s.contains(5) && !s.contains(0));
+        s.clear();
+        assert!(s.is_empty() && !s.contains(0) && !s.contains(5));
+        assert!(s.insert(5) && !s.insert(5) && s.contains(5) && s.len() == 1);
     }
 }
