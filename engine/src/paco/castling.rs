@@ -32,10 +32,6 @@ impl Castling {
         }
         c
     }
-    /// The king's file of `color` (meaningful while it has a right).
-    pub fn king_file(&self, color: Color) -> u8 {
-        self.king_file[color.index()]
-    }
     /// The rook file of a right, if `color` holds it.
     pub fn rook_file(&self, color: Color, side: usize) -> Option<u8> {
         self.has(color, side).then_some(self.rook_file[color.index()][side])
