@@ -245,6 +245,28 @@ mod tests {
         assert_eq!(hand_planes(&after("Lb1")), on(&[(13 + 2, 1 << 1)]));
     }
 
+    /// The union plane, and the scalars of the no-progress count, the
+    /// repetitions and the mover's colour.
+    #[test]
+    fn unions_repetitions_and_the_movers_colour_are_encoded() {
+        // 1. Nc3 d5 2. Nxd5 Nf6 3. Nf3: a union on d5, Black to move, no pawn moved since the union.
+        let p = after("Lb1 Pc3 Ld7 Pd5 Lc3 Pd5 Lg8 Pf6 Lg1 Pf3");
+        assert!(p.no_progress > 0);
+        for repetitions in 0..3 {
+            let mut planes = vec![0u64; NUM_BIT_PLANES];
+            let mut scalars = vec![0f32; NUM_SCALARS];
+            p.encode(repetitions, &mut planes, &mut scalars);
+            // d5 in Black's frame is d4; no other square holds two pieces.
+            assert_eq!(planes[12], 1 << 27);
+            assert_eq!(scalars[5], p.no_progress as f32 / 100.0);
+            assert_eq!((scalars[6], scalars[7]), ((repetitions >= 1) as u8 as f32, (repetitions >= 2) as u8 as f32));
+            assert_eq!(scalars[8], 1.0, "Black to move");
+        }
+        let mut scalars = vec![0f32; NUM_SCALARS];
+        Position::startpos().encode(0, &mut vec![0u64; NUM_BIT_PLANES], &mut scalars);
+        assert_eq!(scalars[8], 0.0, "White to move");
+    }
+
     #[test]
     fn dense_planes_hold_each_bit_on_its_square_and_each_scalar_everywhere() {
         let planes = [1u64 << 5 | 1 << 63, 1 << 8];
