@@ -277,6 +277,10 @@ mod tests {
         assert_eq!(ones, [5, 63, 64 + 8]);
         assert!((0..128).all(|i| out[i] == 0.0 || out[i] == 1.0));
         assert!(out[128..].iter().all(|&v| v == 0.25));
+        // More scalars than planes.
+        let mut out = vec![-1f32; 3 * 64];
+        decode_dense(&planes[..1], &[0.5, 0.75], &mut out);
+        assert!(out[64..128].iter().all(|&v| v == 0.5) && out[128..].iter().all(|&v| v == 0.75));
     }
 
     #[test]
