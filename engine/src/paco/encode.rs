@@ -174,11 +174,16 @@ mod tests {
     use super::super::{in_sako, parse_actions};
     use super::*;
 
-    fn encoded(p: &Position) -> Vec<u64> {
+    /// The planes and scalars of `p` after `repetitions` earlier occurrences.
+    fn encoded_with(p: &Position, repetitions: usize) -> (Vec<u64>, Vec<f32>) {
         let mut planes = vec![0u64; NUM_BIT_PLANES];
         let mut scalars = vec![0f32; NUM_SCALARS];
-        p.encode(0, &mut planes, &mut scalars);
-        planes
+        p.encode(repetitions, &mut planes, &mut scalars);
+        (planes, scalars)
+    }
+
+    fn encoded(p: &Position) -> Vec<u64> {
+        encoded_with(p, 0).0
     }
 
     fn after(actions: &str) -> Position {
@@ -253,18 +258,14 @@ mod tests {
         let p = after("Lb1 Pc3 Ld7 Pd5 Lc3 Pd5 Lg8 Pf6 Lg1 Pf3");
         assert!(p.no_progress > 0);
         for repetitions in 0..3 {
-            let mut planes = vec![0u64; NUM_BIT_PLANES];
-            let mut scalars = vec![0f32; NUM_SCALARS];
-            p.encode(repetitions, &mut planes, &mut scalars);
+            let (planes, scalars) = encoded_with(&p, repetitions);
             // d5 in Black's frame is d4; no other square holds two pieces.
             assert_eq!(planes[12], 1 << 27);
             assert_eq!(scalars[5], p.no_progress as f32 / 100.0);
             assert_eq!((scalars[6], scalars[7]), ((repetitions >= 1) as u8 as f32, (repetitions >= 2) as u8 as f32));
             assert_eq!(scalars[8], 1.0, "Black to move");
         }
-        let mut scalars = vec![0f32; NUM_SCALARS];
-        Position::startpos().encode(0, &mut vec![0u64; NUM_BIT_PLANES], &mut scalars);
-        assert_eq!(scalars[8], 0.0, "White to move");
+        assert_eq!(encoded_with(&Position::startpos(), 0).1[8], 0.0, "White to move");
     }
 
     #[test]
