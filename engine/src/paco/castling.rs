@@ -149,9 +149,4 @@ impl Castling {
         let c = color.index();
         GEOMETRY[c][side][self.king_file[c] as usize][self.rook_file[c][side] as usize]
     }
-
-    /// Standard geometry (king on e, rooks on a/h): castling exactly as the reference engine.
-    pub(crate) fn is_standard(&self, color: Color) -> bool {
-        self.king_file[color.index()] == 4 && self.rook_file[color.index()] == [0, 7]
-    }
 }

@@ -244,12 +244,12 @@ impl Position {
             if g.king_from != from || g.must_be_empty & !self.empty_squares() != 0 {
                 continue;
             }
-            if !self.castling.is_standard(me) {
-                // Outside the standard setup the rook must really be there.
-                if self.kind_at(me, g.rook_from) != Some(PieceKind::Rook) {
-                    continue;
-                }
-            }
+            // A right is only held with its rook on its square: validation
+            // refuses a setup without it, and lifting the rook (or a union
+            // with it), or releasing it from a union there, drops the right
+            // (make_move.rs). The reference generator checks the rook; the
+            // differential tests and this assertion hold the two together.
+            debug_assert_eq!(self.kind_at(me, g.rook_from), Some(PieceKind::Rook), "a right without its rook: {}", self.fen());
             *option = (g.target.bb(), g.must_be_safe);
         }
         if options == [(0, 0); 2] {
