@@ -169,6 +169,30 @@ mod tests {
         }
     }
 
+    /// Keys with the same low bits share a home slot: each probes on to the
+    /// next free one, past the table's last slot to its first. (The other
+    /// tests' keys, multiples of an odd constant, never collide in a small
+    /// table, so a probe that stands still or jumps went unnoticed there.)
+    #[test]
+    fn keys_sharing_a_slot_probe_on_past_the_end_of_the_table() {
+        let mut s = U64Set::default();
+        // Home slot 1023, the last of the first 1,024-slot table.
+        let keys: Vec<u64> = (0..4u64).map(|k| 1023 + (k << 10)).collect();
+        for &k in &keys {
+            assert!(s.insert(k), "{k} is new");
+        }
+        for &k in &keys {
+            assert!(s.contains(k) && !s.insert(k), "{k} is found");
+        }
+        assert!(!s.contains(1023 + (9 << 10)) && !s.contains(0) && !s.contains(1022));
+        assert_eq!(s.len(), 4);
+        let mut m = U64MaskMap::default();
+        for (bit, &k) in keys.iter().enumerate() {
+            *m.mask_mut(k) |= 1 << bit;
+        }
+        assert_eq!(keys.iter().map(|&k| m.mask_of(k)).collect::<Vec<_>>(), [1, 2, 4, 8]);
+    }
+
     /// The epoch stamp wraps around after 2^32 clears: the stamps are reset
     /// then, or every empty slot (stamp 0) would read as holding key 0.
     #[test]
