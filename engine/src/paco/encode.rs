@@ -282,6 +282,11 @@ mod tests {
         let mut out = vec![-1f32; 3 * 64];
         decode_dense(&planes[..1], &[0.5, 0.75], &mut out);
         assert!(out[64..128].iter().all(|&v| v == 0.5) && out[128..].iter().all(|&v| v == 0.75));
+        // A buffer of exactly planes + scalars channels is enough (2 + 3 = 5, where the size check's + as * asked for 6).
+        let mut out = vec![-1f32; 5 * 64];
+        decode_dense(&planes, &[0.5, 0.75, 1.0], &mut out);
+        assert_eq!(out[64 + 8], 1.0);
+        assert!(out[128..192].iter().all(|&v| v == 0.5) && out[256..].iter().all(|&v| v == 1.0));
     }
 
     #[test]
