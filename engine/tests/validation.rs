@@ -461,3 +461,30 @@ fn a_short_last_rank_is_refused() {
     assert!(e.to_string().contains("expected 8 ranks of 8 squares (ended on rank 1 after 7 squares)"), "{e}");
     assert!(Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL).is_ok());
 }
+
+/// A FEN error points at its character in the whole input, the lifted
+/// piece's too (here after two leading spaces, so the board does not start
+/// at character 0); the last field may be left out; a run of empty squares
+/// is 1 to 8.
+#[test]
+fn fen_errors_point_at_their_character_in_the_whole_input() {
+    let refused = |fen: &str| Position::from_fen(fen, Rules::OFFICIAL).unwrap_err();
+    for (fen, field, at) in [
+        ("  4k3/8/8/8/8/8/8/4K3^e9K w 0 - - -", "lifted", "e9K"),
+        ("  4k3/8/8/8/8/8/8/4K3^e1! w 0 - - -", "lifted", "! w"),
+        ("  4k3/8/8/8/8/8/8/4K3^e1 w 0 - - -", "lifted", " w 0"),
+        ("4k3/8/8/8/8/8/8/4K03 w 0 - - -", "board", "03 w"),
+        ("4k3/8/8/8/8/8/8/9 w 0 - - -", "board", "9 w"),
+    ] {
+        let e = refused(fen);
+        let column = fen.find(at).unwrap();
+        assert_eq!((e.field, e.column), (field, Some(column)), "{fen}: {e}");
+        assert!(e.to_string().contains(&format!("at character {}", column + 1)), "{e}");
+    }
+    assert!(refused("4k3/8/8/8/8/8/8/4K03 w 0 - - -").message.contains("'0' is not a run of 1-8 empty squares"));
+    // The sixth field is optional: five read as six do.
+    let five = Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 - -", Rules::OFFICIAL).unwrap();
+    assert_eq!(five, Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL).unwrap());
+    let four = refused("4k3/8/8/8/8/8/8/4K3 w 0 -");
+    assert_eq!(four.field, "en passant", "{four}");
+}
