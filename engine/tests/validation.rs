@@ -475,6 +475,12 @@ fn fen_errors_point_at_their_character_in_the_whole_input() {
         ("  4k3/8/8/8/8/8/8/4K3^e1 w 0 - - -", "lifted", " w 0"),
         ("4k3/8/8/8/8/8/8/4K03 w 0 - - -", "board", "03 w"),
         ("4k3/8/8/8/8/8/8/9 w 0 - - -", "board", "9 w"),
+        // Two letters in hand must be one white and one black piece.
+        ("  4k3/8/8/8/8/8/8/4K3^d2PN w 0 - - -", "lifted", "PN w"),
+        // The piece in hand is the mover's.
+        ("  4k3/8/8/8/8/8/8/4K3^d7p w 0 - - -", "lifted", "p w"),
+        ("  4k3/8/8/8/8/8/8/4K3 w 0 X - -", "castling", "X -"),
+        ("  4k3/8/8/8/8/8/8/R3K2R w 0 AE - -", "castling", "E -"),
     ] {
         let e = refused(fen);
         let column = fen.find(at).unwrap();
@@ -482,6 +488,17 @@ fn fen_errors_point_at_their_character_in_the_whole_input() {
         assert!(e.to_string().contains(&format!("at character {}", column + 1)), "{e}");
     }
     assert!(refused("4k3/8/8/8/8/8/8/4K03 w 0 - - -").message.contains("'0' is not a run of 1-8 empty squares"));
+    assert!(refused("4k3/8/8/8/8/8/8/R3K2R w 0 AE - -").message.contains("'E' names the king's own file"));
+    // KQkq are read as the outermost rooks' files.
+    let xfen = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w 0 AHah - -", Rules::OFFICIAL).unwrap();
+    for letters in ["KQkq", "QkKq", "AHkq", "KQah"] {
+        let fen = format!("r3k2r/8/8/8/8/8/8/R3K2R w 0 {letters} - -");
+        assert_eq!(Position::from_fen(&fen, Rules::OFFICIAL).unwrap(), xfen, "{fen}");
+    }
+    // A side without a king is refused for that, not for a castling right
+    // judged against the other side's king in hand (here above d8).
+    let kingless = refused("8/8/8/8/8/8/8/8^d8K w 0 d - -");
+    assert_ne!(kingless.field, "castling", "{kingless}");
     // The sixth field is optional: five read as six do.
     let five = Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 - -", Rules::OFFICIAL).unwrap();
     assert_eq!(five, Position::from_fen("4k3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL).unwrap());

@@ -293,10 +293,12 @@ impl Setup {
                     c @ 'a'..='h' => c as u8 - b'a',
                     _ => return Err(err("castling", col, format!("'{ch}' is not a rook file (A-H, a-h), K, Q, k, q or '-'"))),
                 };
-                if rf == kf {
-                    return Err(err("castling", col, format!("'{ch}' names the king's own file")));
-                }
-                let side = usize::from(rf > kf);
+                // Side 0 is the queen side (the rook on a lower file than the king).
+                let side = match rf.cmp(&kf) {
+                    std::cmp::Ordering::Less => 0,
+                    std::cmp::Ordering::Greater => 1,
+                    std::cmp::Ordering::Equal => return Err(err("castling", col, format!("'{ch}' names the king's own file"))),
+                };
                 let bit = 1 << (color.index() * 2 + side);
                 if castling.mask & bit != 0 {
                     return Err(err(
