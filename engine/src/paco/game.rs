@@ -152,9 +152,8 @@ fn perft_full_rec(pos: &Position, hist: &mut Vec<u64>, since: usize, draw_after:
         let mut since2 = since;
         if let Some(key) = promoted {
             since2 = mark;
-            if draw_after > 0 {
-                hist.push(key);
-            }
+            // (Kept with repetition draws off too: the history is then never read.)
+            hist.push(key);
         }
         if child.no_progress_half_moves() == 0 {
             since2 = hist.len();
