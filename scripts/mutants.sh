@@ -43,6 +43,21 @@ PACKAGES=(pacozero-engine pacozero-search pacozero-selfplay pacozero-data pacoze
 MUTANTS_VERSION=27.1.0
 NEXTEST_VERSION=0.9.151
 
+# test_packages <package>...: `--test-package` arguments for the tests that
+# judge these packages' mutants: each package's own, and for the engine also
+# the reference crate's (engine/reference: the engine against the rule
+# text's slow reference, state by state). Its differential test is what
+# tells the engine's move generation from a misreading of the rules: 11
+# mutants of make_move.rs and fullmove.rs that the engine's own tests let
+# through, applied by hand, it caught 2 of the first 3 (docs/testing.md).
+test_packages() {
+    local p
+    for p in "$@"; do
+        echo "--test-package=$p"
+        if [ "$p" = pacozero-engine ]; then echo "--test-package=pacozero-paco-reference"; fi
+    done
+}
+
 # need_cargo_tool <subcommand> <crate> <version>: installed once when missing.
 need_cargo_tool() {
     if ! cargo "$1" --version >/dev/null 2>&1; then
@@ -98,7 +113,7 @@ crate)
     mkdir -p "$out"
     start=$(date +%s)
     # Exit codes: 2 = missed mutants, 3 = timeouts; the summary decides.
-    CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" -o "$out" "$@" || true
+    CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" "$@" || true
     echo "$tag: $(($(date +%s) - start)) s wall"
     summary "$out/mutants.out/outcomes.json"
     ;;
@@ -124,6 +139,10 @@ diff)
     pkg_args=()
     for p in "${PACKAGES[@]}"; do pkg_args+=(-p "$p"); done
     n=$(cargo mutants --list --in-diff "$diff_file" "${pkg_args[@]}" | grep -c . || true)
+    # The tests of the packages with a mutant here (the first directory of
+    # each mutant's file names its package), for every mutant: cargo-mutants
+    # takes one test set per run.
+    mapfile -t mutated < <(cargo mutants --list --in-diff "$diff_file" "${pkg_args[@]}" | cut -d/ -f1 | sort -u | sed 's/^/pacozero-/')
     if [ "$n" = 0 ]; then
         echo "mutants: no mutant on the lines changed since $base"
         exit 0
@@ -145,7 +164,7 @@ diff)
     rm -rf "$out/mutants.out"
     status=0
     timeout --signal=INT "$((${MUTANTS_MINUTES:-12} * 60))" \
-        env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants --in-diff "$diff_file" "${pkg_args[@]}" "${shard[@]}" -o "$out" \
+        env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants --in-diff "$diff_file" "${pkg_args[@]}" $(test_packages "${mutated[@]}") "${shard[@]}" -o "$out" \
         --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 600 || status=$?
     if [ "$status" = 124 ]; then
         echo "mutants: stopped after ${MUTANTS_MINUTES:-12} min; judging the mutants tested by then"
@@ -202,7 +221,7 @@ resume)
     trap 'echo "mutants resume: interrupted; recording what was tested"' INT
     start=$(date +%s)
     status=0
-    "${cap[@]}" env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" -o "$out" --iterate "${tool[@]}" "$@" || status=$?
+    "${cap[@]}" env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" --iterate "${tool[@]}" "$@" || status=$?
     trap - INT
     echo "$pkg: $(($(date +%s) - start)) s wall (cargo mutants exit $status)"
     python3 scripts/mutants-ledger.py record "$ledger" "$out" "$list"
