@@ -211,6 +211,12 @@ resume)
         need_cargo_tool nextest cargo-nextest "$NEXTEST_VERSION"
         tool=(--test-tool nextest)
         export NEXTEST_PROFILE=mutants
+        # cargo-mutants times its baseline on the mutated package's tests
+        # alone (23 s here), so the timeout it derives (70 s) would stop a
+        # missed mutant while the reference's differential test (60 s on
+        # its own core) still runs: a fixed one instead, which
+        # MUTANTS_TIMEOUT overrides.
+        tool+=(--timeout "${MUTANTS_TIMEOUT:-180}")
     fi
     cap=()
     if [ -n "${MUTANTS_MINUTES:-}" ]; then
