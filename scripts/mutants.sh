@@ -47,9 +47,9 @@ NEXTEST_VERSION=0.9.151
 # judge these packages' mutants: each package's own, and for the engine also
 # the reference crate's (engine/reference: the engine against the rule
 # text's slow reference, state by state). Its differential test is what
-# tells the engine's move generation from a misreading of the rules: 11
-# mutants of make_move.rs and fullmove.rs that the engine's own tests let
-# through, applied by hand, it caught 2 of the first 3 (docs/testing.md).
+# tells the engine's move generation from a misreading of the rules: of 11
+# mutants of make_move.rs that the engine's own tests let through, it
+# caught 4 (docs/testing.md).
 test_packages() {
     local p
     for p in "$@"; do
@@ -138,11 +138,12 @@ diff)
     git diff "$base" -- $(printf '%s ' engine search selfplay data nn train arena run store) >"$diff_file"
     pkg_args=()
     for p in "${PACKAGES[@]}"; do pkg_args+=(-p "$p"); done
-    n=$(cargo mutants --list --in-diff "$diff_file" "${pkg_args[@]}" | grep -c . || true)
+    cargo mutants --list --in-diff "$diff_file" "${pkg_args[@]}" >"$out/list.txt"
+    n=$(grep -c . "$out/list.txt" || true)
     # The tests of the packages with a mutant here (the first directory of
     # each mutant's file names its package), for every mutant: cargo-mutants
     # takes one test set per run.
-    mapfile -t mutated < <(cargo mutants --list --in-diff "$diff_file" "${pkg_args[@]}" | cut -d/ -f1 | sort -u | sed 's/^/pacozero-/')
+    mapfile -t mutated < <(cut -d/ -f1 "$out/list.txt" | sort -u | sed 's/^/pacozero-/')
     if [ "$n" = 0 ]; then
         echo "mutants: no mutant on the lines changed since $base"
         exit 0
