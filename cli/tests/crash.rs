@@ -158,41 +158,75 @@ fn run_to_end(args: &[&str], log: &Path, watch: &mut Watch) -> Duration {
     }
 }
 
-/// Starts `args` until `KILLS` processes were SIGKILLed while running, each
-/// after a random delay (ms) drawn from `delays`, polling `watch` meanwhile;
-/// `before` runs before each start. A process that ends before its kill must
-/// have succeeded, and halves the longest delay for the next start, so the
-/// kills land however fast the machine is (the tests run in parallel).
-/// Returns how many processes ended by themselves.
-fn kill_repeatedly(rng: &mut ChaCha8Rng, args: &[&str], delays: Range<u64>, log: &Path, watch: &mut Watch, mut before: impl FnMut(&mut Watch)) -> usize {
-    let (mut killed, mut finished) = (0, 0);
-    let mut longest = delays.end;
-    while killed < KILLS {
-        assert!(finished < 4 * KILLS, "pacozero {}: {finished} processes ended before their kill, only {killed} killed", args[0]);
-        before(watch);
-        let delay = Duration::from_millis(rng.gen_range(delays.start..longest.max(delays.start + 1)));
-        let t0 = Instant::now();
-        let mut child = spawn(args, log);
-        loop {
-            watch.poll();
-            if let Some(st) = child.try_wait().unwrap() {
-                check_exit(st, args, log);
-                finished += 1;
-                longest = (longest / 2).max(delays.start + 5);
-                break;
-            }
-            if t0.elapsed() >= delay {
-                child.kill().unwrap(); // SIGKILL
-                child.wait().unwrap();
-                killed += 1;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
+/// What it means when a started process ends before its kill.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Job {
+    /// It did all the work its directory asked for (`selfplay --out
+    /// --games N`, `loop`): a later start has nothing left to do and a kill
+    /// would land in a process that only exits, so the round ends there and
+    /// the test goes on in a fresh directory.
+    Finite,
+    /// Each start brings new work (`train --steps`, `selfplay --run --games`).
+    Repeating,
+}
+
+/// SIGKILLs processes at random moments (seeded), counting across rounds.
+struct Killer {
+    rng: ChaCha8Rng,
+    /// The delays (ms) are drawn from `shortest..longest`.
+    shortest: u64,
+    longest: u64,
+    /// Processes killed while running, and processes that ended by themselves.
+    killed: usize,
+    finished: usize,
+}
+
+impl Killer {
+    fn new(seed: u64, delays: Range<u64>) -> Killer {
+        Killer { rng: ChaCha8Rng::seed_from_u64(seed), shortest: delays.start, longest: delays.end, killed: 0, finished: 0 }
     }
-    watch.poll();
-    eprintln!("pacozero {}: {killed} processes killed while running, {finished} ended before their kill", args[0]);
-    finished
+
+    /// Whether `KILLS` processes were killed while running.
+    fn done(&self) -> bool {
+        self.killed >= KILLS
+    }
+
+    /// Starts `args` until `KILLS` processes in all were SIGKILLed while
+    /// running (or, for a [`Job::Finite`], until one ends by itself), each
+    /// after a random delay, polling `watch` meanwhile; `before` runs before
+    /// each start. A process that ends before its kill must have succeeded,
+    /// and halves the longest delay, so the kills land however fast the
+    /// machine is (the tests run in parallel).
+    fn run(&mut self, args: &[&str], job: Job, log: &Path, watch: &mut Watch, mut before: impl FnMut(&mut Watch)) {
+        while !self.done() {
+            assert!(self.finished < 4 * KILLS, "pacozero {}: {} processes ended before their kill, only {} killed", args[0], self.finished, self.killed);
+            before(watch);
+            let delay = Duration::from_millis(self.rng.gen_range(self.shortest..self.longest.max(self.shortest + 1)));
+            let t0 = Instant::now();
+            let mut child = spawn(args, log);
+            let ended = loop {
+                watch.poll();
+                if let Some(st) = child.try_wait().unwrap() {
+                    check_exit(st, args, log);
+                    self.finished += 1;
+                    self.longest = (self.longest / 2).max(self.shortest + 5);
+                    break true;
+                }
+                if t0.elapsed() >= delay {
+                    child.kill().unwrap(); // SIGKILL
+                    child.wait().unwrap();
+                    self.killed += 1;
+                    break false;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            };
+            if ended && job == Job::Finite {
+                break;
+            }
+        }
+        watch.poll();
+        eprintln!("pacozero {}: {} processes killed while running, {} ended before their kill", args[0], self.killed, self.finished);
+    }
 }
 
 /// Runs `args` with the crash point `point` armed (`PACOZERO_CRASH_AT`, see
@@ -272,7 +306,6 @@ fn selfplay_killed_at_random_writes_every_game_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = write_config(dir.path(), "selfplay.toml", &tiny_selfplay(5));
     let log = dir.path().join("selfplay.log");
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
 
     // The reference: an uninterrupted run of 24 games.
     let clean = dir.path().join("clean");
@@ -284,36 +317,54 @@ fn selfplay_killed_at_random_writes_every_game_exactly_once() {
     assert_eq!(expected.len(), 24);
 
     // The same games, killed at random moments and restarted: each is
-    // written once, and a final run completes the set.
-    let run = dir.path().join("run");
-    plant_leftovers(&run.join("data"));
-    let data = run.join("data");
-    let args = ["selfplay", "--config", s(&cfg), "--out", s(&data), "--games", "24", "--evaluator", "uniform", "--quiet"];
-    let mut watch = Watch::new(&run);
-    // Kills inside the write window: each process writes its first chunk, and
-    // dies writing its second, after the temporary files or between the
-    // renames. The leftovers prove where each kill landed.
-    for (i, point) in ["chunk-renames:2", "chunk-between-renames:2"].iter().cycle().take(WINDOW_KILLS).enumerate() {
-        let (tmps, orphans) = (files_ending(&data, ".games.parquet.tmp").len(), orphan_positions(&data));
-        crash_at(&args, point, &log, &mut watch);
-        assert_eq!(files_ending(&data, ".games.parquet.tmp").len(), tmps + 1, "kill {i} at {point}: a games file left unrenamed");
-        let orphans_now = orphan_positions(&data);
-        assert_eq!(orphans_now, orphans + usize::from(point.starts_with("chunk-between")), "kill {i} at {point}: positions renamed only between the renames");
+    // written once, and a final run completes the set. A round whose
+    // processes finish the games before all the kills landed is checked, and
+    // the kills go on in a fresh directory.
+    let mut killer = Killer::new(11, 1..wall / 8 + 10);
+    for round in 0.. {
+        let run = dir.path().join(format!("run-{round}"));
+        let data = run.join("data");
+        plant_leftovers(&data);
+        let args = ["selfplay", "--config", s(&cfg), "--out", s(&data), "--games", "24", "--evaluator", "uniform", "--quiet"];
+        let mut watch = Watch::new(&run);
+        if round == 0 {
+            // Kills inside the write window: each process writes its first
+            // chunk, and dies writing its second, after the temporary files or
+            // between the renames. The leftovers prove where each kill landed.
+            for (i, point) in ["chunk-renames:2", "chunk-between-renames:2"].iter().cycle().take(WINDOW_KILLS).enumerate() {
+                let (tmps, orphans) = (files_ending(&data, ".games.parquet.tmp").len(), orphan_positions(&data));
+                crash_at(&args, point, &log, &mut watch);
+                assert_eq!(files_ending(&data, ".games.parquet.tmp").len(), tmps + 1, "kill {i} at {point}: a games file left unrenamed");
+                let orphans_now = orphan_positions(&data);
+                assert_eq!(
+                    orphans_now,
+                    orphans + usize::from(point.starts_with("chunk-between")),
+                    "kill {i} at {point}: positions renamed only between the renames"
+                );
+            }
+            assert_eq!(games_of(&data).len(), WINDOW_KILLS, "each process kept the one chunk it finished");
+        }
+        // Then at random moments, early enough that the processes rarely finish the games.
+        killer.run(&args, Job::Finite, &log, &mut watch, |_| {});
+        let partial = games_of(&data).len();
+        run_to_end(&args, &log, &mut watch);
+        let mut ids = games_of(&data);
+        ids.sort();
+        assert_eq!(
+            ids, expected,
+            "round {round}: after {} kills in all and {} finished runs ({partial} games before the final run)",
+            killer.killed, killer.finished
+        );
+        if killer.done() {
+            break;
+        }
     }
-    assert_eq!(games_of(&data).len(), WINDOW_KILLS, "each process kept the one chunk it finished");
-    // Then at random moments, early enough that the processes rarely finish the games.
-    let finished = kill_repeatedly(&mut rng, &args, 1..wall / 8 + 10, &log, &mut watch, |_| {});
-    let partial = games_of(&data).len();
-    run_to_end(&args, &log, &mut watch);
-    let mut ids = games_of(&data);
-    ids.sort();
-    assert_eq!(ids, expected, "after {WINDOW_KILLS} + {KILLS} kills and {finished} finished runs ({partial} games before the final run)");
 
     // With --run, rounds of new games: a restarted worker never writes a game id again.
     let run2 = dir.path().join("run2");
     let args = ["selfplay", "--config", s(&cfg), "--run", s(&run2), "--games", "4", "--evaluator", "uniform", "--quiet"];
     let mut watch = Watch::new(&run2);
-    kill_repeatedly(&mut rng, &args, 1..wall / 4 + 10, &log, &mut watch, |_| {});
+    Killer::new(21, 1..wall / 4 + 10).run(&args, Job::Repeating, &log, &mut watch, |_| {});
     let before = games_of(&run2.join("data")).len();
     run_to_end(&args, &log, &mut watch);
     let ids = games_of(&run2.join("data"));
@@ -337,7 +388,6 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
     // A first run measures the time of one call and makes `current` exist.
     let wall = run_to_end(&args, &log, &mut watch).as_millis() as u64;
     assert_eq!(checkpoint_step(&run), Some(steps));
-    let mut rng = ChaCha8Rng::seed_from_u64(12);
     // Each call starts from the checkpoint and may end at most `steps` later.
     let mut start = steps;
     let mut check_checkpoint = |w: &mut Watch| {
@@ -362,8 +412,9 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
         assert!(tmp.is_file(), "the kill at {point} left {}", tmp.display());
     }
     check_checkpoint(&mut watch);
-    let finished = kill_repeatedly(&mut rng, &args, 1..wall + 20, &log, &mut watch, check_checkpoint);
-    let killed = 4 + KILLS;
+    let mut killer = Killer::new(12, 1..wall + 20);
+    killer.run(&args, Job::Repeating, &log, &mut watch, check_checkpoint);
+    let (killed, finished) = (4 + killer.killed, killer.finished);
     let from = checkpoint_step(&run).unwrap();
     run_to_end(&args, &log, &mut watch);
     let end = checkpoint_step(&run).unwrap();
@@ -386,7 +437,6 @@ fn train_killed_at_random_resumes_at_its_checkpoint() {
 #[test]
 fn loop_killed_at_random_keeps_its_run_consistent() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
     let cfg = write_config(dir.path(), "loop.toml", &loop_config());
     let log = dir.path().join("loop.log");
     // The reference: an uninterrupted loop, which also times one.
@@ -396,40 +446,56 @@ fn loop_killed_at_random_keeps_its_run_consistent() {
     let mut expected = games_of(&clean.join("data"));
     expected.sort();
 
-    let args = ["loop", "--config", s(&cfg), "--run", s(&run)];
-    let mut watch = Watch::new(&run);
-    let mut rng = ChaCha8Rng::seed_from_u64(13);
     // Kills inside write windows: each loop records one stage in state.json
-    // and dies recording the next, or dies in a chunk's write window.
-    let state_tmp = run.join("state.json.tmp");
-    for point in ["rename:state.json:2", "chunk-renames:2", "rename:state.json:2", "rename:current"] {
-        let _ = std::fs::remove_file(&state_tmp);
-        crash_at(&args, point, &log, &mut watch);
-        if point.starts_with("rename:state.json") {
-            assert!(state_tmp.is_file(), "the kill at {point} left state.json.tmp");
+    // and dies recording the next, or dies in a chunk's write window. Then
+    // kills at random moments, early enough that the loops rarely finish the
+    // run; a round whose loop finished it before all the kills landed is
+    // checked, and the kills go on in a fresh run.
+    let mut killer = Killer::new(13, 1..wall / 10 + 10);
+    for round in 0.. {
+        let run = dir.path().join(format!("run-{round}"));
+        let args = ["loop", "--config", s(&cfg), "--run", s(&run)];
+        let mut watch = Watch::new(&run);
+        if round == 0 {
+            let state_tmp = run.join("state.json.tmp");
+            for point in ["rename:state.json:2", "chunk-renames:2", "rename:state.json:2", "rename:current"] {
+                let _ = std::fs::remove_file(&state_tmp);
+                crash_at(&args, point, &log, &mut watch);
+                if point.starts_with("rename:state.json") {
+                    assert!(state_tmp.is_file(), "the kill at {point} left state.json.tmp");
+                }
+            }
+        }
+        killer.run(&args, Job::Finite, &log, &mut watch, |_| {});
+        run_to_end(&args, &log, &mut watch);
+        let what = format!("round {round}, after {} random kills in all ({} loops finished)", killer.killed, killer.finished);
+        check_loop_run(&run, &watch, &expected, &what);
+        if killer.done() {
+            break;
         }
     }
-    // Then at random moments, early enough that the loops rarely finish the run.
-    let finished = kill_repeatedly(&mut rng, &args, 1..wall / 10 + 10, &log, &mut watch, |_| {});
-    let killed = 4 + KILLS;
-    run_to_end(&args, &log, &mut watch);
-    assert_eq!(watch.state.0, 4, "three generations done");
+}
 
+/// The checks of a finished loop run that processes were killed in: the
+/// games of the uninterrupted run (`expected`, sorted), every training step
+/// once, each baseline match counted once, the last generation current.
+fn check_loop_run(run: &Path, watch: &Watch, expected: &[u64], what: &str) {
+    assert_eq!(watch.state.0, 4, "three generations done ({what})");
     // Exactly games_per_generation games per generation, each once.
     let mut ids = games_of(&run.join("data"));
-    assert_eq!(ids.len(), 3 * 6, "games after {killed} kills ({finished} loops finished)");
+    assert_eq!(ids.len(), 3 * 6, "games ({what})");
     ids.sort();
-    assert_eq!(ids, expected, "the games of an uninterrupted run");
+    assert_eq!(ids, expected, "the games of an uninterrupted run ({what})");
     // Training: every step once, ending at generations x steps.
     let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
     let steps: Vec<u64> = metrics.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
-    assert_eq!(steps, (1..=24).collect::<Vec<_>>());
-    assert_eq!(checkpoint_step(&run), Some(24));
+    assert_eq!(steps, (1..=24).collect::<Vec<_>>(), "{what}");
+    assert_eq!(checkpoint_step(run), Some(24), "{what}");
     // Each baseline match counts once in the ratings, however often it was replayed.
     let ratings = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
     let base = ratings.lines().find(|l| l.starts_with("rollout-4,")).unwrap_or_else(|| panic!("{ratings}"));
-    assert_eq!(base.rsplit(',').next(), Some("6"), "3 generations x 2 baseline games:\n{ratings}");
-    assert!(pacozero_nn::current_model(&run).unwrap().ends_with("gen-0003.pzmodel"));
+    assert_eq!(base.rsplit(',').next(), Some("6"), "3 generations x 2 baseline games ({what}):\n{ratings}");
+    assert!(pacozero_nn::current_model(run).unwrap().ends_with("gen-0003.pzmodel"), "{what}");
 }
 
 #[test]
