@@ -59,6 +59,20 @@ test_packages() {
 }
 
 # need_cargo_tool <subcommand> <crate> <version>: installed once when missing.
+# timeout_args <package> <the caller's arguments>...: for the engine, a fixed
+# `--timeout` unless the arguments give one; MUTANTS_TIMEOUT sets it.
+# cargo-mutants times its baseline on the mutated
+# package's tests alone (23 s here), so the timeout it derives (70 s) would
+# stop a missed mutant while the reference's differential test (60 s on its
+# own core) still runs, and report it as a timeout.
+timeout_args() {
+    local a
+    for a in "${@:2}"; do
+        case "$a" in --timeout | --timeout=*) return ;; esac
+    done
+    if [ "$1" = pacozero-engine ]; then echo "--timeout ${MUTANTS_TIMEOUT:-180}"; fi
+}
+
 need_cargo_tool() {
     if ! cargo "$1" --version >/dev/null 2>&1; then
         echo "installing $2 $3 (crates.io) ..."
@@ -113,7 +127,7 @@ crate)
     mkdir -p "$out"
     start=$(date +%s)
     # Exit codes: 2 = missed mutants, 3 = timeouts; the summary decides.
-    CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" "$@" || true
+    CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") $(timeout_args "$pkg" "$@") -o "$out" "$@" || true
     echo "$tag: $(($(date +%s) - start)) s wall"
     summary "$out/mutants.out/outcomes.json"
     ;;
@@ -212,12 +226,6 @@ resume)
         need_cargo_tool nextest cargo-nextest "$NEXTEST_VERSION"
         tool=(--test-tool nextest)
         export NEXTEST_PROFILE=mutants
-        # cargo-mutants times its baseline on the mutated package's tests
-        # alone (23 s here), so the timeout it derives (70 s) would stop a
-        # missed mutant while the reference's differential test (60 s on
-        # its own core) still runs: a fixed one instead, which
-        # MUTANTS_TIMEOUT overrides.
-        tool+=(--timeout "${MUTANTS_TIMEOUT:-180}")
     fi
     cap=()
     if [ -n "${MUTANTS_MINUTES:-}" ]; then
@@ -228,7 +236,7 @@ resume)
     trap 'echo "mutants resume: interrupted; recording what was tested"' INT
     start=$(date +%s)
     status=0
-    "${cap[@]}" env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" --iterate "${tool[@]}" "$@" || status=$?
+    "${cap[@]}" env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" --iterate "${tool[@]}" $(timeout_args "$pkg" "$@") "$@" || status=$?
     trap - INT
     echo "$pkg: $(($(date +%s) - start)) s wall (cargo mutants exit $status)"
     python3 scripts/mutants-ledger.py record "$ledger" "$out" "$list"
