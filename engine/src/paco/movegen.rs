@@ -288,11 +288,4 @@ impl Position {
             Hand::Pair { kind, from, .. } => self.pair_targets(kind, from),
         }
     }
-
-    /// True if placing the piece in hand on `t` continues a chain (the square
-    /// holds a union with one of the mover's pieces).
-    #[inline(always)]
-    pub fn place_is_chain(&self, t: Square) -> bool {
-        matches!(self.hand, Hand::Single { .. }) && (self.occ[0] & self.occ[1] & t.bb()) != 0
-    }
 }

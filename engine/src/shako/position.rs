@@ -188,11 +188,6 @@ impl Position {
     }
 
     #[inline(always)]
-    pub fn kind_bb(&self, kind: Kind) -> Bb128 {
-        self.by_kind[kind.index()]
-    }
-
-    #[inline(always)]
     pub fn occupied(&self) -> Bb128 {
         self.by_color[0] | self.by_color[1]
     }
