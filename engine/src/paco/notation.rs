@@ -39,17 +39,16 @@ impl std::error::Error for NotationError {}
 pub fn turn_to_string(pos: &Position, actions: &[Action]) -> String {
     let mut p = *pos;
     let mut s = String::new();
-    let mut places = 0;
+    // Whether a piece was placed yet: the first place is written `-e4` or
+    // `xe4` (or is castling), the chain's next ones `>e4`.
+    let mut placed = false;
     for &a in actions {
         match a {
             Action::Promote(k) => {
-                if places == 0 {
-                    s.push('=');
-                    s.push(k.letter());
+                s.push('=');
+                s.push(k.letter());
+                if !placed {
                     s.push(' ');
-                } else {
-                    s.push('=');
-                    s.push(k.letter());
                 }
             }
             Action::Lift(sq) => {
@@ -61,24 +60,26 @@ pub fn turn_to_string(pos: &Position, actions: &[Action]) -> String {
                 s.push_str(&sq.to_string());
             }
             Action::Place(t) => {
-                if places == 0 {
-                    if let Hand::Single { kind: PieceKind::King, from } = p.hand() {
-                        if let Some(side) = castle_side(&p, from, t) {
-                            // Replace "Ke1" written at the lift.
-                            let cut = s.rfind('K').unwrap_or(s.len());
-                            s.truncate(cut);
-                            s.push_str(if side == 1 { "0-0" } else { "0-0-0" });
-                            p.play_unchecked(a);
-                            places += 1;
-                            continue;
-                        }
-                    }
-                    s.push(if lands_on_piece(&p, t) { 'x' } else { '-' });
+                let castles = match p.hand() {
+                    Hand::Single { kind: PieceKind::King, from } if !placed => castle_side(&p, from, t),
+                    _ => None,
+                };
+                if let Some(side) = castles {
+                    // Replace "Ke1" written at the lift.
+                    let cut = s.rfind('K').unwrap_or(s.len());
+                    s.truncate(cut);
+                    s.push_str(if side == 1 { "0-0" } else { "0-0-0" });
                 } else {
-                    s.push('>');
+                    s.push(if placed {
+                        '>'
+                    } else if lands_on_piece(&p, t) {
+                        'x'
+                    } else {
+                        '-'
+                    });
+                    s.push_str(&t.to_string());
                 }
-                s.push_str(&t.to_string());
-                places += 1;
+                placed = true;
             }
         }
         p.play_unchecked(a);
