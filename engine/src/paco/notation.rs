@@ -129,8 +129,11 @@ pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationEr
         play(&mut p, &mut out, Action::Promote(k), i)?;
         i += 2;
         skip_ws(&mut i);
-        // The promotion was all that was left of the turn.
-        if i == chars.len() && (p.side_to_move() != pos.side_to_move() || p.status().is_over()) {
+        if p.side_to_move() != pos.side_to_move() || p.status().is_over() {
+            // The promotion was all that was left of the turn.
+            if i < chars.len() {
+                return Err(err(i, "unexpected text after the move: the promotion ended the turn".into()));
+            }
             return Ok(out);
         }
     }
@@ -217,6 +220,7 @@ fn promo_at(chars: &[char], i: usize) -> Option<PieceKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::paco::Rules;
 
     /// Each way a turn can be misread, from the start position, with the
     /// column (0-based) each error must point at.
@@ -235,6 +239,7 @@ mod tests {
             ("e2-e4  x", 7, "unexpected text after the move"),
             ("e2-e4-e5", 5, "expected '>' before the next square of the chain, or '=' for a promotion"),
             ("=K", 1, "expected R, N, B or Q after '='"),
+            ("e2-e4=K", 6, "expected R, N, B or Q after '='"),
         ] {
             let e = refused(input);
             assert_eq!((e.input.as_str(), e.column, e.message.as_str()), (input, column, message), "{input:?}");
@@ -245,6 +250,12 @@ mod tests {
             assert!(e.column == column && !e.message.is_empty(), "{input:?}: {e}");
         }
         assert_eq!(refused("Ne2").to_string(), "cannot read move 'Ne2' at character 1: e2 holds a Pawn, not a Knight");
+        // A pawn the opponent carried home: its promotion alone is the turn,
+        // and a move written after it is refused where it starts.
+        let promotion_ends = Position::from_fen("3Pk3/8/8/8/8/8/8/4K3 w 0 - - -", Rules::OFFICIAL).unwrap();
+        assert_eq!(parse_turn(&promotion_ends, " =Q ").unwrap(), vec![Action::Promote(PieceKind::Queen)]);
+        let e = parse_turn(&promotion_ends, "=Q Ke1-e2").unwrap_err();
+        assert_eq!((e.column, e.message.as_str()), (3, "unexpected text after the move: the promotion ended the turn"));
     }
 
     #[test]
