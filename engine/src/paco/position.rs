@@ -401,4 +401,17 @@ mod tests {
             assert_ne!(start, p, "{field}");
         }
     }
+
+    /// The board's square sets, read from a FEN with one union (`C` on d8)
+    /// and a lone king of each colour.
+    #[test]
+    fn square_sets_count_a_union_for_both_colours() {
+        let p = Position::from_fen("3Ck3/8/8/8/8/8/8/4K3 w 0 - - -", crate::paco::Rules::OFFICIAL).unwrap();
+        let squares = |b: BitBoard| b.map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(squares(p.unions()), ["d8"]);
+        assert_eq!(squares(p.occupied(Color::White)), ["e1", "d8"]);
+        assert_eq!(squares(p.occupied(Color::Black)), ["d8", "e8"]);
+        assert_eq!(squares(p.pieces(Color::White, PieceKind::King)), ["e1"]);
+        assert_eq!(squares(p.pieces(Color::Black, PieceKind::King)), ["e8"]);
+    }
 }
