@@ -183,6 +183,7 @@ const IMPOSSIBLE: &[(&str, &str)] = &[
     ("rnbqkbnr/ppp1pppp/8/3p4/8/8/PPPPPPPP/RNBQKBNR b 0 AHah d6 -", "en passant: d6 is not on rank 3, where White's pawns skip a square"),
     ("rnbqkb1r/ppppnppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w 0 AHah e6 -", "en passant: e6: e7, where the pawn started its double step, holds a lone piece"),
     ("rnbqkbnr/pppp1ppp/4N3/4p3/8/8/PPPPPPPP/RNBQKB1R w 0 AHah e6 -", "en passant: e6 is occupied, but a pawn just skipped it"),
+    ("rnbqkb1r/pppp1ppp/4o3/4p3/8/8/PPPPPPPP/RNBQKB1R w 0 AHah e6 -", "en passant: e6 is occupied, but a pawn just skipped it"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 101 AHah - -", "half-moves: 101 half-moves without progress; the game is drawn at 100"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQQBNR w 0 AHah - -", "board: no white king"),
     (
