@@ -420,6 +420,10 @@ fn a_setup_built_by_hand_validates() {
     // Two pieces of a colour on one square.
     s.put(Color::White, PieceKind::Knight, sq("e1"));
     assert_eq!(Position::from_setup(&s, Rules::OFFICIAL).unwrap_err().to_string(), "board: two white pieces on e1 (knight and king)");
+    // The unchecked setup still reads as it was written: e1 is White's
+    // (twice over), and the kind found there is the first in PieceKind order.
+    assert_eq!(s.occupied(Color::White), sq("e1").bb());
+    assert_eq!(s.kind_at(Color::White, sq("e1")), Some(PieceKind::Knight));
 }
 
 /// A pending promotion is checked against where the pawn stands: one to be
