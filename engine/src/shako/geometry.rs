@@ -388,6 +388,14 @@ mod tests {
         assert!(fen.parse::<crate::shako::Position>().is_err());
     }
 
+    /// Collecting squares joins them: a square given twice is in the set once.
+    #[test]
+    fn collected_squares_form_their_set() {
+        let b: Bb128 = [sq("a1"), sq("j10"), sq("a1")].into_iter().collect();
+        assert_eq!(b, sq("a1").bb() | sq("j10").bb());
+        assert_eq!(b.count(), 2);
+    }
+
     #[test]
     fn squares_parse_and_print() {
         assert_eq!(sq("a1").index(), 0);
