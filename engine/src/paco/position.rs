@@ -402,6 +402,24 @@ mod tests {
         }
     }
 
+    /// Every hand has a key of its own: the keys index the tables by kind
+    /// and square (kind * 64 + square), so no two hands share an entry.
+    #[test]
+    fn every_hand_has_its_own_key() {
+        let p = Position::startpos();
+        let mut hands = vec![Hand::Empty];
+        for from in (0..64).map(Square::new) {
+            for kind in PieceKind::ALL {
+                hands.push(Hand::Single { kind, from });
+                for partner in PieceKind::ALL {
+                    hands.push(Hand::Pair { kind, partner, from });
+                }
+            }
+        }
+        let keys: std::collections::HashSet<u64> = hands.iter().map(|&h| p.hand_key(h)).collect();
+        assert_eq!(keys.len(), hands.len());
+    }
+
     /// The board's square sets, read from a FEN with one union (`C` on d8)
     /// and a lone king of each colour.
     #[test]
