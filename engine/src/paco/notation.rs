@@ -117,6 +117,8 @@ pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationEr
         out.push(a);
         Ok(())
     };
+    // The turn is over once the other side is to move or the game has ended.
+    let turn_ended = |p: &Position| p.side_to_move() != pos.side_to_move() || p.status().is_over();
     let skip_ws = |i: &mut usize| {
         while *i < chars.len() && chars[*i].is_whitespace() {
             *i += 1;
@@ -129,7 +131,7 @@ pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationEr
         play(&mut p, &mut out, Action::Promote(k), i)?;
         i += 2;
         skip_ws(&mut i);
-        if p.side_to_move() != pos.side_to_move() || p.status().is_over() {
+        if turn_ended(&p) {
             // The promotion was all that was left of the turn.
             if i < chars.len() {
                 return Err(err(i, "unexpected text after the move: the promotion ended the turn".into()));
@@ -201,7 +203,7 @@ pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationEr
     if i < chars.len() {
         return Err(err(i, "unexpected text after the move".into()));
     }
-    if p.side_to_move() == pos.side_to_move() && !p.status().is_over() {
+    if !turn_ended(&p) {
         return Err(err(chars.len(), format!("the turn is not complete: next required action is {}", p.required().name())));
     }
     Ok(out)
