@@ -178,6 +178,40 @@ fn fischer_random_castling_onto_a_rook_standing_in_a_union() {
     assert_eq!(turn_to_string(&pos, &turn), "0-0");
 }
 
+/// Under the vchess king rule a king beside its Fischer-random rook may take
+/// over the union standing on the rook's square, which is also its castling
+/// target. Where castling is closed (here the white rook on g1 threatens g8),
+/// that place is a king chain, written with squares; `0-0` is refused rather
+/// than read as the takeover. Where castling is open the same place castles.
+#[test]
+fn a_vchess_king_taking_over_the_union_on_its_castling_target_is_not_castling() {
+    use pacozero_engine::Game;
+    let vchess = Rules { king_chain_draw: true, ..Rules::OFFICIAL };
+    let closed = Position::from_fen("5kj1/8/8/8/8/8/8/4K1R1 b 0 g - -", vchess).unwrap();
+    let g = GameState::new(closed);
+    let takeover = parse_actions("Lf8 Pg8 Pb8").unwrap();
+    assert_eq!(turn_to_string(&closed, &takeover), "Kf8xg8>b8");
+    assert_eq!(parse_turn(&closed, "Kf8xg8>b8").unwrap(), takeover);
+    let e = parse_turn(&closed, "0-0").unwrap_err();
+    assert_eq!((e.column, e.message.as_str()), (0, "castling is not open here (the king's path is blocked or threatened)"));
+    // Every turn there is written so that it reads back, none as castling.
+    for t in g.legal_turns() {
+        let text = g.turn_notation(&t);
+        assert!(!text.contains("0-0"), "{text}");
+        assert_eq!(g.parse_turn(&text).unwrap(), t, "{text}");
+    }
+    // Without the threat, the king placed on g8 castles: the union goes to f8.
+    let open = Position::from_fen("5kj1/8/8/8/8/8/8/4K3 b 0 g - -", vchess).unwrap();
+    let castling = parse_turn(&open, "0-0").unwrap();
+    assert_eq!(castling, parse_actions("Lf8 Pg8").unwrap());
+    assert_eq!(turn_to_string(&open, &castling), "0-0");
+    let mut p = open;
+    for a in &castling {
+        p.play(*a).unwrap();
+    }
+    assert_eq!(board_to_union_fen(&p), "5jk1/8/8/8/8/8/8/4K3");
+}
+
 /// A pending promotion with nothing in hand starts a turn in either colour:
 /// a pawn the opponent carried home (`PromoteThenLift`, the promotion opens
 /// the turn) or a lone pawn that ended its owner's move on the last rank

@@ -116,19 +116,11 @@ impl Position {
                     self.set_promotion(Some(t));
                 }
                 if kind == PieceKind::King {
-                    // Castling first: in Fischer-random setups the king castles by being
-                    // placed on its rook's square, which may hold a union.
-                    // Under the vchess king rule the king may also take over the union
-                    // there, so the place castles only where castling is open.
-                    let castles = (0..2).any(|side| {
-                        self.castling.has(me, side) && {
-                            let g = self.castling.geometry(me, side);
-                            g.king_from == from && g.target == t
-                        }
-                    }) && (!self.rules.king_chain_draw || self.castling_targets(from) & t.bb() != 0);
-                    if castles || self.occ[0] & self.occ[1] & t.bb() == 0 {
+                    // Castling first: its target may hold a union (see castle_side).
+                    let castles = self.castle_side(from, t);
+                    if castles.is_some() || self.occ[0] & self.occ[1] & t.bb() == 0 {
                         self.set_ep(None);
-                        return self.place_king(from, t, castles);
+                        return self.place_king(t, castles);
                     }
                     // vchess kings: taking over a union starts a king chain.
                     self.set_king_chain(true);
@@ -263,24 +255,36 @@ impl Position {
         }
     }
 
-    fn place_king(&mut self, from: Square, t: Square, castles: bool) -> Transition {
+    /// The side (0 = queen side) on which the king lifted from `from` castles
+    /// when placed on `t`, or `None` when that place is a king move (or,
+    /// under the vchess king rule, takes over the union there). Notation
+    /// writes `0-0` exactly when this says so.
+    pub(crate) fn castle_side(&self, from: Square, t: Square) -> Option<usize> {
         let me = self.side;
-        for side in 0..2 {
-            if !castles || !self.castling.has(me, side) {
-                continue;
+        let side = (0..2).find(|&side| {
+            self.castling.has(me, side) && {
+                let g = self.castling.geometry(me, side);
+                g.king_from == from && g.target == t
             }
-            let g = self.castling.geometry(me, side);
-            if g.king_from == from && g.target == t {
-                // Castling: whatever stands on the rook's square (a union too) moves with it.
-                if g.rook_from != g.rook_to {
-                    self.swap_squares(g.rook_from, g.rook_to);
-                }
-                self.put(me, PieceKind::King, g.king_to);
-                self.finish_king_move();
-                return Transition::Recorded;
+        })?;
+        // In Fischer-random setups the king castles by being placed on its
+        // rook's square, which may hold a union. Under the vchess king rule the
+        // king may also take over that union, so the place castles only where
+        // castling is open.
+        (!self.rules.king_chain_draw || self.castling_targets(from) & t.bb() != 0).then_some(side)
+    }
+
+    fn place_king(&mut self, t: Square, castles: Option<usize>) -> Transition {
+        if let Some(side) = castles {
+            let g = self.castling.geometry(self.side, side);
+            // Castling: whatever stands on the rook's square (a union too) moves with it.
+            if g.rook_from != g.rook_to {
+                self.swap_squares(g.rook_from, g.rook_to);
             }
+            self.put(self.side, PieceKind::King, g.king_to);
+        } else {
+            self.put(self.side, PieceKind::King, t);
         }
-        self.put(me, PieceKind::King, t);
         self.finish_king_move();
         Transition::Recorded
     }

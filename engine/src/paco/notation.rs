@@ -61,7 +61,7 @@ pub fn turn_to_string(pos: &Position, actions: &[Action]) -> String {
             }
             Action::Place(t) => {
                 let castles = match p.hand() {
-                    Hand::Single { kind: PieceKind::King, from } if !placed => castle_side(&p, from, t),
+                    Hand::Single { kind: PieceKind::King, from } => p.castle_side(from, t),
                     _ => None,
                 };
                 if let Some(side) = castles {
@@ -92,16 +92,6 @@ pub fn turn_to_string(pos: &Position, actions: &[Action]) -> String {
 /// Does the piece in hand land on a piece at `t` (en passant included)?
 fn lands_on_piece(p: &Position, t: Square) -> bool {
     p.at(t) != (None, None) || (matches!(p.hand(), Hand::Single { kind: PieceKind::Pawn, .. }) && p.en_passant() == Some(t))
-}
-
-fn castle_side(p: &Position, from: Square, t: Square) -> Option<usize> {
-    let c = p.castling();
-    (0..2).find(|&side| {
-        c.has(p.side_to_move(), side) && {
-            let g = c.geometry(p.side_to_move(), side);
-            g.king_from == from && g.target == t
-        }
-    })
 }
 
 /// Reads a turn in chain notation and returns its actions, checked against
@@ -150,6 +140,12 @@ pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationEr
         }
         let g = c.geometry(me, side);
         play(&mut p, &mut out, Action::Lift(g.king_from), i)?;
+        // Under the vchess king rule the king placed on a rook's square that
+        // holds a union takes it over where castling is not open: that place
+        // is written with the king's square, not as castling.
+        if p.castle_side(g.king_from, g.target) != Some(side) {
+            return Err(err(i, "castling is not open here (the king's path is blocked or threatened)".into()));
+        }
         play(&mut p, &mut out, Action::Place(g.target), i)?;
         return Ok(out);
     }
