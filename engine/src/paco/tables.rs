@@ -146,15 +146,19 @@ mod tests {
 
     #[test]
     fn neighbour_sets_agree_with_the_step_tables() {
-        // For every square and every one-square set: s is next to m exactly when
-        // m holds a square the step table reaches from s.
+        // For every square and every set of one or two squares: s is next to
+        // m exactly when m holds a square the step table reaches from s. (Two
+        // squares: s can be next to both, from two directions, which a union
+        // of the shifts counts once and a symmetric difference would drop.)
         let (ortho, diag) = (ORTHOGONAL_STEP, DIAGONAL_STEP);
         for s in 0..64 {
+            let bit = |set: u64| set & (1u64 << s) != 0;
             for t in 0..64 {
-                let m = 1u64 << t;
-                let bit = |set: u64| set & (1u64 << s) != 0;
-                assert_eq!(bit(next_to_orthogonally(m)), ortho[s] & m != 0, "orthogonal {s} {t}");
-                assert_eq!(bit(next_to_diagonally(m)), diag[s] & m != 0, "diagonal {s} {t}");
+                for u in t..64 {
+                    let m = (1u64 << t) | (1u64 << u);
+                    assert_eq!(bit(next_to_orthogonally(m)), ortho[s] & m != 0, "orthogonal {s} {t} {u}");
+                    assert_eq!(bit(next_to_diagonally(m)), diag[s] & m != 0, "diagonal {s} {t} {u}");
+                }
             }
         }
     }
