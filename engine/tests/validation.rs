@@ -426,6 +426,18 @@ fn a_setup_built_by_hand_validates() {
     assert_eq!(s.kind_at(Color::White, sq("e1")), Some(PieceKind::Knight));
 }
 
+/// A place needs a piece in hand: a setup that requires one with nothing
+/// lifted is refused (a FEN cannot write this; a hand-built setup can).
+#[test]
+fn a_required_place_needs_a_piece_in_hand() {
+    let mut s: Setup = "4k3/8/8/8/8/8/8/4K3 w 0 - - -".parse().unwrap();
+    for (required, name) in [(Required::Place, "Place"), (Required::PromoteThenPlace, "PromoteThenPlace")] {
+        s.required = required;
+        let e = Position::from_setup(&s, Rules::OFFICIAL).unwrap_err();
+        assert_eq!((e.field, e.square, e.to_string()), ("lifted", None, format!("lifted: the required action is {name}, but no piece is in hand")));
+    }
+}
+
 /// A pending promotion is checked against where the pawn stands: one to be
 /// promoted before lifting was carried home in a union, so a lone pawn
 /// cannot have one (a FEN cannot write this; a hand-built setup can).
