@@ -426,16 +426,32 @@ fn a_setup_built_by_hand_validates() {
     assert_eq!(s.kind_at(Color::White, sq("e1")), Some(PieceKind::Knight));
 }
 
-/// A place needs a piece in hand: a setup that requires one with nothing
-/// lifted is refused (a FEN cannot write this; a hand-built setup can).
+/// The required action fits the hand: a place needs a piece in hand, a lift
+/// or a promotion before one needs none, and a promotion inside a chain has
+/// the single released piece in hand, not a union. A FEN cannot write these
+/// (its reader takes the required action from the hand); a hand-built setup can.
 #[test]
-fn a_required_place_needs_a_piece_in_hand() {
-    let mut s: Setup = "4k3/8/8/8/8/8/8/4K3 w 0 - - -".parse().unwrap();
-    for (required, name) in [(Required::Place, "Place"), (Required::PromoteThenPlace, "PromoteThenPlace")] {
-        s.required = required;
+fn the_required_action_fits_the_hand() {
+    use pacozero_engine::PieceKind;
+    let d4 = Square::parse("d4").unwrap();
+    let refused = |required: Required, hand: Hand| {
+        let mut s: Setup = "4k3/8/8/8/8/8/8/4K3 w 0 - - -".parse().unwrap();
+        (s.required, s.hand) = (required, hand);
         let e = Position::from_setup(&s, Rules::OFFICIAL).unwrap_err();
-        assert_eq!((e.field, e.square, e.to_string()), ("lifted", None, format!("lifted: the required action is {name}, but no piece is in hand")));
+        (e.field, e.square, e.to_string())
+    };
+    for (required, name) in [(Required::Place, "Place"), (Required::PromoteThenPlace, "PromoteThenPlace")] {
+        let message = format!("lifted: the required action is {name}, but no piece is in hand");
+        assert_eq!(refused(required, Hand::Empty), ("lifted", None, message));
     }
+    let knight = Hand::Single { kind: PieceKind::Knight, from: d4 };
+    for (required, name) in [(Required::Lift, "Lift"), (Required::PromoteThenLift, "PromoteThenLift"), (Required::PromoteThenFinish, "PromoteThenFinish")] {
+        let message = format!("lifted: a piece is in hand above d4, but the required action is {name}");
+        assert_eq!(refused(required, knight), ("lifted", Some(d4), message));
+    }
+    let union = Hand::Pair { kind: PieceKind::Knight, partner: PieceKind::Bishop, from: d4 };
+    let message = "lifted: a union is in hand above d4, but a promotion in a chain leaves a single released piece in hand".to_string();
+    assert_eq!(refused(Required::PromoteThenPlace, union), ("lifted", Some(d4), message));
 }
 
 /// A pending promotion is checked against where the pawn stands: one to be
