@@ -484,6 +484,12 @@ fn too_many_kings_are_listed_with_their_squares() {
     assert_eq!(refused("k3k3/8/8/8/8/8/8/8^e1K w 0 - - -"), "impossible position: board: 2 black kings (a8, e8)");
     assert_eq!(refused("k3k3/8/8/8/8/8/8/4K3 b 0 - - -"), "impossible position: board: 2 black kings (a8, e8)");
     assert_eq!(refused("4k3/8/8/8/8/8/8/K7^e1K w 0 - - -"), "impossible position: board: 2 white kings (a1, e1 in hand)");
+    // A union in hand that holds the opponent's king (the vchess king rule
+    // lets one be lifted): that king is the opponent's, listed in hand.
+    let vchess = Rules { king_chain_draw: true, ..Rules::OFFICIAL };
+    let refused = |fen: &str| Position::from_fen(fen, vchess).unwrap_err().to_string();
+    assert_eq!(refused("k3k3/8/8/8/8/8/8/4K3^d4Nk w 0 - - -"), "impossible position: board: 3 black kings (a8, e8, d4 in hand)");
+    assert_eq!(refused("k7/8/8/8/8/8/8/K3K3^d4Nk w 0 - - -"), "impossible position: board: 2 white kings (a1, e1)");
 }
 
 /// A board of 8 ranks whose last one is short is refused, not padded.
