@@ -454,6 +454,46 @@ fn the_required_action_fits_the_hand() {
     assert_eq!(refused(Required::PromoteThenPlace, union), ("lifted", Some(d4), message));
 }
 
+/// Castling files and pending promotions of hand-built setups, which a FEN
+/// cannot write wrongly (it names squares, and its reader takes a pending
+/// promotion from the pawn on its last rank), are checked all the same.
+#[test]
+fn hand_built_rights_and_promotions_are_checked() {
+    use pacozero_engine::paco::Castling;
+    use pacozero_engine::PieceKind;
+    let sq = |s: &str| Square::parse(s).unwrap();
+    let refused = |s: &Setup| {
+        let e = Position::from_setup(s, Rules::OFFICIAL).unwrap_err();
+        (e.field, e.square, e.to_string())
+    };
+    let rooks: Setup = "4k3/8/8/8/8/8/8/R3K2R w 0 - - -".parse().unwrap();
+    for (king_file, rook_files, message) in [
+        (4, [None, Some(9)], "castling: White's right has its king on file 4 and its rook on file 9; files run from 0 (a) to 7 (h)"),
+        (8, [None, Some(7)], "castling: White's right has its king on file 8 and its rook on file 7; files run from 0 (a) to 7 (h)"),
+        (4, [Some(7), None], "castling: right H: White's rook file must be on the queen side of the king's"),
+        (4, [None, Some(0)], "castling: right A: White's rook file must be on the king side of the king's"),
+    ] {
+        let mut s = rooks;
+        s.castling = Castling::new([king_file, 4], [rook_files, [None, None]]);
+        assert_eq!(refused(&s), ("castling", None, message.to_string()));
+    }
+    // A pending promotion needs the mover's pawn on that square, on its last rank.
+    for (fen, at) in [("4k3/8/8/8/3P4/8/8/4K3 w 0 - - -", "d4"), ("3Nk3/8/8/8/8/8/8/4K3 w 0 - - -", "d8")] {
+        let mut s: Setup = fen.parse().unwrap();
+        (s.promotion, s.required) = (Some(sq(at)), Required::PromoteThenFinish);
+        let message = format!("promotion: the promotion pending on {at} needs White's pawn there, on its last rank");
+        assert_eq!(refused(&s), ("promotion", Some(sq(at)), message));
+    }
+    // One in a chain: the piece in hand was released where the pawn promotes.
+    let mut s: Setup = "3pk3/8/8/8/8/8/8/4K3 w 0 - - -".parse().unwrap();
+    s.put(pacozero_engine::Color::White, PieceKind::Pawn, sq("d8"));
+    (s.promotion, s.required, s.hand) = (Some(sq("d8")), Required::PromoteThenPlace, Hand::Single { kind: PieceKind::Knight, from: sq("e4") });
+    let message = "promotion: the promotion on d8 happened in a chain, so the piece in hand must be the one released there".to_string();
+    assert_eq!(refused(&s), ("promotion", Some(sq("d8")), message));
+    s.hand = Hand::Single { kind: PieceKind::Knight, from: sq("d8") };
+    assert!(Position::from_setup(&s, Rules::OFFICIAL).is_ok());
+}
+
 /// A pending promotion is checked against where the pawn stands: one to be
 /// promoted before lifting was carried home in a union, so a lone pawn
 /// cannot have one (a FEN cannot write this; a hand-built setup can).

@@ -481,7 +481,11 @@ fn check_castling(s: &Setup) -> Result<(), PositionError> {
             let rf = c.rook_file[color.index()][side];
             let letter = right_letter(color, rf);
             let name = color.title();
-            if kf > 7 || rf > 7 || (side == 0 && rf >= kf) || (side == 1 && rf <= kf) {
+            if kf > 7 || rf > 7 {
+                // (Only a hand-built Castling has such files; a FEN names squares.)
+                return err("castling", None, format!("{name}'s right has its king on file {kf} and its rook on file {rf}; files run from 0 (a) to 7 (h)"));
+            }
+            if (side == 0 && rf >= kf) || (side == 1 && rf <= kf) {
                 return err(
                     "castling",
                     None,
