@@ -477,6 +477,11 @@ fn hand_built_rights_and_promotions_are_checked() {
         s.castling = Castling::new([king_file, 4], [rook_files, [None, None]]);
         assert_eq!(refused(&s), ("castling", None, message.to_string()));
     }
+    // File 7 is on the board: a king on h1 keeps its queen-side right (rook g1).
+    let mut corner: Setup = "4k3/8/8/8/8/8/8/6RK w 0 - - -".parse().unwrap();
+    corner.castling = Castling::new([7, 4], [[Some(6), None], [None, None]]);
+    let p = Position::from_setup(&corner, Rules::OFFICIAL).unwrap();
+    assert_eq!(p.fen(), "4k3/8/8/8/8/8/8/6RK w 0 G - -");
     // A pending promotion needs the mover's pawn on that square, on its last rank.
     for (fen, at) in [("4k3/8/8/8/3P4/8/8/4K3 w 0 - - -", "d4"), ("3Nk3/8/8/8/8/8/8/4K3 w 0 - - -", "d8")] {
         let mut s: Setup = fen.parse().unwrap();
