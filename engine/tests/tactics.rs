@@ -22,6 +22,10 @@ fn a_sample_of_the_suite_is_proved_again() {
         let found: BTreeSet<String> = t.winning_turns.iter().map(|w| w.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")).collect();
         let listed: BTreeSet<String> = l["winning_actions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
         assert_eq!(found, listed, "line {}: winning turns of {fen}", i + 1);
+        if t.depth == 2 {
+            // Asked for a Paco in 1 only, the prover stops there.
+            assert_eq!(prover.prove(&pos, 1).unwrap(), None, "line {}: {fen} at depth 1", i + 1);
+        }
         checked[t.depth as usize - 1] += 1;
     }
     assert!(checked[0] >= 50 && checked[1] >= 10, "checked {checked:?}");
@@ -46,4 +50,39 @@ fn positions_without_a_forced_paco_are_not_proved() {
     p.play(win.split(' ').next().unwrap().parse().unwrap()).unwrap();
     assert!(!p.is_settled());
     assert_eq!(prover.prove(&p, 2).unwrap(), None, "{} then {win}", line["fen"]);
+}
+
+/// A reply that ends the game refutes a Paco in 2 as surely as one that
+/// escapes: near the no-progress limit (98 half-moves), a first turn that
+/// forms no union leaves the opponent replies that draw. Every winning turn
+/// the prover still finds is checked by playing out each reply; and the limit
+/// must have taken winning turns away somewhere, or the check saw no draw.
+#[test]
+fn a_reply_that_draws_refutes_a_paco_in_2() {
+    use pacozero_engine::paco::{can_unite_with_king, FullMoveGen, Rules, Setup, Status};
+    let mut prover = Prover::default();
+    let mut replies = FullMoveGen::new();
+    let mut fewer = 0;
+    let lines = include_str!("data/tactics.jsonl").lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
+    for l in lines.filter(|l| l["depth"] == 2).take(12) {
+        let fen = l["fen"].as_str().unwrap();
+        let mut s: Setup = fen.parse().unwrap();
+        s.no_progress = 98;
+        let pos = Position::from_setup(&s, Rules::OFFICIAL).unwrap();
+        let turns = prover.prove(&pos, 2).unwrap().map_or(vec![], |t| t.winning_turns);
+        fewer += usize::from(turns.len() < l["winning_actions"].as_array().unwrap().len());
+        for turn in &turns {
+            let mut r = pos;
+            for a in turn {
+                r.play(*a).unwrap();
+            }
+            replies
+                .for_each(&r, |q, reply| {
+                    let ok = q.status() == Status::Running && can_unite_with_king(q);
+                    assert!(ok, "{fen} at 98 half-moves: after {turn:?} the reply {reply:?} leaves {:?}", q.status());
+                })
+                .unwrap();
+        }
+    }
+    assert!(fewer > 0, "no position lost a winning turn to the no-progress limit");
 }

@@ -61,17 +61,23 @@ impl Prover {
         }
         let mut winning = Vec::new();
         for (r, trace) in &results {
-            if r.status() != Status::Running || r.side_to_move() == me || can_unite_with_king(r) {
+            // Both tests only save the opponent's enumeration: a finished
+            // game has no replies, and a reply that unites with the mover's
+            // king refutes the turn.
+            if r.status() != Status::Running || can_unite_with_king(r) {
                 continue;
             }
+            // A turn that leaves the game running hands the move over.
+            debug_assert_ne!(r.side_to_move(), me, "{}", r.fen());
             let mut replies = 0;
             let mut refuted = false;
             self.opponent.for_each(r, |q, _| {
                 replies += 1;
                 // The mover must still be able to unite with the king, in a running game.
-                if refuted || q.status() != Status::Running || q.side_to_move() != me || !can_unite_with_king(q) {
+                if refuted || q.status() != Status::Running || !can_unite_with_king(q) {
                     refuted = true;
                 }
+                debug_assert!(q.status() != Status::Running || q.side_to_move() == me, "{}", q.fen());
             })?;
             if replies > 0 && !refuted {
                 winning.push(trace.clone());
