@@ -86,3 +86,27 @@ fn a_reply_that_draws_refutes_a_paco_in_2() {
     }
     assert!(fewer > 0, "no position lost a winning turn to the no-progress limit");
 }
+
+/// The opponent must have a turn to refute: a first turn after which it has
+/// none is no Paco in 2 (the rules give such a position no result), however
+/// boxed in its king. Here Black has only its king on a8, and every square
+/// next to it holds a lone white piece, which a king never enters.
+#[test]
+fn a_turn_that_leaves_the_opponent_no_turn_is_not_a_paco_in_2() {
+    use pacozero_engine::paco::{parse_actions, FullMoveGen};
+    let pos: Position = "kN6/NR6/8/8/8/8/8/4K3 w 0 - - -".parse().unwrap();
+    let mut gen = FullMoveGen::new();
+    let mut replies_after = |turn: &[pacozero_engine::paco::Action]| {
+        let mut r = pos;
+        for a in turn {
+            r.play(*a).unwrap();
+        }
+        gen.for_each(&r, |_, _| {}).unwrap()
+    };
+    // White's king steps aside: Black has no turn.
+    assert_eq!(replies_after(&parse_actions("Le1 Pe2").unwrap()), 0);
+    let found = Prover::default().prove(&pos, 2).unwrap();
+    for turn in found.iter().flat_map(|t| &t.winning_turns) {
+        assert!(replies_after(turn) > 0, "{turn:?} leaves Black without a turn");
+    }
+}
