@@ -136,6 +136,24 @@ fn optional_rule_one_double_step_per_file() {
     }
 }
 
+/// Under the vchess rule a chain the king started cannot win: its piece in
+/// hand reaching the opponent's king is a draw, so `can_unite_with_king`
+/// (which search takes for a won position) says no. Here the white king takes
+/// over the union on g4 and releases its queen, which could go straight to d7.
+#[test]
+fn a_king_chain_cannot_unite_with_the_king() {
+    use pacozero_engine::paco::can_unite_with_king;
+    let vchess = Rules { king_chain_draw: true, ..Rules::OFFICIAL };
+    let mut p = Position::from_fen("8/3k4/8/8/6t1/6K1/8/8 w 0 - - -", vchess).unwrap();
+    for a in parse_actions("Lg3 Pg4").unwrap() {
+        p.play(a).unwrap();
+    }
+    assert!(p.actions().contains(Action::Place(sq("d7"))));
+    assert!(!can_unite_with_king(&p));
+    p.play(Action::Place(sq("d7"))).unwrap();
+    assert_eq!(p.status(), Status::KingChainDraw);
+}
+
 #[test]
 fn optional_rule_king_chain_draw() {
     // The vchess diagram: Kxg4, g4xd7, d7xe8 (king takes over the union of its
