@@ -110,9 +110,9 @@ pub fn parse_turn(pos: &Position, input: &str) -> Result<Vec<Action>, NotationEr
     // The turn is over once the other side is to move or the game has ended.
     let turn_ended = |p: &Position| p.side_to_move() != pos.side_to_move() || p.status().is_over();
     let skip_ws = |i: &mut usize| {
-        while *i < chars.len() && chars[*i].is_whitespace() {
-            *i += 1;
-        }
+        // Counted, not stepped one by one: a wrong step cannot loop (a
+        // mutation test's `+=` as `*=` did).
+        *i += chars[*i..].iter().take_while(|c| c.is_whitespace()).count();
     };
     skip_ws(&mut i);
     // Promotion gifted by the opponent.
