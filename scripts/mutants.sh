@@ -227,6 +227,13 @@ resume)
         tool=(--test-tool nextest)
         export NEXTEST_PROFILE=mutants
     fi
+    # The run crate's tests are all unit tests (no tests/ directory, no doc
+    # test: its one fenced block is `text`). `--tests` leaves out the doc-test
+    # pass, which builds the library a second time and runs rustdoc over it:
+    # 9.5 s instead of 12 s for a mutant whose tests pass, measured here.
+    if [ "$pkg" = pacozero-run ]; then
+        tool=(--cargo-test-arg=--tests)
+    fi
     cap=()
     if [ -n "${MUTANTS_MINUTES:-}" ]; then
         cap=(timeout --signal=INT "$((MUTANTS_MINUTES * 60))")
