@@ -374,10 +374,74 @@ mod tests {
                 let exhaustive = threatened_squares_exhaustive(&pos);
                 let eager = chain_threats_with(lifted_lone_pieces(&pos), false, Goals::NONE, 0);
                 assert_eq!(eager, exhaustive, "{}", pos.fen());
+                // The bound itself, not only the answer it must not cut
+                // short (a ceiling below it can still end with every square
+                // found, where the last state walked holds the rest).
+                let below = exhaustive & !ceiling_of(&lifted_lone_pieces(&pos));
+                assert_eq!(below, 0, "{}: the ceiling leaves out {:?}", pos.fen(), BitBoard(below).collect::<Vec<_>>());
                 checked += 1;
             }
         }
         assert!(checked > 150, "{checked}");
+    }
+
+    /// The ceiling as `chain_threats_with` computes it from its starting
+    /// states (none: no bound).
+    fn ceiling_of(stack: &[Position]) -> u64 {
+        let (mut starts, mut start_kinds) = (0u64, [false; 6]);
+        for s in stack {
+            if let Hand::Single { kind, from } = s.hand {
+                starts |= from.bb();
+                start_kinds[kind.index()] = true;
+            }
+        }
+        stack.first().map_or(u64::MAX, |first| threat_ceiling(first, starts, start_kinds))
+    }
+
+    fn squares(names: &str) -> u64 {
+        names.split_whitespace().fold(0, |b, s| b | Square::parse(s).unwrap().bb())
+    }
+
+    /// The relaxation's squares, worked out by hand on boards small enough
+    /// to follow (a looser ceiling costs only time, a tighter one answers
+    /// wrongly; both are caught here):
+    /// - The rook a1 (lifted; e1's king blocks its rank) enters the union on
+    ///   a5 (a black pawn with the white knight) and may then stand there in
+    ///   hand, as the released knight may: the rook's rays from a1 and a5, the
+    ///   knight's squares from a5. The king's square is no union to enter.
+    /// - The pawn d4 enters the union on e5 (not its last rank: no
+    ///   promotion), which releases the knight: the pawn's diagonals from d4
+    ///   and e5, the knight's squares from e5.
+    /// - The pawn b7 enters the union on a8 (its last rank) and releases the
+    ///   knight there; the pawn promotes, so a queen, rook, bishop or knight
+    ///   may stand in a8 and be in hand there: every kind's squares from a8,
+    ///   the pawn's diagonals from b7.
+    /// - Mid-turn, the rook in hand above a8 with the pawn's promotion there
+    ///   pending: it enters the union on a5 and releases the rook there,
+    ///   which enters a8 and releases the promoted piece, any of the four; a
+    ///   queen released there could enter a5 in turn, so its rays from a5
+    ///   (the diagonal to e1) count too.
+    /// - Mid-turn, the king in hand above e1 under the official rules: a
+    ///   king enters no union, so it starts no chain and threatens nothing
+    ///   (the knight in the union on e2 stays there).
+    #[test]
+    fn the_ceiling_is_the_relaxations_squares() {
+        let lifted = |fen: &str| lifted_lone_pieces(&fen.parse::<Position>().unwrap());
+        let in_hand = |fen: &str| vec![fen.parse::<Position>().unwrap()];
+        let cases = [
+            (lifted("7k/8/8/d7/8/8/8/R3K3 w 0 - - -"), "a1 a2 a3 a4 a5 a6 a7 a8 b1 c1 d1 e1 b5 c5 d5 e5 f5 g5 h5 b7 c6 c4 b3"),
+            (lifted("7k/8/8/4d3/3P4/8/8/K7 w 0 - - -"), "c5 e5 d6 f6 d7 f7 c6 g6 c4 g4 d3 f3"),
+            (lifted("o7/1P6/7k/8/8/8/8/4K3 w 0 - - -"), "a8 c8 b6 c7 a1 a2 a3 a4 a5 a6 a7 b8 d8 e8 f8 g8 h8 b7 c6 d5 e4 f3 g2 h1"),
+            (
+                in_hand("D7/8/7k/c7/8/8/8/4K3^a8R w 0 - - -"),
+                "a1 a2 a3 a4 a5 a6 a7 a8 b8 c8 d8 e8 f8 g8 h8 b5 c5 d5 e5 f5 g5 h5 b7 c6 e4 f3 g2 h1 b6 c7 b4 c3 d2 e1",
+            ),
+            (in_hand("7k/8/8/8/8/8/4d3/8^e1K w 0 - - -"), ""),
+        ];
+        for (stack, expected) in cases {
+            let got = ceiling_of(&stack);
+            assert_eq!(BitBoard(got).collect::<Vec<_>>(), BitBoard(squares(expected)).collect::<Vec<_>>(), "{}", stack[0].fen());
+        }
     }
 
     /// Small positions where one chain decides the answer: the rook enters
