@@ -282,6 +282,23 @@ fn every_promotion_has_its_own_slot_for_both_colours() {
     }
 }
 
+/// An under-promotion index names a move only from a pawn of the side to
+/// move: White's rook on a9 and Black's knight on c9 stand where such moves
+/// start, but only White's pawn on e9 has them (three steps, five pieces);
+/// the same for Black on its second rank. (No side's pawn can stand on the
+/// other's promotion rank.)
+#[test]
+fn under_promotion_indices_need_a_pawn_of_the_mover() {
+    for (fen, pawn) in [("9k/R1n1P5/10/10/10/10/10/10/10/9K w - - 0 1", "e9"), ("9k/10/10/10/10/10/10/10/r1N1p5/9K b - - 0 1", "e2")] {
+        let pos: Position = fen.parse().unwrap();
+        let promotions: Vec<String> =
+            (0..NUM_ACTIONS).filter_map(|i| move_from_action(&pos, i)).filter(|m| m.promotion().is_some()).map(|m| m.to_string()).collect();
+        let under: Vec<&String> = promotions.iter().filter(|m| !m.ends_with('q')).collect();
+        assert_eq!(under.len(), 15, "{fen}: {under:?}");
+        assert!(promotions.iter().all(|m| m.starts_with(pawn)), "{fen}: {promotions:?}");
+    }
+}
+
 #[test]
 fn fen_errors_name_the_field() {
     let cases = [
