@@ -406,6 +406,21 @@ fn game_trait_surface() {
     assert_eq!(GameState::mirror_action_index(a as usize), a as usize);
 }
 
+/// Planes 17 and 18 hold only the rooks whose castling right is kept (here
+/// White's king side, i2, and Black's queen side, b9), and scalar 1 the
+/// half-moves since a capture or a pawn move over 100.
+#[test]
+fn encoding_shows_each_kept_castling_right_and_the_fifty_move_count() {
+    let g = GameState::from_fen("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w Kq - 37 20").unwrap();
+    let mut planes = vec![0u64; NUM_BIT_PLANES * 2];
+    let mut scalars = vec![0f32; NUM_SCALARS];
+    g.encode(&mut planes, &mut scalars);
+    let bits = |p: usize| (planes[2 * p] as u128) | ((planes[2 * p + 1] as u128) << 64);
+    assert_eq!(bits(17), 1 << 18, "White's rook on i2");
+    assert_eq!(bits(18), 1 << 81, "Black's rook on b9");
+    assert_eq!(scalars, vec![0.0, 0.37, 0.0, 1.0]);
+}
+
 /// Material in pawns, each kind at its value times its count: White has
 /// two pawns and a queen, Black one piece of each kind.
 #[test]
