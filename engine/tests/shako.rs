@@ -282,6 +282,20 @@ fn every_promotion_has_its_own_slot_for_both_colours() {
     }
 }
 
+/// A position prints as a diagram, rank 10 first, then its FEN.
+#[test]
+fn a_position_prints_as_a_diagram_and_its_fen() {
+    let fen = "9k/10/10/10/10/10/10/10/10/K9 w - - 0 1";
+    let shown = fen.parse::<Position>().unwrap().to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), 12, "{shown}");
+    assert_eq!(lines[0], "10  . . . . . . . . . k");
+    assert_eq!(lines[1], " 9  . . . . . . . . . .");
+    assert_eq!(lines[9], " 1  K . . . . . . . . .");
+    assert_eq!(lines[10], "    a b c d e f g h i j");
+    assert_eq!(lines[11], fen);
+}
+
 /// An under-promotion index names a move only from a pawn of the side to
 /// move: White's rook on a9 and Black's knight on c9 stand where such moves
 /// start, but only White's pawn on e9 has them (three steps, five pieces);
@@ -315,12 +329,24 @@ fn fen_errors_name_the_field() {
         ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 0", "full moves"),
         ("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w", "castling"),
         ("9k/10/10/10/10/10/10/10/r9/K9 b - - 0 1", "position"),
+        // An en-passant square wrong in one way only (after e8-e6 it is e7):
+        // on another rank (e6, behind the pawn on e5), holding a piece,
+        // with no pawn in front of it, or with a piece where the pawn came from.
+        ("c8c/ernbqkbnre/pppp1ppppp/10/10/4p5/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq e6 0 1", "en passant"),
+        ("c8c/er1bqkbnre/pppp1ppppp/4n5/4p5/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq e7 0 1", "en passant"),
+        ("c8c/ernbqkbnre/pppp1ppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq e7 0 1", "en passant"),
+        ("c8c/er1bqkbnre/ppppnppppp/10/4p5/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq e7 0 1", "en passant"),
     ];
     for (fen, field) in cases {
         let e = fen.parse::<Position>().expect_err(fen);
         assert_eq!(e.field, field, "{fen}: {e}");
         assert!(e.to_string().contains(field), "{e}");
     }
+    let after_e8e6 = "c8c/ernbqkbnre/pppp1ppppp/10/4p5/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq e7 0 1";
+    assert_eq!(after_e8e6.parse::<Position>().unwrap().fen(), after_e8e6);
+    // A run of empty squares is read as written, two digits too.
+    let e = "c8c/ernbqkbnre/pppppppppp/11/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1".parse::<Position>().unwrap_err();
+    assert!(e.to_string().contains("rank 7: bad run of empty squares 11"), "{e}");
     // Clocks are optional.
     let p: Position = "c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq -".parse().unwrap();
     assert_eq!(p.fen(), STARTPOS_FEN);
