@@ -381,6 +381,7 @@ fn threefold_repetition_and_fifty_moves_draw() {
     }
     assert_eq!(g.repetitions(), 2);
     assert_eq!(g.status(), Status::RepetitionDraw);
+    assert_eq!(g.end_reason(), "repetition");
     assert_eq!(g.outcome(), Some(Outcome::Draw));
     let mut actions = Vec::new();
     g.playable_actions(&mut actions);
@@ -388,13 +389,21 @@ fn threefold_repetition_and_fifty_moves_draw() {
 
     let mut g = GameState::from_fen("9k/10/10/10/10/10/10/10/R9/K9 w - - 99 80").unwrap();
     assert_eq!(g.status(), Status::Running);
+    assert_eq!(g.end_reason(), "running");
     g.play_uci("a2b2").unwrap();
     assert_eq!(g.status(), Status::FiftyMoveDraw);
+    assert_eq!(g.end_reason(), "fifty_moves");
     // Mate on the hundredth half-move is a mate.
     let mut g = GameState::from_fen("9k/10/8K1/10/10/10/10/10/R9/10 w - - 99 80").unwrap();
     g.play_uci("a2a10").unwrap();
     assert_eq!(g.status(), Status::Checkmate(Color::White));
     assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)));
+    assert_eq!(g.end_reason(), "checkmate");
+    // Black's king on a10, every square around it covered by the queen on
+    // b8, itself not in check.
+    let g = GameState::from_fen("k9/10/1Q8/10/10/10/10/10/10/9K b - - 0 1").unwrap();
+    assert_eq!(g.status(), Status::Stalemate);
+    assert_eq!(g.end_reason(), "stalemate");
 }
 
 #[test]
@@ -458,7 +467,7 @@ fn material_counts_each_piece_at_its_value() {
 }
 
 /// A random start plays 2, 4 or 6 plies by its seed (so White is to move),
-/// then stops: move 2, 3 or 4 in turn.
+/// then stops: move 2, 3 or 4 in turn; a number always gives the same start.
 #[test]
 fn random_starts_play_two_four_or_six_plies() {
     for n in 0..9u64 {
@@ -466,5 +475,18 @@ fn random_starts_play_two_four_or_six_plies() {
         let fields: Vec<&str> = fen.split(' ').collect();
         assert_eq!(fields[1], "w", "{n}: {fen}");
         assert_eq!(fields[5], (2 + n % 3).to_string(), "{n}: {fen}");
+    }
+    // The starts a number gives are fixed, so that a match naming its
+    // openings by number plays the same ones in every version: these were
+    // written by the generator (ChaCha8 seeded with the number, salted) at
+    // the commit that added them. 0 and 84 tell the salt's `^` from `|`
+    // (84's bits are all in the salt).
+    for (n, fen) in [
+        (0u64, "c3b4c/ern1qkbnre/pppppppppp/10/10/P9/10/1PPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 1 2"),
+        (1, "cr7c/e1nbqkbnre/ppp1pppppp/3p6/10/2P7/10/PP1PPPPPPP/ERNBQKBNRE/C4C4 w KQk - 0 3"),
+        (2, "cc7n/ernbqkb1re/ppppppppp1/9p/10/7P2/10/PPPPPPP1PP/ERNBQ1BNRE/1C4K2C w kq - 0 4"),
+        (84, "c3n4c/er1bqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQ1BNRE/C3K4C w kq - 2 2"),
+    ] {
+        assert_eq!(GameState::random_start(n).position().fen(), fen, "start {n}");
     }
 }
