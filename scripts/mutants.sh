@@ -24,6 +24,10 @@
 #       repository; format in scripts/mutants-ledger.py), which each piece
 #       updates, stopped or not. MUTANTS_MINUTES caps a piece. Needs a clean
 #       tree: the outcomes hold for the commit.
+# The whole script is one block, read before it runs: bash reads a script as
+# it goes, so a piece running for hours would otherwise go on reading a file
+# edited meanwhile (seen: a syntax error after the ledger was written).
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/pacozero-target}"
@@ -249,7 +253,9 @@ resume)
     python3 scripts/mutants-ledger.py record "$ledger" "$out" "$list"
     ;;
 *)
-    sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2
+    sed -n '2,/^# The whole script is one block/p' "$0" | sed '$d' >&2
     exit 2
     ;;
 esac
+exit
+}
