@@ -410,6 +410,10 @@ fn threefold_repetition_and_fifty_moves_draw() {
 fn game_trait_surface() {
     assert_eq!(<GameState as Game>::NAME, "shako");
     assert_eq!(<GameState as Game>::NUM_ACTIONS, 3656);
+    // The viewer's board, from a10 on: White's letter or `.`, then Black's.
+    let cells = GameState::startpos().board_cells();
+    assert_eq!(&cells[..4], ".c..", "Black's cannon on a10, b10 empty");
+    assert_eq!(&cells[180..184], "C...", "White's cannon on a1, b1 empty");
     let mut g = GameState::startpos();
     let mut actions = Vec::new();
     g.playable_actions(&mut actions);
