@@ -121,16 +121,7 @@ fn chain_threats_with(mut stack: Vec<Position>, skip_king_chains: bool, goals: G
     let mut ceiling = u64::MAX;
     let mut walked = 0;
     let mut seen = U64Set::default();
-    // Every state descends from one of the starting states, so their squares
-    // and kinds in hand bound what the chains can do (see `threat_ceiling`).
-    let first = stack.first().copied();
-    let (mut starts, mut start_kinds) = (0u64, [false; 6]);
-    for s in &stack {
-        if let Hand::Single { kind, from } = s.hand {
-            starts |= from.bb();
-            start_kinds[kind.index()] = true;
-        }
-    }
+    let ceiling_from = ceiling_inputs(&stack);
     while let Some(s) = stack.pop() {
         if s.promotion.is_none() {
             if let Hand::Single { kind, from } = s.hand {
@@ -141,8 +132,8 @@ fn chain_threats_with(mut stack: Vec<Position>, skip_king_chains: bool, goals: G
             }
         }
         if walked == ceiling_after {
-            if let Some(first) = &first {
-                ceiling = threat_ceiling(first, starts, start_kinds);
+            if let Some((first, starts, start_kinds)) = &ceiling_from {
+                ceiling = threat_ceiling(first, *starts, *start_kinds);
             }
         }
         walked += 1;
@@ -352,6 +343,22 @@ fn en_passant_capture_possible(s: &Position) -> bool {
     }
 }
 
+/// What [`threat_ceiling`] takes from the starting states of a chain walk:
+/// one of them, the squares of their pieces in hand and those pieces' kinds.
+/// Every state descends from one of them, so their squares and kinds bound
+/// what the chains can do. `None` without a starting state (no bound).
+fn ceiling_inputs(stack: &[Position]) -> Option<(Position, u64, [bool; 6])> {
+    let first = *stack.first()?;
+    let (mut starts, mut start_kinds) = (0u64, [false; 6]);
+    for s in stack {
+        if let Hand::Single { kind, from } = s.hand {
+            starts |= from.bb();
+            start_kinds[kind.index()] = true;
+        }
+    }
+    Some((first, starts, start_kinds))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -388,14 +395,7 @@ mod tests {
     /// The ceiling as `chain_threats_with` computes it from its starting
     /// states (none: no bound).
     fn ceiling_of(stack: &[Position]) -> u64 {
-        let (mut starts, mut start_kinds) = (0u64, [false; 6]);
-        for s in stack {
-            if let Hand::Single { kind, from } = s.hand {
-                starts |= from.bb();
-                start_kinds[kind.index()] = true;
-            }
-        }
-        stack.first().map_or(u64::MAX, |first| threat_ceiling(first, starts, start_kinds))
+        ceiling_inputs(stack).map_or(u64::MAX, |(first, starts, start_kinds)| threat_ceiling(&first, starts, start_kinds))
     }
 
     fn squares(list: &str) -> u64 {
