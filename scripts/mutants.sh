@@ -225,10 +225,10 @@ resume)
     # killed; cargo test finishes each test binary first). The same tests (the
     # engine has no doc tests); measured on 6 mutants and the whole suite, 40%
     # and 25% less time (docs/testing.md).
-    tool=()
+    how_tested=()
     if [ "$pkg" = pacozero-engine ]; then
         need_cargo_tool nextest cargo-nextest "$NEXTEST_VERSION"
-        tool=(--test-tool nextest)
+        how_tested=(--test-tool nextest)
         export NEXTEST_PROFILE=mutants
     fi
     # The run crate's tests are all unit tests (no tests/ directory, no doc
@@ -236,7 +236,7 @@ resume)
     # pass, which builds the library a second time and runs rustdoc over it:
     # 9.5 s instead of 12 s for a mutant whose tests pass, measured here.
     if [ "$pkg" = pacozero-run ]; then
-        tool=(--cargo-test-arg=--tests)
+        how_tested=(--cargo-test-arg=--tests)
     fi
     cap=()
     if [ -n "${MUTANTS_MINUTES:-}" ]; then
@@ -247,7 +247,7 @@ resume)
     trap 'echo "mutants resume: interrupted; recording what was tested"' INT
     start=$(date +%s)
     status=0
-    "${cap[@]}" env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" --iterate "${tool[@]}" $(timeout_args "$pkg" "$@") "$@" || status=$?
+    "${cap[@]}" env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" --iterate "${how_tested[@]}" $(timeout_args "$pkg" "$@") "$@" || status=$?
     trap - INT
     echo "$pkg: $(($(date +%s) - start)) s wall (cargo mutants exit $status)"
     python3 scripts/mutants-ledger.py record "$ledger" "$out" "$list"
