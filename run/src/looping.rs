@@ -907,6 +907,23 @@ mod tests {
         assert!(!Notes::new().progress());
     }
 
+    /// The tests' observer stops a loop that would run longer than the test
+    /// expects at its first generation (so a loop that lost the test's
+    /// configuration fails at once instead of running for hours).
+    #[test]
+    fn the_tests_observer_refuses_more_generations_than_expected() {
+        let refused = |max: usize, notes: &[&str]| {
+            let n = Notes::at_most(max);
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| notes.iter().for_each(|t| n.note(t)))).is_err()
+        };
+        assert!(!refused(2, &["== generation 1/2 (best: none, rollout self-play)", "== generation 2/2 (best: gen-0001)"]));
+        assert!(!refused(1, &["== generation 2/2 (best: gen-0001)"]));
+        assert!(refused(2, &["== generation 1/20 (best: none, rollout self-play)"]));
+        assert!(refused(1, &["== generation 1/2 (best: none, rollout self-play)"]));
+        assert!(refused(1, &["== generation 2/2 (best: gen-0001)", "== generation 2/2 (best: gen-0001)"]));
+        assert!(!refused(0, &["done: 2 generations in run"]));
+    }
+
     #[test]
     fn the_game_is_written_and_read_by_its_name() {
         let f = LoopFile::parse("[loop]\ngame = \"shako\"\n", "t").unwrap();

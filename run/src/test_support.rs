@@ -62,17 +62,21 @@ pub fn tiny_model<G: Game>(run: &Path, name: &str) -> PathBuf {
     tiny_model_in::<G>(&pacozero_data::RunDir::new(run).models(), name, 0)
 }
 
-/// A loop observer that keeps every note; it panics at the note
+/// A loop observer that keeps every note. It panics at the note
 /// `== generation` number `max_generations + 1`, so a loop that never ends
-/// fails its test instead of hanging it.
+/// fails its test instead of hanging it, and at a `== generation g/n` note
+/// with more than `max_generations` generations left to run (g to n): a
+/// loop that ran with another configuration than the test's (the default
+/// one is 20 generations of 64 games: hours) fails at its first generation.
 pub struct Notes {
     lines: Mutex<Vec<String>>,
     max_generations: usize,
 }
 
 impl Notes {
+    /// At most the miniature loop's two generations.
     pub fn new() -> Notes {
-        Notes::at_most(100)
+        Notes::at_most(2)
     }
 
     pub fn at_most(max_generations: usize) -> Notes {
@@ -93,12 +97,22 @@ impl Notes {
     }
 }
 
+/// `g` and `n` of a note `== generation g/n (...)`.
+fn generation_of(note: &str) -> Option<(u64, u64)> {
+    let (g, rest) = note.strip_prefix("== generation ")?.split_once('/')?;
+    let n = rest.split(' ').next()?;
+    Some((g.parse().ok()?, n.parse().ok()?))
+}
+
 impl LoopObserver for Notes {
     fn note(&self, text: &str) {
         let mut lines = self.lines.lock().unwrap();
         lines.push(text.to_string());
         let generations = lines.iter().filter(|l| l.starts_with("== generation")).count();
         assert!(generations <= self.max_generations, "more generations than the {} expected:\n{}", self.max_generations, lines.join("\n"));
+        if let Some((g, n)) = generation_of(text) {
+            assert!(n + 1 - g <= self.max_generations as u64, "{text}: generations {g} to {n} to run, more than the {} expected", self.max_generations);
+        }
     }
 
     fn match_progress(&self, _done: u64, _total: u64) {}
