@@ -3,7 +3,7 @@
 //! invariants: FEN round trips, incremental hashes, the policy encoding.
 
 use pacozero_engine::shako::{action_index, move_from_action, GameState, Move, Position, Status, NUM_ACTIONS, NUM_BIT_PLANES, NUM_SCALARS, STARTPOS_FEN};
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::{Color, Fact, Game, Outcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -372,20 +372,34 @@ fn uci_parsing() {
 
 #[test]
 fn threefold_repetition_and_fifty_moves_draw() {
+    let repeated_scalar = |g: &GameState| {
+        let mut planes = vec![0u64; NUM_BIT_PLANES * 2];
+        let mut scalars = vec![0f32; NUM_SCALARS];
+        g.encode(&mut planes, &mut scalars);
+        scalars[2]
+    };
     let mut g = GameState::startpos();
-    for _ in 0..2 {
+    assert_eq!(repeated_scalar(&g), 0.0);
+    for round in 0..2 {
         for m in ["h2g4", "h9g7", "g4h2", "g7h9"] {
             assert_eq!(g.status(), Status::Running);
             g.play_uci(m).unwrap();
         }
+        assert_eq!(g.repetitions(), round + 1);
+        // The encoding's third scalar says the position was seen before.
+        assert_eq!(repeated_scalar(&g), 1.0, "after round {round}");
     }
-    assert_eq!(g.repetitions(), 2);
     assert_eq!(g.status(), Status::RepetitionDraw);
     assert_eq!(g.end_reason(), "repetition");
     assert_eq!(g.outcome(), Some(Outcome::Draw));
     let mut actions = Vec::new();
     g.playable_actions(&mut actions);
     assert!(actions.is_empty());
+    // A game over counts no line below it, though its position has moves
+    // (the start position's 58); the position itself still counts one.
+    assert_eq!((g.fast_perft(1, false), g.fast_perft(2, true)), (0, 0));
+    assert_eq!(g.fast_perft(0, false), 1);
+    assert_eq!((GameState::startpos().fast_perft(0, false), GameState::startpos().fast_perft(1, false)), (1, 58));
 
     let mut g = GameState::from_fen("9k/10/10/10/10/10/10/10/R9/K9 w - - 99 80").unwrap();
     assert_eq!(g.status(), Status::Running);
@@ -420,7 +434,16 @@ fn game_trait_surface() {
     assert_eq!(actions.len(), 58);
     let names: Vec<String> = actions.iter().map(|&a| g.action_name(a)).collect();
     assert!(names.contains(&"a3a5".to_string()) && !names.contains(&"f2h2".to_string()));
+    // The facts: not in check, and the legal moves by name, sorted.
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(g.facts(), [("in_check", Fact::Flag(false)), ("legal_moves", Fact::List(sorted))]);
+    let checked = GameState::from_fen("9k/10/10/10/10/10/10/10/10/K8R b - - 0 1").unwrap();
+    assert_eq!(checked.facts()[0], ("in_check", Fact::Flag(true)), "the rook on j1 checks the king on j10");
     let a = actions[names.iter().position(|n| n == "e3e5").unwrap()];
+    // A PGN move of one decision is the move in SAN.
+    let knight = actions[names.iter().position(|n| n == "h2g4").unwrap()];
+    assert_eq!((g.pgn_move(&[a]), g.pgn_move(&[knight])), ("e5".to_string(), "Ng4".to_string()));
     g.apply(a);
     assert_eq!(g.notation(), "c8c/ernbqkbnre/pppppppppp/10/10/4P5/10/PPPP1PPPPP/ERNBQKBNRE/C8C b KQkq - 0 1");
     // Black's mirrored e8e6 has White's e3e5 index.
