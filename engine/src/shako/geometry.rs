@@ -29,14 +29,6 @@ impl Square10 {
         Square10(i)
     }
 
-    pub const fn try_new(i: u8) -> Option<Square10> {
-        if i < 100 {
-            Some(Square10(i))
-        } else {
-            None
-        }
-    }
-
     /// Panics if `file` or `rank` is outside `0..10`.
     #[inline(always)]
     pub const fn from_file_rank(file: u8, rank: u8) -> Square10 {
@@ -90,8 +82,10 @@ impl Square10 {
         if file >= SIZE {
             return None;
         }
+        // Digits only (`u8`'s parser takes a `+` sign too), no leading zero;
+        // no digits, or too many, fail the parse or the range below.
         let digits = &s[1..];
-        if digits.is_empty() || digits.len() > 2 || digits.starts_with('0') || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        if digits.starts_with('0') || !digits.bytes().all(|c| c.is_ascii_digit()) {
             return None;
         }
         let rank: u8 = digits.parse().ok()?;
@@ -402,11 +396,12 @@ mod tests {
         assert_eq!(sq("j1").index(), 9);
         assert_eq!(sq("a10").index(), 90);
         assert_eq!(sq("j10").index(), 99);
+        assert!(Square10::all().map(Square10::index).eq(0..100));
         for s in Square10::all() {
             assert_eq!(Square10::parse(&s.to_string()), Some(s));
             assert_eq!(s.flip_rank().flip_rank(), s);
         }
-        for bad in ["", "a", "k1", "a0", "a11", "a01", "a1x", "A1"] {
+        for bad in ["", "a", "k1", "a0", "a11", "a01", "a1x", "A1", "a+1", "a+10", "a100", "a256", "a1000", "b 1"] {
             assert_eq!(Square10::parse(bad), None, "{bad}");
         }
     }
