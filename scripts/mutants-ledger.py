@@ -15,14 +15,19 @@ File format (text, one mutant a line):
 |---|---|
 | `# ...` | a comment (the header says what the file is) |
 | `commit <sha>` | the commit the outcomes below hold for (the tree was clean) |
-| `<outcome>\\t<name>` | outcome `caught`, `unviable`, `missed` or `timeout`; the name as `cargo mutants --list` prints it (`file:line:column: description`) |
+| `<outcome>\\t<name>` | outcome `caught`, `unviable`, `missed`, `timeout` or `loop`; the name as `cargo mutants --list` prints it (`file:line:column: description`) |
+
+`loop` is a timeout judged by hand to be a real loop (a loop that never
+ends, so the tests could never finish: caught). It is set by the `loop`
+command below, with the reason in docs/testing.md, and carried like a
+caught mutant; a plain timeout is not.
 
 A mutant's name carries its line and column. When its file has changed
 since the ledger's commit, the outcome follows the mutant to its new line
 (`git diff` of the file) only while the function it sits in is untouched
 (no changed line inside the function's span, which the list in
 `cargo mutants --list --json` form gives) and the moved name is in the
-list; otherwise it is dropped and the mutant tested again. Mutants no
+list; otherwise it is dropped and the mutant tested again (a `loop` too). Mutants no
 longer in the list (code gone, or an exclusion added to
 `.cargo/mutants.toml`) are dropped by `record`. Missed mutants and
 timeouts are always tested again.
@@ -34,6 +39,8 @@ Usage (scripts/mutants.sh calls these):
   mutants-ledger.py record <ledger> <output dir> <list file>
                                                     fold the run's outcomes in; print the progress
   mutants-ledger.py report <ledger> <list file>     print the progress only
+  mutants-ledger.py loop   <ledger> <list file> <name>...
+                                                    mark these timeouts of the ledger as real loops
 The list file is `cargo mutants --list --json` (or `--list`: names only,
 and then an outcome in a changed file is dropped).
 """
@@ -44,7 +51,12 @@ import shutil
 import subprocess
 import sys
 
+# The outcomes cargo-mutants writes (one file each), and the ledger's: those
+# and `loop`, a timeout judged a real loop.
 OUTCOMES = ("caught", "unviable", "missed", "timeout")
+LEDGER_OUTCOMES = OUTCOMES + ("loop",)
+# Carried from one piece to the next, not tested again.
+SETTLED = ("caught", "unviable", "loop")
 HEADER = (
     "# cargo-mutants ledger: each mutant's last outcome (scripts/mutants-ledger.py\n"
     "# has the format; scripts/mutants.sh resume <package> continues the run)\n"
@@ -73,10 +85,10 @@ def read_ledger(path):
                 commit = line.split(" ", 1)[1].strip()
                 continue
             outcome, sep, name = line.partition("\t")
-            if not sep or outcome not in OUTCOMES or not name:
+            if not sep or outcome not in LEDGER_OUTCOMES or not name:
                 raise LedgerError(
                     f"{path}, line {number}: expected `<outcome><TAB><mutant name>` with outcome one of "
-                    f"{', '.join(OUTCOMES)}, found {line!r}"
+                    f"{', '.join(LEDGER_OUTCOMES)}, found {line!r}"
                 )
             entries[name] = outcome
     if entries and commit is None:
@@ -216,11 +228,11 @@ def seed(ledger, out_dir, list_file):
     # unchanged from it to the commit it records (a commit made meanwhile).
     with open(os.path.join(out_dir, "tested-commit"), "w", encoding="utf-8") as f:
         f.write(git("rev-parse", "HEAD"))
-    settled = sorted((n for n, o in kept.items() if o in ("caught", "unviable")), key=sort_key)
+    settled = sorted((n for n, o in kept.items() if o in SETTLED), key=sort_key)
     with open(os.path.join(mutants_out, "previously_caught.txt"), "w", encoding="utf-8") as f:
         f.writelines(n + "\n" for n in settled)
     dropped = len(entries) - len(kept)
-    print(f"ledger {ledger}: {len(settled)} mutants settled (caught or unviable) carried over"
+    print(f"ledger {ledger}: {len(settled)} mutants settled (caught, unviable or real loops) carried over"
           + (f"; {dropped} outcomes dropped (their functions changed since {commit[:9]}, or they left the list)" if dropped else ""))
 
 
@@ -250,15 +262,31 @@ def report(ledger, list_file):
     report_entries(ledger, still_valid(commit, entries, listed), listed)
 
 
+def mark_loops(ledger, list_file, names):
+    """Marks timeouts of the ledger (at HEAD) as real loops."""
+    listed = read_list(list_file)
+    commit, entries = read_ledger(ledger)
+    kept = still_valid(commit, entries, listed)
+    for name in names:
+        if kept.get(name) not in ("timeout", "loop"):
+            found = kept.get(name, "not in the ledger at HEAD")
+            raise LedgerError(f"{ledger}: {name!r} is no timeout ({found}); only a timeout can be judged a loop")
+        kept[name] = "loop"
+    write_ledger(ledger, git("rev-parse", "HEAD").strip(), kept)
+    report_entries(ledger, kept, listed)
+
+
 def report_entries(ledger, entries, listed):
-    counts = {o: sum(1 for v in entries.values() if v == o) for o in OUTCOMES}
-    viable = counts["caught"] + counts["missed"] + counts["timeout"]
+    counts = {o: sum(1 for v in entries.values() if v == o) for o in LEDGER_OUTCOMES}
+    viable = counts["caught"] + counts["missed"] + counts["timeout"] + counts["loop"]
     score = f"{100 * counts['caught'] / viable:.1f}%" if viable else "-"
+    if counts["loop"]:
+        score += f" ({100 * (counts['caught'] + counts['loop']) / viable:.1f}% with the real loops)"
     untested = len(listed) - len(entries)
     print(f"{ledger}: {len(listed)} mutants; {counts['caught']} caught, {counts['missed']} missed, "
-          f"{counts['unviable']} unviable, {counts['timeout']} timeouts, {untested} not tested yet; "
-          f"caught {score} of the viable tested")
-    for name in sorted((n for n, o in entries.items() if o in ("missed", "timeout")), key=sort_key):
+          f"{counts['unviable']} unviable, {counts['timeout']} timeouts, {counts['loop']} real loops, "
+          f"{untested} not tested yet; caught {score} of the viable tested")
+    for name in sorted((n for n, o in entries.items() if o in ("missed", "timeout", "loop")), key=sort_key):
         print(f"  {entries[name]}: {name}")
 
 
@@ -270,6 +298,8 @@ def main(argv):
             record(argv[1], argv[2], argv[3])
         elif len(argv) == 3 and argv[0] == "report":
             report(argv[1], argv[2])
+        elif len(argv) >= 4 and argv[0] == "loop":
+            mark_loops(argv[1], argv[2], argv[3:])
         else:
             print(__doc__.split("Usage")[1], file=sys.stderr)
             return 2

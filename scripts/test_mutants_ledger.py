@@ -75,7 +75,7 @@ class LedgerTest(unittest.TestCase):
         self.assertEqual(self.previously_caught(), [])
         self.run_piece({"caught": [A1, B1], "missed": [B2], "unviable": [A2]})
         printed = self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
-        self.assertIn("5 mutants; 2 caught, 1 missed, 1 unviable, 0 timeouts, 1 not tested yet; caught 66.7%", printed)
+        self.assertIn("5 mutants; 2 caught, 1 missed, 1 unviable, 0 timeouts, 0 real loops, 1 not tested yet; caught 66.7%", printed)
         self.assertIn(f"  missed: {B2}", printed)
         head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
         commit, entries = ledger_mod.read_ledger(self.ledger)
@@ -87,7 +87,7 @@ class LedgerTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.out, "mutants.out", "caught.txt")), "only the ledger's word")
         self.run_piece({"caught": [B2, B3]})
         printed = self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
-        self.assertIn("5 mutants; 4 caught, 0 missed, 1 unviable, 0 timeouts, 0 not tested yet; caught 100.0%", printed)
+        self.assertIn("5 mutants; 4 caught, 0 missed, 1 unviable, 0 timeouts, 0 real loops, 0 not tested yet; caught 100.0%", printed)
 
     def test_outcomes_of_a_changed_file_and_of_mutants_gone_are_dropped(self):
         self.run_piece({"caught": [A1, B1, B2], "timeout": [A2]})
@@ -100,7 +100,7 @@ class LedgerTest(unittest.TestCase):
         self.write_lines(self.list, [A1, A2, B1, B3])
         self.run_piece({})
         printed = self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
-        self.assertIn("4 mutants; 1 caught, 0 missed, 0 unviable, 0 timeouts, 3 not tested yet", printed)
+        self.assertIn("4 mutants; 1 caught, 0 missed, 0 unviable, 0 timeouts, 0 real loops, 3 not tested yet", printed)
         self.assertEqual(ledger_mod.read_ledger(self.ledger)[1], {B1: "caught"})
 
     def test_a_commit_made_during_a_piece_drops_its_files_outcomes(self):
@@ -146,6 +146,27 @@ class LedgerTest(unittest.TestCase):
         self.write_lines(self.ledger, ["caught\t" + A1])
         with self.assertRaisesRegex(ledger_mod.LedgerError, "outcomes without a `commit <sha>` line"):
             ledger_mod.read_ledger(self.ledger)
+
+    def test_a_timeout_judged_a_loop_is_carried_and_a_plain_one_tested_again(self):
+        self.run_piece({"caught": [A1], "timeout": [A2, B1], "missed": [B2]})
+        self.quiet(ledger_mod.record, self.ledger, self.out, self.list)
+        printed = self.quiet(ledger_mod.mark_loops, self.ledger, self.list, [A2])
+        self.assertIn("5 mutants; 1 caught, 1 missed, 0 unviable, 1 timeouts, 1 real loops, 1 not tested yet; "
+                      "caught 25.0% (50.0% with the real loops) of the viable tested", printed)
+        self.assertIn(f"  loop: {A2}", printed)
+        self.assertEqual(ledger_mod.read_ledger(self.ledger)[1], {A1: "caught", A2: "loop", B1: "timeout", B2: "missed"})
+        # The loop is skipped by the next piece like a caught mutant; the plain timeout is tested again.
+        self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
+        self.assertEqual(self.previously_caught(), [A1, A2])
+        # Only a timeout can be judged a loop.
+        for name, found in [(B2, "missed"), (B3, "not in the ledger at HEAD")]:
+            with self.assertRaises(ledger_mod.LedgerError) as e:
+                ledger_mod.mark_loops(self.ledger, self.list, [name])
+            self.assertIn(f"{name!r} is no timeout ({found})", str(e.exception))
+        # A loop whose function changes is tested again, like any outcome.
+        self.commit({"a/src/one.rs": "one, changed\n"})
+        self.quiet(ledger_mod.seed, self.ledger, self.out, self.list)
+        self.assertEqual(self.previously_caught(), [])
 
     def test_the_ledger_sorts_by_file_then_line_number(self):
         self.run_piece({"caught": [B3, A2, B1, A1]})
