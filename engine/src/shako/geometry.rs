@@ -388,6 +388,12 @@ mod tests {
         let b: Bb128 = [sq("a1"), sq("j10"), sq("a1")].into_iter().collect();
         assert_eq!(b, sq("a1").bb() | sq("j10").bb());
         assert_eq!(b.count(), 2);
+        // As an iterator it knows how many squares are left.
+        let mut it = b;
+        assert_eq!((it.len(), it.size_hint()), (2, (2, Some(2))));
+        assert_eq!(it.next(), Some(sq("a1")));
+        assert_eq!((it.len(), it.size_hint()), (1, (1, Some(1))));
+        assert_eq!(it.collect::<Vec<_>>(), [sq("j10")]);
     }
 
     #[test]
