@@ -642,7 +642,8 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
         return Ok(true);
     }
     let first = model_name(1);
-    let round = EvalRound { candidate: &model_name(g), anchor: (g > 1).then_some(first.as_str()), best, index: g };
+    // Generation 1 is the first network: eval_matches skips an anchor that is the candidate.
+    let round = EvalRound { candidate: &model_name(g), anchor: Some(first.as_str()), best, index: g };
     eval_matches::<G>(run, cfg, &round, obs)
 }
 
