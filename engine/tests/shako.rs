@@ -2,7 +2,9 @@
 //! every record must be reproduced exactly. Plus the engine's own
 //! invariants: FEN round trips, incremental hashes, the policy encoding.
 
-use pacozero_engine::shako::{action_index, move_from_action, GameState, Move, Position, Status, NUM_ACTIONS, NUM_BIT_PLANES, NUM_SCALARS, STARTPOS_FEN};
+use pacozero_engine::shako::{
+    action_index, move_from_action, parse_uci_parts, GameState, Kind, Move, Position, Square10, Status, NUM_ACTIONS, NUM_BIT_PLANES, NUM_SCALARS, STARTPOS_FEN,
+};
 use pacozero_engine::{Color, Fact, Game, Outcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -368,6 +370,21 @@ fn uci_parsing() {
     assert_eq!(promo.parse_uci("e9e10c").unwrap().to_string(), "e9e10c");
     assert!(promo.parse_uci("e9e10").is_err(), "a promotion needs its piece");
     assert!(promo.parse_uci("e9e10k").is_err());
+    // Malformed input is named by its first wrong part: a square is a
+    // letter and one or two digits, a promotion one lowercase letter.
+    for (bad, why) in [
+        ("ab1", "expected a square like e2 or j10"),
+        ("a100b1", "expected a square like e2 or j10"),
+        ("a11b1", "bad from-square (files a..j, ranks 1..10)"),
+        ("a1b100", "trailing characters after the to-square"),
+        ("a1", "missing to-square"),
+        ("a1a2qq", "trailing characters after the to-square"),
+        ("a1a2Q", "trailing characters after the to-square"),
+        ("a1a2k", "promotion letter must be one of q r b n e c"),
+    ] {
+        assert_eq!(parse_uci_parts(bad).unwrap_err().message, why, "{bad}");
+    }
+    assert_eq!(parse_uci_parts("j9j10q").unwrap(), (Square10::parse("j9").unwrap(), Square10::parse("j10").unwrap(), Some(Kind::Queen)));
 }
 
 #[test]
