@@ -296,6 +296,8 @@ fn a_position_prints_as_a_diagram_and_its_fen() {
     assert_eq!(lines[9], " 1  K . . . . . . . . .");
     assert_eq!(lines[10], "    a b c d e f g h i j");
     assert_eq!(lines[11], fen);
+    // Debug output (assertion messages) is the FEN on one line.
+    assert_eq!(format!("{:?}", fen.parse::<Position>().unwrap()), format!("Position({fen})"));
 }
 
 /// An under-promotion index names a move only from a pawn of the side to
