@@ -42,7 +42,8 @@ Usage (scripts/mutants.sh calls these):
   mutants-ledger.py loop   <ledger> <list file> <name>...
                                                     mark these timeouts of the ledger as real loops
 The list file is `cargo mutants --list --json` (or `--list`: names only,
-and then an outcome in a changed file is dropped).
+and then an outcome in a changed file is dropped); for `record`, the list
+at HEAD, where the outcomes are moved to.
 """
 import json
 import os

@@ -250,7 +250,15 @@ resume)
     "${cap[@]}" env CARGO_TARGET_DIR="$MUTANTS_TARGET_DIR" cargo mutants -p "$pkg" $(test_packages "$pkg") -o "$out" --iterate "${how_tested[@]}" $(timeout_args "$pkg" "$@") "$@" || status=$?
     trap - INT
     echo "$pkg: $(($(date +%s) - start)) s wall (cargo mutants exit $status)"
-    python3 scripts/mutants-ledger.py record "$ledger" "$out" "$list"
+    # Recorded against the list at HEAD, where the outcomes are moved to: a
+    # commit made while the piece ran moves lines (seen: the list of the
+    # piece's start dropped a whole file's outcomes). From a worktree of
+    # HEAD, so that edits not committed yet do not count.
+    head_tree="$(mktemp -d)"
+    git worktree add -q --detach "$head_tree" HEAD
+    (cd "$head_tree" && cargo mutants --list --json -p "$pkg") >"$out/list-head.json"
+    git worktree remove --force "$head_tree"
+    python3 scripts/mutants-ledger.py record "$ledger" "$out" "$out/list-head.json"
     ;;
 *)
     sed -n '2,/^# The whole script is one block/p' "$0" | sed '$d' >&2
