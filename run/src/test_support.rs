@@ -168,7 +168,12 @@ plot_every = 0
 threads = 1
 "#;
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    crate::overrides::apply(base, &sets).unwrap()
+    let text = crate::overrides::apply(base, &sets).unwrap();
+    // Still the miniature: a test given a loop of another size (the
+    // default's is hours long) fails here, not after its matches.
+    let t: toml::Table = text.parse().unwrap();
+    assert_eq!((t["loop"]["generations"].as_integer(), t["net"]["channels"].as_integer()), (Some(2), Some(8)), "not the miniature loop:\n{text}");
+    text
 }
 
 /// A UCI "engine" (a shell script in `dir`) that answers every `go` with a
