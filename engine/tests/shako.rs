@@ -389,14 +389,22 @@ fn uci_parsing() {
     assert_eq!(parse_uci_parts("j9j10q").unwrap(), (Square10::parse("j9").unwrap(), Square10::parse("j10").unwrap(), Some(Kind::Queen)));
 }
 
+/// The network input of `g`: its bit planes (two words a plane) and its scalars.
+fn encoded(g: &GameState) -> (Vec<u64>, Vec<f32>) {
+    let mut planes = vec![0u64; NUM_BIT_PLANES * 2];
+    let mut scalars = vec![0f32; NUM_SCALARS];
+    g.encode(&mut planes, &mut scalars);
+    (planes, scalars)
+}
+
+/// Plane `p` of `planes` as one 100-square set (low word first).
+fn plane(planes: &[u64], p: usize) -> u128 {
+    (planes[2 * p] as u128) | ((planes[2 * p + 1] as u128) << 64)
+}
+
 #[test]
 fn threefold_repetition_and_fifty_moves_draw() {
-    let repeated_scalar = |g: &GameState| {
-        let mut planes = vec![0u64; NUM_BIT_PLANES * 2];
-        let mut scalars = vec![0f32; NUM_SCALARS];
-        g.encode(&mut planes, &mut scalars);
-        scalars[2]
-    };
+    let repeated_scalar = |g: &GameState| encoded(g).1[2];
     let mut g = GameState::startpos();
     assert_eq!(repeated_scalar(&g), 0.0);
     for round in 0..2 {
@@ -471,11 +479,9 @@ fn game_trait_surface() {
     let b = b_actions.iter().copied().find(|&x| g.action_name(x) == "e8e6").unwrap();
     assert_eq!(a, b);
 
-    let mut planes = vec![0u64; NUM_BIT_PLANES * 2];
-    let mut scalars = vec![0f32; NUM_SCALARS];
-    g.encode(&mut planes, &mut scalars);
+    let (planes, scalars) = encoded(&g);
     // Black to move: its pawns (plane 0) on rank 3 of the mirrored frame, ours with e5 in it mirrored to e6.
-    let bits = |p: usize| (planes[2 * p] as u128) | ((planes[2 * p + 1] as u128) << 64);
+    let bits = |p: usize| plane(&planes, p);
     assert_eq!(bits(0), 0x3FF << 20);
     assert_eq!(bits(8), (0x3FF << 70) & !(1 << 74) | (1 << 54));
     assert_eq!(bits(5), 1 << 15, "own king on f2 of the mirrored frame");
@@ -493,10 +499,8 @@ fn game_trait_surface() {
 #[test]
 fn encoding_shows_each_kept_castling_right_and_the_fifty_move_count() {
     let g = GameState::from_fen("c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w Kq - 37 20").unwrap();
-    let mut planes = vec![0u64; NUM_BIT_PLANES * 2];
-    let mut scalars = vec![0f32; NUM_SCALARS];
-    g.encode(&mut planes, &mut scalars);
-    let bits = |p: usize| (planes[2 * p] as u128) | ((planes[2 * p + 1] as u128) << 64);
+    let (planes, scalars) = encoded(&g);
+    let bits = |p: usize| plane(&planes, p);
     assert_eq!(bits(17), 1 << 18, "White's rook on i2");
     assert_eq!(bits(18), 1 << 81, "Black's rook on b9");
     assert_eq!(scalars, vec![0.0, 0.37, 0.0, 1.0]);
