@@ -27,8 +27,8 @@ since the ledger's commit, the outcome follows the mutant to its new line
 (`git diff` of the file) only while the function it sits in is untouched
 (no changed line inside the function's span, which the list in
 `cargo mutants --list --json` form gives) and the moved name is in the
-list; otherwise it is dropped and the mutant tested again (a `loop` too). Mutants no
-longer in the list (code gone, or an exclusion added to
+list; otherwise it is dropped and the mutant tested again (a `loop` too).
+Mutants no longer in the list (code gone, or an exclusion added to
 `.cargo/mutants.toml`) are dropped by `record`. Missed mutants and
 timeouts are always tested again.
 
