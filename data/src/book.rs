@@ -10,7 +10,7 @@
 //! | column | Arrow type | meaning |
 //! |---|---|---|
 //! | `book_version` | UInt16 | format version, currently `1`; readers refuse other values |
-//! | `hash` | UInt64 | the engine's position hash (transpositions share one row) |
+//! | `hash` | UInt64 | the engine's position hash (transpositions share one row; its keys are pinned by `engine/tests/hash_keys.rs`) |
 //! | `fen` | Utf8 | the position (always the start of a turn) |
 //! | `depth` | UInt32 | turns from the nearest start position of the book (0 = a start position) |
 //! | `visits` | UInt32 | book weight: for a start position the visits of its own search, otherwise the sum of the visits its parents' searches gave the moves leading here |
