@@ -372,6 +372,13 @@ fn uci_parsing() {
     assert_eq!(promo.parse_uci("e9e10c").unwrap().to_string(), "e9e10c");
     assert!(promo.parse_uci("e9e10").is_err(), "a promotion needs its piece");
     assert!(promo.parse_uci("e9e10k").is_err());
+    // A move of another position: `play` refuses it, naming the move and
+    // the position, and plays nothing.
+    let elsewhere = promo.parse_uci("e9e10c").unwrap();
+    let mut start = Position::startpos();
+    let e = start.play(elsewhere).unwrap_err();
+    assert_eq!(e.to_string(), format!("illegal move e9e10c in {STARTPOS_FEN}"));
+    assert_eq!(start.fen(), STARTPOS_FEN);
     // Malformed input is named by its first wrong part: a square is a
     // letter and one or two digits, a promotion one lowercase letter.
     for (bad, why) in [

@@ -85,5 +85,15 @@ mod tests {
         assert_eq!(san_of("10/4P4k/10/10/10/10/10/10/5K4/10 w - - 0 1", "e9e10c"), "e10=C");
         // A pawn's capture names its file; a check is marked.
         assert_eq!(san_of("9k/10/10/10/3p6/4P5/10/10/5K4/10 w - - 0 1", "e5d6"), "exd6");
+        // Another piece of the kind reaching the same square: the file, else
+        // the rank, else the square (pyffish 0.0.90 as well).
+        let rooks = "9k/10/10/R7R1/10/10/10/R9/10/5K4 w - - 0 1";
+        for (uci, san) in [("a7a5", "R7a5"), ("a3a5", "R3a5"), ("a7e7", "Rae7"), ("i7e7", "Rie7")] {
+            assert_eq!(san_of(rooks, uci), san, "{uci}");
+        }
+        let queens = "10/9k/10/10/10/10/10/Q9/10/Q1Q2K4 w - - 0 1";
+        for (uci, san) in [("a1b2", "Qa1b2"), ("a3b2", "Q3b2"), ("c1b2", "Qcb2")] {
+            assert_eq!(san_of(queens, uci), san, "{uci}");
+        }
     }
 }

@@ -324,7 +324,8 @@ fn time_share(gens: &Generations) -> Option<TimeShare> {
             share.generations += 1;
         }
     }
-    (share.generations > 0 && share.total > 0.0).then_some(share)
+    // Times are never negative: a total above 0 has a generation in it.
+    (share.total > 0.0).then_some(share)
 }
 
 /// Writes the plots and `report.html` of a run directory; returns the page's path.
