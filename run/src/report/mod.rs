@@ -23,7 +23,7 @@ use crate::files::{read_generations, read_matches, write_atomic, Generations, Ma
 use anyhow::{Context, Result};
 use pacozero_data::RunDir;
 use pacozero_engine::{Color, Game, GameKind, GameVisitor};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use svg::escape as html_escape;
@@ -328,6 +328,13 @@ fn time_share(gens: &Generations) -> Option<TimeShare> {
     (share.total > 0.0).then_some(share)
 }
 
+/// The generations the report's table has a row for: those with figures or
+/// matches, not every number up to the largest (a match line's generation is
+/// read from a file: one damaged to 4294967295 would ask for as many rows).
+fn table_generations(gens: &Generations, matches: &[MatchLine]) -> BTreeSet<u32> {
+    gens.keys().copied().chain(matches.iter().map(|m| m.generation)).collect()
+}
+
 /// Writes the plots and `report.html` of a run directory; returns the page's path.
 /// The page of a league (`league/report.html`): the rating plot, the list
 /// and the cross table (row player's score against the column player).
@@ -483,8 +490,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     h.push_str(&ladder_section(run)?);
     h.push_str("<h2>Generations</h2>\n<details><summary>Every generation's figures</summary>\n");
     h.push_str("<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>value loss on new games</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
-    let max_gen = gens.keys().copied().chain(matches.iter().map(|m| m.generation)).max().unwrap_or(0);
-    for g in 1..=max_gen {
+    for g in table_generations(&gens, &matches) {
         let v = gens.get(&g);
         let get = |k: &str| v.and_then(|v| v.get(k)).copied();
         let num = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |x| format!("{x:.d$}"));
@@ -951,6 +957,14 @@ mod tests {
         ]);
         let s = time_share(&gens).unwrap();
         assert_eq!((s.productive, s.eval, s.total, s.generations), (1380.0, 180.0, 1680.0, 2));
+    }
+
+    #[test]
+    fn the_table_has_a_row_for_each_generation_with_figures_or_matches() {
+        let gens = generations(&[(1, &[("train.loss", 2.0)]), (3, &[("train.loss", 1.0)])]);
+        let matches = [match_line(3, "gen-0003", "gen-0001", 1, 0, 1), match_line(u32::MAX, "gen-4294967295", "gen-0001", 1, 0, 1)];
+        assert_eq!(table_generations(&gens, &matches).into_iter().collect::<Vec<_>>(), [1, 3, u32::MAX]);
+        assert!(table_generations(&Generations::new(), &[]).is_empty());
     }
 
     #[test]
