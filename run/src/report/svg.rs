@@ -64,9 +64,8 @@ fn fmt_tick(v: f64) -> String {
         "0".into()
     } else if v.abs() >= 10_000.0 {
         format!("{:.0}k", v / 1000.0)
-    } else if v.fract().abs() < 1e-9 {
-        format!("{v:.0}")
     } else {
+        // Three decimals at most, without trailing zeros: 3, 2.5, 0.125.
         let s = format!("{v:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
@@ -394,6 +393,7 @@ mod tests {
         assert_eq!(fmt_tick(3.0 * 0.2), "0.6");
         assert_eq!(fmt_tick(1.0 / 3.0), "0.333");
         assert_eq!(fmt_tick(9999.5), "9999.5");
+        assert_eq!((fmt_tick(9999.0), fmt_tick(3.0 + 1e-12), fmt_tick(-7.0)), ("9999".into(), "3".into(), "-7".into()));
         // From 10 000 on, thousands with a k.
         assert_eq!(fmt_tick(10_000.0), "10k");
         assert_eq!(fmt_tick(12_000.0), "12k");
