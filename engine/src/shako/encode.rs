@@ -39,8 +39,39 @@
 //! | 1 | half-moves since the last capture or pawn move / 100 (the 50-move rule) |
 //! | 2 | 1 when the position occurred before (a third occurrence draws) |
 //! | 3 | constant 1 (lets convolutions see the board edge) |
+//!
+//! # Input `threats`: 30 bit planes, 5 scalars
+//!
+//! The second encoding ([`THREATS_ENCODING`], `net.encoding = "threats"`):
+//! the 19 planes and 4 scalars above, then what the pieces attack and where
+//! checks come from, as Paco Ŝako's reach planes show its threats. A small
+//! network would need many games to learn to see a cannon's screen or a
+//! long diagonal; with these planes it reads them off the board.
+//!
+//! | plane | content |
+//! |---|---|
+//! | 0–18 | as above |
+//! | 19 | squares the mover's pieces attack |
+//! | 20 | squares two or more of the mover's pieces attack |
+//! | 21 | squares the opponent's pieces attack |
+//! | 22 | squares two or more of the opponent's pieces attack |
+//! | 23 | the opponent's pieces giving check to the mover's king |
+//! | 24–29 | check squares: where a mover's pawn, knight, elephant, diagonal piece (bishop, queen), orthogonal piece (rook, queen) or cannon would attack the opponent's king on this board |
+//!
+//! | scalar | content |
+//! |---|---|
+//! | 0–3 | as above |
+//! | 4 | 1 when the mover is in check |
+//!
+//! A square is attacked by a side when a piece of the other side standing
+//! there could be captured, pins aside ([`Position::attackers`]): the
+//! squares a piece defends count, a pawn attacks its two forward diagonals
+//! (not the squares it pushes to), a slider stops at the first piece in its
+//! way, a cannon attacks the squares beyond its screen up to and including
+//! the next piece. The check squares follow the same geometry from the
+//! opponent's king.
 
-use super::geometry::{Bb128, Square10};
+use super::geometry::{bishop_attacks, rook_attacks, Bb128, Square10, ELEPHANT, KING, KNIGHT, PAWN_ATTACKS, RAYS, ROOK_DIRECTIONS};
 use super::moves::{Move, MoveKind};
 use super::position::{Kind, Position, CASTLING_PATHS};
 use crate::types::Color;
@@ -220,6 +251,50 @@ pub const ENCODING: crate::game::Encoding = crate::game::Encoding {
     scalars: &["black_to_move", "half_moves_since_capture_or_pawn_per_100", "repeated", "constant_one"],
 };
 
+/// Bit planes of the `threats` encoding.
+pub const THREATS_BIT_PLANES: usize = 30;
+/// Scalars of the `threats` encoding.
+pub const THREATS_SCALARS: usize = 5;
+/// The `threats` encoding [`encode_threats`] writes: [`ENCODING`]'s inputs,
+/// then the attack and check planes (the module docs' table), by name.
+pub const THREATS_ENCODING: crate::game::Encoding = crate::game::Encoding {
+    name: "threats",
+    version: 1,
+    bit_planes: &[
+        "mover_pawns",
+        "mover_knights",
+        "mover_bishops",
+        "mover_rooks",
+        "mover_queens",
+        "mover_king",
+        "mover_elephants",
+        "mover_cannons",
+        "opponent_pawns",
+        "opponent_knights",
+        "opponent_bishops",
+        "opponent_rooks",
+        "opponent_queens",
+        "opponent_king",
+        "opponent_elephants",
+        "opponent_cannons",
+        "en_passant",
+        "mover_castling_rooks",
+        "opponent_castling_rooks",
+        "mover_attacks",
+        "mover_attacks_twice",
+        "opponent_attacks",
+        "opponent_attacks_twice",
+        "checking_pieces",
+        "pawn_check_squares",
+        "knight_check_squares",
+        "elephant_check_squares",
+        "diagonal_check_squares",
+        "orthogonal_check_squares",
+        "cannon_check_squares",
+    ],
+    scalars: &["black_to_move", "half_moves_since_capture_or_pawn_per_100", "repeated", "constant_one", "mover_in_check"],
+};
+
 /// The policy's action indices in words (the module docs' table).
 pub const ACTION_LAYOUT: &str = "3656 slots in the mover's frame (square a1 = 0 ... j10 = 99, rank * 10 + file, ranks mirrored when Black is to move): \
      0-3515 every (from, to) pair joined by a queen line or a knight jump on the empty board, ordered by from, then to \
@@ -253,6 +328,102 @@ pub fn encode(pos: &Position, repeated: bool, planes: &mut [u64], scalars: &mut 
     scalars[3] = 1.0;
 }
 
+/// The squares a cannon on `sq` attacks: in each orthogonal direction, those
+/// beyond the first piece (its screen) up to and including the next piece.
+#[inline]
+fn cannon_attacks(sq: Square10, occ: Bb128) -> Bb128 {
+    let mut out = 0u128;
+    for d in ROOK_DIRECTIONS {
+        // The first four directions run up the square indices: their nearest
+        // piece is the lowest bit, the others' the highest.
+        let nearest = |bits: u128| if d < 4 { bits.trailing_zeros() as usize } else { 127 - bits.leading_zeros() as usize };
+        let blockers = RAYS[d][sq.index()].0 & occ.0;
+        if blockers == 0 {
+            continue;
+        }
+        let beyond = RAYS[d][nearest(blockers)].0;
+        let behind = beyond & occ.0;
+        out |= if behind == 0 { beyond } else { beyond ^ RAYS[d][nearest(behind)].0 };
+    }
+    Bb128(out)
+}
+
+/// The squares `color`'s pieces attack, and those two or more of them
+/// attack (see the module docs).
+pub fn attack_maps(pos: &Position, color: Color) -> (Bb128, Bb128) {
+    let occ = pos.occupied();
+    let (mut once, mut twice) = (Bb128::EMPTY, Bb128::EMPTY);
+    let mut add = |a: Bb128| {
+        twice |= once & a;
+        once |= a;
+    };
+    let p = |kind| pos.pieces(color, kind);
+    // Pawns all at once, each diagonal a shift (off the a- or j-file first).
+    const NOT_A: u128 = Bb128::ALL.0 & !Bb128::file(0).0;
+    const NOT_J: u128 = Bb128::ALL.0 & !Bb128::file(9).0;
+    let pawns = p(Kind::Pawn).0;
+    let (west, east) = match color {
+        Color::White => ((pawns & NOT_A) << 9, (pawns & NOT_J) << 11),
+        Color::Black => ((pawns & NOT_A) >> 11, (pawns & NOT_J) >> 9),
+    };
+    add(Bb128(west & Bb128::ALL.0));
+    add(Bb128(east & Bb128::ALL.0));
+    for (kind, table) in [(Kind::Knight, &KNIGHT), (Kind::Elephant, &ELEPHANT), (Kind::King, &KING)] {
+        for sq in p(kind) {
+            add(table[sq.index()]);
+        }
+    }
+    for sq in p(Kind::Bishop) {
+        add(bishop_attacks(sq, occ));
+    }
+    for sq in p(Kind::Rook) {
+        add(rook_attacks(sq, occ));
+    }
+    for sq in p(Kind::Queen) {
+        add(bishop_attacks(sq, occ) | rook_attacks(sq, occ));
+    }
+    for sq in p(Kind::Cannon) {
+        add(cannon_attacks(sq, occ));
+    }
+    (once, twice)
+}
+
+/// The check squares of the side to move (planes 24–29 of `threats`): for
+/// a pawn, a knight, an elephant, a diagonal piece, an orthogonal piece and
+/// a cannon of the mover, the squares from which it would attack the
+/// opponent's king on this board.
+pub fn check_squares(pos: &Position) -> [Bb128; 6] {
+    let them = pos.side_to_move().other();
+    let king = pos.king_square(them);
+    let occ = pos.occupied();
+    let k = king.index();
+    // A mover's pawn attacks the king from where the king, were it a pawn, would attack.
+    [PAWN_ATTACKS[them.index()][k], KNIGHT[k], ELEPHANT[k], bishop_attacks(king, occ), rook_attacks(king, occ), cannon_attacks(king, occ)]
+}
+
+/// Writes the `threats` encoding: `planes` holds `THREATS_BIT_PLANES *
+/// WORDS_PER_PLANE` words, `scalars` `THREATS_SCALARS` values; the first
+/// planes and scalars are [`encode`]'s.
+pub fn encode_threats(pos: &Position, repeated: bool, planes: &mut [u64], scalars: &mut [f32]) {
+    assert!(planes.len() >= THREATS_BIT_PLANES * WORDS_PER_PLANE && scalars.len() >= THREATS_SCALARS);
+    encode(pos, repeated, planes, scalars);
+    let me = pos.side_to_move();
+    let frame = |b: Bb128| if me == Color::Black { b.flip_ranks() } else { b };
+    let mut set = |plane: usize, b: Bb128| planes[plane * WORDS_PER_PLANE..(plane + 1) * WORDS_PER_PLANE].copy_from_slice(&frame(b).words());
+    let (mine, mine_twice) = attack_maps(pos, me);
+    let (theirs, theirs_twice) = attack_maps(pos, me.other());
+    set(19, mine);
+    set(20, mine_twice);
+    set(21, theirs);
+    set(22, theirs_twice);
+    let checkers = pos.checkers();
+    set(23, checkers);
+    for (i, b) in check_squares(pos).into_iter().enumerate() {
+        set(24 + i, b);
+    }
+    scalars[4] = (!checkers.is_empty()) as u8 as f32;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,5 +453,172 @@ mod tests {
         for (i, &(f, t)) in SLOT_MOVE.iter().enumerate() {
             assert_eq!(SLOT_OF[f as usize * 100 + t as usize] as usize, i);
         }
+    }
+
+    use super::super::game::GameState;
+    use super::super::Piece;
+    use crate::game::Game;
+    use rand::{Rng, SeedableRng};
+
+    /// Plane `p` of `planes` as one set, in the board's own frame (the
+    /// planes are in the mover's).
+    fn plane_of(planes: &[u64], p: usize, mover: Color) -> Bb128 {
+        let b = Bb128((planes[2 * p] as u128) | ((planes[2 * p + 1] as u128) << 64));
+        if mover == Color::Black {
+            b.flip_ranks()
+        } else {
+            b
+        }
+    }
+
+    fn threats(g: &GameState) -> (Vec<u64>, Vec<f32>) {
+        let mut planes = vec![u64::MAX; THREATS_BIT_PLANES * WORDS_PER_PLANE];
+        let mut scalars = vec![f32::NAN; THREATS_SCALARS];
+        g.encode_as(1, &mut planes, &mut scalars);
+        (planes, scalars)
+    }
+
+    /// `pos`'s board with `piece` on `sq` (in place of what stood there),
+    /// rebuilt square by square: a position only for attack tests.
+    fn with_piece(pos: &Position, sq: Square10, piece: Piece) -> Position {
+        let mut p = Position::empty();
+        for s in Square10::all() {
+            match pos.piece_at(s) {
+                _ if s == sq => p.put(s, piece),
+                Some(x) => p.put(s, x),
+                None => {}
+            }
+        }
+        p
+    }
+
+    /// Positions of random games (seeded): each game from a random start,
+    /// every position until it ends or `plies` moves are played.
+    fn random_positions(seed: u64, games: u64, plies: usize) -> Vec<GameState> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        for n in 0..games {
+            let mut g = GameState::random_start(seed * 1000 + n);
+            for _ in 0..plies {
+                out.push(g.clone());
+                let moves = g.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                // Captures half the time, so that the board empties and long lines open.
+                let captures: Vec<Move> = moves.iter().copied().filter(|m| g.position().piece_at(m.to()).is_some()).collect();
+                let m =
+                    if !captures.is_empty() && rng.gen_bool(0.5) { captures[rng.gen_range(0..captures.len())] } else { moves[rng.gen_range(0..moves.len())] };
+                g.play_unchecked(m);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_threats_encoding_extends_the_default_one() {
+        let (base, more) = (ENCODING, THREATS_ENCODING);
+        assert_eq!((more.num_bit_planes(), more.num_scalars()), (THREATS_BIT_PLANES, THREATS_SCALARS));
+        assert_eq!(&more.bit_planes[..NUM_BIT_PLANES], base.bit_planes);
+        assert_eq!(&more.scalars[..NUM_SCALARS], base.scalars);
+        assert_eq!(GameState::ENCODINGS, &[ENCODING, THREATS_ENCODING]);
+        for g in random_positions(1, 4, 40) {
+            let (planes, scalars) = threats(&g);
+            let (mut p0, mut s0) = (vec![0u64; NUM_BIT_PLANES * WORDS_PER_PLANE], vec![0f32; NUM_SCALARS]);
+            g.encode(&mut p0, &mut s0);
+            assert_eq!((&planes[..p0.len()], &scalars[..s0.len()]), (&p0[..], &s0[..]), "{}", g.notation());
+        }
+    }
+
+    /// Every attack and check plane against a slow reference on positions
+    /// of random games: the attack planes count [`Position::attackers`] of
+    /// each square (and agree with the rules' own attack test), the checking
+    /// pieces are [`Position::checkers`], the check squares are where a
+    /// piece put on the board attacks the king, and every legal capture
+    /// lands on the mover's attack plane.
+    #[test]
+    fn attack_and_check_planes_match_a_slow_reference_on_random_positions() {
+        let positions = random_positions(7, 60, 120);
+        assert!(positions.len() > 4000, "{}", positions.len());
+        let (mut checks, mut twice, mut cannon_checks) = (0, 0, 0);
+        for g in &positions {
+            let pos = g.position();
+            let at = pos.fen();
+            let me = pos.side_to_move();
+            let (planes, scalars) = threats(g);
+            let plane = |p: usize| plane_of(&planes, p, me);
+            for (p, color) in [(19, me), (21, me.other())] {
+                let (mut once, mut more) = (Bb128::EMPTY, Bb128::EMPTY);
+                for s in Square10::all() {
+                    let n = pos.attackers(s, color).count();
+                    assert_eq!(n >= 1, pos.is_attacked(s, color, pos.occupied(), Bb128::EMPTY), "{at}: {s}");
+                    if n >= 1 {
+                        once |= s.bb();
+                    }
+                    if n >= 2 {
+                        more |= s.bb();
+                    }
+                }
+                assert_eq!(plane(p), once, "{at}: plane {p}");
+                assert_eq!(plane(p + 1), more, "{at}: plane {}", p + 1);
+                twice += more.count();
+            }
+            assert_eq!(plane(23), pos.checkers(), "{at}");
+            assert_eq!(scalars[4], pos.in_check() as u8 as f32, "{at}");
+            assert_eq!(plane(21).contains(pos.king_square(me)), pos.in_check(), "{at}");
+            checks += pos.in_check() as usize;
+            let king = pos.king_square(me.other());
+            let kinds = [Kind::Pawn, Kind::Knight, Kind::Elephant, Kind::Bishop, Kind::Rook, Kind::Cannon];
+            for (i, kind) in kinds.into_iter().enumerate() {
+                let want: Bb128 =
+                    Square10::all().filter(|&s| s != king && with_piece(pos, s, Piece { color: me, kind }).attackers(king, me).contains(s)).collect();
+                assert_eq!(plane(24 + i), want, "{at}: {kind:?} check squares");
+                if kind == Kind::Cannon {
+                    cannon_checks += want.count();
+                }
+            }
+            // A queen attacks the king from the diagonal and orthogonal check squares.
+            let queen: Bb128 =
+                Square10::all().filter(|&s| s != king && with_piece(pos, s, Piece { color: me, kind: Kind::Queen }).attackers(king, me).contains(s)).collect();
+            assert_eq!(plane(27) | plane(28), queen, "{at}");
+            for m in g.legal_moves() {
+                if pos.piece_at(m.to()).is_some() || m.kind() == MoveKind::EnPassant {
+                    assert!(plane(19).contains(m.to()), "{at}: capture {m} off the attack plane");
+                }
+            }
+        }
+        // Not a vacuous comparison: checks, double attacks and cannon lines occur.
+        assert!(checks > 50 && twice > 10_000 && cannon_checks > 1000, "{checks} checks, {twice} double attacks, {cannon_checks} cannon check squares");
+    }
+
+    /// A cannon's check over one screen, seen from Black (the planes in its
+    /// frame, ranks mirrored).
+    #[test]
+    fn a_cannon_check_through_its_screen_is_on_the_planes() {
+        let g = GameState::from_fen("10/4k5/10/10/10/4P5/10/10/10/K3C5 b - - 0 1").unwrap();
+        assert!(g.position().in_check());
+        let (planes, scalars) = threats(&g);
+        let sq = |s: &str| Square10::parse(s).unwrap();
+        let set = |squares: &[&str]| squares.iter().map(|s| sq(s)).collect::<Bb128>();
+        // Raw planes: e1 is e10 in Black's frame.
+        assert_eq!(plane_of(&planes, 23, Color::White), set(&["e10"]));
+        assert_eq!(plane_of(&planes, 23, Color::Black), set(&["e1"]));
+        assert_eq!(scalars[4], 1.0);
+        let plane = |p: usize| plane_of(&planes, p, Color::Black);
+        // White's attacks: the cannon beyond its screen e5 up to the king
+        // (not along the first rank, where it has no screen to the right and
+        // the king a1 is its last piece to the left), the king, the pawn.
+        let white = set(&["e6", "e7", "e8", "e9", "a2", "b1", "b2", "d6", "f6"]);
+        assert_eq!(plane(21), white);
+        assert_eq!(plane(22), Bb128::EMPTY);
+        // Black's king attacks its neighbours.
+        assert_eq!(plane(19), set(&["d8", "e8", "f8", "d9", "f9", "d10", "e10", "f10"]));
+        // Where Black would check White's king a1 from.
+        assert_eq!(plane(24), set(&["b2"]), "a black pawn on b2 attacks a1");
+        assert_eq!(plane(25), set(&["b3", "c2"]));
+        assert_eq!(plane(26), set(&["b2", "c3"]));
+        assert_eq!(plane(27), set(&["b2", "c3", "d4", "e5"]), "the diagonal up to the pawn e5");
+        assert_eq!(plane(28), set(&["a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "b1", "c1", "d1", "e1"]));
+        assert_eq!(plane(29), set(&["f1", "g1", "h1", "i1", "j1"]), "beyond the screen e1");
     }
 }

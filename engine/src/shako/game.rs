@@ -154,8 +154,18 @@ impl Game for GameState {
     const BOARD_WIDTH: usize = 10;
     const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
     const NUM_SCALARS: usize = encode::NUM_SCALARS;
-    const ENCODINGS: &'static [Encoding] = &[encode::ENCODING];
+    /// `pacozero` ([`Game::encode`]) and `threats`, which adds attack and
+    /// check planes ([`encode::encode_threats`]).
+    const ENCODINGS: &'static [Encoding] = &[encode::ENCODING, encode::THREATS_ENCODING];
     const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
+
+    fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
+        match encoding {
+            0 => self.encode(planes, scalars),
+            1 => encode::encode_threats(&self.pos, self.repetitions() > 0, planes, scalars),
+            _ => panic!("Shako has no input encoding {encoding}"),
+        }
+    }
 
     /// The standard start after 2, 4 or 6 (`2 * (1 + n % 3)`) uniformly random
     /// legal plies drawn from a generator seeded with `n`. A line that ends
