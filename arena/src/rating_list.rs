@@ -1,7 +1,22 @@
 //! One rating list over many players, as Ordo and BayesElo make them: a
-//! joint maximum-likelihood fit of every result (Bradley–Terry, a draw is
-//! half a point), pinned by an anchor player or by the players' mean, with
-//! an interval for every rating.
+//! joint fit of every result (Bradley–Terry, a draw is half a point) with a
+//! prior of virtual draws, pinned by an anchor player or by the players'
+//! mean, with an interval for every rating and for the gap between
+//! neighbours in the list.
+//!
+//! **The prior: virtual draws.** A maximum-likelihood fit has no finite
+//! rating for a player that won (or lost) every game, and a list whose
+//! matches are mostly 100% scores against one anchor rates its players by
+//! accident. So, as BayesElo does, every matchup gets some virtual draws:
+//! each player brings [`VIRTUAL_DRAWS`] (one), shared among its matchups in
+//! proportion to their games, and a matchup's virtual draws are its two
+//! players' shares. Two players who met only each other thus get two: a
+//! 10–0 reads as 11 of 12 points, +417 Elo, not +∞. The prior acts on
+//! rating differences only (a draw says "equal"), so the anchor or the mean
+//! moves every rating alike. It fades as games add up: 2 draws beside 100
+//! games move a 76% score to 75.5%. The virtual draws count as games in
+//! the fit, in its information and in the spread below; the listed scores
+//! and game counts are the real ones.
 //!
 //! **The intervals.** A match of paired openings (one start, colours
 //! swapped) is a sample of pairs, not of independent games: the two games
@@ -9,10 +24,15 @@
 //! sandwich `H⁻¹ J H⁻¹` of the fit, with `H` the information of the games
 //! and `J` the spread of the score around the fitted expectation measured
 //! per pair, from each matchup's pentanomial counts (a cluster-robust
-//! variance, clusters = pairs). Where a matchup has no pair counts its games
-//! count one by one (the trinomial figure, which every rating also gets, for
-//! comparison). A player with every game won (or lost) has no finite
-//! maximum-likelihood rating: its interval is unbounded.
+//! variance, clusters = pairs; two virtual draws are one drawn pair). Where
+//! a matchup has no pair counts its games count one by one (the trinomial
+//! figure, which every rating also gets, for comparison).
+//!
+//! **Told apart or not.** Each entry also has the gap to the next one down
+//! the list with the 95% interval of that difference, from the covariance of
+//! the two ratings (not from their two intervals: ratings measured against
+//! the same opponents move together). Where the interval reaches 0 the list
+//! cannot tell the two apart ([`ListedRating::apart_from_next`]).
 
 use crate::ratings::{Pentanomial, Wdl};
 
@@ -53,20 +73,45 @@ pub struct ListedRating {
     pub name: String,
     pub elo: f64,
     /// Half-width of the 95% interval from the pairs (the games where a
-    /// matchup has no pair counts); infinite when the results cannot bound
-    /// the rating (a perfect or a zero score).
+    /// matchup has no pair counts). Always finite from [`rating_list`]; a
+    /// list read back from an older file may hold `inf` (once written for a
+    /// perfect or a zero score).
     pub ci95: f64,
     /// The same from the games one by one, as if they were independent.
     pub ci95_trinomial: f64,
     pub games: u32,
-    /// Points scored over games played.
+    /// Points scored over games played (real games, not the virtual draws).
     pub score: f64,
+    /// Elo above the next player down the list, and the half-width of the
+    /// 95% interval of that difference (from the pairs, with the two
+    /// ratings' covariance); `None` for the last player.
+    pub above_next: Option<(f64, f64)>,
 }
 
 impl ListedRating {
     /// Whether the results bound the rating (its intervals are finite).
     pub fn bounded(&self) -> bool {
         self.ci95.is_finite()
+    }
+
+    /// Whether the list tells this player apart from the next one down: the
+    /// 95% interval of their difference excludes 0. `None` for the last.
+    pub fn apart_from_next(&self) -> Option<bool> {
+        self.above_next.map(|(gap, ci)| gap > ci)
+    }
+
+    /// The gap to the next player as a cell: `+35 ± 20`, `–` for the last.
+    pub fn above_next_cell(&self) -> String {
+        self.above_next.map_or("–".to_string(), |(gap, ci)| format!("{gap:+.0} ± {ci:.0}"))
+    }
+
+    /// `yes`, `no` (the interval of the gap reaches 0) or `–` for the last.
+    pub fn apart_cell(&self) -> &'static str {
+        match self.apart_from_next() {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "–",
+        }
     }
 }
 
@@ -82,29 +127,38 @@ impl RatingList {
         self.ratings.iter().find(|r| r.name == name)
     }
 
-    /// `player,elo,ci95,ci95_trinomial,score,games` (an unbounded interval is `inf`).
+    /// `player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games`
+    /// (an unbounded interval is `inf`; the last player's gap is empty).
     pub fn to_csv(&self) -> String {
-        let mut s = String::from("player,elo,ci95,ci95_trinomial,score,games\n");
+        let mut s = String::from("player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games\n");
         for r in &self.ratings {
             // A name with a comma or a quote (`uci:fairy-stockfish,UCI_Variant=shako:…`) is quoted, quotes doubled.
             let name = if r.name.contains([',', '"']) { format!("\"{}\"", r.name.replace('"', "\"\"")) } else { r.name.clone() };
-            s.push_str(&format!("{},{:.1},{:.1},{:.1},{:.4},{}\n", name, r.elo, r.ci95, r.ci95_trinomial, r.score, r.games));
+            let (gap, gap_ci) = r.above_next.map_or((String::new(), String::new()), |(g, c)| (format!("{g:.1}"), format!("{c:.1}")));
+            s.push_str(&format!("{},{:.1},{:.1},{:.1},{gap},{gap_ci},{:.4},{}\n", name, r.elo, r.ci95, r.ci95_trinomial, r.score, r.games));
         }
         s
     }
 
-    /// A Markdown table, best first, saying what pins it.
+    /// A Markdown table, best first, saying what pins it; `above next` is
+    /// the gap to the next row with its 95% interval, and `apart` says
+    /// whether that interval excludes 0.
     pub fn to_markdown(&self) -> String {
-        let mut s = format!("| # | player | Elo ({}) | 95% (pairs) | 95% (games) | games | score |\n|---:|---|---:|---:|---:|---:|---:|\n", self.anchor);
+        let mut s = format!(
+            "| # | player | Elo ({}) | 95% (pairs) | 95% (games) | above next | apart | games | score |\n|---:|---|---:|---:|---:|---:|:-:|---:|---:|\n",
+            self.anchor
+        );
         for (i, r) in self.ratings.iter().enumerate() {
             let ci = |c: f64| if c.is_finite() { format!("±{c:.0}") } else { "unbounded".into() };
             s.push_str(&format!(
-                "| {} | {} | {:+.0} | {} | {} | {} | {:.1}% |\n",
+                "| {} | {} | {:+.0} | {} | {} | {} | {} | {} | {:.1}% |\n",
                 i + 1,
                 r.name,
                 r.elo,
                 ci(r.ci95),
                 ci(r.ci95_trinomial),
+                r.above_next_cell(),
+                r.apart_cell(),
                 r.games,
                 100.0 * r.score
             ));
@@ -117,8 +171,11 @@ impl RatingList {
         serde_json::json!({
             "anchor": self.anchor.to_string(),
             "interval": "95%, from the pentanomial counts of the paired games (sandwich variance, clusters = pairs); null = unbounded",
+            "prior": format!("{VIRTUAL_DRAWS} virtual draw per player, shared among its matchups by their games"),
             "ratings": self.ratings.iter().map(|r| serde_json::json!({
                 "player": r.name, "elo": r.elo, "ci95": num(r.ci95), "ci95_trinomial": num(r.ci95_trinomial),
+                "above_next": r.above_next.map(|(g, _)| g), "above_next_ci95": r.above_next.map(|(_, c)| c),
+                "apart_from_next": r.apart_from_next(),
                 "games": r.games, "score": r.score,
             })).collect::<Vec<_>>(),
         })
@@ -128,9 +185,9 @@ impl RatingList {
 /// Ratings in natural-log units: `elo = r / K`.
 const K: f64 = std::f64::consts::LN_10 / 400.0;
 const Z95: f64 = 1.959_963_984_540_054;
-/// The weak prior's precision on each rating (in the natural-log scale):
-/// the log-likelihood carries `-PRIOR·r²/2`.
-const PRIOR: f64 = 1e-4;
+/// The prior: the virtual draws each player brings, shared among its
+/// matchups in proportion to their games (see the module's notes).
+pub const VIRTUAL_DRAWS: f64 = 1.0;
 
 /// Fits one rating list to every matchup (several matchups of the same two
 /// players add up). Errors name what is wrong: no games, an anchor that
@@ -159,14 +216,13 @@ pub fn rating_list(matchups: &[Matchup], anchor: &Anchor) -> Result<RatingList, 
     let idx = |s: &str| names.iter().position(|x| x == s).expect("named above");
     let games: Vec<(usize, usize, &Matchup)> = matchups.iter().filter(|m| m.wdl.games() > 0).map(|m| (idx(&m.a), idx(&m.b), m)).collect();
     check_connected(&names, &games)?;
+    let edges = with_virtual_draws(n, &games);
 
-    let r = fit(n, &games);
-    let info = information(n, &games, &r);
+    let r = fit(n, &edges);
+    let info = information(n, &edges, &r);
     let h_inv = invert_free(&info).ok_or("the results do not determine the ratings (singular information)")?;
-    let spread_pairs = spread(n, &games, &r, true);
-    let spread_games = spread(n, &games, &r, false);
-    let cov_pairs = sandwich(&h_inv, &spread_pairs);
-    let cov_games = sandwich(&h_inv, &spread_games);
+    let cov_pairs = sandwich(&h_inv, &spread(n, &edges, &r, true));
+    let cov_games = sandwich(&h_inv, &spread(n, &edges, &r, false));
 
     // Pin the list: the anchor's rating, or the mean.
     let (shift, var_pairs, var_games) = match anchor {
@@ -182,24 +238,28 @@ pub fn rating_list(matchups: &[Matchup], anchor: &Anchor) -> Result<RatingList, 
         played[i] += m.wdl.games();
         played[j] += m.wdl.games();
     }
-    let mut ratings: Vec<ListedRating> = (0..n)
-        .map(|i| {
-            let score = points[i] / played[i] as f64;
-            // A perfect or a zero score: the likelihood rises without end, so
-            // the point is the small prior's and no interval holds it.
-            let unbounded = (score == 0.0 || score == 1.0) && !(matches!(anchor, Anchor::Player { .. }) && i == 0);
-            let half = |v: f64| if unbounded { f64::INFINITY } else { Z95 * v.max(0.0).sqrt() / K };
+    let half = |v: f64| Z95 * v.max(0.0).sqrt() / K;
+    let elo: Vec<f64> = r.iter().map(|x| (x + shift) / K).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then_with(|| names[a].cmp(&names[b])));
+    let ratings = order
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            // The difference to the next one down and its variance,
+            // Var(r_i − r_j) = C_ii + C_jj − 2 C_ij, the same whatever pins the list.
+            let above_next = order.get(k + 1).map(|&j| (elo[i] - elo[j], half(cov_pairs[i][i] + cov_pairs[j][j] - 2.0 * cov_pairs[i][j])));
             ListedRating {
                 name: names[i].clone(),
-                elo: (r[i] + shift) / K,
+                elo: elo[i],
                 ci95: half(var_pairs[i]),
                 ci95_trinomial: half(var_games[i]),
                 games: played[i],
-                score,
+                score: points[i] / played[i] as f64,
+                above_next,
             }
         })
         .collect();
-    ratings.sort_by(|a, b| b.elo.total_cmp(&a.elo).then_with(|| a.name.cmp(&b.name)));
     Ok(RatingList { anchor: anchor.clone(), ratings })
 }
 
@@ -226,28 +286,61 @@ fn check_connected(names: &[String], games: &[(usize, usize, &Matchup)]) -> Resu
     }
 }
 
-/// Maximum-likelihood ratings (index 0 fixed at 0): Newton steps on the
-/// Bradley–Terry likelihood with draws as half points, with a weak prior
-/// towards 0 so that a perfect score stays finite.
-fn fit(n: usize, games: &[(usize, usize, &Matchup)]) -> Vec<f64> {
-    let prior = PRIOR;
+/// One matchup in the fit: its players, its results and its virtual draws.
+struct Edge<'a> {
+    i: usize,
+    j: usize,
+    m: &'a Matchup,
+    virtual_draws: f64,
+}
+
+impl Edge<'_> {
+    /// Games, the virtual draws included.
+    fn games(&self) -> f64 {
+        self.m.wdl.games() as f64 + self.virtual_draws
+    }
+
+    /// `i`'s points, half of each virtual draw included.
+    fn points(&self) -> f64 {
+        self.m.wdl.wins as f64 + 0.5 * (self.m.wdl.draws as f64 + self.virtual_draws)
+    }
+}
+
+/// The matchups with their virtual draws: each player's [`VIRTUAL_DRAWS`]
+/// shared among its matchups by their games; a matchup gets both players' shares.
+fn with_virtual_draws<'a>(n: usize, games: &[(usize, usize, &'a Matchup)]) -> Vec<Edge<'a>> {
+    let mut played = vec![0.0f64; n];
+    for &(i, j, m) in games {
+        played[i] += m.wdl.games() as f64;
+        played[j] += m.wdl.games() as f64;
+    }
+    games
+        .iter()
+        .map(|&(i, j, m)| {
+            let g = m.wdl.games() as f64;
+            Edge { i, j, m, virtual_draws: VIRTUAL_DRAWS * (g / played[i] + g / played[j]) }
+        })
+        .collect()
+}
+
+/// The ratings that maximise the likelihood of the games and the virtual
+/// draws (index 0 fixed at 0): Newton steps on the Bradley–Terry
+/// likelihood, draws as half points. The virtual draws, on a connected
+/// list, make it strictly concave in the free ratings, so it has one
+/// finite maximum whatever the scores.
+fn fit(n: usize, edges: &[Edge]) -> Vec<f64> {
     let mut r = vec![0.0f64; n];
     if n == 1 {
         return r;
     }
     for _ in 0..200 {
         let mut grad = vec![0.0; n];
-        for &(i, j, m) in games {
-            let g = m.wdl.games() as f64;
-            let d = m.wdl.wins as f64 + 0.5 * m.wdl.draws as f64 - g * p_win(&r, i, j);
-            grad[i] += d;
-            grad[j] -= d;
+        for e in edges {
+            let d = e.points() - e.games() * p_win(&r, e.i, e.j);
+            grad[e.i] += d;
+            grad[e.j] -= d;
         }
-        let mut hess = information(n, games, &r);
-        for i in 0..n {
-            grad[i] -= prior * r[i];
-            hess[i][i] += prior;
-        }
+        let hess = information(n, edges, &r);
         let a: Vec<Vec<f64>> = (1..n).map(|i| (1..n).map(|j| hess[i][j]).collect()).collect();
         let Some(step) = solve(a, grad[1..].to_vec()) else { break };
         let mut change: f64 = 0.0;
@@ -276,31 +369,34 @@ fn add_edge(m: &mut [Vec<f64>], i: usize, j: usize, v: f64) {
     m[j][i] -= v;
 }
 
-/// The information of the games at `r` (the negative Hessian of the log-likelihood).
-fn information(n: usize, games: &[(usize, usize, &Matchup)], r: &[f64]) -> Vec<Vec<f64>> {
+/// The information of the games and the virtual draws at `r` (the negative
+/// Hessian of the log-likelihood).
+fn information(n: usize, edges: &[Edge], r: &[f64]) -> Vec<Vec<f64>> {
     let mut h = vec![vec![0.0; n]; n];
-    for &(i, j, m) in games {
-        let p = p_win(r, i, j);
-        add_edge(&mut h, i, j, m.wdl.games() as f64 * p * (1.0 - p));
+    for e in edges {
+        let p = p_win(r, e.i, e.j);
+        add_edge(&mut h, e.i, e.j, e.games() * p * (1.0 - p));
     }
     h
 }
 
 /// The observed spread of the score contributions around the fit: per pair
-/// (`by_pairs`, where a matchup's pairs cover its games) or per game.
-fn spread(n: usize, games: &[(usize, usize, &Matchup)], r: &[f64], by_pairs: bool) -> Vec<Vec<f64>> {
+/// (`by_pairs`, where a matchup's pairs cover its games) or per game. The
+/// virtual draws count as drawn pairs (two draws a pair), or as draws.
+fn spread(n: usize, edges: &[Edge], r: &[f64], by_pairs: bool) -> Vec<Vec<f64>> {
     let mut j_mat = vec![vec![0.0; n]; n];
-    for &(i, j, m) in games {
-        let p = p_win(r, i, j);
+    for e in edges {
+        let (m, p, v) = (e.m, p_win(r, e.i, e.j), e.virtual_draws);
         let paired = by_pairs && 2 * m.pentanomial.pairs() == m.wdl.games();
         let sum_sq = if paired {
             // A pair's points minus its expectation 2p, squared, summed.
-            m.pentanomial.0.iter().enumerate().map(|(k, &c)| c as f64 * (k as f64 / 2.0 - 2.0 * p).powi(2)).sum()
+            let real: f64 = m.pentanomial.0.iter().enumerate().map(|(k, &c)| c as f64 * (k as f64 / 2.0 - 2.0 * p).powi(2)).sum();
+            real + v / 2.0 * (1.0 - 2.0 * p).powi(2)
         } else {
             let w = &m.wdl;
-            w.wins as f64 * (1.0 - p).powi(2) + w.draws as f64 * (0.5 - p).powi(2) + w.losses as f64 * p.powi(2)
+            w.wins as f64 * (1.0 - p).powi(2) + (w.draws as f64 + v) * (0.5 - p).powi(2) + w.losses as f64 * p.powi(2)
         };
-        add_edge(&mut j_mat, i, j, sum_sq);
+        add_edge(&mut j_mat, e.i, e.j, sum_sq);
     }
     j_mat
 }
@@ -385,10 +481,10 @@ mod tests {
 
     #[test]
     fn elo_of_a_known_score() {
-        // 76% is about +200 Elo.
+        // 76% is about +200 Elo; the two virtual draws make it 77 of 102.
         let list = rating_list(&[unpaired("b", "a", 76, 0, 24)], &at("a")).unwrap();
         let b = list.get("b").unwrap();
-        assert!((b.elo - elo_from_score(0.76)).abs() < 1.0 && (b.elo - 200.0).abs() < 5.0, "{b:?}");
+        assert!((b.elo - elo_from_score(77.0 / 102.0)).abs() < 1e-6 && (b.elo - 200.0).abs() < 5.0, "{b:?}");
         assert!(b.ci95 > 50.0 && b.ci95 < 200.0, "{b:?}");
         assert_eq!(list.get("a").unwrap().elo, 0.0);
         // Without pair counts the two intervals are the same figure.
@@ -419,7 +515,7 @@ mod tests {
         let mean = rating_list(&games, &Anchor::Mean(2300.0)).unwrap();
         let avg = mean.ratings.iter().map(|r| r.elo).sum::<f64>() / 3.0;
         assert!((avg - 2300.0).abs() < 1e-6, "{mean:?}");
-        assert!((get(&mean, "c") - get(&mean, "a") - get(&list, "c")).abs() < 0.5, "the weak prior pulls a little towards 0");
+        assert!((get(&mean, "c") - get(&mean, "a") - get(&list, "c")).abs() < 1e-6, "the prior acts on differences only");
         // Under the mean every player has an interval; the middle one the smallest.
         let ci = |n: &str| mean.get(n).unwrap().ci95;
         assert!(ci("a") > 0.0 && ci("b") < ci("a") && ci("b") < ci("c"), "{mean:?}");
@@ -432,49 +528,142 @@ mod tests {
         let e = rating_list(&[unpaired("a", "b", 1, 0, 1)], &at("z")).unwrap_err();
         assert!(e.contains("anchor z played no game"), "{e}");
         assert!(rating_list(&[], &Anchor::Mean(0.0)).unwrap_err().contains("no games"));
-        // A perfect score is not bounded.
-        let list = rating_list(&[unpaired("a", "b", 5, 0, 0), unpaired("b", "c", 3, 2, 3)], &at("b")).unwrap();
-        assert!(!list.get("a").unwrap().bounded() && list.get("c").unwrap().bounded(), "{list:?}");
-        assert!(list.to_markdown().contains("unbounded") && list.to_csv().contains("inf"));
-        // The perfect score's rating is where the prior balances the
-        // likelihood: 5·(1 − σ(r)) = PRIOR·r, found here by bisection.
-        let (mut lo, mut hi) = (0.0f64, 1e6);
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if 5.0 / (1.0 + mid.exp()) > PRIOR * mid {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
+    }
+
+    fn paired(a: &str, b: &str, pentanomial: [u32; 5]) -> Matchup {
+        let mut wdl = Wdl::default();
+        for (k, &c) in pentanomial.iter().enumerate() {
+            // A pair of k half points: 2 = a draw each or a win and a loss (the same in Elo).
+            let (w, d, l) = [(0, 0, 2), (0, 1, 1), (1, 0, 1), (1, 1, 0), (2, 0, 0)][k];
+            wdl.wins += w * c;
+            wdl.draws += d * c;
+            wdl.losses += l * c;
         }
-        let a = list.get("a").unwrap().elo;
-        let alone = rating_list(&[unpaired("a", "b", 5, 0, 0)], &at("b")).unwrap();
-        let want = lo / K;
-        assert!((alone.get("a").unwrap().elo / want - 1.0).abs() < 1e-6, "{} against {want}", alone.get("a").unwrap().elo);
-        assert!(a > 1000.0, "{a}");
+        Matchup { a: a.into(), b: b.into(), wdl, pentanomial: Pentanomial(pentanomial) }
+    }
+
+    /// The prior by hand: a 10–0 in 5 pairs, between two players who met no
+    /// one else, is 10 wins and 2 virtual draws, 11 of 12 points: +416.56
+    /// Elo (ln 11 · 400 / ln 10), not +∞. The information is 12 · (11/12) ·
+    /// (1/12) = 0.9167; the spread 10 · (1/12)² + 2 · (5/12)² = 0.4167 game
+    /// by game and 5 · (1/6)² + (5/6)² = 0.8333 by pairs, so the intervals
+    /// are ±239.76 and ±339.07 Elo. A 0–10 is its mirror image.
+    #[test]
+    fn a_perfect_score_has_a_finite_rating_and_a_finite_interval() {
+        let list = rating_list(&[paired("b", "a", [0, 0, 0, 0, 5])], &at("a")).unwrap();
+        let b = list.get("b").unwrap();
+        assert!((b.elo - 416.557_07).abs() < 1e-3 && (b.elo - 400.0 * 11f64.log10()).abs() < 1e-6, "{b:?}");
+        assert!((b.ci95 - 339.070_75).abs() < 1e-3 && (b.ci95_trinomial - 239.759_23).abs() < 1e-3, "{b:?}");
+        assert_eq!((b.score, b.games, b.bounded()), (1.0, 10, true));
+        let lost = rating_list(&[paired("b", "a", [5, 0, 0, 0, 0])], &at("a")).unwrap();
+        let lb = lost.get("b").unwrap();
+        assert!((lb.elo + b.elo).abs() < 1e-6 && (lb.ci95 - b.ci95).abs() < 1e-6 && lb.score == 0.0, "{lb:?}");
+        // Among others: a 5–0 is finite, and so is every interval.
+        let list = rating_list(&[unpaired("a", "b", 5, 0, 0), unpaired("b", "c", 3, 2, 3)], &at("b")).unwrap();
+        assert!(list.ratings.iter().all(|r| r.elo.is_finite() && r.bounded()), "{list:?}");
+        assert!(list.get("a").unwrap().elo > 200.0 && !list.to_markdown().contains("unbounded") && !list.to_csv().contains("inf"), "{list:?}");
+        // More games, less prior: 100–0 is +1,000 Elo or so, 10–0 +417.
+        let many = rating_list(&[unpaired("b", "a", 100, 0, 0)], &at("a")).unwrap().get("b").unwrap().elo;
+        assert!((many - 400.0 * 101f64.log10()).abs() < 1e-6, "{many}");
+    }
+
+    /// The prior says "equal" and nothing else: equal results give equal
+    /// ratings and intervals, an even score stays even, and the list says
+    /// it cannot tell equal players apart.
+    #[test]
+    fn equal_results_give_equal_ratings() {
+        for pin in [at("b"), Anchor::Mean(0.0)] {
+            let list = rating_list(&[paired("a", "b", [0, 0, 0, 0, 5]), paired("c", "b", [0, 0, 0, 0, 5])], &pin).unwrap();
+            let (a, c) = (list.get("a").unwrap(), list.get("c").unwrap());
+            assert!((a.elo - c.elo).abs() < 1e-6 && (a.ci95 - c.ci95).abs() < 1e-6 && a.elo > list.get("b").unwrap().elo + 300.0, "{list:?}");
+            // a and c, first and second by name: a gap of 0 whose interval is not.
+            let first = &list.ratings[0];
+            assert_eq!((first.name.as_str(), first.apart_from_next(), first.apart_cell()), ("a", Some(false), "no"));
+            assert!(first.above_next.unwrap().0.abs() < 1e-6 && first.above_next.unwrap().1 > 100.0, "{first:?}");
+        }
+        let even = rating_list(&[unpaired("b", "a", 5, 0, 5), unpaired("c", "a", 2, 6, 2)], &at("a")).unwrap();
+        assert!(even.ratings.iter().all(|r| r.elo.abs() < 1e-9), "{even:?}");
+    }
+
+    /// The loop's case: an anchor z that every later network beats 10–0,
+    /// and the networks connected by their own matches, a 70% each: a > b >
+    /// c. The list is finite, in that order, about as far from b to a as
+    /// from c to b; without the direct matches it could not tell them apart
+    /// (it says so), and a maximum-likelihood fit would have no finite
+    /// rating for any of them.
+    #[test]
+    fn a_chain_above_an_anchor_everyone_beats_is_ordered_and_finite() {
+        let anchor = [paired("a", "z", [0, 0, 0, 0, 5]), paired("b", "z", [0, 0, 0, 0, 5]), paired("c", "z", [0, 0, 0, 0, 5])];
+        let chain = [paired("a", "b", [0, 1, 1, 3, 0]), paired("b", "c", [0, 1, 1, 3, 0])];
+        let all: Vec<Matchup> = anchor.iter().chain(&chain).cloned().collect();
+        let list = rating_list(&all, &at("z")).unwrap();
+        let names: Vec<&str> = list.ratings.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "z"], "{list:?}");
+        assert!(list.ratings.iter().all(|r| r.elo.is_finite() && r.ci95.is_finite() && r.elo.abs() < 1000.0), "{list:?}");
+        let elo = |n: &str| list.get(n).unwrap().elo;
+        let (ab, bc) = (elo("a") - elo("b"), elo("b") - elo("c"));
+        assert!(ab > 50.0 && (ab - bc).abs() < 0.05 * ab, "{list:?}");
+        assert!(list.ratings[..3].iter().all(|r| r.above_next.unwrap().1.is_finite()));
+
+        let alone = rating_list(&anchor, &at("z")).unwrap();
+        let top: Vec<Option<bool>> = alone.ratings.iter().map(ListedRating::apart_from_next).collect();
+        assert_eq!(top[..2], [Some(false), Some(false)], "{alone:?}");
+        assert!((alone.get("a").unwrap().elo - alone.get("c").unwrap().elo).abs() < 1e-6, "{alone:?}");
+    }
+
+    /// The gap's interval comes from the covariance of the two ratings. Two
+    /// players rated against an anchor alone are independent: the variance
+    /// of their gap is the sum of theirs; the gap to the anchor has the
+    /// player's own interval. Two players of one matchup pinned by their
+    /// mean move exactly against each other: the gap's interval is twice
+    /// each one's.
+    #[test]
+    fn the_gap_to_the_next_uses_the_ratings_covariance() {
+        let list = rating_list(&[unpaired("a", "z", 60, 0, 40), unpaired("b", "z", 55, 0, 45)], &at("z")).unwrap();
+        let names: Vec<&str> = list.ratings.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "z"]);
+        let (a, b) = (&list.ratings[0], &list.ratings[1]);
+        let (gap, ci) = a.above_next.unwrap();
+        assert!((gap - (a.elo - b.elo)).abs() < 1e-9 && (ci - (a.ci95.powi(2) + b.ci95.powi(2)).sqrt()).abs() < 1e-6, "{list:?}");
+        let (gap, ci) = b.above_next.unwrap();
+        assert!((gap - b.elo).abs() < 1e-9 && (ci - b.ci95).abs() < 1e-9, "{list:?}");
+        assert_eq!(list.ratings.iter().map(ListedRating::apart_from_next).collect::<Vec<_>>(), [Some(false), Some(false), None]);
+        let by_mean = rating_list(&[unpaired("a", "b", 60, 0, 40)], &Anchor::Mean(0.0)).unwrap();
+        let top = &by_mean.ratings[0];
+        assert!((top.above_next.unwrap().1 - 2.0 * top.ci95).abs() < 1e-9, "{by_mean:?}");
     }
 
     /// Two players against figures worked out by hand: b scores 76 of 100
-    /// against a, in 50 pairs (31 won twice, 14 split, 5 lost twice). The
-    /// fit's p = 0.76 gives Elo 200.24 and an information of 100 · p(1 − p)
-    /// = 18.24 (natural-log units); the spread is 18.24 game by game and
-    /// 22.48 pair by pair (Σ c · (points − 2p)²), so the 95% half-widths are
-    /// 1.96 · sqrt(spread) / 18.24 · 400 / ln 10 = 79.72 and 88.50 Elo,
-    /// halved under the mean (each rating is half the difference).
+    /// against a, in 50 pairs (31 won twice, 14 split, 5 lost twice), and
+    /// the matchup has two virtual draws (one pair of draws). The fit's
+    /// p = 77/102 = 0.754902 gives Elo 195.42 and an information of
+    /// 102 · p(1 − p) = 18.8725 (natural-log units); the spread is 18.3725
+    /// game by game (Σ (points − p)², the draws included) and 22.7451 pair by
+    /// pair (Σ c · (points − 2p)², the drawn pair included), so the 95%
+    /// half-widths are 1.96 · sqrt(spread) / 18.8725 · 400 / ln 10 = 77.33
+    /// and 86.04 Elo, halved under the mean (each rating is half the
+    /// difference).
     #[test]
     fn two_players_match_hand_computed_figures() {
         let m = Matchup { a: "b".into(), b: "a".into(), wdl: Wdl { wins: 76, draws: 0, losses: 24 }, pentanomial: Pentanomial([5, 0, 14, 0, 31]) };
         let list = rating_list(std::slice::from_ref(&m), &at("a")).unwrap();
         let (a, b) = (list.get("a").unwrap(), list.get("b").unwrap());
-        assert!((b.elo - 200.239_84).abs() < 1e-3 && (b.ci95 - 88.504_28).abs() < 1e-3 && (b.ci95_trinomial - 79.722_07).abs() < 1e-3, "{b:?}");
+        assert!((b.elo - 195.420_29).abs() < 1e-3 && (b.ci95 - 86.041_06).abs() < 1e-3 && (b.ci95_trinomial - 77.329_74).abs() < 1e-3, "{b:?}");
         assert_eq!((b.games, b.score, a.games, a.score), (100, 0.76, 100, 0.24));
         assert_eq!((a.elo, a.ci95, a.ci95_trinomial), (0.0, 0.0, 0.0));
         assert!(list.get("c").is_none());
-        assert_eq!(list.to_csv(), "player,elo,ci95,ci95_trinomial,score,games\nb,200.2,88.5,79.7,0.7600,100\na,0.0,0.0,0.0,0.2400,100\n");
+        // With a pinned at 0 the gap's interval is b's own.
+        let (gap, gap_ci) = b.above_next.unwrap();
+        assert!((gap - b.elo).abs() < 1e-9 && (gap_ci - b.ci95).abs() < 1e-9 && a.above_next.is_none(), "{b:?}");
+        assert_eq!((b.apart_from_next(), a.apart_from_next()), (Some(true), None));
+        assert_eq!(
+            list.to_csv(),
+            "player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games\nb,195.4,86.0,77.3,195.4,86.0,0.7600,100\na,0.0,0.0,0.0,,,0.2400,100\n"
+        );
         assert_eq!(
             list.to_markdown(),
-            "| # | player | Elo (a at 0) | 95% (pairs) | 95% (games) | games | score |\n|---:|---|---:|---:|---:|---:|---:|\n\
-             | 1 | b | +200 | ±89 | ±80 | 100 | 76.0% |\n| 2 | a | +0 | ±0 | ±0 | 100 | 24.0% |\n"
+            "| # | player | Elo (a at 0) | 95% (pairs) | 95% (games) | above next | apart | games | score |\n|---:|---|---:|---:|---:|---:|:-:|---:|---:|\n\
+             | 1 | b | +195 | ±86 | ±77 | +195 ± 86 | yes | 100 | 76.0% |\n| 2 | a | +0 | ±0 | ±0 | – | – | 100 | 24.0% |\n"
         );
         let json = list.to_json();
         assert_eq!(
@@ -497,15 +686,18 @@ mod tests {
         // Pair counts that do not cover the games are not used.
         let partial = Matchup { pentanomial: Pentanomial([0, 0, 1, 0, 0]), ..m.clone() };
         let pb = rating_list(&[partial], &at("a")).unwrap().get("b").unwrap().clone();
-        assert!((pb.ci95 - pb.ci95_trinomial).abs() < 1e-9 && (pb.ci95 - 79.722_07).abs() < 1e-3, "{pb:?}");
+        assert!((pb.ci95 - pb.ci95_trinomial).abs() < 1e-9 && (pb.ci95 - 77.329_74).abs() < 1e-3, "{pb:?}");
 
-        // Pinned by the mean at 0: ±100.12, both intervals halved.
+        // Pinned by the mean at 0: ±97.71, both intervals halved; the gap
+        // and its interval are the same as under the anchor.
         let mean = rating_list(std::slice::from_ref(&m), &Anchor::Mean(0.0)).unwrap();
         assert_eq!(mean.anchor.to_string(), "the mean at 0");
         for (name, sign) in [("a", -1.0), ("b", 1.0)] {
             let r = mean.get(name).unwrap();
-            assert!((r.elo - sign * 100.119_92).abs() < 1e-3 && (r.ci95 - 44.252_14).abs() < 1e-3 && (r.ci95_trinomial - 39.861_03).abs() < 1e-3, "{r:?}");
+            assert!((r.elo - sign * 97.710_14).abs() < 1e-3 && (r.ci95 - 43.020_53).abs() < 1e-3 && (r.ci95_trinomial - 38.664_87).abs() < 1e-3, "{r:?}");
         }
+        let (mgap, mci) = mean.get("b").unwrap().above_next.unwrap();
+        assert!((mgap - gap).abs() < 1e-6 && (mci - gap_ci).abs() < 1e-6, "{mean:?}");
     }
 
     #[test]
@@ -514,10 +706,18 @@ mod tests {
         assert_eq!(list.ratings.iter().map(|r| (r.name.as_str(), r.elo)).collect::<Vec<_>>(), [("a", 0.0), ("b", 0.0)]);
         let odd = RatingList {
             anchor: Anchor::Player { name: "x".into(), elo: 1500.0 },
-            ratings: vec![ListedRating { name: "uci:e,Opt=\"v\"".into(), elo: -3.04, ci95: f64::INFINITY, ci95_trinomial: 7.25, games: 3, score: 1.0 }],
+            ratings: vec![ListedRating {
+                name: "uci:e,Opt=\"v\"".into(),
+                elo: -3.04,
+                ci95: f64::INFINITY,
+                ci95_trinomial: 7.25,
+                games: 3,
+                score: 1.0,
+                above_next: None,
+            }],
         };
-        assert_eq!(odd.to_csv().lines().nth(1), Some("\"uci:e,Opt=\"\"v\"\"\",-3.0,inf,7.2,1.0000,3"));
-        assert!(odd.to_markdown().contains("| 1 | uci:e,Opt=\"v\" | -3 | unbounded | ±7 | 3 | 100.0% |"), "{}", odd.to_markdown());
+        assert_eq!(odd.to_csv().lines().nth(1), Some("\"uci:e,Opt=\"\"v\"\"\",-3.0,inf,7.2,,,1.0000,3"));
+        assert!(odd.to_markdown().contains("| 1 | uci:e,Opt=\"v\" | -3 | unbounded | ±7 | – | – | 3 | 100.0% |"), "{}", odd.to_markdown());
         assert!(odd.to_markdown().starts_with("| # | player | Elo (x at 1500) |"));
         assert_eq!(odd.to_json()["ratings"][0]["ci95"], serde_json::Value::Null);
         assert_eq!(odd.to_json()["ratings"][0]["ci95_trinomial"], 7.25);

@@ -96,7 +96,7 @@ fn a_round_robin_is_killed_resumed_and_rated() {
 
     // One list over all five, pinned at the anchor, every interval finite here or marked.
     let csv = std::fs::read_to_string(league.join("ratings.csv")).unwrap();
-    assert_eq!(csv.lines().next(), Some("player,elo,ci95,ci95_trinomial,score,games"));
+    assert_eq!(csv.lines().next(), Some("player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games"));
     for name in ["ref:quick-199eb03-gen28:4", "ref:quick-edd488c-gen71:4", "rollout:4", "quick/gen-0002", "quick/gen-0004"] {
         let line = csv.lines().find(|l| l.starts_with(&format!("{name},"))).unwrap_or_else(|| panic!("{name} missing:\n{csv}"));
         let games: u32 = line.rsplit(',').next().unwrap().parse().unwrap();

@@ -219,8 +219,9 @@ pub fn read_matches(run: &Path) -> Result<Vec<MatchLine>> {
     Ok(out)
 }
 
-/// Fits the rating list of every match of the run (one joint fit, intervals
-/// from the pairs; [`pacozero_arena::rating_list`]) with `anchor` at 0, or
+/// Fits the rating list of every match of the run (one joint fit with a
+/// prior of virtual draws, intervals from the pairs, the gap to the next
+/// player; [`pacozero_arena::rating_list`]) with `anchor` at 0, or
 /// the players' mean at 0 when the anchor played no match; writes
 /// `ratings.csv` and `ratings.md` and returns the Markdown table and the
 /// list (`None` before the first match).
@@ -379,11 +380,12 @@ mod tests {
         let run = dir.path();
         let (md, list) = write_ratings(run, "gen-0001").unwrap();
         assert_eq!((md.as_str(), list), ("no matches yet\n", None));
-        assert_eq!(std::fs::read_to_string(RunDir::new(run).ratings_csv()).unwrap(), "player,elo,ci95,ci95_trinomial,score,games\n");
+        assert_eq!(std::fs::read_to_string(RunDir::new(run).ratings_csv()).unwrap(), "player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games\n");
         assert_eq!(std::fs::read_to_string(RunDir::new(run).ratings_md()).unwrap(), "no matches yet\n");
-        // gen-0002 scores 3 of 4 against gen-0001 (the anchor, as b): 400 log10(0.75 / 0.25) = +190.8 Elo.
+        // gen-0002 scores 3 of 4 against gen-0001 (the anchor, as b), 4 of 6
+        // with the rating list's two virtual draws: 400 log10(4 / 2) = +120.4 Elo.
         append_match(run, &match_line(2, "gen-0002", "gen-0001", 3, 0, 1, [0, 0, 1, 0, 1])).unwrap();
-        let elo = 400.0 * 3f64.log10();
+        let elo = 400.0 * 2f64.log10();
         let (md, list) = write_ratings(run, "gen-0001").unwrap();
         let list = list.unwrap();
         assert_eq!(list.anchor, Anchor::Player { name: "gen-0001".into(), elo: 0.0 });
@@ -391,7 +393,7 @@ mod tests {
         assert!((list.get("gen-0002").unwrap().elo - elo).abs() < 0.1, "{list:?}");
         assert_eq!(md, list.to_markdown());
         assert_eq!(std::fs::read_to_string(RunDir::new(run).ratings_csv()).unwrap(), list.to_csv());
-        // An anchor without a game: the mean is 0, the two at ±95.4.
+        // An anchor without a game: the mean is 0, the two at ±60.2.
         let (_, list) = write_ratings(run, "gen-0009").unwrap();
         let list = list.unwrap();
         assert_eq!(list.anchor, Anchor::Mean(0.0));

@@ -649,11 +649,11 @@ mod tests {
     #[test]
     fn the_league_ratings_and_their_files() {
         let dir = TempDir::new("league-outputs");
-        // p1 scores 3 of 4 against p0: 400 log10(0.75 / 0.25) = +190.8 Elo.
+        // p1 scores 3 of 4 against p0, 4 of 6 with the list's two virtual draws: 400 log10(4 / 2) = +120.4 Elo.
         let f = LeagueFile { header: header(&["p0", "p1"], Schedule::RoundRobin, 2), pairs: vec![pair(0, 1, 0, [0.0, 0.0]), pair(0, 1, 1, [1.0, 0.0])] };
         let list = f.ratings(&Anchor::Player { name: "p0".into(), elo: 0.0 }).unwrap();
         assert_eq!(list.get("p0").unwrap().elo, 0.0);
-        assert!((list.get("p1").unwrap().elo - 400.0 * 3f64.log10()).abs() < 0.1, "{list:?}");
+        assert!((list.get("p1").unwrap().elo - 400.0 * 2f64.log10()).abs() < 0.1, "{list:?}");
         let md = write_league_outputs(dir.path(), &f, &list).unwrap();
         assert_eq!(md, list.to_markdown());
         let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();

@@ -36,6 +36,26 @@ pub struct RatingRow {
     pub elo: f64,
     pub ci95: f64,
     pub games: u32,
+    /// Elo above the next player down the list and the 95% half-width of
+    /// that gap (`None` for the last, and in files of earlier builds).
+    pub above_next: Option<(f64, f64)>,
+}
+
+impl RatingRow {
+    /// The gap to the next player down as a cell, `–` where there is none.
+    fn above_next_cell(&self) -> String {
+        self.above_next.map_or("–".to_string(), |(gap, ci)| format!("{gap:+.0} ± {ci:.0}"))
+    }
+
+    /// Whether the list tells this player from the next one down: `yes`,
+    /// `no` (the gap's interval reaches 0), `–` where there is no gap.
+    fn apart_cell(&self) -> &'static str {
+        match self.above_next {
+            Some((gap, ci)) if gap > ci => "yes",
+            Some(_) => "no",
+            None => "–",
+        }
+    }
 }
 
 fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
@@ -45,9 +65,10 @@ fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
     }
     let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
     let mut out = Vec::new();
-    // Runs of earlier builds wrote player,elo,ci95,games; now
-    // player,elo,ci95,ci95_trinomial,score,games.
-    let columns = text.lines().next().map_or(6, |h| h.split(',').count());
+    // Runs of earlier builds wrote player,elo,ci95,games, then
+    // player,elo,ci95,ci95_trinomial,score,games; now
+    // player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games.
+    let columns = text.lines().next().map_or(8, |h| h.split(',').count());
     for (i, line) in text.lines().enumerate().skip(1) {
         // The player may be quoted and hold commas (RatingList::to_csv); the figures follow it.
         let mut f: Vec<&str> = line.rsplitn(columns, ',').collect();
@@ -55,14 +76,21 @@ fn read_ratings(run: &Path) -> Result<Vec<RatingRow>> {
         let parse = |j: usize| -> Result<f64> {
             f.get(j).and_then(|v| v.parse().ok()).with_context(|| format!("{}:{}: field {} is not a number", p.display(), i + 1, j + 1))
         };
-        if f.len() != 4 && f.len() != 6 {
-            anyhow::bail!("{}:{}: expected 6 fields (player,elo,ci95,ci95_trinomial,score,games), found {}", p.display(), i + 1, f.len());
+        if ![4, 6, 8].contains(&f.len()) {
+            anyhow::bail!(
+                "{}:{}: expected 8 fields (player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games), found {}",
+                p.display(),
+                i + 1,
+                f.len()
+            );
         }
         let player = match f[0].strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
             Some(quoted) => quoted.replace("\"\"", "\""),
             None => f[0].to_string(),
         };
-        out.push(RatingRow { player, elo: parse(1)?, ci95: parse(2)?, games: parse(f.len() - 1)? as u32 });
+        // The last player's gap is empty.
+        let above_next = if f.len() == 8 && !f[4].is_empty() { Some((parse(4)?, parse(5)?)) } else { None };
+        out.push(RatingRow { player, elo: parse(1)?, ci95: parse(2)?, games: parse(f.len() - 1)? as u32, above_next });
     }
     Ok(out)
 }
@@ -213,14 +241,11 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     let mut out = Vec::new();
 
     let mut elo = Chart::new("Elo by generation (vs gen-0001, 95% intervals)", "generation", "Elo");
-    let mut pts = Vec::new();
-    let mut errs = Vec::new();
-    for r in ratings {
-        if let Some(g) = generation_of(&r.player) {
-            pts.push((g as f64, r.elo));
-            errs.push(r.ci95);
-        }
-    }
+    // The list is best first; the line joins the generations in their order.
+    let mut by_generation: Vec<(u32, &RatingRow)> = ratings.iter().filter_map(|r| Some((generation_of(&r.player)?, r))).collect();
+    by_generation.sort_by_key(|(g, _)| *g);
+    let pts = by_generation.iter().map(|(g, r)| (*g as f64, r.elo)).collect();
+    let errs = by_generation.iter().map(|(_, r)| r.ci95).collect();
     elo.series.push(Series { name: "network".into(), color: "#1f5fd1", points: pts, errors: Some(errs), markers: true });
     for r in ratings.iter().filter(|r| generation_of(&r.player).is_none()) {
         elo.guides.push((r.elo, r.player.clone()));
@@ -347,20 +372,22 @@ pub fn league_page(title: &str, plot: &str, list: &pacozero_arena::rating_list::
     let _ = writeln!(h, "<figure id=\"plot-ratings\">{plot}</figure>");
     let _ = writeln!(
         h,
-        "<h2>Rating list</h2>\n<p class=\"dim\">One maximum-likelihood fit over every game, pinned by {}; 95% intervals from the pentanomial counts of the paired games, and game by game for comparison.</p>",
+        "<h2>Rating list</h2>\n<p class=\"dim\">One fit over every game with a prior of virtual draws (each player one, shared among its matchups), pinned by {}; 95% intervals from the pentanomial counts of the paired games, and game by game for comparison. <em>Above next</em>: the gap to the next player down and its 95% interval; <em>apart</em>: no where that interval reaches 0.</p>",
         html_escape(&list.anchor.to_string())
     );
-    h.push_str("<table class=\"data\"><tr><th>#</th><th>player</th><th>Elo</th><th>95% (pairs)</th><th>95% (games)</th><th>games</th><th>score</th></tr>\n");
+    h.push_str("<table class=\"data\"><tr><th>#</th><th>player</th><th>Elo</th><th>95% (pairs)</th><th>95% (games)</th><th>above next</th><th>apart</th><th>games</th><th>score</th></tr>\n");
     let ci = |c: f64| if c.is_finite() { format!("± {c:.0}") } else { "unbounded".into() };
     for (i, r) in list.ratings.iter().enumerate() {
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{:+.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{:+.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td></tr>",
             i + 1,
             html_escape(&r.name),
             r.elo,
             ci(r.ci95),
             ci(r.ci95_trinomial),
+            r.above_next_cell(),
+            r.apart_cell(),
             r.games,
             100.0 * r.score
         );
@@ -475,16 +502,26 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     h.push_str("</div>\n");
 
     // Ratings.
-    h.push_str("<h2>Ratings</h2>\n<p class=\"dim\">One maximum-likelihood fit over every match of the run, anchored at gen-0001 = 0; 95% intervals from the pentanomial counts of the paired games.</p>\n");
+    h.push_str(
+        "<h2>Ratings</h2>\n<p class=\"dim\">One fit over every match of the run, anchored at gen-0001 = 0, with a prior of virtual draws (each player one, shared among its matchups) so that a 100% score has a finite rating; 95% intervals from the pentanomial counts of the paired games. <em>Above next</em>: the gap to the next player down, with the 95% interval of that difference; <em>apart</em>: no where that interval reaches 0, and the list cannot tell the two apart.</p>\n",
+    );
     if !ratings.is_empty() {
         let mut rows: Vec<svg::RatingBar> = ratings.iter().map(|r| svg::RatingBar { name: r.player.clone(), elo: r.elo, ci95: r.ci95 }).collect();
         rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
         let _ = writeln!(h, "<figure id=\"plot-ratings\">{}</figure>", svg::rating_bars("Rating list", "Elo (gen-0001 = 0)", &rows));
     }
-    h.push_str("<table class=\"data\"><tr><th>player</th><th>Elo</th><th>95%</th><th>games</th></tr>\n");
+    h.push_str("<table class=\"data\"><tr><th>player</th><th>Elo</th><th>95%</th><th>above next</th><th>apart</th><th>games</th></tr>\n");
     for r in &ratings {
         let ci = if r.ci95.is_finite() { format!("± {:.0}", r.ci95) } else { "unbounded".into() };
-        let _ = writeln!(h, "<tr><td>{}</td><td>{:+.0}</td><td>{ci}</td><td>{}</td></tr>", html_escape(&r.player), r.elo, r.games);
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{:+.0}</td><td>{ci}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            html_escape(&r.player),
+            r.elo,
+            r.above_next_cell(),
+            r.apart_cell(),
+            r.games
+        );
     }
     h.push_str("</table>\n");
     h.push_str(&ladder_section(run)?);
@@ -629,7 +666,28 @@ mod tests {
     use pacozero_engine::paco::{GameState as Paco, STARTPOS_FEN};
 
     fn rating_row(player: &str, elo: f64, ci95: f64, games: u32) -> RatingRow {
-        RatingRow { player: player.into(), elo, ci95, games }
+        RatingRow { player: player.into(), elo, ci95, games, above_next: None }
+    }
+
+    #[test]
+    fn ratings_of_the_eight_column_format_have_the_gap_to_the_next() {
+        let run = TempDir::new("ratings-eight");
+        run.write(
+            "ratings.csv",
+            "player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games\n\"uci:e,x\",80.5,20,18,60.5,25.5,0.7,40\ngen-0002,20,20,18,20,9.5,0.55,40\ngen-0001,0,0,0,,,0.3,40\n",
+        );
+        let r = read_ratings(&run.0).unwrap();
+        let rows: Vec<(&str, f64, u32)> = r.iter().map(|r| (r.player.as_str(), r.elo, r.games)).collect();
+        assert_eq!(rows, [("uci:e,x", 80.5, 40), ("gen-0002", 20.0, 40), ("gen-0001", 0.0, 40)]);
+        assert_eq!(r.iter().map(|r| r.above_next).collect::<Vec<_>>(), [Some((60.5, 25.5)), Some((20.0, 9.5)), None]);
+        let cells: Vec<(String, &str)> = r.iter().map(|r| (r.above_next_cell(), r.apart_cell())).collect();
+        assert_eq!(cells, [("+60 ± 26".to_string(), "yes"), ("+20 ± 10".to_string(), "yes"), ("–".to_string(), "–")]);
+        // A gap no larger than its interval is not told apart.
+        let close = RatingRow { above_next: Some((9.5, 9.5)), ..rating_row("x", 0.0, 1.0, 2) };
+        assert_eq!(close.apart_cell(), "no");
+        run.write("ratings.csv", "player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games\ngen-0002,20,20,18,wide,9.5,0.55,40\n");
+        let e = err_text(read_ratings(&run.0));
+        assert!(e.contains("ratings.csv:2: field 5 is not a number"), "{e}");
     }
 
     #[test]
@@ -644,6 +702,7 @@ mod tests {
         assert_eq!((r[0].player.as_str(), r[0].elo, r[0].ci95, r[0].games), ("gen-0002", 35.5, 20.0, 40));
         assert_eq!((r[1].player.as_str(), r[1].elo, r[1].games), ("uci:fairy-stockfish,UCI_Variant=shako \"x\"", -120.0, 12));
         assert!(r[1].ci95.is_infinite());
+        assert!(r.iter().all(|r| r.above_next.is_none()), "no gaps in this format");
     }
 
     #[test]
@@ -673,7 +732,7 @@ mod tests {
         assert!(e.contains("ratings.csv:3: field 6 is not a number"), "{e}");
         run.write("ratings.csv", &format!("{header}gen-0002,1,20\n"));
         let e = err_text(read_ratings(&run.0));
-        assert!(e.contains("ratings.csv:3: expected 6 fields (player,elo,ci95,ci95_trinomial,score,games), found 3"), "{e}");
+        assert!(e.contains("ratings.csv:3: expected 8 fields (player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games), found 3"), "{e}");
     }
 
     #[test]
@@ -923,6 +982,26 @@ mod tests {
         assert!(chart("losses.svg").series.is_empty(), "no metrics.csv");
     }
 
+    /// The rating list is best first; the Elo line joins the generations in
+    /// their order (it once followed the list, back and forth across the chart).
+    #[test]
+    fn the_elo_line_joins_the_generations_in_their_order() {
+        let run = TempDir::new("charts-order");
+        let ratings = [
+            rating_row("gen-0003", 120.0, 30.0, 8),
+            rating_row("gen-0005", 100.0, 50.0, 8),
+            rating_row("rollout-200", 60.0, 20.0, 8),
+            rating_row("gen-0002", 50.0, 20.0, 8),
+            rating_row("gen-0004", 40.0, 40.0, 8),
+            rating_row("gen-0001", 0.0, 0.0, 8),
+        ];
+        let charts = charts(&run.0, &Generations::new(), &[], &ratings).unwrap();
+        let elo = &charts.iter().find(|(n, _)| *n == "elo.svg").unwrap().1;
+        assert_eq!(elo.series[0].points, vec![(1.0, 0.0), (2.0, 50.0), (3.0, 120.0), (4.0, 40.0), (5.0, 100.0)]);
+        assert_eq!(elo.series[0].errors, Some(vec![0.0, 20.0, 30.0, 40.0, 50.0]), "each bar with its point");
+        assert_eq!(elo.guides, vec![(60.0, "rollout-200".to_string())]);
+    }
+
     #[test]
     fn the_losses_chart_has_a_line_per_loss_recorded() {
         let run = TempDir::new("charts-losses");
@@ -975,7 +1054,7 @@ mod tests {
     }
 
     fn listed(name: &str, elo: f64, ci95: f64, games: u32, score: f64) -> ListedRating {
-        ListedRating { name: name.into(), elo, ci95, ci95_trinomial: ci95 * 1.5, games, score }
+        ListedRating { name: name.into(), elo, ci95, ci95_trinomial: ci95 * 1.5, games, score, above_next: None }
     }
 
     fn matchup(a: &str, b: &str, wins: u32, draws: u32, losses: u32) -> Matchup {
@@ -986,14 +1065,22 @@ mod tests {
     fn the_league_page_lists_the_ratings_and_the_row_players_points() {
         let list = RatingList {
             anchor: Anchor::Player { name: "a".into(), elo: 0.0 },
-            ratings: vec![listed("a", 50.4, 30.2, 12, 0.625), listed("b", 0.0, 20.0, 12, 0.5), listed("c<x>", -80.0, f64::INFINITY, 4, 0.125)],
+            ratings: vec![
+                ListedRating { above_next: Some((50.4, 60.1)), ..listed("a", 50.4, 30.2, 12, 0.625) },
+                ListedRating { above_next: Some((80.0, 70.0)), ..listed("b", 0.0, 20.0, 12, 0.5) },
+                listed("c<x>", -80.0, f64::INFINITY, 4, 0.125),
+            ],
         };
         let matchups = [matchup("a", "b", 3, 2, 1), matchup("b", "a", 1, 0, 1), matchup("c<x>", "b", 0, 1, 1)];
         let h = league_page("League <1>", "<svg>plot</svg>", &list, &matchups);
         assert!(h.contains("<h1>League &lt;1&gt;</h1>") && h.contains("<figure id=\"plot-ratings\"><svg>plot</svg></figure>"), "{h}");
         assert!(h.contains("pinned by a at 0;"), "{h}");
-        assert!(h.contains("<tr><td>1</td><td>a</td><td>+50</td><td>± 30</td><td>± 45</td><td>12</td><td>62.5%</td></tr>"), "{h}");
-        assert!(h.contains("<tr><td>3</td><td>c&lt;x&gt;</td><td>-80</td><td>unbounded</td><td>unbounded</td><td>4</td><td>12.5%</td></tr>"), "{h}");
+        assert!(h.contains("<tr><td>1</td><td>a</td><td>+50</td><td>± 30</td><td>± 45</td><td>+50 ± 60</td><td>no</td><td>12</td><td>62.5%</td></tr>"), "{h}");
+        assert!(h.contains("<tr><td>2</td><td>b</td><td>+0</td><td>± 20</td><td>± 30</td><td>+80 ± 70</td><td>yes</td><td>12</td><td>50.0%</td></tr>"), "{h}");
+        assert!(
+            h.contains("<tr><td>3</td><td>c&lt;x&gt;</td><td>-80</td><td>unbounded</td><td>unbounded</td><td>–</td><td>–</td><td>4</td><td>12.5%</td></tr>"),
+            "{h}"
+        );
         // a against b: 3 + 1 of 6 as a, then 2 - 1 of 2 as b; b against a the rest of the 8.
         assert!(h.contains("<tr><th>a</th><td>–</td><td>5/8</td><td>–</td></tr>"), "{h}");
         assert!(h.contains("<tr><th>b</th><td>3/8</td><td>–</td><td>1.5/2</td></tr>"), "{h}");
@@ -1063,7 +1150,7 @@ mod tests {
         );
         run.write(
             "ratings.csv",
-            "player,elo,ci95,ci95_trinomial,score,games\ngen-0001,0,0,0,0.5,12\ngen-0002,35.2,20.4,22,0.6,16\ngen-0003,-12.4,inf,inf,0.4,8\nrollout-200,-150,30,28,0.2,8\n",
+            "player,elo,ci95,ci95_trinomial,above_next,above_next_ci95,score,games\ngen-0002,35.2,20.4,22,35.2,20.4,0.6,16\ngen-0001,0,0,0,12.4,30,0.5,12\ngen-0003,-12.4,inf,inf,137.6,160,0.4,8\nrollout-200,-150,30,28,,,0.2,8\n",
         );
         run.write("config.toml", "[loop]\ngame = \"paco\" # <x>\n");
         run
@@ -1099,8 +1186,10 @@ mod tests {
             h.contains("<p id=\"time-share\">Self-play and training took 83% of the loop's measured wall time (15.0 of 18.0 minutes over 1 generations; evaluation 11%).</p>"),
             "{h}"
         );
-        assert!(h.contains("<tr><td>gen-0002</td><td>+35</td><td>± 20</td><td>16</td></tr>"), "{h}");
-        assert!(h.contains("<tr><td>gen-0003</td><td>-12</td><td>unbounded</td><td>8</td></tr>"), "{h}");
+        assert!(h.contains("<tr><td>gen-0002</td><td>+35</td><td>± 20</td><td>+35 ± 20</td><td>yes</td><td>16</td></tr>"), "{h}");
+        assert!(h.contains("<tr><td>gen-0001</td><td>+0</td><td>± 0</td><td>+12 ± 30</td><td>no</td><td>12</td></tr>"), "{h}");
+        assert!(h.contains("<tr><td>gen-0003</td><td>-12</td><td>unbounded</td><td>+138 ± 160</td><td>no</td><td>8</td></tr>"), "{h}");
+        assert!(h.contains("<tr><td>rollout-200</td><td>-150</td><td>± 30</td><td>–</td><td>–</td><td>8</td></tr>"), "{h}");
         assert!(h.contains("<figure id=\"plot-ratings\"><svg"), "{h}");
         for name in ["elo", "baseline", "draw_rate", "length", "time", "fresh_value", "losses"] {
             assert!(h.contains(&format!("<figure id=\"plot-{name}\"><svg")), "no plot {name}");
