@@ -39,7 +39,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::files::{
-    append_match, append_stage, best_model, load_state, model_name, read_generations, save_state, write_atomic, write_ratings, LoopState, MatchLine, Stage,
+    append_match, append_stage, best_model, load_state, model_name, read_generations, read_matches, save_state, write_atomic, write_ratings, LoopState,
+    MatchLine, Stage,
 };
 use crate::overrides::Fallback;
 use crate::rounds::{selfplay_round, SelfplayPlayer};
@@ -108,6 +109,14 @@ pub struct LoopConfig {
     /// network, gen-0001, at `eval_simulations` (even, 0 = none): a direct
     /// measure of progress that does not add up the noise of a gating chain.
     pub anchor_games: u32,
+    /// Games of each evaluated candidate against the network evaluated
+    /// before it (even, 0 = none; left out: as many as `anchor_games`),
+    /// unless that network is the anchor or the best, which it plays
+    /// anyway. These matches chain the evaluated networks in the rating
+    /// list, which would otherwise hang on anchor matches that every later
+    /// network wins. Read as a number once parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_games: Option<u32>,
     /// Games of each candidate against the rollout-MCTS baseline (even, 0 = none).
     pub baseline_games: u32,
     /// Simulations per decision of the rollout baseline (1..=100000).
@@ -181,6 +190,7 @@ impl Default for LoopConfig {
             sprt_alpha: 0.1,
             sprt_beta: 0.1,
             anchor_games: 0,
+            previous_games: None,
             baseline_games: 20,
             baseline_simulations: 32,
             baseline_movetime_ms: 0,
@@ -234,6 +244,7 @@ impl LoopFile {
             check("sprt_alpha", l.sprt_alpha > 0.0 && l.sprt_alpha < 0.5, "in (0, 0.5)")?;
             check("sprt_beta", l.sprt_beta > 0.0 && l.sprt_beta < 0.5, "in (0, 0.5)")?;
             check("anchor_games", l.anchor_games <= 100_000 && l.anchor_games.is_multiple_of(2), "even, at most 100000")?;
+            check("previous_games", l.previous_games.is_none_or(|n| n <= 100_000 && n.is_multiple_of(2)), "even, at most 100000")?;
             check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games.is_multiple_of(2), "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
@@ -261,6 +272,8 @@ impl LoopFile {
         // Self-play writes the data in the network's input encoding.
         let mut f = f;
         f.selfplay.encoding = f.net.encoding.clone();
+        // Left out (as in runs of earlier builds): as many as the anchor's.
+        f.looping.previous_games.get_or_insert(f.looping.anchor_games);
         Ok(f)
     }
 }
@@ -642,9 +655,18 @@ fn eval_stage<G: Game>(run: &Path, cfg: &LoopFile, best: &str, g: u32, last: u32
         return Ok(true);
     }
     let first = model_name(1);
+    let previous = last_evaluated(run, g)?;
     // Generation 1 is the first network: eval_matches skips an anchor that is the candidate.
-    let round = EvalRound { candidate: &model_name(g), anchor: Some(first.as_str()), best, index: g };
+    let round = EvalRound { candidate: &model_name(g), anchor: Some(first.as_str()), previous: previous.as_deref(), best, index: g };
     eval_matches::<G>(run, cfg, &round, obs)
+}
+
+/// The network evaluated last before generation `g`: the candidate of the
+/// newest generation below `g` that played a match (`matches.jsonl`), so
+/// whatever `eval_every` was when it played; `None` before the first.
+fn last_evaluated(run: &Path, g: u32) -> Result<Option<String>> {
+    let matches = read_matches(run)?;
+    Ok(matches.into_iter().filter(|m| m.generation < g && m.a == model_name(m.generation)).max_by_key(|m| m.generation).map(|m| m.a))
 }
 
 /// One candidate's evaluation: which models of the run directory play.
@@ -653,6 +675,10 @@ pub struct EvalRound<'a> {
     pub candidate: &'a str,
     /// The first network, for the anchor match (`None`: no anchor match).
     pub anchor: Option<&'a str>,
+    /// The network evaluated before the candidate, for the match that
+    /// chains the rating list (`None`: none; skipped where it is the anchor
+    /// or the best, which the candidate plays anyway).
+    pub previous: Option<&'a str>,
     /// The current best ("" = none yet: the candidate is promoted).
     pub best: &'a str,
     /// The candidate's generation (or its place in a store's models): the
@@ -674,6 +700,8 @@ struct EvalSeeds {
     anchor_match: u64,
     external: u64,
     external_match: u64,
+    previous: u64,
+    previous_match: u64,
 }
 
 impl EvalSeeds {
@@ -689,18 +717,33 @@ impl EvalSeeds {
             anchor_match: s ^ 17,
             external: s ^ 19,
             external_match: s ^ 23,
+            previous: s ^ 29,
+            previous_match: s ^ 31,
         }
     }
 
     #[cfg(test)]
-    fn all(&self) -> [u64; 9] {
-        [self.candidate, self.best, self.anchor, self.baseline, self.baseline_match, self.gating, self.anchor_match, self.external, self.external_match]
+    fn all(&self) -> [u64; 11] {
+        [
+            self.candidate,
+            self.best,
+            self.anchor,
+            self.baseline,
+            self.baseline_match,
+            self.gating,
+            self.anchor_match,
+            self.external,
+            self.external_match,
+            self.previous,
+            self.previous_match,
+        ]
     }
 }
 
 /// Plays a candidate's evaluation matches as `[loop]` sets them (baseline,
-/// anchor, gating against the best), records each in `matches.jsonl`, and
-/// returns whether the promotion rule promotes it.
+/// anchor, the network evaluated before, external, gating against the
+/// best), records each in `matches.jsonl`, and returns whether the
+/// promotion rule promotes it.
 pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs: &dyn LoopObserver) -> Result<bool> {
     let l = &cfg.looping;
     let (g, best) = (round.index, round.best);
@@ -747,6 +790,15 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
         let m = run_match(&cand, &first, l.anchor_games / 2, l.openings, limits, seed.anchor_match, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!("{} vs {} (anchor): +{} ={} -{}", cand.name, first.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
         record(&cand, &first, &m, None, "anchor")?;
+    }
+    // The network evaluated before, unless the anchor or the gating match plays it.
+    let previous_games = l.previous_games.unwrap_or(l.anchor_games);
+    let anchor_plays = |p: &str| l.anchor_games > 0 && round.anchor == Some(p);
+    if let Some(previous) = round.previous.filter(|p| previous_games > 0 && *p != round.candidate && *p != best && !anchor_plays(p)) {
+        let before = player_for(run, cfg, previous, l.eval_simulations, seed.previous)?;
+        let m = run_match(&cand, &before, previous_games / 2, l.openings, limits, seed.previous_match, &|d, t| obs.match_progress(d, t))?;
+        obs.note(&format!("{} vs {} (previous): +{} ={} -{}", cand.name, before.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
+        record(&cand, &before, &m, None, "previous")?;
     }
     if !l.external.is_empty() {
         // The external engine: one process per game, each move checked; a forfeit loses the game.
@@ -949,7 +1001,7 @@ mod tests {
                 refused(&[&format!("loop.sprt_{k}={v}")], &format!("loop.sprt_{k} must be in (0, 0.5)"));
             }
         }
-        for k in ["anchor_games", "baseline_games"] {
+        for k in ["anchor_games", "previous_games", "baseline_games"] {
             for v in ["3", "100002"] {
                 refused(&[&format!("loop.{k}={v}")], &format!("loop.{k} must be even, at most 100000"));
             }
@@ -973,6 +1025,83 @@ mod tests {
         assert_eq!((l.sprt_elo0, l.sprt_alpha, l.sprt_beta), (49.5, 0.49, 0.01));
         let f = parse_with(&["loop.gating_games=2", "loop.anchor_games=0", "loop.baseline_games=0"]).unwrap();
         assert_eq!((f.looping.gating_games, f.looping.anchor_games, f.looping.baseline_games), (2, 0, 0));
+    }
+
+    /// `previous_games` left out (as in every run of earlier builds) is
+    /// `anchor_games`, and the configuration saved in `state.json` says so.
+    #[test]
+    fn previous_games_default_to_the_anchor_games() {
+        let quick = LoopFile::parse(QUICK_TOML, "configs/quick.toml").unwrap();
+        assert_eq!(quick.looping.previous_games, Some(quick.looping.anchor_games));
+        let f = parse_with(&["loop.anchor_games=6"]).unwrap();
+        assert_eq!(f.looping.previous_games, Some(6));
+        assert_eq!(serde_json::to_value(&f).unwrap()["loop"]["previous_games"], 6);
+        assert_eq!(parse_with(&["loop.anchor_games=6", "loop.previous_games=0"]).unwrap().looping.previous_games, Some(0));
+        assert_eq!(parse_with(&["loop.previous_games=100000"]).unwrap().looping.previous_games, Some(100_000));
+        assert_eq!(LoopFile::parse("", "empty").unwrap().looping.previous_games, Some(0));
+        assert_eq!(LoopConfig::default().previous_games, None, "unset until parsed");
+    }
+
+    /// The network evaluated last is read from the matches: whatever
+    /// `eval_every` said, and never the generation itself or a later one.
+    #[test]
+    fn the_last_evaluated_network_is_the_newest_candidate_with_a_match() {
+        let dir = TempDir::new("last-evaluated");
+        assert_eq!(last_evaluated(dir.path(), 5).unwrap(), None);
+        for m in [
+            crate::test_support::match_line(1, "gen-0001", "rollout-2", 1, 0, 1),
+            crate::test_support::match_line(16, "gen-0016", "gen-0001", 1, 0, 1),
+            crate::test_support::match_line(16, "gen-0016", "gen-0015", 1, 0, 1),
+            crate::test_support::match_line(21, "gen-0021", "gen-0016", 1, 0, 1),
+            crate::test_support::match_line(32, "gen-0032", "gen-0021", 1, 0, 1),
+        ] {
+            append_match(dir.path(), &m).unwrap();
+        }
+        let at = |g| last_evaluated(dir.path(), g).unwrap();
+        assert_eq!(
+            (at(1), at(2), at(16), at(17), at(21), at(32), at(40)),
+            (
+                None,
+                Some("gen-0001".to_string()),
+                Some("gen-0001".to_string()),
+                Some("gen-0016".to_string()),
+                Some("gen-0016".to_string()),
+                Some("gen-0021".to_string()),
+                Some("gen-0032".to_string())
+            )
+        );
+    }
+
+    /// A candidate plays the network evaluated before it, after the anchor
+    /// and before the gating match, unless that network is the anchor (with
+    /// anchor games) or the best.
+    #[test]
+    fn a_candidate_plays_the_network_evaluated_before_it_unless_it_plays_it_anyway() {
+        let rows_of = |sets: &[&str], previous: &str, best: &str| {
+            let dir = TempDir::new("previous");
+            let run = dir.join("run");
+            for g in 1..=4 {
+                tiny_model::<Paco>(&run, &model_name(g));
+            }
+            let cfg = LoopFile::parse(&tiny_loop(sets), "tiny").unwrap();
+            let round = EvalRound { candidate: "gen-0004", anchor: Some("gen-0001"), previous: Some(previous), best, index: 4 };
+            let notes = Notes::new();
+            eval_matches::<Paco>(&run, &cfg, &round, &notes).unwrap();
+            (match_rows(&run), notes.starting("gen-0004 vs gen-0002 (previous)").len())
+        };
+        let anchor = ["loop.anchor_games=2"];
+        assert_eq!(
+            rows_of(&anchor, "gen-0002", "gen-0003"),
+            (vec![row(4, "gen-0004", "gen-0001", 2), row(4, "gen-0004", "gen-0002", 2), row(4, "gen-0004", "gen-0003", 2)], 1)
+        );
+        assert_eq!(rows_of(&["loop.anchor_games=2", "loop.previous_games=4"], "gen-0002", "gen-0003").0[1], row(4, "gen-0004", "gen-0002", 4));
+        // The best: the gating match plays it.
+        assert_eq!(rows_of(&anchor, "gen-0003", "gen-0003").0, [row(4, "gen-0004", "gen-0001", 2), row(4, "gen-0004", "gen-0003", 2)]);
+        // The anchor: its match plays it; without anchor games the previous match does.
+        assert_eq!(rows_of(&anchor, "gen-0001", "gen-0003").0, [row(4, "gen-0004", "gen-0001", 2), row(4, "gen-0004", "gen-0003", 2)]);
+        assert_eq!(rows_of(&["loop.previous_games=2"], "gen-0001", "gen-0003").0, [row(4, "gen-0004", "gen-0001", 2), row(4, "gen-0004", "gen-0003", 2)]);
+        // None asked for.
+        assert_eq!(rows_of(&["loop.anchor_games=2", "loop.previous_games=0"], "gen-0002", "gen-0003").0.len(), 2);
     }
 
     #[test]

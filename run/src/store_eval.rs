@@ -112,9 +112,17 @@ pub fn store_evaluate<G: Game>(e: &StoreEvaluator, obs: &dyn LoopObserver) -> Re
         return Ok(0);
     };
     let todo: Vec<(u32, String)> = models.iter().enumerate().filter(|(_, m)| !evaluated.contains(m.as_str())).map(|(i, m)| (i as u32 + 1, m.clone())).collect();
+    // The models evaluated so far, by place: each candidate also plays the
+    // one evaluated last before it (`[loop] previous_games`).
+    let mut rated: Vec<(u32, String)> = done.iter().map(|r| (r.index, r.model.clone())).collect();
+    let chain = e.config.looping.previous_games.unwrap_or(e.config.looping.anchor_games) > 0;
     for (index, model) in &todo {
         download_model(&store, run, model)?;
         download_model(&store, run, &anchor)?;
+        let previous = rated.iter().filter(|(i, _)| i < index).max_by_key(|(i, _)| *i).map(|(_, m)| m.clone());
+        if let Some(p) = previous.as_deref().filter(|_| chain) {
+            download_model(&store, run, p)?;
+        }
         // The pointer before the matches: the promotion is conditional on it.
         let pointer = store.read_pointer(POINTER)?;
         let best = match &pointer {
@@ -130,7 +138,7 @@ pub fn store_evaluate<G: Game>(e: &StoreEvaluator, obs: &dyn LoopObserver) -> Re
         }
         obs.note(&format!("evaluating {model} (model {index} of the store; best {}, anchor {anchor})", if best.is_empty() { "none yet" } else { &best }));
         let before = read_matches(run)?.len();
-        let round = EvalRound { candidate: model, anchor: Some(&anchor), best: &best, index: *index };
+        let round = EvalRound { candidate: model, anchor: Some(&anchor), previous: previous.as_deref(), best: &best, index: *index };
         let promoted = eval_matches::<G>(run, &e.config, &round, obs)?;
         let matches: Vec<MatchLine> = read_matches(run)?.into_iter().skip(before).collect();
         let rule = format!("{:?}", e.config.looping.promotion).to_lowercase();
@@ -153,6 +161,7 @@ pub fn store_evaluate<G: Game>(e: &StoreEvaluator, obs: &dyn LoopObserver) -> Re
         }
         let record = EvalRecord { model: model.clone(), index: *index, best, promoted, decision, matches };
         store.put_once(&format!("{EVAL}/{model}.json"), serde_json::to_vec_pretty(&record)?)?;
+        rated.push((*index, model.clone()));
         publish(&store, run, &anchor, obs)?;
     }
     if todo.is_empty() {
@@ -190,6 +199,31 @@ mod tests {
     /// Generation, players and games of each match.
     fn rows(matches: &[MatchLine]) -> Vec<(u32, &str, &str, u32)> {
         matches.iter().map(|m| (m.generation, m.a.as_str(), m.b.as_str(), m.wins + m.draws + m.losses)).collect()
+    }
+
+    /// Each model also plays the one evaluated before it, here on a second
+    /// machine that reads it from the store's records and downloads it.
+    #[test]
+    fn an_evaluator_chains_each_model_to_the_one_evaluated_before_it() {
+        let dir = TempDir::new("store-eval-previous");
+        let url = dir.store_url("store");
+        let store = RunStore::open(&url).unwrap();
+        let sets = ["loop.promotion=score", "loop.promotion_score=0.6", "loop.previous_games=2"];
+        let evaluator = |cache: &str| StoreEvaluator { url: url.clone(), cache: dir.join(cache), config: LoopFile::parse(&tiny_loop(&sets), "tiny").unwrap() };
+        let made = dir.join("made");
+        let put = |name: &str| {
+            let bytes = std::fs::read(tiny_model_in::<Paco>(&made, name, 0)).unwrap();
+            store.put_once(&format!("models/{name}.pzmodel"), bytes).unwrap();
+        };
+        put("model-0001");
+        put("model-0002");
+        assert_eq!(store_evaluate::<Paco>(&evaluator("cache"), &Notes::new()).unwrap(), 2);
+        // model-0002's previous is model-0001, the best: the gating match plays it.
+        assert_eq!(rows(&record(&store, "model-0002").matches), [(2, "model-0002", "model-0001", 2)]);
+        put("model-0003");
+        assert_eq!(store_evaluate::<Paco>(&evaluator("other"), &Notes::new()).unwrap(), 1);
+        // Drawn games do not promote model-0002: model-0003 plays it, then the best.
+        assert_eq!(rows(&record(&store, "model-0003").matches), [(3, "model-0003", "model-0002", 2), (3, "model-0003", "model-0001", 2)]);
     }
 
     #[test]
