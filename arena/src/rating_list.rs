@@ -562,7 +562,7 @@ mod tests {
         let list = rating_list(&[unpaired("a", "b", 5, 0, 0), unpaired("b", "c", 3, 2, 3)], &at("b")).unwrap();
         assert!(list.ratings.iter().all(|r| r.elo.is_finite() && r.bounded()), "{list:?}");
         assert!(list.get("a").unwrap().elo > 200.0 && !list.to_markdown().contains("unbounded") && !list.to_csv().contains("inf"), "{list:?}");
-        // More games, less prior: 100–0 is +1,000 Elo or so, 10–0 +417.
+        // More games, less prior: 100–0 is 101 of 102 points, +802 Elo; 10–0 +417.
         let many = rating_list(&[unpaired("b", "a", 100, 0, 0)], &at("a")).unwrap().get("b").unwrap().elo;
         assert!((many - 400.0 * 101f64.log10()).abs() < 1e-6, "{many}");
     }
