@@ -45,6 +45,10 @@ pub fn reference_dir() -> PathBuf {
 /// else the built-in copy, written once to the temporary directory (the
 /// loaders read files). The error lists the names there are.
 pub fn reference_model(name: &str) -> Result<PathBuf> {
+    // A name, not a path: `ref:../../x` must not reach outside the folder.
+    if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) || name.contains("..") {
+        bail!("'{name}' is not the name of a reference network: a name has no path separators and does not start with a dot");
+    }
     let dir = reference_dir();
     let path = dir.join(format!("{name}.pzmodel"));
     if path.is_file() {

@@ -235,6 +235,15 @@ impl NetConfig {
         Ok(materialized(PacoNet::new(self, device)))
     }
 
+    /// A network of this architecture whose parameters are not drawn yet
+    /// (burn draws a parameter on its first use): what a record is loaded
+    /// into, so that loading allocates only what the record holds, and
+    /// whose declared shapes can be read without allocating them.
+    pub(crate) fn undrawn(&self, device: &Device) -> NnResult<PacoNet> {
+        self.validate()?;
+        Ok(PacoNet::new(self, device))
+    }
+
     /// Build a network whose initial weights depend only on `seed`.
     pub fn init_seeded(&self, device: &Device, seed: u64) -> NnResult<PacoNet> {
         self.validate()?;

@@ -173,12 +173,73 @@ pub fn record_bytes(model: &PacoNet) -> NnResult<Vec<u8>> {
     Ok(bytes.to_vec())
 }
 
+/// Bytes of one weight: model files and checkpoints hold f32 tensors.
+const WEIGHT_BYTES: u64 = 4;
+
+/// The tensors of a network's record (its parameters and its batch norms'
+/// running statistics) as their shapes declare them, read from a network
+/// whose parameters are not drawn: nothing is allocated for them.
+#[derive(Debug, Default)]
+struct DeclaredWeights {
+    /// The module path being visited.
+    path: Vec<String>,
+    /// Elements of every tensor (saturating: a header may declare anything).
+    elements: u64,
+    /// The largest tensor: its path, shape and elements.
+    largest: (String, Vec<usize>, u64),
+}
+
+impl DeclaredWeights {
+    fn of(model: &PacoNet) -> DeclaredWeights {
+        let mut w = DeclaredWeights::default();
+        model.visit(&mut w);
+        w
+    }
+}
+
+impl burn::module::ModuleVisitor for DeclaredWeights {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_string());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<burn::tensor::Tensor<D>>) {
+        let shape = param.lazy_shape();
+        let n = shape.as_slice().iter().fold(1u64, |a, &d| a.saturating_mul(d as u64));
+        self.elements = self.elements.saturating_add(n);
+        if n > self.largest.2 {
+            self.largest = (self.path.join("."), shape.as_slice().to_vec(), n);
+        }
+    }
+}
+
 /// Build a network of `net` on `device` and load record bytes into it.
+///
+/// The header is not trusted to size anything: the shapes `net` declares
+/// must fit in `bytes` (every weight is 4 bytes) before anything is
+/// allocated, and the network is built with its parameters undrawn, so
+/// that loading allocates only what the record holds. The loader then
+/// checks every tensor's shape, and that no tensor is missing or left over.
 pub fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, bytes: Vec<u8>) -> NnResult<PacoNet> {
     let bad = |m: String| NnError::ModelFile { path: path.to_path_buf(), message: m };
     net.validate().map_err(|e| bad(format!("bad architecture in header: {e}")))?;
+    let model = net.undrawn(device)?;
+    let declared = DeclaredWeights::of(&model);
+    let need = declared.elements.saturating_mul(WEIGHT_BYTES);
+    if need > bytes.len() as u64 {
+        let (name, shape, n) = &declared.largest;
+        return Err(bad(format!(
+            "header field `net` declares {} weights ({need} bytes; the largest, `{name}` {shape:?}, alone {} bytes), but the weights are {} bytes: \
+             the header does not describe these weights",
+            declared.elements,
+            n.saturating_mul(WEIGHT_BYTES),
+            bytes.len()
+        )));
+    }
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| bad(format!("corrupt weights: {e}")))?;
-    let model = net.init(device)?;
     model.try_load_record(record).map_err(|e| bad(format!("weights do not fit the architecture: {e}")))
 }
 
@@ -467,10 +528,59 @@ mod tests {
         let e = model_from_bytes(p, &bad, &Device::flex(), bytes.clone()).err().unwrap().to_string();
         assert_eq!(e, "x/m.pzmodel: bad architecture in header: invalid configuration: net.blocks = 0 is out of range 1..=64");
         let e = model_from_bytes(p, &net, &Device::flex(), b"garbage".to_vec()).err().unwrap().to_string();
+        assert!(e.starts_with("x/m.pzmodel: header field `net` declares "), "{e}");
+        let e = model_from_bytes(p, &net, &Device::flex(), vec![7; bytes.len()]).err().unwrap().to_string();
         assert!(e.starts_with("x/m.pzmodel: corrupt weights: "), "{e}");
         let e = model_from_bytes(p, &NetConfig { blocks: 2, ..net.clone() }, &Device::flex(), bytes.clone()).err().unwrap().to_string();
-        assert!(e.starts_with("x/m.pzmodel: weights do not fit the architecture: "), "{e}");
+        assert!(e.starts_with("x/m.pzmodel: header field `net` declares "), "{e}");
+        // A smaller network than the weights: each tensor's shape is checked.
+        let e = model_from_bytes(p, &NetConfig { value_hidden: 16, ..net.clone() }, &Device::flex(), bytes.clone()).err().unwrap().to_string();
+        assert!(e.starts_with("x/m.pzmodel: weights do not fit the architecture: ") && e.contains("value_fc.weight: shape mismatch"), "{e}");
         model_from_bytes(p, &net, &Device::flex(), bytes).unwrap();
+    }
+
+    /// `data`, a model file, with its header's `net` changed by `edit`
+    /// (the header has no checksum; the sections keep theirs).
+    fn with_net(data: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+        let hlen = u64::from_le_bytes(data[12..20].try_into().unwrap()) as usize;
+        let mut header: serde_json::Value = serde_json::from_slice(&data[20..20 + hlen]).unwrap();
+        edit(&mut header["net"]);
+        let header = serde_json::to_vec(&header).unwrap();
+        let mut out = data[..12].to_vec();
+        out.extend((header.len() as u64).to_le_bytes());
+        out.extend(header);
+        out.extend(&data[20 + hlen..]);
+        out
+    }
+
+    #[test]
+    fn a_header_that_declares_more_weights_than_the_file_holds_is_refused_before_anything_is_allocated() {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/reference/quick-edd488c-gen71.pzmodel");
+        let data = std::fs::read(&reference).unwrap();
+        // The largest policy layer the ranges allow: 1024 x 64 x 64 inputs by
+        // 65536 slots, 2.7e11 weights (1.1 TB).
+        let huge = with_net(&data, |net| {
+            for (k, v) in [("policy_channels", 1024), ("height", 64), ("width", 64), ("policy_size", 65536)] {
+                net[k] = v.into();
+            }
+        });
+        let path = dir.path().join("huge.pzmodel");
+        std::fs::write(&path, &huge).unwrap();
+        // The container is whole: only the sizes tell.
+        read_model_header(&path).unwrap();
+        let e = load_model(&path, &Device::flex(), None).err().unwrap().to_string();
+        assert!(e.starts_with(&format!("{}: header field `net` declares ", path.display())), "{e}");
+        assert!(e.contains("the largest, `policy_fc.weight` [4194304, 65536], alone 1099511627776 bytes"), "{e}");
+        assert!(e.ends_with("the header does not describe these weights"), "{e}");
+        // So is a header that declares a value head some megabytes too large.
+        let more = with_net(&data, |net| net["value_hidden"] = 4096.into());
+        std::fs::write(&path, &more).unwrap();
+        let e = load_model(&path, &Device::flex(), None).err().unwrap().to_string();
+        assert!(e.contains("header field `net` declares "), "{e}");
+        // The file as it is loads.
+        std::fs::write(&path, &data).unwrap();
+        load_model(&path, &Device::flex(), None).unwrap();
     }
 
     #[test]

@@ -47,6 +47,19 @@ fn a_reference_is_found_by_name() {
 }
 
 #[test]
+fn a_reference_is_a_name_not_a_path() {
+    // This one exists, but outside the name's folder is no reference.
+    let outside = "../reference/quick-edd488c-gen71";
+    assert!(reference_dir().join(format!("{outside}.pzmodel")).is_file() || std::env::var_os("PACOZERO_REFERENCE_DIR").is_some());
+    for name in [outside, "../../x", "/etc/x", "a/b", r"a\b", ".hidden", "x..y", ""] {
+        let e = reference_model(name).unwrap_err().to_string();
+        assert_eq!(e, format!("'{name}' is not the name of a reference network: a name has no path separators and does not start with a dot"));
+        let e = resolve_model(Path::new(&format!("ref:{name}"))).unwrap_err().to_string();
+        assert!(e.contains("is not the name of a reference network"), "{e}");
+    }
+}
+
+#[test]
 fn a_networks_shape_names_its_game() {
     assert_eq!(config_game(&NetConfig::tiny_for(&spec_of(GameKind::Paco))), Some(GameKind::Paco));
     assert_eq!(config_game(&NetConfig::tiny_for(&spec_of(GameKind::Shako))), Some(GameKind::Shako));
