@@ -103,5 +103,46 @@ fn shako_perft(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, perft, rule_heavy, shako_perft);
+/// The 100 Shako positions of the Fairy-Stockfish records (random games, all phases).
+fn shako_records() -> Vec<shako::GameState> {
+    include_str!("../tests/data/shako/positions.jsonl")
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            Some(shako::GameState::from_fen(v["fen"].as_str()?).unwrap())
+        })
+        .collect()
+}
+
+/// Shako's mate-in-one detection (`can_win_this_turn`, asked at every new
+/// search leaf) against legal move generation on the same positions, and
+/// against playing every move out and asking the game's result.
+fn shako_mate_in_one(c: &mut Criterion) {
+    use pacozero_engine::{Game, Outcome};
+    let games = shako_records();
+    let mut g = c.benchmark_group("shako mate in one");
+    g.throughput(Throughput::Elements(games.len() as u64));
+    let mates = games.iter().filter(|s| s.can_win_this_turn()).count();
+    assert_eq!(mates, 5);
+    g.bench_function("legal moves (list)", |b| b.iter(|| games.iter().map(|s| s.position().legal_moves_vec().len()).sum::<usize>()));
+    g.bench_function("can_win_this_turn", |b| b.iter(|| assert_eq!(games.iter().filter(|s| s.can_win_this_turn()).count(), mates)));
+    g.bench_function("every move played out", |b| {
+        b.iter(|| {
+            let n = games
+                .iter()
+                .filter(|s| {
+                    s.legal_moves().into_iter().any(|m| {
+                        let mut next = (*s).clone();
+                        next.play_unchecked(m);
+                        next.outcome() == Some(Outcome::Win(s.to_move()))
+                    })
+                })
+                .count();
+            assert_eq!(n, mates);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, perft, rule_heavy, shako_perft, shako_mate_in_one);
 criterion_main!(benches);

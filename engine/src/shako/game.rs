@@ -279,6 +279,13 @@ impl Game for GameState {
         GameState::repetitions(self)
     }
 
+    /// The mover has a move that checkmates ([`Position::has_mate_in_one`]):
+    /// a checkmate ends the game before the 50-move rule or a repetition
+    /// can ([`GameState::status`]), so such a move always wins.
+    fn can_win_this_turn(&self) -> bool {
+        !self.status.is_over() && self.pos.has_mate_in_one()
+    }
+
     fn hash(&self) -> u64 {
         self.pos.hash()
     }

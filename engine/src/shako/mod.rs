@@ -14,7 +14,7 @@
 //!
 //! Modules: [`geometry`] (squares, `u128` bitboards, attack tables), the
 //! position with copy-make and an incremental Zobrist hash, legal move
-//! generation with perft, FEN, UCI notation and SAN (for PGN), the game state implementing
+//! generation with perft, checks and mates in one, FEN, UCI notation and SAN (for PGN), the game state implementing
 //! [`crate::Game`], and the policy/input encoding (tables in [`encode`]).
 
 pub mod encode;
@@ -22,6 +22,7 @@ mod fen;
 mod game;
 pub mod geometry;
 pub mod invariants;
+mod mate;
 mod movegen;
 mod moves;
 mod piece;

@@ -22,9 +22,16 @@ use super::moves::{Move, MoveKind};
 use super::position::{Kind, Position, CASTLING_PATHS};
 use crate::types::Color;
 
-/// Where generated moves go: a list, or just a counter.
-trait MoveSink {
+/// Where generated moves go: a list, a counter, or a test that may stop
+/// the generation early.
+pub(super) trait MoveSink {
     fn push(&mut self, m: Move);
+    /// `true` once the sink needs no more moves: generation stops at the
+    /// next piece kind (lists and counters never are).
+    #[inline(always)]
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 impl MoveSink for Vec<Move> {
@@ -40,6 +47,21 @@ impl MoveSink for Counter {
     #[inline(always)]
     fn push(&mut self, _: Move) {
         self.0 += 1;
+    }
+}
+
+/// Whether any move was generated (stops at the first).
+struct Any(bool);
+
+impl MoveSink for Any {
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 = true;
+    }
+
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.0
     }
 }
 
@@ -95,10 +117,18 @@ impl Position {
         c.0
     }
 
+    /// Whether the side to move has a legal move (`count_legal_moves() > 0`,
+    /// stopping at the first piece kind that has one: king steps first).
+    pub fn has_legal_move(&self) -> bool {
+        let mut any = Any(false);
+        self.generate(&mut any);
+        any.0
+    }
+
     /// Lines from `king` (to the board's edge) that hold an enemy piece able
     /// to attack along them: rooks, queens and cannons orthogonally, bishops
     /// and queens diagonally.
-    fn exposed_lines(&self, king: Square10, them: Color) -> Bb128 {
+    pub(super) fn exposed_lines(&self, king: Square10, them: Color) -> Bb128 {
         let queens = self.pieces(them, Kind::Queen);
         let orth = self.pieces(them, Kind::Rook) | self.pieces(them, Kind::Cannon) | queens;
         let diag = self.pieces(them, Kind::Bishop) | queens;
@@ -118,7 +148,9 @@ impl Position {
         lines
     }
 
-    fn generate<S: MoveSink>(&self, sink: &mut S) {
+    /// Every legal move into `sink`, king steps first; stops early, between
+    /// piece kinds, once the sink is [`MoveSink::done`].
+    pub(super) fn generate<S: MoveSink>(&self, sink: &mut S) {
         let us = self.side_to_move();
         let them = us.other();
         let own = self.color_bb(us);
@@ -136,6 +168,9 @@ impl Position {
                 sink.push(Move::new(king, to, MoveKind::Normal));
             }
         }
+        if sink.done() {
+            return;
+        }
         if !in_check {
             self.castlings(us, occ, sink);
         }
@@ -146,6 +181,9 @@ impl Position {
         for from in self.pieces(us, Kind::Elephant) {
             g.piece_moves(from, ELEPHANT[from.index()] & !own, sink);
         }
+        if sink.done() {
+            return;
+        }
         let queens = self.pieces(us, Kind::Queen);
         for from in self.pieces(us, Kind::Bishop) | queens {
             g.piece_moves(from, bishop_attacks(from, occ) & !own, sink);
@@ -153,9 +191,15 @@ impl Position {
         for from in self.pieces(us, Kind::Rook) | queens {
             g.piece_moves(from, rook_attacks(from, occ) & !own, sink);
         }
+        if sink.done() {
+            return;
+        }
         for from in self.pieces(us, Kind::Cannon) {
             let (quiet, hops) = cannon_moves(from, occ);
             g.piece_moves(from, quiet | (hops & enemy), sink);
+        }
+        if sink.done() {
+            return;
         }
         self.pawn_moves(&g, us, enemy, sink);
     }
