@@ -125,5 +125,5 @@ pub use schema::{
     games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_AUX_TARGETS, MAX_BOARD_SIDE, OLDEST_READ_VERSION,
     OPTIONAL_GAME_COLUMNS, POSITIONS_SUFFIX, POSITION_COLUMNS, SCHEMA_VERSION, TMP_SUFFIX, V1_AUX_COLUMNS,
 };
-pub use spec::{check_data_dir, check_data_dir_as, data_spec, game_spec, game_spec_as, spec_of, spec_of_encoding};
+pub use spec::{check_data_dir, check_data_dir_as, data_spec, game_spec, game_spec_as, registered_spec, spec_of, spec_of_encoding};
 pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter};

@@ -54,6 +54,31 @@ pub fn spec_of(kind: GameKind) -> GameSpec {
     kind.visit(Spec)
 }
 
+/// The registry's spec of the game that `spec` (read from a file) names,
+/// in `spec`'s encoding, if `spec` has its sizes: a file's declared sizes
+/// are not trusted to size a network or its buffers. The error names the
+/// first field that differs.
+pub fn registered_spec(spec: &GameSpec) -> std::result::Result<GameSpec, String> {
+    let kind: GameKind = spec.game.parse().map_err(|e| format!("game = {:?}: {e}", spec.game))?;
+    let want = spec_of_encoding(kind, &spec.encoding).map_err(|e| format!("encoding = {:?}: {e}", spec.encoding))?;
+    let sizes = [
+        ("board_height", spec.board_height, want.board_height),
+        ("board_width", spec.board_width, want.board_width),
+        ("bit_planes", spec.bit_planes, want.bit_planes),
+        ("scalars", spec.scalars, want.scalars),
+        ("policy_size", spec.policy_size, want.policy_size),
+    ];
+    for (field, have, registered) in sizes {
+        if have != registered {
+            return Err(format!("{field} = {have}, but {}'s is {registered} ({want})", want.game));
+        }
+    }
+    if spec.aux_targets != want.aux_targets {
+        return Err(format!("aux_targets = {:?}, but {}'s are {:?}", spec.aux_targets.join(","), want.game, want.aux_targets.join(",")));
+    }
+    Ok(want)
+}
+
 fn same_shape(a: &GameSpec, b: &GameSpec) -> bool {
     (a.board_height, a.board_width, a.bit_planes, a.scalars, a.policy_size, &a.aux_targets, &a.encoding)
         == (b.board_height, b.board_width, b.bit_planes, b.scalars, b.policy_size, &b.aux_targets, &b.encoding)

@@ -190,9 +190,13 @@ pub fn train_run(run: &Path, config: Option<&Path>, steps: u64, export: Option<&
 
 /// [`train_run`] with a training file already read.
 pub fn train_run_with(run: &Path, file: TrainFile, steps: u64, export: Option<&str>) -> Result<TrainRun> {
-    // Without data yet, training fails with a message saying so.
-    let spec = match pacozero_data::data_spec(&RunDir::new(run).data())? {
-        Some(spec) => spec,
+    // Without data yet, training fails with a message saying so. The newest
+    // chunk names the game; its declared sizes must be the game's before a
+    // network is sized from them.
+    let data = RunDir::new(run).data();
+    let spec = match pacozero_data::data_spec(&data)? {
+        Some(spec) => pacozero_data::registered_spec(&spec)
+            .map_err(|e| anyhow::anyhow!("{}: the newest chunk's metadata says {e}; no network is built from it", data.display()))?,
         None => spec_of_encoding(GameKind::default(), &file.net.encoding).map_err(|e| anyhow::anyhow!("[net] encoding: {e}"))?,
     };
     let net = file.net.to_config(&spec)?;

@@ -15,7 +15,11 @@ fn spec() -> GameSpec {
 
 /// `n` distinct positions; the target move and the result are functions of the position.
 fn rows(n: usize, seed: u64) -> Vec<PositionRow> {
-    let s = spec();
+    rows_of(&spec(), n, seed)
+}
+
+/// [`rows`] of data of `s`.
+fn rows_of(s: &GameSpec, n: usize, seed: u64) -> Vec<PositionRow> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut next = move || {
         x ^= x << 13;
@@ -35,7 +39,7 @@ fn rows(n: usize, seed: u64) -> Vec<PositionRow> {
                 ply: i as u32 % 10,
                 side_to_move: (i % 2) as u8,
                 planes: planes.clone(),
-                scalars: vec![(i % 10) as f32 / 10.0],
+                scalars: vec![(i % 10) as f32 / 10.0; s.scalars as usize],
                 legal_actions: legal,
                 policy,
                 full_search: true,
@@ -53,10 +57,15 @@ fn rows(n: usize, seed: u64) -> Vec<PositionRow> {
 }
 
 fn write_data(dir: &Path, n: usize, chunks: usize) {
-    let all = rows(n, 11);
+    write_data_of(dir, &spec(), n, chunks)
+}
+
+/// [`write_data`] of data of `s`.
+fn write_data_of(dir: &Path, s: &GameSpec, n: usize, chunks: usize) {
+    let all = rows_of(s, n, 11);
     let per = n / chunks;
     for c in 0..chunks {
-        let mut w = ChunkWriter::new(dir, spec()).unwrap();
+        let mut w = ChunkWriter::new(dir, s.clone()).unwrap();
         for r in &all[c * per..(c + 1) * per] {
             w.push_position(r.clone()).unwrap();
         }
@@ -68,8 +77,13 @@ fn write_data(dir: &Path, n: usize, chunks: usize) {
 /// A chunk of 40 positions unseen so far (another seed, game 1000; the
 /// targets follow the same rules), named `stem`.
 fn write_newer_chunk(dir: &Path, stem: &str) {
-    let mut w = ChunkWriter::new(dir, spec()).unwrap();
-    for mut r in rows(40, 99) {
+    write_newer_chunk_of(dir, &spec(), stem)
+}
+
+/// [`write_newer_chunk`] of data of `s`.
+fn write_newer_chunk_of(dir: &Path, s: &GameSpec, stem: &str) {
+    let mut w = ChunkWriter::new(dir, s.clone()).unwrap();
+    for mut r in rows_of(s, 40, 99) {
         r.game_id += 1000;
         w.push_position(r).unwrap();
     }
@@ -428,8 +442,10 @@ fn the_shipped_training_file_loads_with_every_key_it_documents() {
 
 #[test]
 fn train_run_checkpoints_a_fresh_run_at_zero_steps_and_resumes_it() {
+    // A registered game's data: a fresh run's network is sized by its spec.
+    let paco = pacozero_data::spec_of(pacozero_engine::GameKind::Paco);
     let run = tempfile::tempdir().unwrap();
-    write_data(&run.path().join("data"), 100, 2);
+    write_data_of(&run.path().join("data"), &paco, 100, 2);
     let config = run.path().join("train.toml");
     let file = "[net]\nblocks = 1\nchannels = 8\nse_ratio = 0\n[train]\nbatch_size = 16\nprogress = false\nthreads = 2\n";
     std::fs::write(&config, file).unwrap();
@@ -446,15 +462,45 @@ fn train_run_checkpoints_a_fresh_run_at_zero_steps_and_resumes_it() {
     assert_eq!(Trainer::resume(run.path(), &default_device()).unwrap().step(), 3);
     // Newer games: a stage with nothing to train does not measure them,
     // one with a step to train does, before training on them.
-    write_newer_chunk(&run.path().join("data"), "chunk-100");
+    write_newer_chunk_of(&run.path().join("data"), &paco, "chunk-100");
     let file = TrainFile::from_toml_str(&std::fs::read_to_string(&config).unwrap(), "train.toml").unwrap();
-    let net = file.net.to_config(&spec()).unwrap();
+    let net = file.net.to_config(&paco).unwrap();
     let stage = |steps| TrainStage { net: net.clone(), train: file.train.clone(), steps, data_upto: None, export: None };
     let r = train_stage(run.path(), stage(Steps::UpTo(3))).unwrap();
     assert!(r.fresh.is_none() && r.step == 3 && r.summary.steps == 0);
     let r = train_stage(run.path(), stage(Steps::UpTo(4))).unwrap();
     assert_eq!(r.step, 4);
     assert_eq!(r.fresh.map(|f| f.rows), Some(40), "the 40 newer positions measured");
+}
+
+/// A fresh run's network is sized from the newest chunk's metadata only
+/// once its sizes are its game's (from the registry): an edited chunk
+/// that declares other sizes, or a game there is not, builds nothing.
+#[test]
+fn a_fresh_run_is_sized_by_its_games_spec_not_by_a_chunks_metadata() {
+    let paco = pacozero_data::spec_of(pacozero_engine::GameKind::Paco);
+    let config = "[net]\nblocks = 1\nchannels = 8\nse_ratio = 0\n[train]\nbatch_size = 16\nprogress = false\nthreads = 2\n";
+    let file = || TrainFile::from_toml_str(config, "train.toml").unwrap();
+    let aux: Vec<&str> = paco.aux_targets.iter().map(String::as_str).collect();
+    let edited = [
+        (GameSpec::new("paco", 8, 8, paco.bit_planes, paco.scalars, paco.policy_size + 1, &aux).unwrap(), "policy_size = 133, but paco's is 132"),
+        (GameSpec::new("paco", 8, 8, paco.bit_planes + 1, paco.scalars, paco.policy_size, &aux).unwrap(), "bit_planes = 32, but paco's is 31"),
+        (GameSpec::new("paco", 8, 8, paco.bit_planes, paco.scalars, paco.policy_size, &["a", "b"]).unwrap(), "aux_targets = \"a,b\", but paco's are"),
+        (spec(), "game = \"pacosako\""),
+    ];
+    for (s, what) in edited {
+        let run = tempfile::tempdir().unwrap();
+        let data = run.path().join("data");
+        write_data_of(&data, &s, 40, 1);
+        let e = format!("{:#}", train_run_with(run.path(), file(), 1, None).err().expect("refused"));
+        assert!(e.starts_with(&format!("{}: the newest chunk's metadata says {what}", data.display())), "{e}");
+        assert!(e.ends_with("no network is built from it"), "{e}");
+        assert!(!run.path().join("checkpoints").exists(), "nothing trained: {e}");
+    }
+    // The game's own sizes train.
+    let run = tempfile::tempdir().unwrap();
+    write_data_of(&run.path().join("data"), &paco, 40, 1);
+    assert_eq!(train_run_with(run.path(), file(), 1, None).unwrap().step, 1);
 }
 
 /// Every architecture key of `[net]` reaches the network's configuration;
