@@ -49,15 +49,26 @@ pub fn parse_suite<G: Game>(text: &str, name: &str) -> Result<Vec<TacticLine>> {
     Ok(out)
 }
 
+/// What the search that solves a suite may know besides its network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Knowledge {
+    /// The search as it plays (self-play, matches, UCI): the engine's win
+    /// detection and the proven results of the MCTS-solver.
+    Search,
+    /// The network alone: neither, so that the network must find the win
+    /// (what it has learnt).
+    NetworkOnly,
+}
+
 /// The whole turn the network plays from `g`: each decision by `sims`
-/// simulations of PUCT search (tree kept through the turn), or with 0 the
-/// most likely decision of its policy. Search never uses the engine's win
-/// detection here: the network must find the win.
-pub fn network_turn<G: Game, E: Evaluator<G>>(evaluator: &E, g: &G, sims: u32) -> Result<Vec<u16>> {
+/// simulations of PUCT search (tree kept through the turn) knowing what
+/// `knowledge` allows, or with 0 the most likely decision of its policy.
+pub fn network_turn<G: Game, E: Evaluator<G>>(evaluator: &E, g: &G, sims: u32, knowledge: Knowledge) -> Result<Vec<u16>> {
     let mut state = g.clone();
     if sims > 0 {
         let mut cfg = analysis_search_config(sims);
-        cfg.win_detection = false;
+        cfg.win_detection = knowledge == Knowledge::Search;
+        cfg.solver = knowledge == Knowledge::Search;
         // A cut turn (a chain re-entering unions) is no winning turn: unsolved.
         Ok(search_turn(&mut state, cfg, evaluator, sims)?.decisions)
     } else {
@@ -107,11 +118,11 @@ impl SolveReport {
 
 /// The network's turn at each position of `suite` (see [`network_turn`]) is
 /// one of its winning turns, or not.
-pub fn solve_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[TacticLine], sims: u32) -> Result<SolveReport> {
+pub fn solve_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[TacticLine], sims: u32, knowledge: Knowledge) -> Result<SolveReport> {
     let mut r = SolveReport::default();
     for t in suite {
         let g = G::from_notation(&t.fen).map_err(|e| anyhow::anyhow!("suite position {}: {e}", t.fen))?;
-        let turn = decision_names(&g, &network_turn(evaluator, &g, sims)?).join(" ");
+        let turn = decision_names(&g, &network_turn(evaluator, &g, sims, knowledge)?).join(" ");
         let d = (t.depth - 1) as usize;
         r.total[d] += 1;
         r.solved[d] += t.winning_actions.contains(&turn) as usize;
@@ -190,17 +201,25 @@ mod tests {
         let suite = in_one();
         assert_eq!(suite.len(), 25);
         for sims in [0, 24] {
-            let r = solve_suite::<paco::GameState, _>(&Oracle { toward: true }, &suite, sims).unwrap();
-            assert_eq!(r, SolveReport { solved: [25, 0], total: [25, 0] }, "{sims} simulations");
-            assert_eq!(r.rate(1), 100.0);
-            assert!(r.rate(2).is_nan());
+            for knowledge in [Knowledge::Search, Knowledge::NetworkOnly] {
+                let r = solve_suite::<paco::GameState, _>(&Oracle { toward: true }, &suite, sims, knowledge).unwrap();
+                assert_eq!(r, SolveReport { solved: [25, 0], total: [25, 0] }, "{sims} simulations");
+                assert_eq!(r.rate(1), 100.0);
+                assert!(r.rate(2).is_nan());
+            }
         }
-        let r = solve_suite::<paco::GameState, _>(&Oracle { toward: false }, &suite, 0).unwrap();
+        let r = solve_suite::<paco::GameState, _>(&Oracle { toward: false }, &suite, 0, Knowledge::Search).unwrap();
         assert_eq!(r, SolveReport { solved: [0, 0], total: [25, 0] });
+        // A policy away from the win: the network alone misses every one;
+        // the search as it plays finds each by the engine's win detection.
+        let r = solve_suite::<paco::GameState, _>(&Oracle { toward: false }, &suite, 24, Knowledge::NetworkOnly).unwrap();
+        assert_eq!(r, SolveReport { solved: [0, 0], total: [25, 0] });
+        let r = solve_suite::<paco::GameState, _>(&Oracle { toward: false }, &suite, 24, Knowledge::Search).unwrap();
+        assert_eq!(r, SolveReport { solved: [25, 0], total: [25, 0] });
         // The turn the policy plays is a whole turn: the mover is done after it.
         let g = paco::GameState::from_notation(&suite[0].fen).unwrap();
         let mut after = g.clone();
-        for d in network_turn(&Oracle { toward: true }, &g, 0).unwrap() {
+        for d in network_turn(&Oracle { toward: true }, &g, 0, Knowledge::Search).unwrap() {
             after.apply(d);
         }
         assert_eq!(after.outcome(), Some(Outcome::Win(g.to_move())));
@@ -210,7 +229,7 @@ mod tests {
         let start = paco::GameState::start();
         let count = |sims: u32| {
             let e = Counting { inner: Oracle { toward: true }, positions: Default::default() };
-            let turn = network_turn(&e, &start, sims).unwrap();
+            let turn = network_turn(&e, &start, sims, Knowledge::NetworkOnly).unwrap();
             (turn.len(), e.positions.into_inner())
         };
         let (decisions, asked) = count(0);

@@ -114,6 +114,11 @@ pub enum TacticsCommand {
         /// The suite (default: the bundled engine/tests/data/tactics.jsonl).
         #[arg(long)]
         suite: Option<PathBuf>,
+        /// The network alone: search without the engine's win detection and
+        /// without proven results (by default the search plays as in
+        /// self-play and matches).
+        #[arg(long)]
+        network_only: bool,
     },
 }
 

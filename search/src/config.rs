@@ -73,6 +73,11 @@ pub struct SearchConfig {
     /// the utility stays zero-sum. Only selection and the move choice see it;
     /// the recorded root WDL is the plain one (0..=1; 0 = off).
     pub contempt: f32,
+    /// The MCTS-solver (`mcts/solver.rs`): positions the rules decide
+    /// (finished games, detected wins) are proven, proofs are carried up the
+    /// tree, selection skips proven subtrees and moves proven lost, and the
+    /// search stops once its root is proven, playing the proof.
+    pub solver: bool,
 }
 
 impl Default for SearchConfig {
@@ -94,6 +99,7 @@ impl Default for SearchConfig {
             win_detection: true,
             twofold_draws: false,
             contempt: 0.0,
+            solver: true,
         }
     }
 }

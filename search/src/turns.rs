@@ -16,7 +16,7 @@
 //! visits and priors are summed, WDL is visit-weighted, and the name is that
 //! of the most visited sequence.
 
-use crate::{Evaluator, Search, SearchConfig, SearchResult};
+use crate::{Evaluator, Proof, Proven, Search, SearchConfig, SearchResult};
 use anyhow::Result;
 use pacozero_engine::Game;
 use rand::SeedableRng;
@@ -55,6 +55,9 @@ pub struct TurnStats<G> {
     pub wdl: [f32; 3],
     /// Product of the decisions' priors.
     pub prior: f32,
+    /// What the search proved of the turn, for the player making it, with
+    /// the turns counted from the root (this one included).
+    pub proof: Option<Proof>,
 }
 
 /// Every turn from the root that the search visited, merged by resulting
@@ -97,6 +100,9 @@ pub fn root_turns<G: Game>(search: &Search<G>) -> Vec<TurnStats<G>> {
                     visits: c.visits,
                     wdl: c.wdl,
                     prior: pr,
+                    // Inside the turn the mover stays: the last decision's
+                    // proof counts from the root.
+                    proof: c.proof,
                 });
             } else if c.expanded {
                 stack.push((p, next, pr));
@@ -104,6 +110,20 @@ pub fn root_turns<G: Game>(search: &Search<G>) -> Vec<TurnStats<G>> {
         }
     }
     merge_transpositions(found)
+}
+
+/// The root's turns best first: proven wins (the shortest first), then the
+/// unproven and drawn ones as [`root_turns`] orders them (most visited), then
+/// proven losses (the longest first). What a player should play is the first.
+pub fn ranked_turns<G: Game>(search: &Search<G>) -> Vec<TurnStats<G>> {
+    let mut turns = root_turns(search);
+    // (A stable sort: equal ranks keep the visit order.)
+    turns.sort_by_key(|t| match t.proof {
+        Some(Proof { result: Proven::Win, turns }) => (0, turns as i64),
+        Some(Proof { result: Proven::Loss, turns }) => (2, -(turns as i64)),
+        _ => (1, 0),
+    });
+    turns
 }
 
 /// Merges turns that reach one position (a transposition inside the turn):
@@ -120,9 +140,11 @@ fn merge_transpositions<G: Game>(found: Vec<TurnStats<G>>) -> Vec<TurnStats<G>> 
                     m.wdl[k] = (m.wdl[k] * m.visits as f32 + t.wdl[k] * t.visits as f32) / n;
                 }
                 let prior = m.prior + t.prior;
+                // One position, one result: whichever sequence proved it.
+                m.proof = m.proof.or(t.proof);
                 if t.visits > m.visits {
                     let visits = m.visits + t.visits;
-                    *m = TurnStats { visits, prior, wdl: m.wdl, ..t };
+                    *m = TurnStats { visits, prior, wdl: m.wdl, proof: m.proof, ..t };
                 } else {
                     m.visits += t.visits;
                     m.prior = prior;
@@ -246,7 +268,7 @@ mod tests {
     use pacozero_engine::paco::{GameState, Position};
 
     fn turn(name: &str, state: &GameState, visits: u32, wdl: [f32; 3], prior: f32) -> TurnStats<GameState> {
-        TurnStats { path: vec![visits as u16], actions: vec![name.into()], name: name.into(), state: state.clone(), visits, wdl, prior }
+        TurnStats { path: vec![visits as u16], actions: vec![name.into()], name: name.into(), state: state.clone(), visits, wdl, prior, proof: None }
     }
 
     fn close(a: [f32; 3], b: [f32; 3]) -> bool {

@@ -1,10 +1,12 @@
 //! Search on crafted positions, for both root algorithms.
 //!
-//! Win detection is off in these tests: with it on, the search answers a
-//! position where the mover can win this turn from the detector, without a
-//! single simulation, and these tests would check the detector instead of
+//! Win detection and the solver are off in these tests: with them on, the
+//! search answers a position where the mover can win this turn from the
+//! detector, without a single simulation, and stops as soon as a won
+//! terminal proves its root, and these tests would check those instead of
 //! MCTS. Every search here asserts that it simulated. The detector has its own
-//! tests (`engine/tests/win_detection.rs`, `tests/win_and_cut.rs`).
+//! tests (`engine/tests/win_detection.rs`, `tests/win_and_cut.rs`), the
+//! solver too (`tests/solver.rs`).
 
 mod common;
 use common::Constant;
@@ -19,7 +21,7 @@ fn state(fen: &str) -> GameState {
 }
 
 fn cfg(alg: Algorithm) -> SearchConfig {
-    SearchConfig { algorithm: alg, win_detection: false, ..SearchConfig::default() }
+    SearchConfig { algorithm: alg, win_detection: false, solver: false, ..SearchConfig::default() }
 }
 
 /// One search that must have run MCTS simulations (not answered otherwise).

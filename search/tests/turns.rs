@@ -11,8 +11,10 @@ use pacozero_search::{Algorithm, Search, SearchConfig, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+/// Without the solver: a proven root would stop the search before every
+/// turn these tests read is in the tree.
 fn config(win_detection: bool) -> SearchConfig {
-    SearchConfig { algorithm: Algorithm::Puct, dirichlet_epsilon: 0.0, win_detection, ..SearchConfig::default() }
+    SearchConfig { algorithm: Algorithm::Puct, dirichlet_epsilon: 0.0, win_detection, solver: false, ..SearchConfig::default() }
 }
 
 /// The turns of a 300-simulation search from three stones: name, visits,

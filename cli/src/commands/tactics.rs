@@ -6,7 +6,7 @@ use crate::atomic::write_atomic;
 use anyhow::bail;
 use anyhow::{Context, Result};
 use pacozero_arena::platform_tactics::{generate_suite, BUNDLED_GAMES, MAX_CHAIN_STATES, MAX_UNIONS};
-use pacozero_arena::tactics::{parse_suite, solve_suite, BUNDLED_SUITE};
+use pacozero_arena::tactics::{parse_suite, solve_suite, Knowledge, BUNDLED_SUITE};
 use pacozero_engine::{Game, GameKind, GameVisitor};
 use pacozero_search::Evaluator;
 use std::path::Path;
@@ -14,7 +14,9 @@ use std::path::Path;
 pub fn run(a: TacticsArgs) -> Result<()> {
     match a.what {
         TacticsCommand::Generate { out, max_depth, quiet } => generate(&out, max_depth, quiet),
-        TacticsCommand::Solve { model, sims, suite } => solve(&model, sims, suite.as_deref()),
+        TacticsCommand::Solve { model, sims, suite, network_only } => {
+            solve(&model, sims, suite.as_deref(), if network_only { Knowledge::NetworkOnly } else { Knowledge::Search })
+        }
     }
 }
 
@@ -42,7 +44,7 @@ fn generate(out: &Path, max_depth: u8, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-fn solve(model: &Path, sims: u32, suite: Option<&Path>) -> Result<()> {
+fn solve(model: &Path, sims: u32, suite: Option<&Path>, knowledge: Knowledge) -> Result<()> {
     let evaluator = pacozero_nn::load_evaluator(model, 0)?;
     let game = pacozero_nn::network_game(&evaluator, &model.display().to_string())?;
     let (text, name) = match suite {
@@ -57,17 +59,23 @@ fn solve(model: &Path, sims: u32, suite: Option<&Path>) -> Result<()> {
         text: &'a str,
         name: &'a str,
         sims: u32,
+        knowledge: Knowledge,
     }
     impl GameVisitor for Solve<'_> {
         type Output = Result<()>;
         fn visit<G: Game>(self) -> Result<()> {
             let suite = parse_suite::<G>(self.text, self.name)?;
-            let r = solve_suite::<G, _>(self.evaluator, &suite, self.sims)?;
-            println!("{} at {} simulations per decision on {} positions:", Evaluator::<G>::name(self.evaluator), self.sims, suite.len());
+            let r = solve_suite::<G, _>(self.evaluator, &suite, self.sims, self.knowledge)?;
+            let how = match (self.sims, self.knowledge) {
+                (0, _) => "its policy alone",
+                (_, Knowledge::Search) => "the search as it plays (win detection, proven results)",
+                (_, Knowledge::NetworkOnly) => "the network alone (no win detection, no solver)",
+            };
+            println!("{} at {} simulations per decision, {how}, on {} positions:", Evaluator::<G>::name(self.evaluator), self.sims, suite.len());
             println!("  win in 1: {}/{} solved ({:.1}%)", r.solved[0], r.total[0], r.rate(1));
             println!("  win in 2: {}/{} solved ({:.1}%)", r.solved[1], r.total[1], r.rate(2));
             Ok(())
         }
     }
-    game.visit(Solve { evaluator: &evaluator, text: &text, name: &name, sims })
+    game.visit(Solve { evaluator: &evaluator, text: &text, name: &name, sims, knowledge })
 }

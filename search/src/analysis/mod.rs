@@ -33,9 +33,10 @@
 //! | `visits` | visits of the root (tree reuse never applies: each query has its own tree) |
 //! | `simulations` | simulations this search ran |
 //! | `value`, `wdl` | the root's value in [-1, 1] and (win, draw, loss), for the side to move |
-//! | `top_moves` | whole turns, most visited first: `move` (turn notation), `actions` (decision names), `visits`, `q`, `wdl` (for the side making the turn), `prior` (product of the decisions' priors), `pv` (turn notation, the turn itself first; an unfinished last turn is its decisions in brackets) |
+//! | `proven` | present when the search proved the root's result (the MCTS-solver): `result` (`"win"`, `"draw"`, `"loss"` for the side to move), `turns` (turns to the end under best play, this one included) and, for a win or a loss, `mate` as UCI's `score mate N` (`N` of the mover's turns to its win; `-N` of the opponent's to its loss) |
+//! | `top_moves` | whole turns, proven wins first (the shortest first), then most visited, proven losses last: `move` (turn notation), `actions` (decision names), `visits`, `q`, `wdl` (for the side making the turn), `prior` (product of the decisions' priors), `pv` (turn notation, the turn itself first; an unfinished last turn is its decisions in brackets), `proven` (as the root's, for the side making the turn, counted from the root) when the search proved the turn |
 //! | `policy` | with `include_policy`: `[{action, prior}]` over the root's decisions |
-//! | `forced_win` | present (`true`) when the side to move can unite with the king this turn: the search stops at once and `top_moves` holds the engine's winning turn |
+//! | `forced_win` | present (`true`) when the side to move can win this turn (Paco Ŝako: unite with the king; Shako: mate in one): the search stops at once and `top_moves` holds the engine's winning turn |
 //! | `terminated`, `time_ms` | stopped by a terminate line; wall time from the start of the search |
 //!
 //! A line that is not a valid request is answered `{"id": ..., "error": "..."}`

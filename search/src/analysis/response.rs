@@ -4,7 +4,8 @@ use pacozero_engine::Game;
 use serde_json::{json, Value};
 
 use super::query::Query;
-use crate::turns::{decision_names, principal_variation, root_turns, winning_turn};
+use crate::turns::{decision_names, principal_variation, ranked_turns, winning_turn};
+use crate::Proof;
 use crate::Search;
 
 /// Figures rounded to 6 decimals: `f32` printed through `f64` would carry
@@ -41,21 +42,29 @@ pub fn response<G: Game>(query: &Query<G>, search: &mut Search<G>, network: &str
             moves.push(json!({
                 "move": name, "actions": decision_names(&root, &turn), "visits": 0, "q": 1.0,
                 "wdl": [1.0, 0.0, 0.0], "prior": Value::Null, "pv": [name],
+                "proven": {"result": "win", "turns": 1, "mate": 1},
             }));
         }
     } else {
-        let mut turns = root_turns(search);
+        let mut turns = ranked_turns(search);
         if query.top_moves > 0 {
             turns.truncate(query.top_moves);
         }
         for t in turns {
             let mut pv = vec![t.name.clone()];
             pv.extend(principal_variation(search, &t.path, &t.state, query.pv_turns));
-            moves.push(json!({
+            let mut m = json!({
                 "move": t.name, "actions": t.actions, "visits": t.visits, "q": r6(t.wdl[0] - t.wdl[2]),
                 "wdl": wdl(t.wdl), "prior": r6(t.prior), "pv": pv,
-            }));
+            });
+            if let Some(p) = t.proof {
+                m["proven"] = proven(p);
+            }
+            moves.push(m);
         }
+    }
+    if let Some(p) = res.proof {
+        out.insert("proven".into(), proven(p));
     }
     out.insert("visits".into(), json!(search.root_visits()));
     out.insert("simulations".into(), json!(res.simulations));
@@ -73,6 +82,21 @@ pub fn response<G: Game>(query: &Query<G>, search: &mut Search<G>, network: &str
     out.insert("terminated".into(), json!(terminated));
     out.insert("time_ms".into(), json!((elapsed_ms * 10.0).round() / 10.0));
     Value::Object(out)
+}
+
+/// A proven result as JSON: `{"result": "win"|"draw"|"loss", "turns": T,
+/// "mate": N}` (`mate` as UCI's `score mate N`, absent for a draw).
+fn proven(p: Proof) -> Value {
+    let result = match p.result {
+        crate::Proven::Win => "win",
+        crate::Proven::Draw => "draw",
+        crate::Proven::Loss => "loss",
+    };
+    let mut v = json!({"result": result, "turns": p.turns});
+    if let Some(n) = p.uci_mate() {
+        v["mate"] = json!(n);
+    }
+    v
 }
 
 /// The response to a line that could not be served.

@@ -21,6 +21,7 @@
 //! | `tree.rs` | nodes, value perspectives, tree reuse between decisions |
 //! | `select.rs` | PUCT and Gumbel (sequential halving) selection |
 //! | `result.rs` | what a finished search says: the move, the policy target, child statistics |
+//! | `solver.rs` | proven results (MCTS-solver): what a node's children prove, carried up |
 //! | `noise.rs` | Dirichlet and Gumbel noise, numeric helpers |
 
 use anyhow::Result;
@@ -33,12 +34,15 @@ use crate::eval::{EvalOutput, EvalRequest, Evaluator};
 mod noise;
 mod result;
 mod select;
+mod solver;
 mod tree;
 
 pub use noise::dirichlet;
 use noise::{nan_max, sanitize_wdl, softmax_in_place};
 pub(crate) use result::winning_actions;
 pub use result::{ChildStats, SearchResult};
+use solver::NodeProof;
+pub use solver::{Proof, Proven};
 use tree::{flip_for, outcome_white_wdl, sign, Kind, Node};
 
 const NONE: u32 = u32::MAX;
@@ -210,6 +214,10 @@ impl<G: Game> Search<G> {
             self.setup_pending = false;
         }
         while self.sims < self.budget {
+            // A proven root needs no more search (the result plays the proof).
+            if self.nodes[0].proof.is_some() {
+                return false;
+            }
             if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return false;
             }
@@ -302,6 +310,15 @@ impl<G: Game> Search<G> {
             let c = if node == 0 { self.pick_root() } else { self.pick(node) };
             self.path.push(c);
             match self.nodes[c as usize].kind {
+                // A proven node is not searched: the visit backs up its exact value.
+                Kind::Expanded if self.nodes[c as usize].proof.is_some() => {
+                    self.node_visits += self.path.len() as u64;
+                    let p = self.nodes[c as usize].proof.expect("proven");
+                    self.backprop(outcome_white_wdl(p.outcome));
+                    self.sims += 1;
+                    self.total_simulations += 1;
+                    return false;
+                }
                 Kind::Expanded => node = c,
                 Kind::Terminal => {
                     self.node_visits += self.path.len() as u64;
@@ -316,25 +333,33 @@ impl<G: Game> Search<G> {
                     let parent_state = self.nodes[node as usize].state as usize;
                     let mut st = self.states[parent_state].as_ref().expect("expanded node has a state").clone();
                     st.apply(self.nodes[c as usize].action);
+                    // (exact values, White's perspective; the proof where the rules decide)
                     let terminal = match st.outcome() {
-                        Some(o) => Some(outcome_white_wdl(o)),
+                        Some(o) => Some((outcome_white_wdl(o), Some(NodeProof { outcome: o, turns: 0 }))),
                         // A sure win this turn is as good as the win itself.
-                        None if self.cfg.win_detection && st.can_win_this_turn() => Some(flip_for(st.to_move(), [1.0, 0.0, 0.0])),
+                        None if self.cfg.win_detection && st.can_win_this_turn() => {
+                            Some((flip_for(st.to_move(), [1.0, 0.0, 0.0]), Some(NodeProof { outcome: Outcome::Win(st.to_move()), turns: 1 })))
+                        }
                         // Checked after the win: a mover that can win this turn wins, repeated or not.
-                        None if self.cfg.twofold_draws && st.repeats_earlier_position() => Some([0.0, 1.0, 0.0]),
+                        None if self.cfg.twofold_draws && st.repeats_earlier_position() => Some(([0.0, 1.0, 0.0], None)),
                         None => {
                             st.playable_actions(&mut self.pending_legal);
                             // Stuck: adjudicated as a draw.
-                            self.pending_legal.is_empty().then_some([0.0, 1.0, 0.0])
+                            self.pending_legal.is_empty().then_some(([0.0, 1.0, 0.0], None))
                         }
                     };
-                    if let Some(t) = terminal {
+                    if let Some((t, proof)) = terminal {
+                        let proof = proof.filter(|_| self.cfg.solver);
                         let n = &mut self.nodes[c as usize];
                         n.kind = Kind::Terminal;
                         // (`value` and `draw` are read for expanded nodes only.)
                         n.twdl = t;
                         n.to_move = st.to_move();
+                        n.proof = proof;
                         self.backprop(t);
+                        if proof.is_some() {
+                            self.prove_path();
+                        }
                         self.sims += 1;
                         self.total_simulations += 1;
                         return false;

@@ -26,6 +26,10 @@ pub struct SearchResult {
     pub root_wdl: [f32; 3],
     /// Simulations run by this search (not counting the root's own evaluation).
     pub simulations: u32,
+    /// The root's result when the search proved it (`solver.rs`), for the
+    /// mover: the search then plays the proof (the shortest win, a draw, the
+    /// longest loss) and the policy target spreads over the moves that keep it.
+    pub proof: Option<Proof>,
 }
 
 impl SearchResult {
@@ -36,13 +40,16 @@ impl SearchResult {
 
     /// Samples an action with probability proportional to `visits^(1/t)`
     /// (`t <= 0`: the search's choice). Gumbel results with `t > 0` sample from
-    /// the improved policy raised to `1/t`.
+    /// the improved policy raised to `1/t`. Neither samples an action that
+    /// the policy target leaves out (one proven lost, or not keeping a proof).
     pub fn choose<R: Rng>(&self, algorithm: Algorithm, temperature: f32, rng: &mut R) -> u16 {
         if temperature <= 1e-6 || self.legal.len() == 1 {
             return self.action;
         }
         let weights: Vec<f64> = match algorithm {
-            Algorithm::Puct => self.visits.iter().map(|&n| (n as f64).powf(1.0 / temperature as f64)).collect(),
+            Algorithm::Puct => {
+                self.visits.iter().zip(&self.policy).map(|(&n, &p)| if p > 0.0 { (n as f64).powf(1.0 / temperature as f64) } else { 0.0 }).collect()
+            }
             Algorithm::Gumbel => self.policy.iter().map(|&p| (p as f64).powf(1.0 / temperature as f64)).collect(),
         };
         let total: f64 = weights.iter().sum();
@@ -95,9 +102,15 @@ impl<G: Game> Search<G> {
                 softmax_in_place(&mut policy);
                 let gumbel_ready = self.gumbel.len() == legal.len() && !self.considered.is_empty();
                 let best = if gumbel_ready {
+                    // Among the most visited of the considered actions, as
+                    // mctx's `score_considered`: a budget that ends inside a
+                    // halving phase leaves some unvisited, and an unvisited
+                    // action is scored on its filled-in value only.
+                    let most = self.considered.iter().map(|&a| visits[a as usize]).max().unwrap_or(0);
                     *self
                         .considered
                         .iter()
+                        .filter(|&&a| visits[a as usize] == most)
                         .max_by(|&&a, &&b| (t[a as usize] + self.gumbel[a as usize]).total_cmp(&(t[b as usize] + self.gumbel[b as usize])).then(b.cmp(&a)))
                         .expect("considered")
                 } else {
@@ -124,7 +137,56 @@ impl<G: Game> Search<G> {
                 (policy, legal.get(best as usize).copied().unwrap_or(0))
             }
         };
-        SearchResult { legal, policy, priors, visits, q, action, root_q: wdl[0] - wdl[2], root_wdl: wdl, simulations: self.sims }
+        let mut r = SearchResult { legal, policy, priors, visits, q, action, root_q: wdl[0] - wdl[2], root_wdl: wdl, simulations: self.sims, proof: None };
+        self.apply_proofs(&mut r);
+        r
+    }
+
+    /// What the proofs among the root's children change in `r`: a proven
+    /// root plays its proof, with the exact value and a target over the moves
+    /// that keep it; an unproven one never plays, nor trains towards, a move
+    /// proven lost while another exists.
+    fn apply_proofs(&self, r: &mut SearchResult) {
+        let mover = self.nodes[0].to_move;
+        let first = self.nodes[0].first_child as usize;
+        let child_proofs: Vec<Option<Proof>> = (0..r.legal.len()).map(|k| self.proof_for(first + k, mover)).collect();
+        if child_proofs.iter().all(Option::is_none) {
+            return;
+        }
+        // Turns from the root through child k (its decision may end the turn).
+        let through = |k: usize| child_proofs[k].map(|p| self.turns_through(first + k, mover, p.turns));
+        let keep: Vec<bool> = match self.proof_for(0, mover) {
+            Some(root) => {
+                r.proof = Some(root);
+                r.root_wdl = match root.result {
+                    Proven::Win => [1.0, 0.0, 0.0],
+                    Proven::Draw => [0.0, 1.0, 0.0],
+                    Proven::Loss => [0.0, 0.0, 1.0],
+                };
+                r.root_q = r.root_wdl[0] - r.root_wdl[2];
+                (0..r.legal.len())
+                    .map(|k| child_proofs[k].is_some_and(|p| p.result == root.result) && (root.result == Proven::Draw || through(k) == Some(root.turns)))
+                    .collect()
+            }
+            None => child_proofs.iter().map(|p| !p.is_some_and(|p| p.is_loss())).collect(),
+        };
+        let mass: f32 = r.policy.iter().zip(&keep).filter(|(_, &k)| k).map(|(p, _)| p).sum();
+        let kept = keep.iter().filter(|&&k| k).count() as f32;
+        for (p, &k) in r.policy.iter_mut().zip(&keep) {
+            *p = match (k, mass > 0.0) {
+                (false, _) => 0.0,
+                (true, true) => *p / mass,
+                (true, false) => 1.0 / kept,
+            };
+        }
+        let chosen = r.index_of(r.action).is_some_and(|k| keep[k]);
+        if !chosen {
+            // The kept move the search liked best: most visited, then the best target.
+            let best = (0..r.legal.len()).filter(|&k| keep[k]).max_by(|&a, &b| r.visits[a].cmp(&r.visits[b]).then(r.policy[a].total_cmp(&r.policy[b])).then(b.cmp(&a)));
+            if let Some(k) = best {
+                r.action = r.legal[k];
+            }
+        }
     }
 }
 
@@ -201,6 +263,7 @@ pub(super) fn forced_win_result(legal: &[u16], wins: &[u16]) -> SearchResult {
         root_q: 1.0,
         root_wdl: [1.0, 0.0, 0.0],
         simulations: 0,
+        proof: Some(Proof { result: Proven::Win, turns: 1 }),
     }
 }
 
@@ -216,6 +279,9 @@ pub struct ChildStats {
     pub wdl: [f32; 3],
     /// The child was evaluated and has children of its own.
     pub expanded: bool,
+    /// The child's proven result for the player choosing `action`, with the
+    /// turns counted from the parent (its decision included).
+    pub proof: Option<Proof>,
 }
 
 impl<G: Game> Search<G> {
@@ -240,7 +306,8 @@ impl<G: Game> Search<G> {
                 .map(|i| {
                     let c = &self.nodes[i];
                     let wdl = if c.n > 0 { flip_for(mover, c.wdl.map(|x| x / c.n as f32)) } else { [0.0; 3] };
-                    ChildStats { action: c.action, prior: c.prior, visits: c.n, wdl, expanded: c.kind == Kind::Expanded }
+                    let proof = self.proof_for(i, mover).map(|p| Proof { turns: self.turns_through(i, mover, p.turns), ..p });
+                    ChildStats { action: c.action, prior: c.prior, visits: c.n, wdl, expanded: c.kind == Kind::Expanded, proof }
                 })
                 .collect(),
         )
@@ -266,6 +333,7 @@ mod tests {
             root_q: 0.0,
             root_wdl: [0.0, 1.0, 0.0],
             simulations: 10,
+            proof: None,
         }
     }
 
@@ -432,19 +500,59 @@ mod tests {
     }
 
     #[test]
-    fn gumbel_plays_the_considered_action_of_the_highest_logit_plus_noise() {
+    fn gumbel_plays_the_most_visited_considered_action_of_the_highest_logit_plus_noise() {
         let cfg = SearchConfig { algorithm: Algorithm::Gumbel, dirichlet_epsilon: 0.0, gumbel_noise: true, win_detection: false, ..SearchConfig::default() };
-        let mut s = Search::new(cfg, GameState::new(Position::startpos()), false);
-        s.search_until(&Hashed, 32, None, true, &mut ChaCha8Rng::seed_from_u64(4)).unwrap();
-        let considered = s.considered.clone();
-        assert!(considered.len() >= 2, "{considered:?}");
-        for &k in &considered {
+        let (mut ties, mut fewer) = (0, 0);
+        for sims in [31, 32, 40, 41] {
+            let mut s = Search::new(cfg.clone(), GameState::new(Position::startpos()), false);
+            s.search_until(&Hashed, sims, None, true, &mut ChaCha8Rng::seed_from_u64(4)).unwrap();
+            let considered = s.considered.clone();
+            assert!(considered.len() >= 2, "{considered:?}");
+            let visits = s.result().visits;
+            let most = considered.iter().map(|&k| visits[k as usize]).max().unwrap();
+            let top: Vec<u32> = considered.iter().copied().filter(|&k| visits[k as usize] == most).collect();
+            ties += usize::from(top.len() > 1);
+            for &k in &considered {
+                s.gumbel.iter_mut().for_each(|g| *g = 0.0);
+                s.gumbel[k as usize] = 100.0;
+                let r = s.result();
+                if top.contains(&k) {
+                    assert_eq!(r.action, r.legal[k as usize], "{sims}: noise 100 on most visited considered action {k}");
+                } else {
+                    // Fewer visits: never played, whatever its noise.
+                    fewer += 1;
+                    assert_ne!(r.action, r.legal[k as usize], "{sims}: noise 100 on considered action {k} of fewer visits {visits:?}");
+                }
+                if top.len() > 1 {
+                    s.gumbel[k as usize] = -100.0;
+                    assert_ne!(s.result().action, r.legal[k as usize], "{sims}: noise -100 on considered action {k}");
+                }
+            }
+        }
+        assert!(ties > 0 && fewer > 0, "{ties} searches ending in a tie, {fewer} less visited considered actions");
+    }
+
+    #[test]
+    fn a_cheap_gumbel_search_plays_only_a_most_visited_considered_move() {
+        // 8 simulations over more considered moves (the start's lifts): the
+        // first halving phase is cut short, and some are never visited.
+        let (mut s, r) = searched(Algorithm::Gumbel, 8);
+        let visited: Vec<usize> = s.considered.iter().map(|&k| k as usize).filter(|&k| r.visits[k] > 0).collect();
+        let unvisited: Vec<usize> = s.considered.iter().map(|&k| k as usize).filter(|&k| r.visits[k] == 0).collect();
+        assert!(s.considered.len() > 8 && visited.len() == 8 && !unvisited.is_empty(), "{:?} {:?}", s.considered, r.visits);
+        assert!(visited.contains(&r.index_of(r.action).unwrap()));
+        // An unvisited move with the best prior (and noise) by far: its
+        // completed Q is the mixed value, and mctx never plays it.
+        let first = s.nodes[0].first_child as usize;
+        for &k in &unvisited {
+            s.nodes.iter_mut().skip(first).take(r.legal.len()).for_each(|n| n.prior = 0.01);
+            s.nodes[first + k].prior = 0.9;
             s.gumbel.iter_mut().for_each(|g| *g = 0.0);
-            s.gumbel[k as usize] = 100.0;
-            let r = s.result();
-            assert_eq!(r.action, r.legal[k as usize], "noise 100 on considered action {k}");
-            s.gumbel[k as usize] = -100.0;
-            assert_ne!(s.result().action, r.legal[k as usize], "noise -100 on considered action {k}");
+            s.gumbel[k] = 50.0;
+            let again = s.result();
+            let played = again.index_of(again.action).unwrap();
+            assert!(visited.contains(&played), "played {played}, unvisited {k}: {:?}", again.visits);
+            assert!(again.policy[k] > again.policy[played], "the target still prefers the prior: {:?}", again.policy);
         }
     }
 

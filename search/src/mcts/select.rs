@@ -38,6 +38,10 @@ impl<G: Game> Search<G> {
         let mut best_score = f32::NEG_INFINITY;
         for i in self.children(p) {
             let ch = &self.nodes[i];
+            // (An unproven node has a child that is not a proven loss.)
+            if self.proven_loss_for(i, mover) {
+                continue;
+            }
             let q = if ch.n > 0 { self.q_for(i, mover) } else { fpu };
             let score = q + c * ch.prior / (1.0 + ch.n as f32);
             if score > best_score {
@@ -96,9 +100,13 @@ impl<G: Game> Search<G> {
         let range = self.children(p);
         let sum_n: u32 = range.clone().map(|i| self.nodes[i].n).sum();
         let denom = 1.0 + sum_n as f32;
+        let mover = self.nodes[p as usize].to_move;
         let mut best = range.start;
         let mut best_score = f32::NEG_INFINITY;
         for (k, i) in range.enumerate() {
+            if self.proven_loss_for(i, mover) {
+                continue;
+            }
             let score = t[k] - self.nodes[i].n as f32 / denom;
             if score > best_score {
                 best_score = score;
@@ -170,11 +178,20 @@ impl<G: Game> Search<G> {
         self.make_plan();
     }
 
-    /// `g + log prior + sigma(completed Q)` of every root child.
+    /// `g + log prior + sigma(completed Q)` of every root child; minus
+    /// infinity for a child proven lost for the root's mover, so that
+    /// halving drops those first.
     pub(super) fn root_scores(&mut self) -> Vec<f32> {
         let mut t = std::mem::take(&mut self.scratch2);
         self.transformed_logits(0, &mut t);
-        let out = t.iter().zip(&self.gumbel).map(|(a, g)| a + g).collect();
+        let mover = self.nodes[0].to_move;
+        let first = self.nodes[0].first_child as usize;
+        let out = t
+            .iter()
+            .zip(&self.gumbel)
+            .enumerate()
+            .map(|(k, (a, g))| if self.proven_loss_for(first + k, mover) { f32::NEG_INFINITY } else { a + g })
+            .collect();
         self.scratch2 = t;
         out
     }

@@ -30,6 +30,8 @@ pub(super) struct Node {
     pub(super) twdl: [f32; 3],
     /// Draw probability of an expanded node's raw evaluation.
     pub(super) draw: f32,
+    /// The result the tree proves (`solver.rs`), if any.
+    pub(super) proof: Option<NodeProof>,
 }
 
 impl Node {
@@ -48,6 +50,7 @@ impl Node {
             value: 0.0,
             twdl: [0.0; 3],
             draw: 0.0,
+            proof: None,
         }
     }
     #[inline]
@@ -97,10 +100,15 @@ impl<G: Game> Search<G> {
         v - cost * draw
     }
 
-    /// Mean value of visited node `i` for `mover` (its parent's mover), draws at their cost.
+    /// Mean value of visited node `i` for `mover` (its parent's mover),
+    /// draws at their cost; a proven node's exact value.
     #[inline]
     pub(super) fn q_for(&self, i: usize, mover: Color) -> f32 {
         let n = &self.nodes[i];
+        if let Some(p) = n.proof {
+            let w = outcome_white_wdl(p.outcome);
+            return self.at_draw_cost(mover, sign(mover) * (w[0] - w[2]), w[1]);
+        }
         self.at_draw_cost(mover, sign(mover) * n.white_value(), n.wdl[1] / n.n as f32)
     }
 

@@ -52,17 +52,21 @@
 //!
 //! `info depth D multipv K score cp X wdl W D L nodes N nps R time T pv <moves>`,
 //! about once a second during a long search and once at its end, one line
-//! per reported turn (`MultiPV`), most visited first:
+//! per reported turn (`MultiPV`): proven wins first (the shortest first),
+//! then the most visited, proven losses last:
 //!
 //! * `depth`: the mean depth of the search's simulations in decisions (Shako: plies), at least 1;
 //! * `score cp`: the turn's value for the side to move as centipawns ([`score`]);
-//!   `score mate 1` when the turn wins at once;
+//!   `score mate N` when the search proved the turn wins in `N` of the
+//!   mover's turns (`1`: it wins at once), `score mate -N` when it proved
+//!   that the opponent then wins in `N` of its turns (the MCTS-solver,
+//!   `crate::mcts`); a proven draw is `cp 0` with `wdl 0 1000 0`;
 //! * `wdl`: its (win, draw, loss) in per mille;
 //! * `nodes`: simulations of this search; `nps` per second; `time` in ms;
 //! * `pv`: the turn and the principal variation after it (whole turns only).
 //!
-//! `bestmove` is the turn of the first `info` line (the most visited complete
-//! turn); when the tree completes no turn (a very short search of a Paco
+//! `bestmove` is the turn of the first `info` line (a proven win, else the
+//! most visited complete turn not proven lost); when the tree completes no turn (a very short search of a Paco
 //! chain), the most visited path is completed by a short search of
 //! [`COMPLETION_VISITS`] simulations per decision.
 
@@ -79,8 +83,8 @@ use std::time::{Duration, Instant};
 
 use crate::analysis::{analysis_search_config, DEFAULT_PV_TURNS};
 use crate::eval::{EvalOutput, Evaluator};
-use crate::mcts::{evaluate_pending, Search};
-use crate::turns::{principal_variation, root_turns, search_turn, winning_turn};
+use crate::mcts::{evaluate_pending, Proven, Search};
+use crate::turns::{principal_variation, ranked_turns, search_turn, winning_turn};
 use clock::{search_limits, SearchLimits};
 use command::{parse_command, Command, GoParams, PositionCommand};
 
@@ -558,7 +562,7 @@ fn best_turn<G: Game>(search: &Search<G>, evaluator: &dyn Evaluator<G>) -> Resul
             return Ok(turn);
         }
     }
-    if let Some(t) = root_turns(search).into_iter().next() {
+    if let Some(t) = ranked_turns(search).into_iter().next() {
         return Ok(t.path);
     }
     let mover = root.to_move();
@@ -610,14 +614,24 @@ fn info_lines<G: Game>(r: &Running<G>, multipv: usize, show_wdl: bool) -> Vec<St
         return winning_turn(root).map(|t| vec![line(1, "mate 1".into(), [1.0, 0.0, 0.0], &[move_token(root, &t)])]).unwrap_or_default();
     }
     let mut out = Vec::new();
-    for (i, t) in root_turns(search).into_iter().take(multipv.max(1)).enumerate() {
-        let score =
-            if t.state.outcome() == Some(Outcome::Win(mover)) { "mate 1".to_string() } else { format!("cp {}", score::centipawns(t.wdl[0] - t.wdl[2])) };
+    for (i, t) in ranked_turns(search).into_iter().take(multipv.max(1)).enumerate() {
+        // A proven result is exact.
+        let wdl = match t.proof.map(|p| p.result) {
+            Some(Proven::Win) => [1.0, 0.0, 0.0],
+            Some(Proven::Draw) => [0.0, 1.0, 0.0],
+            Some(Proven::Loss) => [0.0, 0.0, 1.0],
+            None => t.wdl,
+        };
+        let score = match t.proof.and_then(|p| p.uci_mate()) {
+            Some(n) => format!("mate {n}"),
+            None if t.state.outcome() == Some(Outcome::Win(mover)) => "mate 1".to_string(),
+            None => format!("cp {}", score::centipawns(wdl[0] - wdl[2])),
+        };
         let mut pv = vec![move_token(root, &t.path)];
         // Whole turns only: an unfinished last turn is shown in brackets by the tree's walk.
         let rest = principal_variation(search, &t.path, &t.state, DEFAULT_PV_TURNS);
         pv.extend(rest.into_iter().take_while(|m| !m.starts_with('[')).map(|m| m.split_whitespace().collect::<String>()));
-        out.push(line(i + 1, score, t.wdl, &pv));
+        out.push(line(i + 1, score, wdl, &pv));
     }
     out
 }
@@ -1070,7 +1084,8 @@ mod tests {
         assert_eq!((reused - before, fresh - before), (5, 6));
         // Another start (a FEN), even with no moves played: a new tree, whose
         // principal variation starts from that position.
-        let other = "9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1";
+        // (Not a mate in one: that root would be answered without a search.)
+        let other = "10/4k5/10/10/10/10/10/10/R9/4K5 w - - 0 1";
         let (pv, other_count) = counted(&format!("{first}position fen {other}\ngo nodes 5\n"));
         assert_eq!(other_count - before, 6, "the new root evaluated too");
         let g = shako::GameState::from_notation(other).unwrap();
@@ -1141,7 +1156,7 @@ mod tests {
         let mut s = Search::new(analysis_search_config(100), root.clone(), false);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
         s.search_until(&trap, 100, Some(Instant::now()), false, &mut rng).unwrap();
-        assert!(root_turns(&s).is_empty());
+        assert!(crate::turns::root_turns(&s).is_empty());
         // The most likely decision (a lift), then the turn completed by a
         // search from there (the place).
         let mut g = after.clone();
@@ -1156,7 +1171,7 @@ mod tests {
         // most likely place completes the turn, and there the walk stops.
         let mut s = Search::new(analysis_search_config(100), root.clone(), false);
         s.search_until(&trap, 1, None, false, &mut rng).unwrap();
-        assert!(root_turns(&s).is_empty() && s.children_at(&[legal[0]]).is_some());
+        assert!(crate::turns::root_turns(&s).is_empty() && s.children_at(&[legal[0]]).is_some());
         assert_eq!(best_turn(&s, &trap).unwrap(), [legal[0], places[0]]);
     }
 

@@ -1,0 +1,322 @@
+//! The MCTS-solver checked against exhaustive search: every proof a search
+//! makes (of its root and of every child in its tree) must be confirmed by
+//! a full-width minimax over the game's decisions within the proof's
+//! distance, which follows only the rules ([`Game::outcome`], the playable
+//! decisions); on Nim (whose theory is known), on random positions near
+//! the end of random games of both games, and on the proved tactics suite.
+
+mod common;
+
+use common::nim::{nim, Nim};
+use pacozero_engine::{paco, shako, Color, Game, Outcome};
+use pacozero_search::{Algorithm, Proof, Proven, Search, SearchConfig, UniformEvaluator};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn config(algorithm: Algorithm, win_detection: bool) -> SearchConfig {
+    SearchConfig { algorithm, dirichlet_epsilon: 0.0, gumbel_noise: false, win_detection, ..SearchConfig::default() }
+}
+
+/// Positions one [`exhaustive`] search may visit: a Paco Ŝako turn of long
+/// chains can have millions of decision paths.
+const BUDGET: usize = 300_000;
+
+/// The game's value from `g` by full-width minimax over its decisions, if
+/// the rules decide it within `turns` turn ends: `Ok(None)` when they do
+/// not, `Err(())` when the search ran out of its [`BUDGET`] (unknown). A
+/// decision that returns to a position of the same turn is skipped (a
+/// turn that goes round a loop can be played without it). Values that no
+/// such skip touched depend on the position alone and are remembered (a
+/// skip depends on the path to the position).
+fn exhaustive<G: Game>(g: &G, turns: u32) -> Result<Option<Outcome>, ()> {
+    type Memo = std::collections::HashMap<(u64, u32), Option<Outcome>>;
+    struct Walk {
+        memo: Memo,
+        visited: usize,
+    }
+    /// The value and whether a skip touched it.
+    fn inner<G: Game>(g: &G, turns: u32, in_turn: &mut Vec<u64>, w: &mut Walk) -> Result<(Option<Outcome>, bool), ()> {
+        if let Some(o) = g.outcome() {
+            return Ok((Some(o), false));
+        }
+        if turns == 0 {
+            return Ok((None, false));
+        }
+        if let Some(&v) = w.memo.get(&(g.hash(), turns)) {
+            return Ok((v, false));
+        }
+        w.visited += 1;
+        if w.visited > BUDGET {
+            return Err(());
+        }
+        let mover = g.to_move();
+        let mut legal = Vec::new();
+        g.playable_actions(&mut legal);
+        let (mut any, mut all, mut draw, mut skipped, mut won) = (false, true, false, false, false);
+        for a in legal {
+            let mut next = g.clone();
+            next.apply(a);
+            let (value, s) = if next.outcome().is_some() || next.to_move() != mover {
+                inner(&next, turns - 1, &mut vec![next.hash()], w)?
+            } else if in_turn.contains(&next.hash()) {
+                skipped = true;
+                continue;
+            } else {
+                in_turn.push(next.hash());
+                let v = inner(&next, turns, in_turn, w);
+                in_turn.pop();
+                v?
+            };
+            skipped |= s;
+            any = true;
+            match value {
+                Some(Outcome::Win(c)) if c == mover => {
+                    won = true;
+                    break;
+                }
+                Some(Outcome::Draw) => draw = true,
+                Some(_) => {}
+                None => all = false,
+            }
+        }
+        let value = match (won, any && all, draw) {
+            (true, _, _) => Some(Outcome::Win(mover)),
+            (false, false, _) => None,
+            (false, true, true) => Some(Outcome::Draw),
+            (false, true, false) => Some(Outcome::Win(mover.other())),
+        };
+        if !skipped {
+            w.memo.insert((g.hash(), turns), value);
+        }
+        Ok((value, skipped))
+    }
+    inner(g, turns, &mut vec![g.hash()], &mut Walk { memo: Memo::new(), visited: 0 }).map(|v| v.0)
+}
+
+/// What `proof` (for `side`) says the game's value is.
+fn claimed(proof: Proof, side: Color) -> Outcome {
+    match proof.result {
+        Proven::Win => Outcome::Win(side),
+        Proven::Draw => Outcome::Draw,
+        Proven::Loss => Outcome::Win(side.other()),
+    }
+}
+
+/// Checks every proof in `s`'s tree that [`exhaustive`] can confirm
+/// within `max_turns` turn ends from the position it is about; returns how
+/// many were checked.
+fn check_tree<G: Game>(s: &Search<G>, max_turns: u32) -> usize {
+    let root = s.root_state().clone();
+    let mut checked = 0;
+    if let Some(p) = s.root_proof() {
+        if p.turns <= max_turns {
+            if let Ok(v) = exhaustive(&root, p.turns) {
+                assert_eq!(v, Some(claimed(p, root.to_move())), "root {} proved {p:?}", root.notation());
+                checked += 1;
+            }
+        }
+    }
+    let mut stack: Vec<(Vec<u16>, G)> = vec![(Vec::new(), root)];
+    while let Some((path, g)) = stack.pop() {
+        let Some(children) = s.children_at(&path) else { continue };
+        let mover = g.to_move();
+        for c in children {
+            let mut next = g.clone();
+            next.apply(c.action);
+            if let Some(p) = c.proof {
+                // Counted from `g`: less the turn the decision ends, if it does.
+                let ends = next.outcome().is_some() || next.to_move() != mover;
+                let within = p.turns - u32::from(ends);
+                let value = if within <= max_turns { exhaustive(&next, within) } else { Err(()) };
+                if let Ok(v) = value {
+                    assert_eq!(
+                        v,
+                        Some(claimed(p, mover)),
+                        "{} then {}: proved {p:?} for {mover:?}",
+                        g.notation(),
+                        g.action_name(c.action)
+                    );
+                    checked += 1;
+                }
+            }
+            if c.expanded {
+                let mut p = path.clone();
+                p.push(c.action);
+                stack.push((p, next));
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn nim_roots_are_proven_as_the_theory_says_for_both_algorithms() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        for win_detection in [false, true] {
+            for stones in 1..=9u8 {
+                let mut s = Search::new(config(algorithm, win_detection), nim(stones), false);
+                let r = s.search_until(&UniformEvaluator, 3000, None, false, &mut ChaCha8Rng::seed_from_u64(stones as u64)).unwrap();
+                let proof = r.proof.unwrap_or_else(|| panic!("{algorithm:?} {win_detection}: {stones} stones not proven in 3000 simulations"));
+                // The mover loses iff stones % 4 == 0; the shortest win is
+                // this turn (1-3 stones), else the turn after next.
+                let (result, turns) = match stones % 4 {
+                    0 => (Proven::Loss, 2 * (stones as u32 / 4)),
+                    _ => (Proven::Win, 2 * (stones as u32 / 4) + 1),
+                };
+                assert_eq!(proof.result, result, "{algorithm:?} {stones} stones: {proof:?}");
+                if result == Proven::Win {
+                    assert_eq!(proof.turns, turns, "{algorithm:?} {stones} stones: the shortest win");
+                    // The move played keeps the win: it leaves a multiple of four.
+                    let mut g = nim(stones);
+                    g.apply(r.action);
+                    let s2 = g.stones;
+                    let left = if g.second { [s2, s2.saturating_sub(1)] } else { [s2, s2] };
+                    assert!(left.iter().any(|l| l % 4 == 0), "{stones} stones: played {}", r.action);
+                    assert!((r.root_q - 1.0).abs() < 1e-6 && r.root_wdl == [1.0, 0.0, 0.0]);
+                } else {
+                    assert_eq!((r.root_wdl, proof.turns), ([0.0, 0.0, 1.0], turns), "{algorithm:?} {stones} stones: the longest loss");
+                }
+                assert_eq!(proof.uci_mate(), Some(if result == Proven::Win { (turns as i64 + 1) / 2 } else { -(turns as i64 / 2) }));
+                assert!(check_tree(&s, 8) > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn without_the_solver_nothing_is_proven() {
+    let cfg = SearchConfig { solver: false, ..config(Algorithm::Puct, true) };
+    let mut s = Search::new(cfg, nim(6), false);
+    let r = s.search_until(&UniformEvaluator, 500, None, false, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+    assert_eq!((r.proof, r.simulations), (None, 500));
+    assert!(s.children_at(&[]).unwrap().iter().all(|c| c.proof.is_none()));
+}
+
+/// A random game of `G` played from a random start until it ends,
+/// returning its states (turn starts and decisions alike).
+fn random_game<G: Game>(rng: &mut ChaCha8Rng, max_decisions: usize) -> Vec<G> {
+    let mut g = G::random_start(rng.gen());
+    let mut states = vec![g.clone()];
+    let mut legal = Vec::new();
+    while g.outcome().is_none() && states.len() < max_decisions {
+        g.playable_actions(&mut legal);
+        if legal.is_empty() {
+            break;
+        }
+        g.apply(legal[rng.gen_range(0..legal.len())]);
+        states.push(g.clone());
+    }
+    states
+}
+
+/// Searches positions a few decisions before the end of random games and
+/// checks every proof of at most `max_turns` in their trees; returns
+/// (positions searched, proofs checked, roots proven).
+fn near_the_end<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_turns: u32) -> (usize, usize, usize) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut searched, mut checked, mut roots) = (0, 0, 0);
+    for game in 0..games {
+        let states: Vec<G> = random_game(&mut rng, 2000);
+        if states.last().and_then(|g| g.outcome()).is_none() {
+            continue;
+        }
+        for k in 1..=back.min(states.len() - 1) {
+            let g = &states[states.len() - 1 - k];
+            let algorithm = if (game + k) % 2 == 0 { Algorithm::Puct } else { Algorithm::Gumbel };
+            let mut s = Search::new(config(algorithm, true), g.clone(), false);
+            s.search_until(&UniformEvaluator, sims, None, false, &mut ChaCha8Rng::seed_from_u64(k as u64)).unwrap();
+            searched += 1;
+            roots += usize::from(s.root_proof().is_some());
+            checked += check_tree(&s, max_turns);
+        }
+    }
+    (searched, checked, roots)
+}
+
+#[test]
+fn paco_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
+    let (searched, checked, roots) = near_the_end::<paco::GameState>(11, 8, 6, 200, 1);
+    // (48, 572 and 36 when written.)
+    assert!(searched > 40 && checked > 300 && roots > 20, "{searched} searched, {checked} proofs checked, {roots} roots proven");
+}
+
+#[test]
+fn shako_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
+    let (searched, checked, roots) = near_the_end::<shako::GameState>(12, 24, 6, 300, 2);
+    // (144, 6081 and 33 when written.)
+    assert!(searched > 100 && checked > 1000 && roots > 10, "{searched} searched, {checked} proofs checked, {roots} roots proven");
+}
+
+/// The proved tactics suite (exhaustive search over every full move and
+/// reply, `paco::Prover`): each root the solver proves is the suite's win,
+/// at its distance, and the turn played starts one of its winning turns.
+#[test]
+fn tactics_roots_are_proven_as_the_exhaustive_prover_labelled_them() {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        fen: String,
+        depth: u32,
+        winning_actions: Vec<String>,
+    }
+    let text = include_str!("../../engine/tests/data/tactics.jsonl");
+    let (mut proven, mut shortest, mut total, mut checked) = ([0usize; 2], [0usize; 2], [0usize; 2], 0);
+    for (i, line) in text.lines().enumerate() {
+        let t: Line = serde_json::from_str(line).unwrap();
+        let g = paco::GameState::from_notation(&t.fen).unwrap();
+        let d = t.depth as usize - 1;
+        total[d] += 1;
+        let mut s = Search::new(config(Algorithm::Puct, true), g.clone(), false);
+        let r = s.search_until(&UniformEvaluator, 800, None, false, &mut ChaCha8Rng::seed_from_u64(i as u64)).unwrap();
+        let Some(p) = r.proof else { continue };
+        proven[d] += 1;
+        // A win for the mover, in no fewer of its turns than the shortest
+        // (the solver stops at the first win it proves, not always the shortest).
+        let mate = p.uci_mate().unwrap_or(0);
+        assert!(p.result == Proven::Win && mate >= t.depth as i64, "line {}: {} proved {p:?}", i + 1, t.fen);
+        if mate == t.depth as i64 {
+            let first = g.action_name(r.action);
+            assert!(t.winning_actions.iter().any(|w| w.split(' ').next() == Some(first.as_str())), "line {}: played {first}", i + 1);
+            shortest[d] += 1;
+        }
+        checked += check_tree(&s, 1);
+    }
+    // Every Paco-in-1 root is a detected win; Paco-in-2 needs every reply searched.
+    assert_eq!(shortest[0], total[0], "Paco-in-1 proven {proven:?} of {total:?}");
+    // (53 of 98 when written.)
+    assert!(proven[1] * 5 >= total[1] * 2, "Paco-in-2 proven {proven:?} of {total:?}");
+    assert!(checked > 0);
+}
+
+#[test]
+fn a_nim_tree_spends_no_visit_inside_a_proven_node() {
+    // Each simulation either reaches a node not yet proven or stops at the
+    // first proven one: the visits below a proven node stay as they were
+    // when it was proven.
+    let mut s: Search<Nim> = Search::new(config(Algorithm::Puct, false), nim(11), false);
+    s.begin(4000, false);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut out = pacozero_search::EvalOutput::default();
+    let mut frozen: std::collections::HashMap<Vec<u16>, Vec<u32>> = std::collections::HashMap::new();
+    while s.run(&mut rng) {
+        pacozero_search::evaluate_pending(&mut [&mut s], &UniformEvaluator, &mut out).unwrap();
+        // Every expanded node whose own proof is known, by its path.
+        let mut stack: Vec<Vec<u16>> = vec![Vec::new()];
+        while let Some(path) = stack.pop() {
+            let Some(children) = s.children_at(&path) else { continue };
+            for c in &children {
+                let mut p = path.clone();
+                p.push(c.action);
+                if c.proof.is_some() && c.expanded {
+                    let below: Vec<u32> = s.children_at(&p).unwrap().iter().map(|x| x.visits).collect();
+                    let was = frozen.entry(p.clone()).or_insert_with(|| below.clone());
+                    assert_eq!(*was, below, "visits below the proven node {p:?} changed");
+                }
+                if c.expanded {
+                    stack.push(p);
+                }
+            }
+        }
+    }
+    assert!(!frozen.is_empty(), "some interior node was proven");
+    assert_eq!(s.root_proof().map(|p| p.result), Some(Proven::Win));
+}
