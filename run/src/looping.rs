@@ -162,6 +162,10 @@ pub struct LoopConfig {
     /// asynchronous loop, and each stage has a core of its own: give
     /// `[selfplay] threads` plus `[train] threads` the cores there are.
     pub overlap: bool,
+    /// Each generation's training starts on a new window holding the newest
+    /// games (else the window is replaced only after a full pass over it,
+    /// 2.5 to 10 generations late in the quick hour).
+    pub fresh_window: bool,
     /// Seed of the run (self-play seeds and openings derive from it and the generation).
     pub seed: u64,
 }
@@ -202,6 +206,7 @@ impl Default for LoopConfig {
             eval_every: 1,
             max_minutes: 0.0,
             overlap: false,
+            fresh_window: true,
             seed: 1,
         }
     }
@@ -564,6 +569,7 @@ fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, 
         train,
         steps: Steps::UpTo(g as u64 * cfg.looping.train_steps_per_generation),
         data_upto: upto.map(String::from),
+        fresh_window_from: cfg.looping.fresh_window.then_some((g as u64 - 1) * cfg.looping.train_steps_per_generation),
         export: Some(Export { name: &name, make_current: false }),
     };
     let r = pacozero_train::train_stage(run, stage)?;

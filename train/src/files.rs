@@ -148,6 +148,11 @@ pub struct TrainStage<'a> {
     pub steps: Steps,
     /// Train on the chunks up to this stem only ([`crate::Trainer::limit_data`]).
     pub data_upto: Option<String>,
+    /// The stage's first step, when its window must hold the newest games:
+    /// a window loaded before it is replaced before the first batch
+    /// ([`crate::Trainer::refresh_window_loaded_before`]); `None`: the window
+    /// is replaced only after a full pass (or `reload_every_steps`).
+    pub fresh_window_from: Option<u64>,
     pub export: Option<Export<'a>>,
 }
 
@@ -168,6 +173,9 @@ pub fn train_stage(run: &Path, stage: TrainStage<'_>) -> Result<TrainRun> {
     };
     // Games newer than the checkpoint's window measure how the network generalises.
     let fresh = if todo > 0 { trainer.fresh_data_loss(&data, crate::FRESH_LOSS_ROWS).map_err(|e| anyhow::anyhow!("{e}"))? } else { None };
+    if let Some(step) = stage.fresh_window_from {
+        trainer.refresh_window_loaded_before(step);
+    }
     let summary = trainer.train_steps(&data, todo).map_err(|e| anyhow::anyhow!("training on {}: {e}", data.display()))?;
     // `train_steps` saves after any step.
     if todo == 0 {
@@ -201,5 +209,5 @@ pub fn train_run_with(run: &Path, file: TrainFile, steps: u64, export: Option<&s
     };
     let net = file.net.to_config(&spec)?;
     let export = export.map(|name| Export { name, make_current: true });
-    train_stage(run, TrainStage { net, train: file.train, steps: Steps::More(steps), data_upto: None, export })
+    train_stage(run, TrainStage { net, train: file.train, steps: Steps::More(steps), data_upto: None, fresh_window_from: None, export })
 }

@@ -121,6 +121,8 @@ pub struct Trainer {
     /// Only chunks whose stem sorts at or before this one are read (see
     /// [`Trainer::limit_data`]); `None`: every complete chunk.
     data_upto: Option<String>,
+    /// Load a new window before the next batch ([`Trainer::refresh_window_loaded_before`]).
+    refresh_window: bool,
     /// The averaged weights that are exported (`export_average` > 0), folded
     /// at the end of each [`Trainer::train_steps`]; kept in the checkpoint.
     average: Option<PacoNet>,
@@ -174,6 +176,7 @@ impl Trainer {
             window: None,
             last_batch: Vec::new(),
             data_upto: None,
+            refresh_window: false,
             average: None,
             events: None,
         })
@@ -224,6 +227,7 @@ impl Trainer {
             window: None,
             last_batch: Vec::new(),
             data_upto: None,
+            refresh_window: false,
             average,
             events: None,
         })
@@ -358,8 +362,18 @@ impl Trainer {
         Ok(())
     }
 
+    /// Loads a new window (with the newest games) before the next batch
+    /// unless the current one was loaded at or after `step`: a stage that
+    /// starts at `step` trains on the games played up to it, and one resumed
+    /// from a checkpoint inside it keeps the window it loaded.
+    pub fn refresh_window_loaded_before(&mut self, step: u64) {
+        self.refresh_window = self.pos.windows_loaded > 0 && self.pos.loaded_at_step < step;
+    }
+
     fn next_batch_indices(&mut self, data_dir: &Path) -> TrainResult<Vec<u32>> {
-        if self.window.is_none() {
+        if std::mem::take(&mut self.refresh_window) {
+            self.load_window(data_dir)?;
+        } else if self.window.is_none() {
             if self.pos.windows_loaded > 0 {
                 self.reload_exact(data_dir)?;
             } else {

@@ -465,7 +465,7 @@ fn train_run_checkpoints_a_fresh_run_at_zero_steps_and_resumes_it() {
     write_newer_chunk_of(&run.path().join("data"), &paco, "chunk-100");
     let file = TrainFile::from_toml_str(&std::fs::read_to_string(&config).unwrap(), "train.toml").unwrap();
     let net = file.net.to_config(&paco).unwrap();
-    let stage = |steps| TrainStage { net: net.clone(), train: file.train.clone(), steps, data_upto: None, export: None };
+    let stage = |steps| TrainStage { net: net.clone(), train: file.train.clone(), steps, data_upto: None, fresh_window_from: None, export: None };
     let r = train_stage(run.path(), stage(Steps::UpTo(3))).unwrap();
     assert!(r.fresh.is_none() && r.step == 3 && r.summary.steps == 0);
     let r = train_stage(run.path(), stage(Steps::UpTo(4))).unwrap();
@@ -570,6 +570,38 @@ fn batches_walk_the_window_once_then_reload_it() {
     let mut t = Trainer::new(run3.path(), NetConfig::tiny_for(&spec()), TrainConfig { min_positions: 65, ..cfg }, &default_device()).unwrap();
     let e = t.train_steps(data.path(), 1).unwrap_err().to_string();
     assert!(e.contains("64 positions in complete chunks, train.min_positions = 65"), "{e}");
+}
+
+/// A stage that must train on the newest games replaces a window loaded
+/// before it (the loop's `fresh_window`), and keeps one loaded during it
+/// (a stage resumed from a checkpoint inside it).
+#[test]
+fn a_stage_refreshes_a_window_loaded_before_it_and_keeps_one_loaded_during_it() {
+    let data = tempfile::tempdir().unwrap();
+    write_data(data.path(), 64, 2);
+    let cfg = TrainConfig { batch_size: 8, window_max: 1000, min_positions: 8, ..test_cfg() };
+    let run = tempfile::tempdir().unwrap();
+    let mut t = Trainer::new(run.path(), NetConfig::tiny_for(&spec()), cfg, &default_device()).unwrap();
+    t.train_steps(data.path(), 2).unwrap();
+    assert_eq!((t.data_position().windows_loaded, t.data_position().loaded_at_step), (1, 0));
+    write_newer_chunk(data.path(), "chunk-009");
+    // Without a refresh the window goes on (it is not used up).
+    t.train_steps(data.path(), 1).unwrap();
+    assert_eq!(t.data_position().windows_loaded, 1);
+    assert!(!t.data_position().chunks.contains(&"chunk-009".to_string()));
+    // A stage starting at step 0 keeps the window it loaded at step 0.
+    t.refresh_window_loaded_before(0);
+    t.train_steps(data.path(), 1).unwrap();
+    assert_eq!(t.data_position().windows_loaded, 1);
+    // A stage starting at step 4: a new window, with the new chunk.
+    t.refresh_window_loaded_before(4);
+    t.train_steps(data.path(), 1).unwrap();
+    assert_eq!((t.data_position().windows_loaded, t.data_position().loaded_at_step), (2, 4));
+    assert!(t.data_position().chunks.contains(&"chunk-009".to_string()), "{:?}", t.data_position().chunks);
+    // Asked again in the same stage: kept.
+    t.refresh_window_loaded_before(4);
+    t.train_steps(data.path(), 1).unwrap();
+    assert_eq!(t.data_position().windows_loaded, 2);
 }
 
 /// Metrics rows at every `metrics_every` steps and at the last; the
