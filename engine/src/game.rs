@@ -46,6 +46,21 @@ impl Encoding {
     }
 }
 
+/// Where a convolutional policy head reads each action's logit
+/// ([`Game::policy_planes`]): the head writes `planes` planes over the
+/// board, and an action is one square of one plane (in chess, AlphaZero's
+/// 73 planes of moves by their from-square), or a whole plane for an
+/// action that belongs to no square (its logit is the plane's mean).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyPlanes {
+    /// Planes the head writes.
+    pub planes: usize,
+    /// For each action index, in order: its plane and its square (the bit
+    /// planes' square index, `rank * W + file` of the mover's frame), or
+    /// `None` for a plane's mean over the board. No two actions share one.
+    pub slots: Vec<(u16, Option<u16>)>,
+}
+
 /// The name of each game's own encoding, its first ([`Game::ENCODINGS`]):
 /// what files that name none hold.
 pub const DEFAULT_ENCODING: &str = "pacozero";
@@ -127,6 +142,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// The policy's action indices in words: which decision each slot is and
     /// in which frame (for files that describe the network they hold).
     const ACTION_LAYOUT: &'static str;
+    /// The action indices as planes over the board, for a convolutional
+    /// policy head (`net.policy_head = "conv"`); `None` for a game without
+    /// such a layout (the default), whose networks keep the fully connected
+    /// head.
+    fn policy_planes() -> Option<PolicyPlanes> {
+        None
+    }
     /// Hash of the state (including what decides repetitions).
     fn hash(&self) -> u64;
     /// Human-readable name of a decision in this state (e.g. `Le2`).

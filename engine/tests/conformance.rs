@@ -29,7 +29,10 @@
 //! * every input encoding (`ENCODINGS`, each input named once, the first
 //!   `DEFAULT_ENCODING` and what `encode` writes) fills its declared
 //!   planes and scalars, on the board, and its mirror is an involution too;
-//!   `encoding_index` finds each by its name and refuses other names.
+//!   `encoding_index` finds each by its name and refuses other names;
+//! * the policy planes of a convolutional head (`policy_planes`), where the
+//!   game has them: one slot per action, each its own square of its own
+//!   plane (or its own whole plane), on the board.
 //!
 //! A new game passes this by being added to `GameKind`; nothing here names a
 //! game. Tic-tac-toe (`toy/`, a test game) runs the same checks through the
@@ -68,6 +71,7 @@ impl GameVisitor for Conformance {
         assert_eq!(G::WORDS_PER_PLANE, words, "{}", G::NAME);
         check_aux_target_names::<G>();
         check_encoding_names::<G>();
+        check_policy_planes::<G>();
         let mut rng = Rng(self.seed);
         let mut checked = Checked::default();
         let mut legal = Vec::new();
@@ -122,6 +126,21 @@ fn check_encoding_names<G: Game>() {
     let err = encoding_index::<G>("no_such_encoding").unwrap_err();
     assert!(err.contains(G::NAME) && err.contains("no_such_encoding"), "{}: {err}", G::NAME);
     assert!(G::ENCODINGS.iter().all(|e| err.contains(e.name)), "{}: {err}", G::NAME);
+}
+
+/// A convolutional policy head's planes, where the game has them: one slot
+/// per action, none shared, every square on the board and every plane used.
+fn check_policy_planes<G: Game>() {
+    let Some(pp) = G::policy_planes() else { return };
+    assert_eq!(pp.slots.len(), G::NUM_ACTIONS, "{}: policy planes' slots", G::NAME);
+    let squares = G::BOARD_HEIGHT * G::BOARD_WIDTH;
+    let mut seen = std::collections::HashSet::new();
+    for (a, &(plane, sq)) in pp.slots.iter().enumerate() {
+        assert!((plane as usize) < pp.planes && sq.is_none_or(|s| (s as usize) < squares), "{}: action {a}'s slot {plane}, {sq:?}", G::NAME);
+        assert!(seen.insert((plane, sq)), "{}: action {a} shares plane {plane}, square {sq:?}", G::NAME);
+    }
+    let used: std::collections::HashSet<u16> = pp.slots.iter().map(|s| s.0).collect();
+    assert_eq!(used.len(), pp.planes, "{}: a policy plane no action reads", G::NAME);
 }
 
 /// The enumerated turns from a turn start: each decision legal, the turn

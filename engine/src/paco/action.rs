@@ -119,6 +119,18 @@ pub fn action_index(a: Action, mover: Color) -> usize {
     }
 }
 
+/// The action indices as the planes of a convolutional policy head
+/// (`net.policy_head = "conv"`): lifts on plane 0 and places on plane 1,
+/// each on its square `sq'`; the four promotions, whose index names no
+/// square, are planes 2–5 read whole (their logit is the plane's mean).
+pub fn policy_planes() -> crate::game::PolicyPlanes {
+    let mut slots: Vec<(u16, Option<u16>)> = (0..64).map(|s| (0, Some(s))).collect();
+    slots.extend((0..64).map(|s| (1, Some(s))));
+    slots.extend((0..4).map(|k| (2 + k, None)));
+    debug_assert_eq!(slots.len(), NUM_ACTIONS);
+    crate::game::PolicyPlanes { planes: 6, slots }
+}
+
 /// The action of a policy index for the given mover (inverse of [`action_index`]).
 pub fn action_from_index(i: usize, mover: Color) -> Option<Action> {
     let sq = |j: usize| {

@@ -208,6 +208,12 @@ impl Game for GameState {
     const ENCODINGS: &'static [Encoding] = &[super::ENCODING, super::PLATFORM_ENCODING];
     const ACTION_LAYOUT: &'static str = super::ACTION_LAYOUT;
 
+    /// Lifts and places on their squares, promotions whole
+    /// ([`super::action::policy_planes`]).
+    fn policy_planes() -> Option<crate::game::PolicyPlanes> {
+        Some(super::action::policy_planes())
+    }
+
     fn to_move(&self) -> Color {
         self.position().side_to_move()
     }

@@ -20,6 +20,19 @@
 //! slots. A slot's move is decided by the piece on its from-square (see
 //! [`move_from_action`]).
 //!
+//! # Policy planes: 95 planes of 100 squares
+//!
+//! A convolutional policy head ([`policy_planes`], `net.policy_head =
+//! "conv"`) writes 95 planes over the board, AlphaZero's layout of chess
+//! moves on 10x10: a move is the square it starts from (`from'`) on the
+//! plane of its direction and distance.
+//!
+//! | planes | moves |
+//! |---|---|
+//! | 0–71 | queen lines: `direction * 9 + distance - 1`, directions N NE E SE S SW W NW (of the mover's frame), distances 1–9 |
+//! | 72–79 | knight jumps (file, rank): (1, 2) (2, 1) (2, −1) (1, −2) (−1, −2) (−2, −1) (−2, 1) (−1, 2) |
+//! | 80–94 | under-promotions: `80 + (to-file − from-file + 1) * 5 + piece`, pieces R B N E C |
+//!
 //! # Input: 19 bit planes, 4 scalars
 //!
 //! Each plane is 100 bits in two `u64` words (square `i = rank * 10 + file`
@@ -155,6 +168,44 @@ const fn promotion_files(step: usize) -> (u8, u8) {
         let to = (step + 1 - 3 * from as usize) as u8 + from - 1;
         (from, to)
     }
+}
+
+/// Planes of the convolutional policy head (the module docs' table).
+pub const NUM_POLICY_PLANES: usize = 95;
+
+/// Knight jumps (file, rank) in the order of their planes (72–79).
+const KNIGHT_JUMPS: [(i32, i32); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+
+/// The policy plane of a plain move from `from'` to `to'` (a queen line or
+/// a knight jump).
+fn move_plane(from: usize, to: usize) -> usize {
+    let df = (to % 10) as i32 - (from % 10) as i32;
+    let dr = (to / 10) as i32 - (from / 10) as i32;
+    if let Some(k) = KNIGHT_JUMPS.iter().position(|&j| j == (df, dr)) {
+        return 72 + k;
+    }
+    // N NE E SE S SW W NW.
+    const DIRECTIONS: [(i32, i32); 8] = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)];
+    let d = DIRECTIONS.iter().position(|&d| d == (df.signum(), dr.signum())).expect("a queen line");
+    d * 9 + df.abs().max(dr.abs()) as usize - 1
+}
+
+/// The action indices as the planes of a convolutional policy head (the
+/// module docs' table): each action is its from-square on the plane of its
+/// direction and distance.
+pub fn policy_planes() -> crate::game::PolicyPlanes {
+    let mut slots = Vec::with_capacity(NUM_ACTIONS);
+    for &(from, to) in SLOT_MOVE.iter() {
+        slots.push((move_plane(from as usize, to as usize) as u16, Some(from as u16)));
+    }
+    for step in 0..NUM_PROMOTION_STEPS {
+        let (ff, tf) = promotion_files(step);
+        let from = Square10::from_file_rank(ff, 8).index() as u16;
+        for piece in 0..UNDER_PROMOTIONS.len() {
+            slots.push(((80 + (tf + 1 - ff) as usize * UNDER_PROMOTIONS.len() + piece) as u16, Some(from)));
+        }
+    }
+    crate::game::PolicyPlanes { planes: NUM_POLICY_PLANES, slots }
 }
 
 #[inline(always)]
@@ -426,7 +477,11 @@ pub fn encode_threats(pos: &Position, repeated: bool, planes: &mut [u64], scalar
 
 #[cfg(test)]
 mod tests {
+    use super::super::game::GameState;
+    use super::super::Piece;
     use super::*;
+    use crate::game::Game;
+    use rand::{Rng, SeedableRng};
 
     #[test]
     fn sizes() {
@@ -448,17 +503,68 @@ mod tests {
         assert!(seen.iter().all(|&b| b));
     }
 
+    /// Every action has its own square of its own plane, the plane of the
+    /// move's direction and distance, on its from-square.
+    #[test]
+    fn the_policy_planes_put_each_move_on_its_from_square_and_direction() {
+        let pp = policy_planes();
+        assert_eq!((pp.planes, pp.slots.len()), (NUM_POLICY_PLANES, NUM_ACTIONS));
+        let mut seen = std::collections::HashSet::new();
+        for &(plane, sq) in &pp.slots {
+            let sq = sq.expect("every Shako action has a square");
+            assert!((plane as usize) < NUM_POLICY_PLANES && sq < 100);
+            assert!(seen.insert((plane, sq)), "plane {plane} square {sq} twice");
+        }
+        // Every plane is used.
+        let planes: std::collections::HashSet<u16> = pp.slots.iter().map(|s| s.0).collect();
+        assert_eq!(planes.len(), NUM_POLICY_PLANES);
+        // The moves of White's start (the mover's frame is the board's), by hand.
+        let sq = |s: &str| Square10::parse(s).unwrap().index() as u16;
+        let plain = |uci: &str| Move::new(Square10::parse(&uci[..2]).unwrap(), Square10::parse(&uci[2..]).unwrap(), MoveKind::Normal);
+        let slot = |uci: &str| pp.slots[action_index(plain(uci), Color::White)];
+        assert_eq!(slot("e3e5"), (1, Some(sq("e3"))), "north, two squares");
+        assert_eq!(slot("e3e4"), (0, Some(sq("e3"))), "north, one square");
+        assert_eq!(slot("h2g4"), (72 + 7, Some(sq("h2"))), "knight (-1, 2)");
+        assert_eq!(slot("a2b3"), (9, Some(sq("a2"))), "north-east, one square (the elephant)");
+        assert_eq!(slot("a1a2"), (0, Some(sq("a1"))));
+        // A Black move reads in Black's frame: e8-e6 is north two from e3.
+        let mut b = GameState::startpos();
+        b.play_uci("e3e4").unwrap();
+        let m = b.position().parse_uci("e8e6").unwrap();
+        assert_eq!(pp.slots[action_index(m, Color::Black)], (1, Some(sq("e3"))));
+        // Under-promotions: a knight from d9 to c10 (left), an elephant straight, a cannon right.
+        let promo = |uci: &str| {
+            let m = Move::new(
+                Square10::parse(&uci[..2]).unwrap(),
+                Square10::parse(&uci[2..4]).unwrap(),
+                MoveKind::Promotion(Kind::from_letter(uci.chars().last().unwrap()).unwrap()),
+            );
+            pp.slots[action_index(m, Color::White)]
+        };
+        assert_eq!(promo("d9c10n"), (80 + 2, Some(sq("d9"))));
+        assert_eq!(promo("d9d10e"), (80 + 5 + 3, Some(sq("d9"))));
+        assert_eq!(promo("d9e10c"), (80 + 10 + 4, Some(sq("d9"))));
+        // Every plain slot's plane against its geometry.
+        for (i, &(f, t)) in SLOT_MOVE.iter().enumerate() {
+            let (df, dr) = ((t % 10) as i32 - (f % 10) as i32, (t / 10) as i32 - (f / 10) as i32);
+            let plane = pp.slots[i].0 as usize;
+            if plane >= 72 {
+                assert_eq!(KNIGHT_JUMPS[plane - 72], (df, dr));
+            } else {
+                let dist = df.abs().max(dr.abs());
+                assert_eq!(plane % 9, dist as usize - 1);
+                let dirs = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)];
+                assert_eq!(dirs[plane / 9], (df.signum(), dr.signum()));
+            }
+        }
+    }
+
     #[test]
     fn slots_round_trip() {
         for (i, &(f, t)) in SLOT_MOVE.iter().enumerate() {
             assert_eq!(SLOT_OF[f as usize * 100 + t as usize] as usize, i);
         }
     }
-
-    use super::super::game::GameState;
-    use super::super::Piece;
-    use crate::game::Game;
-    use rand::{Rng, SeedableRng};
 
     /// Plane `p` of `planes` as one set, in the board's own frame (the
     /// planes are in the mover's).

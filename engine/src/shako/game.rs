@@ -159,6 +159,11 @@ impl Game for GameState {
     const ENCODINGS: &'static [Encoding] = &[encode::ENCODING, encode::THREATS_ENCODING];
     const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
 
+    /// 95 planes: a move on its from-square ([`encode::policy_planes`]).
+    fn policy_planes() -> Option<crate::game::PolicyPlanes> {
+        Some(encode::policy_planes())
+    }
+
     fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
         match encoding {
             0 => self.encode(planes, scalars),
