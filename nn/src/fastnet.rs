@@ -15,6 +15,9 @@
 //!   convolution weights and a per-channel bias when the net is built;
 //! * the heads' fully connected layers have their weight rows permuted so they
 //!   read the square-major activations directly (burn flattens channel-major);
+//! * a `"conv"` policy head runs its 3x3 convolution as the tower's and its
+//!   1x1 convolution as one product, then reads each slot's logit from the
+//!   square-major `[H*W, planes]` output through a gather table;
 //! * products run single-threaded (`matrixmultiply` for the convolutions,
 //!   `gemm` for the heads' matrix-vector products); large batches are split
 //!   across the current rayon pool by positions, each thread with its own
@@ -28,7 +31,7 @@ use rayon::prelude::*;
 
 use crate::conv3x3;
 use crate::error::NnResult;
-use crate::model::{NetConfig, PacoNet};
+use crate::model::{NetConfig, PacoNet, PolicyHead};
 use crate::weights::{Dense, FoldedConv, Weights};
 
 /// Products with at least this many rows use `matrixmultiply`, smaller ones `gemm`.
@@ -65,6 +68,18 @@ struct Block {
     se: Option<Se>,
 }
 
+/// A `"conv"` policy head after its first convolution.
+#[derive(Clone, Debug)]
+struct ConvPolicy {
+    /// The 1x1 convolution to the policy planes, `[Pc, K]` with bias.
+    planes: Dense,
+    /// Each slot's entry of one position's square-major output `[H*W, K]`
+    /// (`square * K + plane`), or `H*W*K + plane` for a plane's mean.
+    gather: Vec<u32>,
+    /// Whether some slot reads a plane's mean.
+    reads_means: bool,
+}
+
 /// Inference-only copy of a [`PacoNet`] (see the module docs).
 #[derive(Clone, Debug)]
 pub struct FastNet {
@@ -82,10 +97,12 @@ pub struct FastNet {
     /// 3x3 conv + BN, `[9*Ci, C]`.
     stem: Dense,
     blocks: Vec<Block>,
-    /// 1x1 conv + BN, `[C, Pc]`.
+    /// 1x1 conv + BN, `[C, Pc]` (`"fc"` head), or 3x3, `[9*C, Pc]` (`"conv"`).
     policy_conv: Dense,
-    /// `[H*W*Pc, P]`, rows in square-major order.
-    policy_fc: Dense,
+    /// The `"fc"` head: `[H*W*Pc, P]`, rows in square-major order.
+    policy_fc: Option<Dense>,
+    /// The `"conv"` head.
+    conv_policy: Option<ConvPolicy>,
     /// 1x1 conv + BN, `[C, Vc]`.
     value_conv: Dense,
     /// `[H*W*Vc, Vh]`, rows in square-major order; with `value_pool`,
@@ -271,6 +288,16 @@ impl FastNet {
                 }
             }
         }
+        let (policy_fc, conv_policy) = match net.policy_head {
+            PolicyHead::Fc => (Some(linear_square_major(&wt, "policy_fc", pc, hw, p)?), None),
+            PolicyHead::Conv => {
+                let pp = net.policy_planes()?;
+                let k = pp.planes;
+                let gather = pp.slots.iter().map(|&(plane, sq)| sq.map_or(hw * k, |s| s as usize * k) as u32 + plane as u32).collect();
+                let planes = im2col_matrix(wt.conv("policy_planes", pc, k, 1)?);
+                (None, Some(ConvPolicy { planes, gather, reads_means: pp.slots.iter().any(|s| s.1.is_none()) }))
+            }
+        };
         Ok(FastNet {
             ci,
             c,
@@ -280,8 +307,9 @@ impl FastNet {
             zeros: vec![0.0; ci.max(c)],
             stem: im2col_matrix(wt.conv_bn("stem", ci, c, 3)?),
             blocks,
-            policy_conv: im2col_matrix(wt.conv_bn("policy_conv", c, pc, 1)?),
-            policy_fc: linear_square_major(&wt, "policy_fc", pc, hw, p)?,
+            policy_conv: im2col_matrix(wt.conv_bn("policy_conv", c, pc, net.policy_kernel())?),
+            policy_fc,
+            conv_policy,
             value_conv: im2col_matrix(wt.conv_bn("value_conv", c, vc, 1)?),
             value_fc: if net.value_pool { wt.linear("value_fc", 2 * vc, vh)? } else { linear_square_major(&wt, "value_fc", vc, hw, vh)? },
             value_pool: net.value_pool,
@@ -359,7 +387,8 @@ impl FastNet {
         let act = take(&mut s.x, m * c); // [B*HW, C]
         let tmp = take(&mut s.y, m * cmax); // [B*HW, max(C, Ci)]
                                             // im2col buffer, reused for the heads' 1x1 convolution outputs.
-        let cols_len = m * (9 * cmax).max(self.policy_conv.n).max(self.value_conv.n);
+        let planes = self.conv_policy.as_ref().map_or(0, |h| h.planes.n);
+        let cols_len = m * (9 * cmax).max(self.policy_conv.n).max(self.value_conv.n).max(planes);
         let cols = take(&mut s.cols, cols_len); // [B*HW, 9*max(C, Ci)] or more
 
         // Input [B, Ci, HW] -> square-major [B*HW, Ci].
@@ -419,11 +448,40 @@ impl FastNet {
             }
         }
 
-        // Policy head: 1x1 conv -> [B, HW*Pc] (square-major) -> logits.
         let pc = self.policy_conv.n;
-        let ph = &mut cols[..m * pc];
-        dense(&self.policy_conv, m, act, ph, true); // [B*HW, Pc] = [B, HW*Pc]
-        dense(&self.policy_fc, b, ph, policy, false); // [B, P]
+        let p = self.policy_size;
+        match (&self.policy_fc, &self.conv_policy) {
+            (Some(fc), _) => {
+                // Policy head: 1x1 conv -> [B, HW*Pc] (square-major) -> logits.
+                let ph = &mut cols[..m * pc];
+                dense(&self.policy_conv, m, act, ph, true); // [B*HW, Pc] = [B, HW*Pc]
+                dense(fc, b, ph, policy, false); // [B, P]
+            }
+            (None, Some(head)) => {
+                // 3x3 conv -> 1x1 conv to the planes -> each slot's square (or plane mean).
+                let ph = take(&mut s.z, m * pc);
+                self.conv3x3(&self.policy_conv, act, b, c, ph, true, cols); // [B*HW, Pc]
+                let k = head.planes.n;
+                let out = &mut cols[..m * k];
+                dense(&head.planes, m, ph, out, false); // [B*HW, K]
+                let means = take(&mut s.s2, k);
+                for (o, pol) in out.chunks_exact(hw * k).zip(policy.chunks_exact_mut(p)) {
+                    if head.reads_means {
+                        means.fill(0.0);
+                        for row in o.chunks_exact(k) {
+                            means.iter_mut().zip(row).for_each(|(a, v)| *a += v);
+                        }
+                        let inv = 1.0 / hw as f32;
+                        means.iter_mut().for_each(|a| *a *= inv);
+                    }
+                    for (v, &i) in pol.iter_mut().zip(&head.gather) {
+                        let i = i as usize;
+                        *v = if i < hw * k { o[i] } else { means[i - hw * k] };
+                    }
+                }
+            }
+            (None, None) => unreachable!("a network has a policy head"),
+        }
 
         // Value head: 1x1 conv -> [B, HW*Vc] -> hidden -> WDL, moves left.
         let vc = self.value_conv.n;

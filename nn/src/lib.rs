@@ -29,7 +29,11 @@
 //! and bias, skip, ReLU) → heads:
 //! * policy: 1x1 conv (`policy_channels`) + BN + ReLU → linear → `policy_size` logits
 //!   (with `reply_policy`, a second linear layer on the same features: the
-//!   opponent's reply, an auxiliary target search does not use);
+//!   opponent's reply, an auxiliary target search does not use); or with
+//!   `policy_head = "conv"`: 3x3 conv (`policy_channels`) + BN + ReLU → 1x1
+//!   conv (with bias) to the game's policy planes (`Game::policy_planes`)
+//!   → each slot's logit gathered from its plane and square (or a plane's
+//!   mean), and the reply head a second 1x1 conv;
 //! * value trunk: 1x1 conv (`value_channels`) + BN + ReLU → (with
 //!   `value_pool`: each channel's mean and maximum over the board, KataGo's
 //!   global pooling) → linear (`value_hidden`) + ReLU, then
@@ -69,7 +73,7 @@ pub use load::{
     config_game, load_evaluator, load_evaluator_spec, load_network, model_of_spec, network_game, network_with_playouts, reference_dir, reference_model,
     resolve_model,
 };
-pub use model::{NetConfig, NetOutput, PacoNet};
+pub use model::{NetConfig, NetOutput, PacoNet, PolicyHead};
 pub use modelfile::{
     current_model, export_model, export_to_run, export_untrained, load_model, model_header_of, model_path, models_dir, read_model_header, set_current_model,
     ModelInfo, MODEL_EXT, MODEL_FORMAT_VERSION,

@@ -9,7 +9,37 @@ use burn::prelude::*;
 use burn::tensor::activation::{relu, sigmoid};
 use serde::{Deserialize, Serialize};
 
+use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor};
+
 use crate::error::{NnError, NnResult};
+
+/// The policy head of a network ([`NetConfig::policy_head`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyHead {
+    /// A 1x1 convolution (`policy_channels`) and a fully connected layer
+    /// from its every square to every policy slot.
+    #[default]
+    Fc,
+    /// A 3x3 convolution (`policy_channels`) and a 1x1 convolution to the
+    /// game's policy planes ([`pacozero_engine::Game::policy_planes`]); each
+    /// slot's logit is read from its plane and square.
+    Conv,
+}
+
+impl PolicyHead {
+    /// The name in a `[net]` table and a model header: `fc` or `conv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyHead::Fc => "fc",
+            PolicyHead::Conv => "conv",
+        }
+    }
+
+    fn is_fc(&self) -> bool {
+        *self == PolicyHead::Fc
+    }
+}
 
 /// Architecture of a network (serde, e.g. a `[net]` TOML table).
 ///
@@ -49,6 +79,15 @@ pub struct NetConfig {
     /// convolution. Default false.
     #[serde(default)]
     pub reply_policy: bool,
+    /// The policy head: `"fc"` (the default; the files of earlier builds
+    /// have no such key), a fully connected layer with `policy_channels *
+    /// H * W * policy_size` weights, or `"conv"`, convolutions to the
+    /// game's policy planes (AlphaZero's), a few thousand weights for any
+    /// board. Written only when `"conv"`, so the headers of fully connected
+    /// networks stay as they were; a build that predates the key refuses a
+    /// conv network's header as an unknown field.
+    #[serde(default, skip_serializing_if = "PolicyHead::is_fc")]
+    pub policy_head: PolicyHead,
     /// Bit planes of the input (from the data spec; 1..=4096).
     pub bit_planes: u32,
     /// Scalar inputs, broadcast to constant planes (0..=4096).
@@ -118,6 +157,7 @@ impl NetConfig {
             value_hidden: d_value_hidden(),
             value_pool: false,
             reply_policy: false,
+            policy_head: PolicyHead::Fc,
             bit_planes: spec.bit_planes,
             scalars: spec.scalars,
             height: spec.board_height,
@@ -159,7 +199,48 @@ impl NetConfig {
         if self.encoding.is_empty() {
             return Err(NnError::Config("net.encoding is empty".into()));
         }
+        if self.policy_head == PolicyHead::Conv {
+            self.policy_planes()?;
+        }
         Ok(())
+    }
+
+    /// The policy planes of the game whose inputs (in this network's
+    /// encoding), board and policy this network has
+    /// ([`pacozero_engine::Game::policy_planes`]), which a `"conv"` policy
+    /// head writes; the error says why there are none.
+    pub fn policy_planes(&self) -> NnResult<pacozero_engine::PolicyPlanes> {
+        struct Planes<'a>(&'a NetConfig);
+        impl GameVisitor for Planes<'_> {
+            type Output = Option<Option<pacozero_engine::PolicyPlanes>>;
+            fn visit<G: Game>(self) -> Self::Output {
+                let e = encoding_index::<G>(&self.0.encoding).ok()?;
+                let spec = pacozero_data::game_spec_as::<G>(e);
+                let fits = (self.0.input_channels(), self.0.height, self.0.width, self.0.policy_size as usize)
+                    == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS);
+                fits.then(G::policy_planes)
+            }
+        }
+        match GameKind::ALL.into_iter().find_map(|k| k.visit(Planes(self))) {
+            Some(Some(pp)) => Ok(pp),
+            Some(None) => Err(NnError::Config("net.policy_head = \"conv\": the game of this network has no policy planes".into())),
+            None => Err(NnError::Config(format!(
+                "net.policy_head = \"conv\" reads the policy planes of the network's game, but no game has its inputs ({} channels, {}x{}, encoding {}) and {} policy slots",
+                self.input_channels(),
+                self.height,
+                self.width,
+                self.encoding,
+                self.policy_size
+            ))),
+        }
+    }
+
+    /// The kernel of the policy head's first convolution: 1 (`"fc"`) or 3 (`"conv"`).
+    pub fn policy_kernel(&self) -> usize {
+        match self.policy_head {
+            PolicyHead::Fc => 1,
+            PolicyHead::Conv => 3,
+        }
     }
 
     /// Check this architecture reads data of `spec`.
@@ -206,7 +287,13 @@ impl NetConfig {
         let vc = self.value_channels as f64;
         let vh = self.value_hidden as f64;
         let policy_heads = if self.reply_policy { 2.0 } else { 1.0 };
-        f += 2.0 * c * pc * hw + policy_heads * 2.0 * pc * hw * self.policy_size as f64;
+        f += match self.policy_head {
+            PolicyHead::Fc => 2.0 * c * pc * hw + policy_heads * 2.0 * pc * hw * self.policy_size as f64,
+            PolicyHead::Conv => {
+                let planes = self.policy_planes().map_or(0, |pp| pp.planes) as f64;
+                2.0 * c * pc * 9.0 * hw + policy_heads * 2.0 * pc * planes * hw
+            }
+        };
         f += 2.0 * c * vc * hw + 2.0 * self.value_features() as f64 * vh + 2.0 * vh * 6.0;
         f
     }
@@ -364,8 +451,10 @@ pub struct NetOutput {
 pub struct PacoNet {
     stem: ConvBn,
     blocks: Vec<ResBlock>,
+    /// 1x1 (`"fc"` head) or 3x3 (`"conv"` head) convolution.
     policy_conv: ConvBn,
-    policy_fc: Linear,
+    /// The `"fc"` head's layer (`None` for `"conv"`).
+    policy_fc: Option<Linear>,
     value_conv: ConvBn,
     value_fc: Linear,
     wdl_fc: Linear,
@@ -376,6 +465,22 @@ pub struct PacoNet {
     /// [`NetConfig::reply_policy`]'s head (last, so the records of networks
     /// without it are unchanged).
     reply_fc: Option<Linear>,
+    /// The `"conv"` head's 1x1 convolution (with bias) to the policy planes.
+    policy_planes: Option<Conv2d>,
+    /// The same for the reply head of a `"conv"` network.
+    reply_planes: Option<Conv2d>,
+    /// The `"conv"` head's map from its output to the policy slots: slot
+    /// `a` reads entry `gather[a]` of `[planes * H*W (plane-major), then
+    /// each plane's mean]` (from [`NetConfig::policy_planes`]; a constant,
+    /// not in the record).
+    policy_gather: Option<Tensor<1, Int>>,
+}
+
+/// The `"conv"` head's gather indices ([`PacoNet`]'s `policy_gather`): slot
+/// `a` on plane `k`, square `s` reads `k * hw + s`; a plane read whole,
+/// its mean, `planes * hw + k`.
+pub(crate) fn conv_gather(pp: &pacozero_engine::PolicyPlanes, hw: usize) -> Vec<usize> {
+    pp.slots.iter().map(|&(k, s)| s.map_or(pp.planes * hw + k as usize, |s| k as usize * hw + s as usize)).collect()
 }
 
 impl PacoNet {
@@ -392,18 +497,40 @@ impl PacoNet {
         let pc = cfg.policy_channels as usize;
         let vc = cfg.value_channels as usize;
         let vh = cfg.value_hidden as usize;
+        let conv = cfg.policy_head == PolicyHead::Conv;
+        // Validated by every caller: a conv network's game has policy planes.
+        let planes = conv.then(|| cfg.policy_planes().expect("net.policy_head = \"conv\" has the game's policy planes"));
+        let fc = || (!conv).then(|| LinearConfig::new(pc * hw, cfg.policy_size as usize).init(device));
+        let to_planes = || planes.as_ref().map(|pp| Conv2dConfig::new([pc, pp.planes], [1, 1]).init(device));
         PacoNet {
             stem: ConvBn::new(cfg.input_channels(), c, 3, device),
             blocks,
-            policy_conv: ConvBn::new(c, pc, 1, device),
-            policy_fc: LinearConfig::new(pc * hw, cfg.policy_size as usize).init(device),
+            policy_conv: ConvBn::new(c, pc, cfg.policy_kernel(), device),
+            policy_fc: fc(),
             value_conv: ConvBn::new(c, vc, 1, device),
             value_fc: LinearConfig::new(cfg.value_features(), vh).init(device),
             wdl_fc: LinearConfig::new(vh, 3).init(device),
             moves_left_fc: LinearConfig::new(vh, 1).init(device),
             sako_fc: LinearConfig::new(vh, cfg.aux_targets as usize).init(device),
-            reply_fc: cfg.reply_policy.then(|| LinearConfig::new(pc * hw, cfg.policy_size as usize).init(device)),
+            reply_fc: if cfg.reply_policy { fc() } else { None },
+            policy_planes: to_planes(),
+            reply_planes: if cfg.reply_policy { to_planes() } else { None },
+            policy_gather: planes.as_ref().map(|pp| {
+                let idx: Vec<i64> = conv_gather(pp, hw).into_iter().map(|i| i as i64).collect();
+                Tensor::<1, Int>::from_data(TensorData::new(idx, [pp.slots.len()]), device)
+            }),
         }
+    }
+
+    /// The `"conv"` head's logits from the policy convolution's features
+    /// `p` (`[B, Pc, H, W]`) through the 1x1 convolution `to_planes`.
+    fn read_planes(&self, to_planes: &Conv2d, p: Tensor<4>) -> Tensor<2> {
+        let gather = self.policy_gather.clone().expect("a conv head has its gather");
+        let o = to_planes.forward(p); // [B, K, H, W]
+        let [b, k, h, w] = o.dims();
+        let flat = o.clone().reshape([b, k * h * w]); // [B, K*H*W], plane-major
+        let mean = o.reshape([b, k, h * w]).mean_dim(2).reshape([b, k]); // [B, K]
+        Tensor::cat(vec![flat, mean], 1).select(1, gather) // [B, P]
     }
 
     /// Forward pass. `x`: `[B, Ci, H, W]` decoded inputs.
@@ -414,9 +541,18 @@ impl PacoNet {
             t = block.forward(t); // [B, C, H, W]
         }
         let p = relu(self.policy_conv.forward(t.clone())); // [B, Pc, H, W]
-        let p = p.reshape([b as i32, -1]); // [B, Pc*H*W]
-        let reply = self.reply_fc.as_ref().map(|fc| fc.forward(p.clone())); // [B, P]
-        let policy = self.policy_fc.forward(p); // [B, P]
+        let (policy, reply) = match (&self.policy_fc, &self.policy_planes) {
+            (Some(fc), _) => {
+                let p = p.reshape([b as i32, -1]); // [B, Pc*H*W]
+                let reply = self.reply_fc.as_ref().map(|fc| fc.forward(p.clone())); // [B, P]
+                (fc.forward(p), reply) // [B, P]
+            }
+            (None, Some(planes)) => {
+                let reply = self.reply_planes.as_ref().map(|r| self.read_planes(r, p.clone())); // [B, P]
+                (self.read_planes(planes, p), reply) // [B, P]
+            }
+            (None, None) => unreachable!("a network has a policy head"),
+        };
         let v = relu(self.value_conv.forward(t)); // [B, Vc, H, W]
                                                   // Pooled ([`NetConfig::value_pool`]) when the hidden layer reads
                                                   // 2*Vc features rather than Vc*H*W (the two differ on any board of
@@ -559,6 +695,7 @@ mod tests {
             value_hidden: 7,
             value_pool: false,
             reply_policy: false,
+            policy_head: PolicyHead::Fc,
             bit_planes: 4,
             scalars: 2,
             height: 3,
@@ -647,5 +784,114 @@ mod tests {
         let policy = |seed| net.init_seeded(&device, seed).unwrap().forward(x()).policy.into_data().try_to_vec::<f32>().unwrap();
         assert_eq!(policy(5), policy(5));
         assert_ne!(policy(5), policy(6));
+    }
+
+    fn shako_spec(encoding: &str) -> GameSpec {
+        pacozero_data::spec_of_encoding(GameKind::Shako, encoding).unwrap()
+    }
+
+    #[test]
+    fn a_conv_policy_head_is_written_only_when_chosen_and_reads_back() {
+        let net = NetConfig::tiny_for(&shako_spec("threats"));
+        let json = serde_json::to_string(&net).unwrap();
+        assert!(!json.contains("policy_head"), "{json}");
+        let conv = NetConfig { policy_head: PolicyHead::Conv, ..net };
+        let json = serde_json::to_string(&conv).unwrap();
+        assert!(json.contains(r#""policy_head":"conv""#), "{json}");
+        assert_eq!(serde_json::from_str::<NetConfig>(&json).unwrap(), conv);
+        // A [net] table names it in words; anything else is refused.
+        let table = |head: &str| serde_json::from_str::<NetConfig>(&json.replace(r#""conv""#, head));
+        assert_eq!(table(r#""fc""#).unwrap().policy_head, PolicyHead::Fc);
+        let e = table(r#""linear""#).unwrap_err().to_string();
+        assert!(e.contains("unknown variant `linear`, expected `fc` or `conv`"), "{e}");
+        assert_eq!((PolicyHead::Fc.name(), PolicyHead::Conv.name(), PolicyHead::default()), ("fc", "conv", PolicyHead::Fc));
+    }
+
+    #[test]
+    fn a_conv_head_reads_the_policy_planes_of_the_networks_game() {
+        for (spec, planes) in [(shako_spec("pacozero"), 95), (shako_spec("threats"), 95), (pacozero_data::spec_of(GameKind::Paco), 6)] {
+            let net = NetConfig { policy_head: PolicyHead::Conv, ..NetConfig::tiny_for(&spec) };
+            assert_eq!(refusal(&net), None);
+            let pp = net.policy_planes().unwrap();
+            assert_eq!((pp.planes, pp.slots.len()), (planes, spec.policy_size as usize));
+            assert_eq!(net.policy_kernel(), 3);
+        }
+        // A shape no game has: refused, naming the shape.
+        let net = NetConfig { policy_head: PolicyHead::Conv, ..base() };
+        assert_eq!(
+            refusal(&net),
+            Some(
+                "invalid configuration: net.policy_head = \"conv\" reads the policy planes of the network's game, but no game has its inputs \
+                 (5 channels, 8x8, encoding pacozero) and 50 policy slots"
+                    .to_string()
+            )
+        );
+        // A fully connected head needs no game.
+        assert_eq!(refusal(&base()), None);
+        assert_eq!(base().policy_kernel(), 1);
+    }
+
+    #[test]
+    fn conv_gather_points_at_each_slots_square_or_its_planes_mean() {
+        let pp = pacozero_engine::PolicyPlanes { planes: 3, slots: vec![(0, Some(4)), (2, Some(0)), (1, None), (2, None)] };
+        // 5 squares: plane k square s is k * 5 + s; the means follow the 15 plane entries.
+        assert_eq!(conv_gather(&pp, 5), [4, 10, 15 + 1, 15 + 2]);
+    }
+
+    /// The conv head's logits are its planes' values at each slot's square
+    /// (or a plane's mean), read from burn's own convolution output.
+    #[test]
+    fn the_conv_head_reads_each_slot_from_its_plane_and_square() {
+        let device = Device::flex();
+        for spec in [shako_spec("threats"), pacozero_data::spec_of(GameKind::Paco)] {
+            let net = NetConfig { policy_head: PolicyHead::Conv, ..NetConfig::tiny_for(&spec) };
+            let model = net.init_seeded(&device, 3).unwrap();
+            let (h, w, pc) = (net.height as usize, net.width as usize, net.policy_channels as usize);
+            let p = Tensor::<4>::random([2, pc, h, w], burn::tensor::Distribution::Uniform(-1.0, 1.0), &device); // [B, Pc, H, W]
+            let conv = model.policy_planes.as_ref().unwrap();
+            let logits = model.read_planes(conv, p.clone()).into_data().try_into_vec_as::<f32>().unwrap(); // [B, P]
+            let planes = conv.forward(p).into_data().try_into_vec_as::<f32>().unwrap(); // [B, K, H, W]
+            let pp = net.policy_planes().unwrap();
+            let (k, hw, n) = (pp.planes, h * w, pp.slots.len());
+            assert_eq!((logits.len(), planes.len()), (2 * n, 2 * k * hw));
+            for b in 0..2 {
+                for (a, &(plane, sq)) in pp.slots.iter().enumerate() {
+                    let at = |s: usize| planes[(b * k + plane as usize) * hw + s];
+                    let want = sq.map_or_else(|| (0..hw).map(at).sum::<f32>() / hw as f32, |s| at(s as usize));
+                    assert!((logits[b * n + a] - want).abs() < 1e-5, "{} slot {a}: {} vs {want}", spec.game, logits[b * n + a]);
+                }
+            }
+        }
+    }
+
+    /// The conv head's weights: a 3x3 convolution and a 1x1 convolution to
+    /// the planes, no fully connected layer; far fewer than the fc head's.
+    #[test]
+    fn a_conv_head_has_convolutions_in_place_of_the_linear_layer() {
+        let spec = shako_spec("pacozero");
+        let count = |net: &NetConfig| {
+            struct Count(usize);
+            impl burn::module::ModuleVisitor for Count {
+                fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+                    self.0 += param.lazy_shape().num_elements();
+                }
+            }
+            let mut c = Count(0);
+            net.init_seeded(&Device::flex(), 1).unwrap().visit(&mut c);
+            c.0
+        };
+        let fc = NetConfig { reply_policy: true, ..NetConfig::tiny_for(&spec) };
+        let conv = NetConfig { policy_head: PolicyHead::Conv, ..fc.clone() };
+        let (pc, c) = (fc.policy_channels as usize, fc.channels as usize);
+        // fc: 1x1 conv + BN, two linear layers of 800 x 3,656 (+ biases).
+        // conv: 3x3 conv + BN, two 1x1 convolutions of 8 x 95 (+ biases).
+        let common = count(&fc) - (c * pc + 4 * pc) - 2 * (pc * 100 * 3656 + 3656);
+        assert_eq!(count(&conv), common + (9 * c * pc + 4 * pc) + 2 * (pc * 95 + 95));
+        // Multiply-adds: the 3x3 convolution (x2: 2 * 16 * 8 * 9 * 100 = 230,400)
+        // and two 1x1 convolutions to 95 planes (2 * 2 * 8 * 95 * 100 = 304,000)
+        // in place of a 1x1 convolution (25,600) and two linear layers (2 * 2 * 800 * 3,656 = 11,699,200).
+        assert_eq!(fc.flops_per_position() - conv.flops_per_position(), 25_600.0 + 11_699_200.0 - 230_400.0 - 304_000.0);
+        let model = conv.init_seeded(&Device::flex(), 1).unwrap();
+        assert!(model.policy_fc.is_none() && model.reply_fc.is_none() && model.policy_planes.is_some() && model.reply_planes.is_some());
     }
 }

@@ -32,7 +32,7 @@ use pacozero_engine::{Game, GameVisitor};
 
 use crate::error::{NnError, NnResult};
 use crate::load::config_game;
-use crate::model::{NetConfig, PacoNet};
+use crate::model::{conv_gather, NetConfig, PacoNet, PolicyHead};
 use crate::modelfile::{write_atomic, ModelInfo};
 use crate::weights::{Dense, FoldedConv, Weights};
 
@@ -254,13 +254,37 @@ pub(crate) fn network_graph(g: &mut GraphBuilder, model: &PacoNet, net: &NetConf
         t = g.node("Relu", &format!("{name}.relu"), &[&sum], vec![]); // [N, C, H, W]
     }
 
-    // Policy head: burn flattens channel-major ([N, Pc*H*W], index c*HW + s), as Flatten does.
-    let ph = g.conv(&t, "policy_conv", &wt.conv_bn("policy_conv", c, pc, 1)?, true); // [N, Pc, H, W]
-    let ph = g.node("Flatten", "policy_flat", &[&ph], vec![attr_int("axis", 1)]); // [N, Pc*H*W]
-    let policy = g.dense(&ph, "policy_fc", &wt.linear("policy_fc", pc * hw, p)?, false); // [N, P]
-    let reply = match net.reply_policy {
-        true => Some(g.dense(&ph, "reply_fc", &wt.linear("reply_fc", pc * hw, p)?, false)), // [N, P]
-        false => None,
+    let ph = g.conv(&t, "policy_conv", &wt.conv_bn("policy_conv", c, pc, net.policy_kernel())?, true); // [N, Pc, H, W]
+    let (policy, reply) = match net.policy_head {
+        PolicyHead::Fc => {
+            // burn flattens channel-major ([N, Pc*H*W], index c*HW + s), as Flatten does.
+            let ph = g.node("Flatten", "policy_flat", &[&ph], vec![attr_int("axis", 1)]); // [N, Pc*H*W]
+            let policy = g.dense(&ph, "policy_fc", &wt.linear("policy_fc", pc * hw, p)?, false); // [N, P]
+            let reply = match net.reply_policy {
+                true => Some(g.dense(&ph, "reply_fc", &wt.linear("reply_fc", pc * hw, p)?, false)), // [N, P]
+                false => None,
+            };
+            (policy, reply)
+        }
+        PolicyHead::Conv => {
+            // The planes flattened plane-major, then each plane's mean: the
+            // vector the gather indices point into (as burn's forward pass).
+            let pp = net.policy_planes()?;
+            let gather: Vec<i64> = conv_gather(&pp, hw).into_iter().map(|i| i as i64).collect();
+            let gather = g.int64s("policy_gather", &gather);
+            let mut read = |name: &str| -> NnResult<String> {
+                let o = g.conv(&ph, name, &wt.conv(name, pc, pp.planes, 1)?, false); // [N, K, H, W]
+                let flat = g.node("Flatten", &format!("{name}.flat"), &[&o], vec![attr_int("axis", 1)]); // [N, K*H*W]
+                let mean = g.node("GlobalAveragePool", &format!("{name}.pool"), &[&o], vec![]); // [N, K, 1, 1]
+                let mean = g.node("Flatten", &format!("{name}.mean"), &[&mean], vec![attr_int("axis", 1)]); // [N, K]
+                let all = g.node("Concat", &format!("{name}.all"), &[&flat, &mean], vec![attr_int("axis", 1)]); // [N, K*H*W + K]
+                Ok(g.node("Gather", &format!("{name}.gather"), &[&all, &gather], vec![attr_int("axis", 1)]))
+                // [N, P]
+            };
+            let policy = read("policy_planes")?;
+            let reply = if net.reply_policy { Some(read("reply_planes")?) } else { None };
+            (policy, reply)
+        }
     };
 
     // Value trunk.
@@ -284,7 +308,7 @@ pub(crate) fn network_graph(g: &mut GraphBuilder, model: &PacoNet, net: &NetConf
         0 => None,
         _ => Some(g.dense(&hidden, "sako_fc", &wt.linear("sako_fc", vh, a)?, false)), // [N, A]
     };
-    if net.reply_policy != wt.has("reply_fc.weight") {
+    if net.reply_policy != (wt.has("reply_fc.weight") || wt.has("reply_planes.weight")) {
         return Err(NnError::Config(format!(
             "net.reply_policy = {} but the weights {} a reply head",
             net.reply_policy,

@@ -130,6 +130,14 @@ impl Weights {
         Ok(FoldedConv { cin, cout, kernel, w: out, b: shift })
     }
 
+    /// A convolution with its bias and no batch norm (`{path}.weight`,
+    /// `{path}.bias`), as a [`FoldedConv`].
+    pub fn conv(&self, path: &str, cin: usize, cout: usize, kernel: usize) -> NnResult<FoldedConv> {
+        let w = self.get(&format!("{path}.weight"), &[cout, cin, kernel, kernel])?.to_vec(); // [Cout, Cin, k, k]
+        let b = self.get(&format!("{path}.bias"), &[cout])?.to_vec();
+        Ok(FoldedConv { cin, cout, kernel, w, b })
+    }
+
     /// A burn `Linear` (`weight: [in, out]`, `bias: [out]`; no bias reads as zeros).
     pub fn linear(&self, path: &str, k: usize, n: usize) -> NnResult<Dense> {
         let w = self.get(&format!("{path}.weight"), &[k, n])?.to_vec(); // [in, out]

@@ -3,7 +3,7 @@
 //! (direct and im2col), with and without squeeze-excitation and global
 //! pooling, square and oblong boards, inputs wider and narrower than the
 //! tower, batches run in one piece, in several pieces and split across a
-//! thread pool.
+//! thread pool; the fully connected policy head and the conv one.
 
 mod common;
 
@@ -11,7 +11,9 @@ use burn::prelude::*;
 use burn::tensor::activation::softmax;
 use burn::tensor::TensorData;
 use common::{assert_close, inputs, random_net, spec, spread};
-use pacozero_nn::{FastNet, NetConfig, PacoNet};
+use pacozero_data::spec_of_encoding;
+use pacozero_engine::GameKind;
+use pacozero_nn::{FastNet, NetConfig, PacoNet, PolicyHead};
 
 /// burn's outputs for `x` (`[B, Ci, H, W]`): policy logits, WDL
 /// probabilities (softmax of the value head), moves left.
@@ -122,6 +124,25 @@ fn a_wide_tower_runs_in_pieces_and_matches_burn() {
     // and 30 run in 2 and 3 pieces on one thread.
     let net = arch(8, 8, 6, 1, 40, 1, 72, 8, 8, 4, 32);
     check("8x8 1x72", &net, 9, &[1, 17, 30]);
+}
+
+/// The conv policy head (a 3x3 convolution, 1x1 to the game's policy
+/// planes, gathered per slot) on both games' boards: Shako's 95 planes of
+/// 100 squares in both its encodings, Paco Ŝako's 6 planes whose last four
+/// are read as plane means; with and without squeeze-excitation, policy
+/// convolutions that run direct (8, 16) and through im2col (5).
+#[test]
+fn the_conv_policy_head_matches_burn() {
+    for (game, encoding, se_ratio, pc, seed) in [
+        (GameKind::Shako, "pacozero", 4, 8, 20),
+        (GameKind::Shako, "threats", 0, 5, 21),
+        (GameKind::Paco, "pacozero", 2, 16, 22),
+        (GameKind::Paco, "platform", 0, 5, 23),
+    ] {
+        let spec = spec_of_encoding(game, encoding).unwrap();
+        let net = NetConfig { blocks: 2, se_ratio, policy_channels: pc, policy_head: PolicyHead::Conv, ..NetConfig::tiny_for(&spec) };
+        check(&format!("{game} {encoding} conv head"), &net, seed, &[1, 3, 17]);
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use onnx_protobuf::{Message, ModelProto, ValueInfoProto};
 use pacozero_data::spec_of;
 use pacozero_engine::GameKind;
-use pacozero_nn::{default_device, ModelInfo, NetConfig};
+use pacozero_nn::{default_device, ModelInfo, NetConfig, PolicyHead};
 
 fn dims(v: &ValueInfoProto) -> Vec<String> {
     use onnx_protobuf::tensor_shape_proto::dimension::Value;
@@ -85,6 +85,38 @@ fn every_game_and_head_configuration_exports() {
             assert_eq!(back, net, "{what}");
         }
     }
+}
+
+/// A conv policy head exports as convolutions and a gather: a 3x3 policy
+/// convolution, a 1x1 convolution to the planes for each policy head, the
+/// planes and their means concatenated and gathered by one index table.
+#[test]
+fn a_conv_policy_head_exports_convolutions_and_a_gather() {
+    let spec = pacozero_data::spec_of_encoding(GameKind::Shako, "threats").unwrap();
+    let net = NetConfig { blocks: 1, reply_policy: true, policy_head: PolicyHead::Conv, ..NetConfig::tiny_for(&spec) };
+    let m = export(&net);
+    let g = m.graph.as_ref().unwrap();
+    let ops: Vec<&str> = g.node.iter().map(|n| n.op_type.as_str()).collect();
+    // Stem, two in the block, the policy convolution, two to the planes, the value convolution.
+    assert_eq!(ops.iter().filter(|&&o| o == "Conv").count(), 1 + 2 + 1 + 2 + 1);
+    assert_eq!(ops.iter().filter(|&&o| o == "Gather").count(), 2);
+    assert_eq!(ops.iter().filter(|&&o| o == "Gemm").count(), 4 + 2, "value, WDL, moves left, aux and the SE layers: no policy layer");
+    let inits: HashMap<&str, &onnx_protobuf::TensorProto> = g.initializer.iter().map(|t| (t.name.as_str(), t)).collect();
+    let (c, pc) = (net.channels as i64, net.policy_channels as i64);
+    assert_eq!(inits["policy_conv.weight"].dims, [pc, c, 3, 3]);
+    assert_eq!(inits["policy_planes.weight"].dims, [95, pc, 1, 1]);
+    assert_eq!(inits["reply_planes.bias"].dims, [95]);
+    assert!(!inits.contains_key("policy_fc.weight"));
+    // The table: slot 0 (a1-b1, east one square) reads plane 18 at a1; every entry inside the 95 x 100 planes.
+    let gather = &inits["policy_gather"].int64_data;
+    assert_eq!((gather.len(), gather[0]), (3656, 18 * 100));
+    assert!(gather.iter().all(|&i| (0..95 * 100).contains(&i)));
+    let gathers: Vec<&onnx_protobuf::NodeProto> = g.node.iter().filter(|n| n.op_type == "Gather").collect();
+    assert!(gathers.iter().all(|n| n.input[1] == "policy_gather" && n.attribute[0].i == 1));
+    let meta: HashMap<&str, &str> = m.metadata_props.iter().map(|e| (e.key.as_str(), e.value.as_str())).collect();
+    assert_eq!((meta["game"], meta["encoding"]), ("shako", "threats"));
+    assert!(meta["net"].contains(r#""policy_head":"conv""#), "{}", meta["net"]);
+    assert_eq!(serde_json::from_str::<NetConfig>(meta["net"]).unwrap(), net);
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! operators the export uses, with ONNX's semantics and defaults, strict
 //! about attribute names and types, value names and declared shapes)
 //! against burn's forward pass of the same network: every head of every
-//! game and head configuration, and the platform's one output.
+//! game and head configuration (the conv policy head's gather too), and
+//! the platform's one output.
 
 mod common;
 
@@ -14,7 +15,7 @@ use onnx_protobuf::tensor_proto::DataType;
 use onnx_protobuf::{Message, ModelProto, NodeProto, ValueInfoProto};
 use pacozero_data::{spec_of, spec_of_encoding};
 use pacozero_engine::GameKind;
-use pacozero_nn::{default_device, ModelInfo, NetConfig, Network};
+use pacozero_nn::{default_device, ModelInfo, NetConfig, Network, PolicyHead};
 
 /// A value of the graph: a float tensor (dims, row-major data) or an int64 list.
 #[derive(Clone, Debug)]
@@ -34,7 +35,7 @@ fn floats(v: &Value) -> (&[usize], &[f32]) {
 fn allowed(op: &str) -> &'static [&'static str] {
     match op {
         "Conv" => &["kernel_shape", "pads"],
-        "Flatten" | "Split" | "Concat" | "Softmax" => &["axis"],
+        "Flatten" | "Split" | "Concat" | "Softmax" | "Gather" => &["axis"],
         _ => &[],
     }
 }
@@ -240,6 +241,24 @@ fn run_node(n: &NodeProto, ins: &[&Value]) -> Vec<Value> {
             }
             one(Value::F(d.to_vec(), out))
         }
+        "Gather" => {
+            let (d, x) = floats(ins[0]);
+            let Value::I(indices) = ins[1] else { panic!("{}: gather indices are int64", n.name) };
+            let a = axis_of(attr_int(n, "axis").unwrap_or(0), d.len());
+            let (outer, len, inner) = split_at_axis(d, a);
+            let mut dims = d.to_vec();
+            dims[a] = indices.len();
+            let mut out = Vec::with_capacity(outer * indices.len() * inner);
+            for o in 0..outer {
+                for &i in indices {
+                    // Negative indices count from the end of the axis.
+                    let i = if i < 0 { i + len as i64 } else { i };
+                    assert!((0..len as i64).contains(&i), "{}: index {i} of an axis of {len}", n.name);
+                    out.extend_from_slice(&x[(o * len + i as usize) * inner..(o * len + i as usize + 1) * inner]);
+                }
+            }
+            one(Value::F(dims, out))
+        }
         op => panic!("{}: operator {op} is not one the export uses", n.name),
     }
 }
@@ -308,9 +327,11 @@ fn info() -> ModelInfo {
 fn the_exported_graph_computes_every_head_as_burn_does() {
     for kind in GameKind::ALL {
         let spec = spec_of(kind);
-        for (i, (se_ratio, value_pool, reply_policy)) in [(4, false, false), (0, true, true), (2, true, false)].into_iter().enumerate() {
-            let net = NetConfig { blocks: 2, se_ratio, value_pool, reply_policy, value_channels: 3, ..NetConfig::tiny_for(&spec) };
-            let what = format!("{kind} se_ratio={se_ratio} value_pool={value_pool} reply_policy={reply_policy}");
+        let configs =
+            [(4, false, false, PolicyHead::Fc), (0, true, true, PolicyHead::Fc), (2, true, false, PolicyHead::Fc), (2, false, true, PolicyHead::Conv)];
+        for (i, (se_ratio, value_pool, reply_policy, policy_head)) in configs.into_iter().enumerate() {
+            let net = NetConfig { blocks: 2, se_ratio, value_pool, reply_policy, policy_head, value_channels: 3, ..NetConfig::tiny_for(&spec) };
+            let what = format!("{kind} se_ratio={se_ratio} value_pool={value_pool} reply_policy={reply_policy} policy_head={}", policy_head.name());
             let model = random_net(&net, 70 + i as u64);
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("t.onnx");

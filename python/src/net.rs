@@ -144,6 +144,7 @@ impl Network {
         d.set_item("value_hidden", c.value_hidden)?;
         d.set_item("value_pool", c.value_pool)?;
         d.set_item("reply_policy", c.reply_policy)?;
+        d.set_item("policy_head", c.policy_head.name())?;
         d.set_item("encoding", c.encoding.clone())?;
         Ok(d)
     }

@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 use pacozero_data::{spec_of, spec_of_encoding, GameSpec, RunDir};
 use pacozero_engine::GameKind;
-use pacozero_nn::NetConfig;
+use pacozero_nn::{NetConfig, PolicyHead};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -35,6 +35,8 @@ pub struct NetTable {
     pub value_hidden: u32,
     pub value_pool: bool,
     pub reply_policy: bool,
+    /// `"fc"` or `"conv"` (`NetConfig::policy_head`).
+    pub policy_head: PolicyHead,
     /// The input encoding (`NetConfig::encoding`): `"pacozero"`, or for
     /// Paco Ŝako `"platform"`, the platform's own input. It must be the
     /// data's; a loop's self-play writes its data in it.
@@ -53,6 +55,7 @@ impl Default for NetTable {
             value_hidden: d.value_hidden,
             value_pool: d.value_pool,
             reply_policy: d.reply_policy,
+            policy_head: d.policy_head,
             encoding: d.encoding,
         }
     }
@@ -73,6 +76,7 @@ impl NetTable {
             value_hidden: self.value_hidden,
             value_pool: self.value_pool,
             reply_policy: self.reply_policy,
+            policy_head: self.policy_head,
             ..NetConfig::default_for(spec)
         };
         net.validate().map_err(|e| anyhow::anyhow!("[net]: {e}"))?;

@@ -341,6 +341,44 @@ fn a_network_with_a_pooled_value_head_and_a_reply_head_trains_and_loads() {
     }
 }
 
+/// A Shako network with the conv policy head (and its reply head) in the
+/// `threats` encoding, from a `[net]` table: the gather passes the
+/// gradients on (the policy loss falls), and the exported network runs
+/// the same through FastNet and burn.
+#[test]
+fn a_network_with_a_conv_policy_head_trains_and_loads() {
+    let text = "[net]\nblocks = 1\nchannels = 16\npolicy_channels = 8\nvalue_channels = 4\nvalue_hidden = 32\nreply_policy = true\npolicy_head = \"conv\"\nencoding = \"threats\"\n";
+    let f = TrainFile::from_toml_str(text, "conv.toml").unwrap();
+    let s = pacozero_data::spec_of_encoding(pacozero_engine::GameKind::Shako, "threats").unwrap();
+    let net = f.net.to_config(&s).unwrap();
+    assert_eq!((net.policy_head, net.policy_size, net.bit_planes, net.encoding.as_str()), (PolicyHead::Conv, 3656, 30, "threats"));
+    // A conv head on data of no game with policy planes is refused.
+    let e = f.net.to_config(&GameSpec { encoding: "threats".into(), ..spec() }).unwrap_err().to_string();
+    assert!(e.starts_with("[net]: ") && e.contains("net.policy_head = \"conv\""), "{e}");
+    let data = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    write_data_of(data.path(), &s, 64, 2);
+    let mut t = Trainer::new(run.path(), net.clone(), test_cfg(), &default_device()).unwrap();
+    let sum = t.train_steps(data.path(), 100).unwrap();
+    let (first, last) = (sum.first.policy_loss, sum.last.policy_loss);
+    assert!(last < 0.5 * first, "the policy loss did not fall: {first:.3} -> {last:.3}");
+    assert!(sum.last.reply_policy_loss.is_finite());
+    let path = t.export("gen-0001", false).unwrap();
+    let loaded = Network::load(&path, 1).unwrap();
+    assert_eq!(loaded.config(), &net);
+    let mut slow = Network::load(&path, 1).unwrap();
+    slow.set_fastnet(false);
+    let rs = rows_of(&s, 20, 5);
+    let inputs: Vec<EvalInput> = rs.iter().map(|r| EvalInput { planes: &r.planes, scalars: &r.scalars }).collect();
+    let (a, b) = (loaded.evaluate_batch(&inputs).unwrap(), slow.evaluate_batch(&inputs).unwrap());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.policy_logits.len(), 3656);
+        for (p, q) in x.policy_logits.iter().zip(&y.policy_logits).chain(x.wdl.iter().zip(&y.wdl)) {
+            assert!((p - q).abs() <= 1e-4 * (1.0 + q.abs()), "fast {p} vs burn {q}");
+        }
+    }
+}
+
 /// Reply targets in a batch: the next row's policy where the mover changes,
 /// weighted by the row; none for a game's last row.
 #[test]
