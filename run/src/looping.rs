@@ -909,7 +909,7 @@ mod tests {
         let text = include_str!("../../configs/quick-shako.toml");
         let shako = LoopFile::parse(text, "configs/quick-shako.toml").unwrap();
         assert_eq!(shako.looping.game, GameKind::Shako);
-        let net = shako.net.to_config(&spec_of(GameKind::Shako)).unwrap();
+        let net = shako.net.to_config(&spec_of_encoding(GameKind::Shako, &shako.net.encoding).unwrap()).unwrap();
         assert_eq!((net.height, net.width, net.policy_size), (10, 10, 3656));
         // Without the key a run plays Paco.
         assert_eq!(LoopFile::parse("", "empty").unwrap().looping.game, GameKind::Paco);
