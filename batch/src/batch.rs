@@ -8,7 +8,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::targets::Targets;
+use crate::targets::{moves_left_weight, Targets};
 
 /// A game's mirror, from its [`Game`] hooks (a game without one never
 /// mirrors a row), for the planes of one of its encodings.
@@ -62,6 +62,9 @@ pub struct Batch {
     pub wdl: Vec<f32>,
     pub row_w: Vec<f32>,
     pub moves_left: Vec<f32>,
+    /// Row weight × [`crate::targets::moves_left_weight`]: 0 for a
+    /// truncated game's rows, whose decisions to the cut are no target.
+    pub moves_left_w: Vec<f32>,
     /// Auxiliary targets per row: the game's ([`GameSpec::aux_targets`]).
     pub naux: usize,
     /// The auxiliary targets, `[n, naux]` row-major, 0 or 1.
@@ -104,6 +107,7 @@ impl Batch {
             wdl: vec![0.0; n * 3],
             row_w: vec![0.0; n],
             moves_left: vec![0.0; n],
+            moves_left_w: vec![0.0; n],
             naux,
             aux: vec![0.0; n * naux],
             result: vec![0; n],
@@ -150,11 +154,56 @@ impl Batch {
                 b.reply_w[k] = r.weight;
             }
             b.moves_left[k] = (r.moves_left as f32).ln_1p();
+            b.moves_left_w[k] = r.weight * moves_left_weight(r);
             for (t, &v) in b.aux[k * naux..(k + 1) * naux].iter_mut().zip(&r.aux_targets) {
                 *t = v as u8 as f32;
             }
             b.result[k] = r.result;
         }
         b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row of a 2x2 game of one plane and four slots.
+    fn row(game_id: u64, ply: u32, truncated: bool) -> PositionRow {
+        PositionRow {
+            game_id,
+            ply,
+            side_to_move: (ply % 2) as u8,
+            planes: vec![0b1001],
+            scalars: Vec::new(),
+            legal_actions: vec![0, 2],
+            policy: vec![0.25, 0.75],
+            full_search: true,
+            root_q: 0.3,
+            root_wdl: [0.5, 0.3, 0.2],
+            action: 2,
+            result: 1,
+            moves_left: 7,
+            aux_targets: Vec::new(),
+            weight: 2.0,
+            network_id: String::new(),
+            truncated,
+        }
+    }
+
+    /// A batch trains a truncated game's row on its search value and no
+    /// moves left, and a decided game's row on its result and its moves
+    /// left; everything else alike.
+    #[test]
+    fn a_truncated_row_trains_its_search_value_and_no_moves_left() {
+        let spec = GameSpec::new("g", 2, 2, 1, 0, 4, &[]).unwrap();
+        let rows = vec![row(1, 0, false), row(2, 0, true)];
+        let b = Batch::build(&spec, &rows, &[0, 1], 0.25);
+        assert_eq!(&b.wdl[..3], &[0.75 + 0.25 * 0.5, 0.25 * 0.3, 0.25 * 0.2], "decided: the result, mixed");
+        assert_eq!(&b.wdl[3..], &[0.5, 0.3, 0.2], "truncated: the root WDL alone");
+        assert_eq!(b.moves_left, [8f32.ln(), 8f32.ln()]);
+        assert_eq!(b.moves_left_w, [2.0, 0.0]);
+        assert_eq!((b.row_w, b.policy_w), (vec![2.0, 2.0], vec![2.0, 2.0]));
+        assert_eq!(&b.policy[..4], &b.policy[4..]);
     }
 }

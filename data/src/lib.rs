@@ -33,11 +33,17 @@
 //! | `root_q` | Float32 | root value in \[-1, 1\], mover's perspective |
 //! | `root_wdl` | FixedSizeList\<Float32, 3\> | root (win, draw, loss) estimate, mover's perspective |
 //! | `action` | UInt16 | policy slot actually played |
-//! | `result` | Int8 | final result for the mover: `1` win, `0` draw, `-1` loss |
-//! | `moves_left` | UInt32 | decisions remaining until the game ended (0 on the last decision) |
+//! | `result` | Int8 | final result for the mover: `1` win, `0` draw, `-1` loss (a truncated game's: the cut's, no training target) |
+//! | `moves_left` | UInt32 | decisions remaining until the game ended (0 on the last decision; a truncated game's: until the cut, no training target) |
 //! | `aux_targets` | FixedSizeList\<Boolean, n\> | the game's `n` auxiliary targets, named in the metadata key `aux_targets` (each game's `Game::AUX_TARGETS`, documented there), in that order; mid-turn, the values of the turn's settled start |
 //! | `weight` | Float32 | sample weight, default `1`, finite and `>= 0` |
 //! | `network_id` | Utf8 | model that played, e.g. `"gen-0003"` or `"uniform"` |
+//! | `truncated` | Boolean | the game was cut at its length cap, not ended by its rules ([`is_truncation`] of its reason); optional, `false` in files without it |
+//!
+//! A *truncated* game's rows (reason `max_length` or `material`) train no
+//! result and no moves left: their value target takes the row's search
+//! value (`root_wdl`) where a decided row takes its `result`, and their
+//! moves-left target is masked (`pacozero_batch::targets`).
 //!
 //! ## Games table (`*.games.parquet`)
 //!
@@ -49,7 +55,7 @@
 //! | `actions` | Utf8 | space-separated atomic actions, e.g. `"Le2 Pe4 =Q"` |
 //! | `num_decisions` | UInt32 | number of decisions (= position rows of the game) |
 //! | `result` | Utf8 | `"1-0"`, `"0-1"` or `"1/2-1/2"` |
-//! | `reason` | Utf8 | why the game ended (e.g. `"paco"`, `"max_length"`) |
+//! | `reason` | Utf8 | why the game ended (e.g. `"paco"`, `"max_length"`; the cuts, [`TRUNCATION_REASONS`], are not ends by the rules) |
 //! | `network_id` | Utf8 | model that played |
 //! | `config_hash` | Utf8 | hash of the self-play configuration |
 //! | `seed` | UInt64 | RNG seed of the game |
@@ -122,8 +128,9 @@ pub use reader::{
 };
 pub use run_dir::RunDir;
 pub use schema::{
-    games_schema, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_AUX_TARGETS, MAX_BOARD_SIDE, OLDEST_READ_VERSION,
-    OPTIONAL_GAME_COLUMNS, POSITIONS_SUFFIX, POSITION_COLUMNS, SCHEMA_VERSION, TMP_SUFFIX, V1_AUX_COLUMNS,
+    games_schema, is_truncation, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, GAME_COLUMNS, MAX_AUX_TARGETS, MAX_BOARD_SIDE,
+    OLDEST_READ_VERSION, OPTIONAL_GAME_COLUMNS, OPTIONAL_POSITION_COLUMNS, POSITIONS_SUFFIX, POSITION_COLUMNS, SCHEMA_VERSION, TMP_SUFFIX, TRUNCATION_REASONS,
+    V1_AUX_COLUMNS,
 };
 pub use spec::{check_data_dir, check_data_dir_as, data_spec, game_spec, game_spec_as, registered_spec, spec_of, spec_of_encoding};
 pub use writer::{chunk_stem, write_chunk, ChunkPaths, ChunkWriter};

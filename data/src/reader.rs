@@ -9,7 +9,7 @@ use arrow::datatypes::{DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, U
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
-use crate::schema::{positions_schema_of, required_games_schema, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, SCHEMA_VERSION, V1_AUX_COLUMNS};
+use crate::schema::{required_games_schema, required_positions_schema, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, SCHEMA_VERSION, V1_AUX_COLUMNS};
 use crate::schema::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 
 /// A complete chunk found on disk (its games file exists).
@@ -224,6 +224,23 @@ impl<'a> Cols<'a> {
         Ok(Some(strings))
     }
 
+    /// A Boolean column that a file may lack
+    /// ([`crate::schema::OPTIONAL_POSITION_COLUMNS`]): `None` when it does,
+    /// checked as [`Cols::get`] when it is there.
+    fn optional_bool(&self, name: &str) -> Result<Option<&'a BooleanArray>> {
+        if self.batch.column_by_name(name).is_none() {
+            return Ok(None);
+        }
+        let col = self.get(name)?;
+        let bools = col.as_any().downcast_ref::<BooleanArray>().ok_or_else(|| DataError::WrongType {
+            path: self.path.into(),
+            column: name.into(),
+            expected: DataType::Boolean.to_string(),
+            found: col.data_type().to_string(),
+        })?;
+        Ok(Some(bools))
+    }
+
     /// Every row says the file's `version`.
     fn check_version(&self, version: u16, row_base: usize) -> Result<()> {
         let v = self.get("schema_version")?.as_primitive::<UInt16Type>();
@@ -270,9 +287,10 @@ impl AuxCols<'_> {
 }
 
 /// Read every row of a positions file, validating each against the file's
-/// spec. Files of every schema version this build reads give today's rows.
+/// spec. Files of every schema version this build reads give today's rows
+/// (a file without the optional `truncated` column reads as not truncated).
 pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> {
-    let (batches, spec, version) = read_batches(path, positions_schema_of)?;
+    let (batches, spec, version) = read_batches(path, required_positions_schema)?;
     let mut rows = Vec::new();
     for batch in &batches {
         let base = rows.len();
@@ -305,6 +323,7 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
         };
         let weight = c.get("weight")?.as_primitive::<Float32Type>().values();
         let net = c.get("network_id")?.as_string::<i32>();
+        let truncated = c.optional_bool("truncated")?;
         for i in 0..batch.num_rows() {
             let w0 = wdl.value_offset_at(i);
             let row = PositionRow {
@@ -324,6 +343,7 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
                 aux_targets: aux.row(i),
                 weight: weight[i],
                 network_id: net.value(i).to_string(),
+                truncated: truncated.is_some_and(|t| t.value(i)),
             };
             row.check(&spec).map_err(|message| DataError::BadValue { path: path.into(), column: column_of(&message).into(), row: base + i, message })?;
             rows.push(row);

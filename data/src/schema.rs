@@ -289,6 +289,26 @@ pub struct PositionRow {
     pub aux_targets: Vec<bool>,
     pub weight: f32,
     pub network_id: String,
+    /// The game did not end by its rules: it was cut at its length cap
+    /// (reasons `max_length` and `material`, see [`is_truncation`]). Its
+    /// `result` (the cut's draw, or the material adjudication's win) and
+    /// its `moves_left` (decisions to the cut) are no training targets: the
+    /// value target takes the row's search value instead and the moves-left
+    /// target is left out (`pacozero_batch::targets`). Column `truncated`,
+    /// optional ([`OPTIONAL_POSITION_COLUMNS`]): `false` in files without it.
+    pub truncated: bool,
+}
+
+/// End reasons of games that did not end by their rules but were cut at
+/// their length cap: `max_length` (scored a draw) and `material` (a cut
+/// game scored by material, `adjudicate_material`).
+pub const TRUNCATION_REASONS: [&str; 2] = ["max_length", "material"];
+
+/// Whether a game that ended for `reason` (the games table's `reason`) was
+/// cut rather than ended by its rules ([`TRUNCATION_REASONS`]): its rows
+/// are [`PositionRow::truncated`].
+pub fn is_truncation(reason: &str) -> bool {
+    TRUNCATION_REASONS.contains(&reason)
 }
 
 impl PositionRow {
@@ -351,7 +371,7 @@ pub struct GameRow {
 }
 
 /// Column names of the positions table, in file order.
-pub const POSITION_COLUMNS: [&str; 17] = [
+pub const POSITION_COLUMNS: [&str; 18] = [
     "schema_version",
     "game_id",
     "ply",
@@ -369,7 +389,13 @@ pub const POSITION_COLUMNS: [&str; 17] = [
     "aux_targets",
     "weight",
     "network_id",
+    "truncated",
 ];
+
+/// The positions table's columns that a reader takes as `false` when a
+/// file lacks them: added without a schema version, like
+/// [`OPTIONAL_GAME_COLUMNS`].
+pub const OPTIONAL_POSITION_COLUMNS: [&str; 1] = ["truncated"];
 
 /// Column names of the games table, in file order.
 pub const GAME_COLUMNS: [&str; 12] =
@@ -414,6 +440,7 @@ pub(crate) fn positions_schema_of(spec: &GameSpec, version: u16) -> SchemaRef {
         Field::new("aux_targets", DataType::FixedSizeList(item(DataType::Boolean), spec.num_aux_targets() as i32), false),
         Field::new("weight", DataType::Float32, false),
         Field::new("network_id", DataType::Utf8, false),
+        Field::new("truncated", DataType::Boolean, false),
     ];
     if version == 1 {
         let at = fields.iter().position(|f| f.name() == "aux_targets").expect("the aux_targets column");
@@ -438,6 +465,14 @@ pub fn games_schema(spec: &GameSpec) -> SchemaRef {
         Field::new("white", DataType::Utf8, false),
         Field::new("black", DataType::Utf8, false),
     ];
+    Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
+}
+
+/// The positions table's columns a file of `version` must have:
+/// [`positions_schema_of`] without [`OPTIONAL_POSITION_COLUMNS`].
+pub(crate) fn required_positions_schema(spec: &GameSpec, version: u16) -> SchemaRef {
+    let all = positions_schema_of(spec, version);
+    let fields: Vec<Field> = all.fields().iter().filter(|f| !OPTIONAL_POSITION_COLUMNS.contains(&f.name().as_str())).map(|f| f.as_ref().clone()).collect();
     Arc::new(Schema::new_with_metadata(fields, spec.to_metadata()))
 }
 
@@ -489,6 +524,14 @@ mod tests {
         assert_eq!(spec(8, 8, 1, 0, 1).unwrap().with_encoding("platform").unwrap().encoding, "platform");
     }
 
+    #[test]
+    fn only_the_cuts_are_truncations() {
+        assert!(is_truncation("max_length") && is_truncation("material"));
+        for decided in ["paco", "checkmate", "stalemate", "repetition", "fifty_moves", "no_progress", "resign", "stuck", ""] {
+            assert!(!is_truncation(decided), "{decided}");
+        }
+    }
+
     fn row() -> PositionRow {
         PositionRow {
             game_id: 1,
@@ -507,6 +550,7 @@ mod tests {
             aux_targets: vec![],
             weight: 0.0,
             network_id: String::new(),
+            truncated: false,
         }
     }
 

@@ -192,6 +192,7 @@ fn positions_batch(spec: &GameSpec, rows: &[PositionRow]) -> arrow::error::Resul
     let mut aux = FixedSizeListBuilder::new(BooleanBuilder::new(), spec.num_aux_targets() as i32).with_field(item(DataType::Boolean));
     let mut weight = Float32Builder::with_capacity(n);
     let mut net = StringBuilder::new();
+    let mut truncated = BooleanBuilder::with_capacity(n);
     for r in rows {
         version.append_value(SCHEMA_VERSION);
         game_id.append_value(r.game_id);
@@ -216,6 +217,7 @@ fn positions_batch(spec: &GameSpec, rows: &[PositionRow]) -> arrow::error::Resul
         aux.append(true);
         weight.append_value(r.weight);
         net.append_value(&r.network_id);
+        truncated.append_value(r.truncated);
     }
     let cols: Vec<ArrayRef> = vec![
         Arc::new(version.finish()),
@@ -235,6 +237,7 @@ fn positions_batch(spec: &GameSpec, rows: &[PositionRow]) -> arrow::error::Resul
         Arc::new(aux.finish()),
         Arc::new(weight.finish()),
         Arc::new(net.finish()),
+        Arc::new(truncated.finish()),
     ];
     RecordBatch::try_new(schema, cols)
 }

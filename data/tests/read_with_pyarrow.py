@@ -30,6 +30,7 @@ def main() -> int:
         "moves_left": pa.uint32(),
         "weight": pa.float32(),
         "network_id": pa.string(),
+        "truncated": pa.bool_(),
     }
     for name, t in expected_types.items():
         got = pos.schema.field(name).type

@@ -102,6 +102,10 @@ fn a_version_1_chunk_reads_into_todays_rows() {
     let (want_game, want_rows) = common::game(7, 9);
     // Written before the players' columns: they read as empty.
     assert_eq!(games, [GameRow { white: String::new(), black: String::new(), ..want_game }]);
+    // Written before the `truncated` column: every row reads as not truncated
+    // (the fixture's game 7 would be).
+    assert!(want_rows.iter().all(|r| r.truncated));
+    let want_rows: Vec<PositionRow> = want_rows.into_iter().map(|r| PositionRow { truncated: false, ..r }).collect();
     assert_eq!(rows, want_rows, "every field, the auxiliary targets in the order of the old columns");
     assert_eq!(rows.iter().map(|r| r.aux_targets.clone()).collect::<Vec<_>>(), (0..9).map(common::aux_targets).collect::<Vec<_>>());
     // The two values differ on some rows (plies 4 and 7): an order swap fails.

@@ -16,8 +16,11 @@ key                 shape, dtype   meaning
 ``policy``          (B,A) f32      search policy target (0 off the legal slots)
 ``policy_weight``   (B,) f32       row weight where the row trains the policy (full search), else 0
 ``wdl``             (B,3) f32      value target: one-hot result mixed with the root WDL by ``value_q_mix``
+                                   (a game cut at its length cap: its root WDL in the result's place)
 ``weight``          (B,) f32       row weight
 ``moves_left``      (B,) f32       ln(1 + decisions left)
+``moves_left_weight`` (B,) f32     row weight where the row trains moves left, else 0 (a game
+                                   cut at its length cap: no end to count to)
 ``aux``             (B,T) f32      the game's auxiliary targets, 0 or 1, in the order of
                                    ``spec["aux_targets"]`` (their names; Paco Ŝako:
                                    mover_in_sako, mover_can_paco; Shako: mover_in_check,

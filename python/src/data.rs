@@ -130,6 +130,7 @@ pub fn batch_dict<'py>(py: Python<'py>, spec: &GameSpec, rows: &[PositionRow], i
     d.set_item("wdl", Array::from_shape_vec((n, 3), b.wdl).map_err(shape_err)?.into_pyarray(py))?;
     d.set_item("weight", b.row_w.into_pyarray(py))?;
     d.set_item("moves_left", b.moves_left.into_pyarray(py))?;
+    d.set_item("moves_left_weight", b.moves_left_w.into_pyarray(py))?;
     let aux = Array::from_shape_vec((n, b.naux), b.aux).map_err(shape_err)?.into_pyarray(py);
     // `sako` is the key of earlier builds (Paco Ŝako's two targets): the same array.
     d.set_item("sako", &aux)?;

@@ -29,7 +29,12 @@
 //!   and in self-play (reason `"stuck"`); games reaching `max_decisions` are
 //!   draws (reason `"max_length"`), or, with `adjudicate_material` in a game
 //!   with material (Shako), wins of the side that far ahead (reason
-//!   `"material"`).
+//!   `"material"`). Both cuts are *truncated* games, not decided ones: their
+//!   rows are written with `truncated = true`, and neither the recorded
+//!   result nor the length to the cut is a training target (the value
+//!   target takes the search's root WDL, the moves-left target is masked;
+//!   `pacozero_batch::targets`). `max_decisions` is a safety bound, meant
+//!   to lie well above the games' normal lengths.
 //! * Randomness: game `i` of a run uses `ChaCha8Rng` seeded with
 //!   `game_seed(cfg.seed, i)` for its start position, noise, move sampling,
 //!   playout caps and resignation opt-out, so a run is reproducible for a

@@ -39,6 +39,8 @@ pub struct GameRecord {
     pub positions: Vec<PositionRow>,
     pub winner: Option<Color>,
     /// `"paco"`, `"repetition"`, `"no_progress"`, `"max_length"`, `"stuck"`, `"resign"`.
+    /// The cuts (`"max_length"`, `"material"`) mark the rows truncated
+    /// ([`pacozero_data::is_truncation`]).
     pub reason: String,
     /// The game was not allowed to resign.
     pub no_resign: bool,
@@ -263,6 +265,9 @@ impl<G: SelfplayGame> Runner<G> {
         let (winner, reason) = self.end.clone().expect("finished game");
         let n = self.drafts.len() as u32;
         let game_id = game_id_of(self.seed);
+        // A game cut at its length cap did not end by its rules: its result
+        // (a draw, or material's win) and its length are no targets.
+        let truncated = pacozero_data::is_truncation(&reason);
         let positions = self
             .drafts
             .into_iter()
@@ -288,6 +293,7 @@ impl<G: SelfplayGame> Runner<G> {
                 aux_targets: d.aux,
                 weight: sh.cfg.weight,
                 network_id: sh.network_id.clone(),
+                truncated,
             })
             .collect();
         let result = match winner {

@@ -87,6 +87,8 @@ fn selfplay_chunks_read_back() {
                     assert!((sum - 1.0).abs() < 1e-3);
                     assert!(p.root_q.abs() <= 1.0 + 1e-5);
                     assert_eq!(p.result, common::result_for_mover(&g.result, p.side_to_move));
+                    // A game cut at its length cap is truncated, row by row.
+                    assert_eq!(p.truncated, pacozero_data::is_truncation(&g.reason), "{}", g.reason);
                     let mut planes = vec![0u64; p.planes.len()];
                     let mut scalars = vec![0f32; p.scalars.len()];
                     st.encode(&mut planes, &mut scalars);

@@ -1,6 +1,7 @@
 //! Win detection in search (a sure win this turn is played at once, and seen
 //! as won at leaves) and the scoring of games cut at their length cap
-//! (material adjudication for Shako, always a draw for Paco Ŝako).
+//! (material adjudication for Shako, always a draw for Paco Ŝako), which is
+//! only recorded: a cut game's rows are truncated, no training target.
 
 use pacozero_engine::paco::{self, GameState};
 use pacozero_engine::{shako, Color, Game, Outcome};
@@ -205,10 +206,31 @@ fn selfplay_adjudicates_cut_shako_games_by_material() {
     // Two plies cannot undo a 14-pawn lead by more than a queen's 9.
     let r = play_game(&cfg(3), &UniformEvaluator, 0, Some(white_up.clone())).unwrap();
     assert_eq!((r.winner, r.reason.as_str()), (Some(Color::White), "material"));
-    // The value target of every position follows the adjudicated result.
-    assert!(r.positions.iter().all(|p| p.result != 0));
+    // The rows record the adjudicated result, but the game was cut, not
+    // won: every row is truncated, so that result is never a value target
+    // (the search's root value takes its place, `pacozero_batch::targets`).
+    // Until issue 60 this test asserted that the value target followed the
+    // adjudication; that was the behaviour removed.
+    assert!(r.positions.iter().all(|p| p.result != 0 && p.truncated));
     let r = play_game(&cfg(0), &UniformEvaluator, 0, Some(white_up)).unwrap();
     assert_eq!((r.winner, r.reason.as_str()), (None, "max_length"));
+    assert!(r.positions.iter().all(|p| p.truncated), "a cut drawn game is truncated too");
+}
+
+/// A Shako game that ends by the rules is decided, not truncated: a mate
+/// in one, found at once by win detection, ends it by checkmate.
+#[test]
+fn a_shako_game_ended_by_mate_is_decided() {
+    let mate_in_one = shako::GameState::from_fen("5k4/10/5K4/10/10/10/10/10/10/R9 w - - 0 1").unwrap();
+    let cfg = SelfplayConfig {
+        max_decisions: 400,
+        search: SearchConfig { full_simulations: 4, cheap_simulations: 2, ..SearchConfig::default() },
+        ..SelfplayConfig::default()
+    };
+    let r = play_game(&cfg, &UniformEvaluator, 0, Some(mate_in_one)).unwrap();
+    assert_eq!((r.winner, r.reason.as_str(), r.positions.len()), (Some(Color::White), "checkmate", 1));
+    assert_eq!(r.game.actions, "a1a10");
+    assert!(r.positions.iter().all(|p| p.result == 1 && !p.truncated && p.moves_left == 0));
 }
 
 #[test]

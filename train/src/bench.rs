@@ -202,6 +202,7 @@ pub(crate) fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec,
                 aux_targets: (0..names.len()).map(|a| a + 1 == names.len() && i % 5 == 0).collect(),
                 weight: 1.0,
                 network_id: "bench".into(),
+                truncated: false,
             }
         })
         .collect();

@@ -24,8 +24,11 @@
 //! * value: cross-entropy of the WDL logits against the one-hot game result,
 //!   optionally mixed with `root_wdl` (`value_q_mix`) and with the root's
 //!   WDL some decisions later (`value_horizon`, `value_horizon_mix`; see
-//!   [`targets`]);
-//! * moves-left: squared error on `ln(1 + moves_left)`;
+//!   [`targets`]); a truncated game's rows (cut at their length cap) take
+//!   their `root_wdl` in the result's place;
+//! * moves-left: squared error on `ln(1 + moves_left)`, weighted by `w` and
+//!   normalised by the sum of those weights, without a truncated game's
+//!   rows (`Batch::moves_left_w`);
 //! * sako: binary cross-entropy on the game's auxiliary targets
 //!   (`Game::AUX_TARGETS`, the data's `aux_targets` column), the mean over
 //!   them (the name, the `sako_weight` key and `metrics.csv`'s `sako_loss`

@@ -177,8 +177,10 @@ pub(crate) fn losses(model: &PacoNet, b: &Batch, cfg: &TrainConfig, device: &Dev
     let ce_v = (logv * t2(&b.wdl, [n, 3], device)).sum_dim(1).neg(); // [B, 1]
     let value = (ce_v * row_w.clone()).sum().div_scalar(sum_w); // [1]
 
+    // Masked for a truncated game's rows (their weight 0): the mean over the rest.
+    let sum_mw = b.moves_left_w.iter().sum::<f32>().max(1e-6);
     let d = out.moves_left - t2(&b.moves_left, [n, 1], device); // [B, 1]
-    let moves_left = (d.clone() * d * row_w.clone()).sum().div_scalar(sum_w); // [1]
+    let moves_left = (d.clone() * d * t2(&b.moves_left_w, [n, 1], device)).sum().div_scalar(sum_mw); // [1]
 
     // The mean binary cross-entropy over the game's A auxiliary targets.
     let na = b.naux;
@@ -350,6 +352,7 @@ mod tests {
             wdl: vec![1.0, 0.0, 0.0, 0.2, 0.5, 0.3, 0.0, 0.0, 1.0],
             row_w: vec![1.0, 0.5, 2.0],
             moves_left: vec![0.3, 1.2, 2.0],
+            moves_left_w: vec![1.0, 0.5, 2.0],
             naux: 2,
             aux: vec![1.0, 0.0, 0.0, 1.0, 1.0, 1.0],
             result: vec![1, 0, -1],
@@ -441,6 +444,28 @@ mod tests {
         close("reported reply", metrics.reply_policy_loss, reply);
         let moved = scalar(losses(&after, &b, &cfg, &device).total);
         assert!(moved < metrics.loss, "a step lowers the loss it stepped on: {moved} vs {}", metrics.loss);
+    }
+
+    /// A truncated game's row (moves-left weight 0) is out of the
+    /// moves-left loss: the loss is the weighted mean over the other rows,
+    /// whatever that row's target, and the other losses keep it.
+    #[test]
+    fn a_truncated_row_has_no_moves_left_loss() {
+        let (cfg, device) = (weights(), device());
+        let m = model(true);
+        let x = Tensor::<4>::from_data(TensorData::new(batch().x.clone(), [3, batch().c, 4, 4]), &device);
+        let ml = host(m.forward(x).moves_left);
+        let cut = |target: f32| Batch { moves_left_w: vec![1.0, 0.0, 2.0], moves_left: vec![0.3, target, 2.0], ..batch() };
+        let want = ((ml[0] - 0.3).powi(2) + 2.0 * (ml[2] - 2.0).powi(2)) / 3.0;
+        let (a, b) = (losses(&m, &cut(1.2), &cfg, &device), losses(&m, &cut(40.0), &cfg, &device));
+        close("masked moves left", scalar(a.moves_left.clone()), want);
+        close("whatever the cut row's target", scalar(b.moves_left), want);
+        let full = losses(&m, &batch(), &cfg, &device);
+        close("the value loss keeps the row", scalar(a.value), scalar(full.value));
+        assert!((scalar(full.moves_left) - want).abs() > 1e-6, "the row counts when not truncated");
+        // Every row truncated: no moves-left loss at all.
+        let none = Batch { moves_left_w: vec![0.0; 3], ..batch() };
+        assert_eq!(scalar(losses(&m, &none, &cfg, &device).moves_left), 0.0);
     }
 
     /// No reply term without a reply head, without reply weight or without

@@ -611,6 +611,7 @@ mod tests {
                 aux_targets: vec![false, false],
                 weight: 1.0,
                 network_id: "t".into(),
+                truncated: false,
             });
             g.apply(action);
         }

@@ -175,6 +175,7 @@ fn rows(n: usize) -> Vec<PositionRow> {
                 aux_targets: vec![false, i % 4 == 0],
                 weight: 1.0,
                 network_id: "uniform".into(),
+                truncated: false,
             }
         })
         .collect()

@@ -38,6 +38,7 @@ fn row_of<G: Game>(g: &G) -> PositionRow {
         aux_targets: vec![false, false],
         weight: 1.0,
         network_id: "t".into(),
+        truncated: false,
     }
 }
 

@@ -51,6 +51,7 @@ fn rows_of(s: &GameSpec, n: usize, seed: u64) -> Vec<PositionRow> {
                 aux_targets: vec![planes[2] & 1 == 1, planes[3] & 2 == 2],
                 weight: 1.0,
                 network_id: "uniform".into(),
+                truncated: false,
             }
         })
         .collect()
