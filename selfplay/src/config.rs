@@ -54,6 +54,10 @@ pub struct SelfplayConfig {
     pub adjudicate_material: u32,
     /// Start positions: `"standard"`, `"fischer_random"`, `"fen_file"` or `"book"`.
     pub start_positions: StartPositions,
+    /// With `start_positions = "fischer_random"`, this share of the games
+    /// starts from the standard setup instead, where the platform's players
+    /// and its bot's book start (0..=1). Their Gumbel noise makes them differ.
+    pub standard_fraction: f64,
     /// File with one FEN per line (blank lines and `#` comments skipped), for
     /// `start_positions = "fen_file"`.
     pub fen_file: Option<PathBuf>,
@@ -123,6 +127,7 @@ impl Default for SelfplayConfig {
             fen_file: None,
             book_file: None,
             book_temperature: 1.0,
+            standard_fraction: 0.0,
             full_search_fraction: 0.25,
             temperature: 1.0,
             temperature_decisions: 30,
@@ -182,6 +187,7 @@ impl SelfplayConfig {
             bail!("config key `book_file` is required when `start_positions` = \"book\"");
         }
         check("book_temperature", self.book_temperature, 0.01, 100.0)?;
+        check("standard_fraction", self.standard_fraction, 0.0, 1.0)?;
         check("full_search_fraction", self.full_search_fraction, 0.0, 1.0)?;
         check("temperature", self.temperature, 0.0, 10.0)?;
         check("temperature_decisions", self.temperature_decisions, 0, 100_000)?;

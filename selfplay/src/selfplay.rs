@@ -139,6 +139,8 @@ impl<G: SelfplayGame> Runner<G> {
             Some(s) => s,
             None => match sh.cfg.start_positions {
                 StartPositions::Standard => G::start(),
+                // (No draw without a share: the seeds' games stay as they were.)
+                StartPositions::FischerRandom if sh.cfg.standard_fraction > 0.0 && rng.gen::<f64>() < sh.cfg.standard_fraction => G::start(),
                 StartPositions::FischerRandom => G::random_start(rng.gen()),
                 StartPositions::FenFile => G::from_notation(&sh.fens[rng.gen_range(0..sh.fens.len())])?,
                 StartPositions::Book => G::from_notation(sh.book.pick(rng.gen::<f64>()))?,

@@ -138,6 +138,30 @@ fn fischer_random_and_fen_file_starts() {
     assert!(format!("{e:#}").contains("starts.txt:1"), "{e:#}");
 }
 
+/// A share of Fischer-random self-play starts from the standard setup; the
+/// games from it differ (Gumbel noise), and without a share none does.
+#[test]
+fn a_standard_fraction_of_fischer_random_games_starts_from_the_standard_setup() {
+    let mut cfg = small(Algorithm::Gumbel);
+    cfg.max_decisions = 12;
+    cfg.start_positions = StartPositions::FischerRandom;
+    let standard = GameState::start().notation();
+    let starts = |cfg: &SelfplayConfig| -> Vec<(String, String)> {
+        (0..40).map(|i| play_game::<GameState, _>(cfg, &UniformEvaluator, i, None).unwrap()).map(|g| (g.game.start_fen, g.game.actions)).collect()
+    };
+    assert!(starts(&cfg).iter().all(|(fen, _)| *fen != standard), "no share: Fischer-random only");
+    cfg.standard_fraction = 0.5;
+    let games = starts(&cfg);
+    let from_standard: Vec<&String> = games.iter().filter(|(fen, _)| *fen == standard).map(|(_, actions)| actions).collect();
+    assert!((10..=30).contains(&from_standard.len()), "{} of 40 from the standard setup", from_standard.len());
+    let distinct: std::collections::HashSet<&String> = from_standard.iter().copied().collect();
+    assert_eq!(distinct.len(), from_standard.len(), "every game from the standard setup differs");
+    cfg.standard_fraction = 1.0;
+    assert!(starts(&cfg).iter().all(|(fen, _)| *fen == standard));
+    cfg.standard_fraction = 1.5;
+    assert!(cfg.validate().unwrap_err().to_string().contains("standard_fraction"));
+}
+
 /// Games may start where a pending promotion opens the mover's turn (issue
 /// 34, kind 2: a lone pawn that ended its owner's move on the last rank, a
 /// pawn the opponent carried home): the first decision is the promotion and

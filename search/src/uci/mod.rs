@@ -948,6 +948,40 @@ mod tests {
         assert!(g.play_uci(best[0]).is_ok(), "{out:?}");
     }
 
+    /// The last `info` line of `go nodes N` from `fen`, and the `bestmove`.
+    fn searched<G: Game>(fen: &str, nodes: u32) -> (String, String) {
+        let out = exchange::<G>(&format!("position fen {fen}\ngo nodes {nodes}\n"));
+        let info = out.iter().rev().find(|l| l.starts_with("info depth")).unwrap_or_else(|| panic!("{fen}: {out:?}")).clone();
+        (info, bestmoves(&out)[0].to_string())
+    }
+
+    #[test]
+    fn proven_turns_are_reported_as_mate_n_for_both_sides() {
+        // Shako mates in 2 that Fairy-Stockfish 11.1 (variant shako) finds
+        // at depth 12, with its first move of each.
+        for (fen, fairy) in [
+            ("9k/10/7K2/10/10/10/10/10/R9/10 w - - 0 1", "h8i8"),
+            ("9k/10/7K2/10/10/10/10/10/10/R9 w - - 0 1", "h8i8"),
+            ("8k1/10/7K2/10/10/10/10/10/10/R9 w - - 0 1", "a1j1"),
+            ("9k/10/6K3/10/10/10/10/10/10/1R8 w - - 0 1", "g8h9"),
+        ] {
+            let (info, best) = searched::<shako::GameState>(fen, 3000);
+            assert!(info.contains("score mate 2 ") && info.contains(" wdl 1000 0 0 "), "{fen}: {info}");
+            // A proven win: the engine's move keeps it (the mate follows).
+            let mut g = shako::GameState::from_notation(fen).unwrap();
+            for d in g.parse_turn(&best).unwrap() {
+                g.apply(d);
+            }
+            let (reply, _) = searched::<shako::GameState>(&g.notation(), 3000);
+            assert!(reply.contains("score mate -1 ") && reply.contains(" wdl 0 0 1000 "), "{fen} then {best} (Fairy-Stockfish: {fairy}): {reply}");
+        }
+        // Paco in 2 from the tactics suite (proved by exhaustive search).
+        let fen = "3b2N1/k2P1b2/2t2q1C/p1p3t1/a1a1P3/3j3c/2K1dN1p/1Q1R1v2 b 5 - - -";
+        let (info, best) = searched::<paco::GameState>(fen, 3000);
+        assert!(info.contains("score mate 2 "), "{info}");
+        assert!(["Qf6-c3", "Bf7xc4>d3>c3", "Bf7xc4>d3>d4"].iter().any(|t| t.split_whitespace().collect::<String>() == best), "{best}");
+    }
+
     #[test]
     fn a_finished_game_has_no_best_move_and_a_win_in_one_is_mate_1() {
         // Black is mated.
