@@ -46,11 +46,17 @@ pub struct SelfplayConfig {
     pub games_per_thread: usize,
     /// Games per output chunk (each worker writes a chunk every this many games) (1..=1000000).
     pub games_per_chunk: usize,
-    /// Decisions after which a game is adjudicated a draw (1..=100000).
+    /// Decisions after which a game is cut (1..=100000): a safety bound, to
+    /// be set well above the games' normal lengths. A cut game is recorded
+    /// as a draw (reason `max_length`) and its rows as truncated: it trains
+    /// no result and no moves left.
     pub max_decisions: u32,
-    /// A game cut at `max_decisions` is won by the side ahead by at least this
-    /// much material (pawns: P 1, E 2, N 3, B 3, C 4, R 5, Q 9; Shako only,
-    /// Paco Ŝako has no captures) instead of drawn; 0 = always drawn (0..=100).
+    /// A game cut at `max_decisions` is recorded as won by the side ahead by
+    /// at least this much material (pawns: P 1, E 2, N 3, B 3, C 4, R 5, Q 9;
+    /// Shako only, Paco Ŝako has no captures; reason `material`) instead of
+    /// drawn; 0 = always drawn (0..=100). Only the record: the rows are
+    /// truncated either way, so the adjudicated win is never a training
+    /// target.
     pub adjudicate_material: u32,
     /// Start positions: `"standard"`, `"fischer_random"`, `"fen_file"` or `"book"`.
     pub start_positions: StartPositions,
