@@ -238,9 +238,16 @@ pub struct LoopArgs {
     pub generations: Option<u32>,
     /// Override one key of the configuration, `section.key=value` (e.g.
     /// `loop.max_minutes=5`, `train.lr=0.001`); repeatable. Checked like
-    /// the file and saved in the run's config.toml; a new run only.
+    /// the file and saved in the run's config.toml; a new run only (a
+    /// resumed run takes those that repeat its values).
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub set: Vec<String>,
+    /// Resume a run whose config.toml names a program (`loop.external`) or
+    /// a file (`selfplay.fen_file`, `selfplay.book_file`) without repeating
+    /// them in --config or --set: start and read what the run's own file
+    /// says. Without it, such a run is refused, naming them.
+    #[arg(long)]
+    pub trust_run_files: bool,
     /// No progress bars (the notes and results are still printed).
     #[arg(long)]
     pub quiet: bool,

@@ -303,6 +303,115 @@ fn broken_model_files_are_named() {
     fails_with(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["/nonexistent/x.pzmodel does not exist"]);
 }
 
+/// `data`, a model file, with its header's `net` changed by `edit` (the
+/// header has no checksum; the sections keep theirs).
+fn with_net(data: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let hlen = u64::from_le_bytes(data[12..20].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&data[20..20 + hlen]).unwrap();
+    edit(&mut header["net"]);
+    let header = serde_json::to_vec(&header).unwrap();
+    let mut out = data[..12].to_vec();
+    out.extend((header.len() as u64).to_le_bytes());
+    out.extend(header);
+    out.extend(&data[20 + hlen..]);
+    out
+}
+
+/// A model whose header declares a 1.1 TB policy layer: one message naming
+/// the file and the field, within 2 GiB of address space, not an abort.
+#[test]
+fn a_model_header_that_declares_more_than_the_file_holds_allocates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::fs::read(common::manifest_dir().join("../models/reference/quick-edd488c-gen71.pzmodel")).unwrap();
+    let huge = with_net(&data, |net| {
+        for (k, v) in [("policy_channels", 1024), ("height", 64), ("width", 64), ("policy_size", 65536)] {
+            net[k] = v.into();
+        }
+    });
+    let m = dir.path().join("huge.pzmodel");
+    std::fs::write(&m, huge).unwrap();
+    let script = format!("ulimit -v 2097152 && exec '{}' analyze --model '{}'", common::bin_path().display(), m.display());
+    let out = std::process::Command::new("sh").args(["-c", &script]).stdin(Stdio::null()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    assert!(err.contains(&format!("{}: header field `net` declares ", m.display())) && !err.contains("memory allocation"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one message: {err}");
+}
+
+/// A script `x.sh` in `dir` that leaves `dir/started` when it starts, then
+/// answers as a UCI engine that forfeits every game at its first move.
+fn marking_engine(dir: &Path) -> PathBuf {
+    let script = "#!/bin/sh\ntouch started\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name x'; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'bestmove zz99';;\n    quit) exit 0;;\n  esac\ndone\n";
+    let path = dir.join("x.sh");
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.join("started")
+}
+
+/// `pacozero` with `args`, run in `dir`.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    bin().args(args).current_dir(dir).stdin(Stdio::null()).output().unwrap()
+}
+
+/// A shared run directory whose `config.toml` names a program
+/// (`loop.external = "uci:./x.sh:nodes=1"`) is not resumed on its word: the
+/// program starts only when the command line repeats it or trusts the run.
+#[test]
+fn a_resumed_run_whose_config_names_a_program_starts_nothing_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marking_engine(dir.path());
+    let config = format!(
+        "[loop]\ngenerations = 1\ngames_per_generation = 2\ntrain_steps_per_generation = 1\ngating_games = 2\neval_simulations = 2\n\
+         promotion = \"always\"\nbaseline_games = 0\nmax_decisions = 10\nexternal = \"uci:./x.sh:nodes=1\"\nexternal_games = 2\n\n\
+         [selfplay]\nthreads = 1\n{TINY_NET}\n[train]\nbatch_size = 8\nprogress = false\n"
+    );
+    // A run whose generation 1 is trained: its evaluation, with the external match, is next.
+    let shared_run = |name: &str| {
+        let run = dir.path().join(name);
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join("config.toml"), &config).unwrap();
+        std::fs::write(run.join("state.json"), r#"{"game":"paco","generation":1,"done":"train"}"#).unwrap();
+        common::tiny_model_of::<pacozero_engine::paco::GameState>(&run.join("models"), "gen-0001");
+    };
+    shared_run("run");
+    let out = run_in(dir.path(), &["loop", "--run", "run", "--quiet"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    assert!(err.contains("run/config.toml names loop.external = \"uci:./x.sh:nodes=1\" (a program)") && err.contains("--trust-run-files"), "{err}");
+    assert!(!marker.exists(), "the program was started: {err}");
+    // A --config with the same program repeats it; --trust-run-files takes the run's word.
+    let cfg = write_config(dir.path(), "mine.toml", &config);
+    let out = run_in(dir.path(), &["loop", "--run", "run", "--quiet", "--config", s(&cfg)]);
+    assert!(out.status.success() && marker.exists(), "{}", output_text(&out));
+    std::fs::remove_file(&marker).unwrap();
+    shared_run("trusted");
+    let out = run_in(dir.path(), &["loop", "--run", "trusted", "--quiet", "--trust-run-files"]);
+    assert!(out.status.success() && marker.exists(), "{}", output_text(&out));
+}
+
+/// A league file whose player is a program the command line does not give
+/// is refused, naming it; the program is not started.
+#[test]
+fn a_resumed_league_whose_file_names_a_program_starts_nothing_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marking_engine(dir.path());
+    let league = ["league", "--players", "random", "greedy", "--out", "l", "--pairs", "1", "--max-decisions", "10", "--quiet"];
+    let out = run_in(dir.path(), &league);
+    assert!(out.status.success(), "{}", output_text(&out));
+    // The header only (no pair played), its second player made a program.
+    let path = dir.path().join("l/league.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    header["players"][1]["spec"] = "uci:./x.sh:nodes=1".into();
+    std::fs::write(&path, format!("{header}\n")).unwrap();
+    let out = run_in(dir.path(), &league);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    assert!(err.contains("names players that the command line does not give: greedy (the program uci:./x.sh:nodes=1)"), "{err}");
+    assert!(!marker.exists(), "the program was started: {err}");
+}
+
 #[test]
 fn a_model_of_another_game_is_refused_by_name() {
     let good = fixture().run.join("models/m.pzmodel");

@@ -264,6 +264,11 @@ pub fn read_league(dir: &Path) -> Result<Option<LeagueFile>> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let first = text.lines().next().unwrap_or_default();
     let header: LeagueHeader = serde_json::from_str(first).with_context(|| format!("{}:1: not a league header", path.display()))?;
+    if let Schedule::Gauntlet(name) = &header.schedule {
+        if !header.players.iter().any(|p| &p.name == name) {
+            bail!("{}:1: the gauntlet's player {name} is not one of the league's players", path.display());
+        }
+    }
     // The pair lines (a cut last line is dropped with a warning).
     let lines: Vec<serde_json::Value> = read_jsonl(&path)?;
     let mut pairs = Vec::new();
@@ -276,6 +281,38 @@ pub fn read_league(dir: &Path) -> Result<Option<LeagueFile>> {
         pairs.push(p);
     }
     Ok(Some(LeagueFile { header, pairs }))
+}
+
+/// The players of a resumed league, built from the command line (`wanted`)
+/// and compared with its file (`file`, read from `path`), never taken from
+/// it: each of the file's players, in the file's order (the pairs index
+/// them), must be one that the command line gives, spec, model and budget
+/// alike. A player that only the file names is refused, naming the program
+/// it would start or the model it would read. (A run of a `run:` spec may
+/// have more generations now than when the league began: those are not in
+/// the file, and not played.)
+fn players_of_command_line(path: &Path, file: &LeagueHeader, wanted: &LeagueHeader) -> Result<Vec<LeaguePlayer>> {
+    let mut players = Vec::new();
+    let mut strangers = Vec::new();
+    for p in &file.players {
+        match wanted.players.iter().find(|w| *w == p) {
+            Some(w) => players.push(w.clone()),
+            None => strangers.push(match (&p.model, p.spec.starts_with("uci:")) {
+                (Some(model), _) => format!("{} (the model {})", p.name, model.display()),
+                (None, true) => format!("{} (the program {})", p.name, p.spec),
+                (None, false) => format!("{} ({})", p.name, p.spec),
+            }),
+        }
+    }
+    if !strangers.is_empty() {
+        bail!(
+            "{} names players that the command line does not give: {}; a league starts no program and reads no model because its file says so. \
+             Resume it with the players it was started with, or give a new directory",
+            path.display(),
+            strangers.join(", ")
+        );
+    }
+    Ok(players)
 }
 
 /// Progress of a league: pairs done (including those of earlier starts) of all.
@@ -297,13 +334,14 @@ pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &
             if !diff.is_empty() {
                 bail!("{} is another league ({} differ): resume it with the same settings, or give a new directory", path.display(), diff.join(", "));
             }
+            let header = LeagueHeader { players: players_of_command_line(&path, &f.header, &wanted)?, ..f.header };
             // Rewritten without a cut last line, so that appends start on a line of their own.
-            let mut text = serde_json::to_string(&f.header)? + "\n";
+            let mut text = serde_json::to_string(&header)? + "\n";
             for p in &f.pairs {
                 text += &(serde_json::to_string(p)? + "\n");
             }
             write_atomic(&path, text.as_bytes())?;
-            (f.header, f.pairs)
+            (header, f.pairs)
         }
         None => {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -618,6 +656,71 @@ mod tests {
         assert!(err_text(read_league(dir.path())).starts_with(&format!("{}:2: not a pair line", path.display())));
         std::fs::write(&path, "{}\n").unwrap();
         assert!(err_text(read_league(dir.path())).starts_with(&format!("{}:1: not a league header", path.display())));
+    }
+
+    /// A UCI engine that leaves the file `marker` when it starts, then
+    /// forfeits every game at its first move.
+    fn marking_engine(dir: &TempDir, marker: &Path) -> PathBuf {
+        let path = dir.join("x.sh");
+        let script = format!(
+            "#!/bin/sh\ntouch '{}'\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name x'; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'bestmove zz99';;\n    quit) exit 0;;\n  esac\ndone\n",
+            marker.display()
+        );
+        std::fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_resumed_league_starts_no_program_and_reads_no_model_that_only_its_file_names() {
+        let dir = TempDir::new("league-untrusted");
+        let marker = dir.join("started");
+        let program = format!("uci:{}:nodes=1", marking_engine(&dir, &marker).display());
+        let outside = tiny_model_in::<Paco>(&dir.join("elsewhere"), "m", 0);
+        let cfg = config(&["random", "greedy"], None, 1);
+        let league = dir.join("league");
+        std::fs::create_dir_all(&league).unwrap();
+        let path = league.join(LEAGUE_FILE);
+        // The file's specs are the command line's; its second player is not.
+        let edited = [
+            (LeaguePlayer { name: "greedy".into(), spec: program.clone(), model: None, budget: None }, format!("greedy (the program {program})")),
+            (
+                LeaguePlayer { name: "greedy".into(), spec: format!("net:{}:8", outside.display()), model: Some(outside.clone()), budget: Some("8".into()) },
+                format!("greedy (the model {})", outside.display()),
+            ),
+        ];
+        for (player, named) in edited {
+            let mut header = LeagueHeader::of(&cfg).unwrap();
+            header.players[1] = player;
+            std::fs::write(&path, serde_json::to_string(&header).unwrap() + "\n").unwrap();
+            let e = err_text(play_league::<Paco>(&league, &cfg, 2, &Heard::default()));
+            assert_eq!(
+                e,
+                format!(
+                    "{} names players that the command line does not give: {named}; a league starts no program and reads no model because its file says so. \
+                     Resume it with the players it was started with, or give a new directory",
+                    path.display()
+                )
+            );
+            assert!(!marker.exists(), "the program was started");
+            assert_eq!(read_league(&league).unwrap().unwrap().header, header, "the file is left as it was");
+        }
+        // Given on the command line, the program plays (and forfeits).
+        let cfg = config(&["random", &program], None, 1);
+        std::fs::write(&path, serde_json::to_string(&LeagueHeader::of(&cfg).unwrap()).unwrap() + "\n").unwrap();
+        let f = play_league::<Paco>(&league, &cfg, 2, &Heard::default()).unwrap();
+        assert!(marker.exists());
+        assert_eq!((f.pairs.len(), f.header.players[1].spec.as_str()), (1, program.as_str()));
+    }
+
+    #[test]
+    fn a_gauntlet_whose_player_is_not_in_the_league_is_refused_at_reading() {
+        let dir = TempDir::new("gauntlet-stranger");
+        let h = header(&["p0", "p1"], Schedule::Gauntlet("p9".into()), 1);
+        std::fs::write(dir.join(LEAGUE_FILE), serde_json::to_string(&h).unwrap() + "\n").unwrap();
+        let e = err_text(read_league(dir.path()));
+        assert_eq!(e, format!("{}:1: the gauntlet's player p9 is not one of the league's players", dir.join(LEAGUE_FILE).display()));
     }
 
     #[test]

@@ -283,15 +283,34 @@ impl LoopFile {
     }
 }
 
+/// What the command line says about a run's configuration.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConfigArgs<'a> {
+    /// `--config`: the loop file of a new run (default: the embedded
+    /// configs/quick.toml). A resumed run keeps its own; there, this file
+    /// may repeat the programs and files that its own names.
+    pub config: Option<&'a Path>,
+    /// `--set` overrides: a new run's; a resumed run takes those that
+    /// repeat its values and refuses the others.
+    pub sets: &'a [String],
+    /// `--trust-run-files`: a resumed run starts the program and reads the
+    /// files that its own `config.toml` names, as they are.
+    pub trust_run_files: bool,
+}
+
+impl<'a> ConfigArgs<'a> {
+    /// The loop file `config`, no overrides.
+    pub fn file(config: &'a Path) -> ConfigArgs<'a> {
+        ConfigArgs { config: Some(config), ..ConfigArgs::default() }
+    }
+}
+
 /// Runs (or resumes) the loop in `run` up to `generations` (default: the
-/// configuration's). `config`: the loop file of a new run (default: the
-/// embedded `configs/quick.toml`); a resumed run uses its own copy.
-/// Runs (or resumes) the loop in `run`: a new run reads `config` (default:
-/// the embedded configs/quick.toml) with the `--set` overrides `sets`
-/// applied ([`crate::overrides`]) and saves the result as its
-/// `config.toml`; a resumed run uses its saved configuration and refuses
-/// overrides.
-pub fn run_loop(run: &Path, config: Option<&Path>, sets: &[String], generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
+/// configuration's). A new run reads `args.config` (default: the embedded
+/// configs/quick.toml) with the `--set` overrides applied
+/// ([`crate::overrides`]) and saves the result as its `config.toml`; a
+/// resumed run uses its saved configuration (see [`open_run`]).
+pub fn run_loop(run: &Path, args: ConfigArgs<'_>, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
     struct Loop<'a> {
         run: &'a Path,
         cfg: &'a LoopFile,
@@ -304,36 +323,100 @@ pub fn run_loop(run: &Path, config: Option<&Path>, sets: &[String], generations:
             run_game::<G>(self.run, self.cfg, self.generations, self.obs)
         }
     }
-    let cfg = open_run(run, config, sets, obs)?;
+    let cfg = open_run(run, args, obs)?;
     cfg.looping.game.visit(Loop { run, cfg: &cfg, generations, obs })
 }
 
 /// Creates or reopens the run directory and reads its configuration.
-fn open_run(run: &Path, config: Option<&Path>, sets: &[String], obs: &dyn LoopObserver) -> Result<LoopFile> {
+///
+/// A resumed run keeps its `config.toml`, so that it cannot silently
+/// change its settings; `--set` overrides that change it are refused. But
+/// the file is the run's, and a run directory may come from anyone: a
+/// program or a file it names ([`named_outside`]) is used only when the
+/// command line repeats it (in `--config` or `--set`), or with
+/// `--trust-run-files`. Otherwise the run is refused, naming them.
+fn open_run(run: &Path, args: ConfigArgs<'_>, obs: &dyn LoopObserver) -> Result<LoopFile> {
     std::fs::create_dir_all(run).with_context(|| format!("creating run directory {}", run.display()))?;
-    // The run keeps its own copy of the configuration: a restart uses it, so a
-    // resumed run cannot silently change its settings.
     let copy = RunDir::new(run).config();
-    let text = if copy.exists() {
-        if !sets.is_empty() {
-            bail!(
-                "{} is a run already: it keeps its config.toml, so --set {} cannot change it (start a new run directory, or edit its config.toml)",
-                run.display(),
-                sets.join(" --set ")
-            );
+    let origin = copy.display().to_string();
+    if copy.exists() {
+        let text = std::fs::read_to_string(&copy).with_context(|| format!("reading {}", copy.display()))?;
+        let saved = LoopFile::parse(&text, &origin)?;
+        if !args.sets.is_empty() {
+            let same = crate::overrides::apply(&text, args.sets)
+                .ok()
+                .and_then(|t| LoopFile::parse(&t, &origin).ok())
+                .is_some_and(|f| serde_json::to_value(&f).ok() == serde_json::to_value(&saved).ok());
+            if !same {
+                bail!(
+                    "{} is a run already: it keeps its config.toml, so --set {} cannot change it (start a new run directory, or edit its config.toml)",
+                    run.display(),
+                    args.sets.join(" --set ")
+                );
+            }
         }
-        if config.is_some() {
+        if args.config.is_some() {
             obs.note(&format!("note: resuming {}; using its config.toml, not --config", run.display()));
         }
-        std::fs::read_to_string(&copy).with_context(|| format!("reading {}", copy.display()))?
-    } else {
-        let (text, origin) = crate::overrides::config_text(config, Fallback { text: QUICK_TOML, name: "configs/quick.toml (embedded)" }, sets)?;
-        LoopFile::parse(&text, &origin)?;
-        let text = format!("# made by pacozero {}\n{text}", pacozero_nn::provenance());
-        write_atomic(&copy, text.as_bytes())?;
-        text
-    };
+        if !args.trust_run_files {
+            check_repeated(&origin, &saved, args)?;
+        }
+        return Ok(saved);
+    }
+    let (text, origin) = crate::overrides::config_text(args.config, Fallback { text: QUICK_TOML, name: "configs/quick.toml (embedded)" }, args.sets)?;
+    LoopFile::parse(&text, &origin)?;
+    let text = format!("# made by pacozero {}\n{text}", pacozero_nn::provenance());
+    write_atomic(&copy, text.as_bytes())?;
     LoopFile::parse(&text, &copy.display().to_string())
+}
+
+/// The programs and the files outside the run that a loop configuration
+/// names, by key (`loop.external`, `selfplay.fen_file`,
+/// `selfplay.book_file`), with what each is.
+pub fn named_outside(f: &LoopFile) -> Vec<(&'static str, String, &'static str)> {
+    let mut named = Vec::new();
+    if !f.looping.external.is_empty() {
+        named.push(("loop.external", f.looping.external.clone(), "a program"));
+    }
+    for (key, path) in [("selfplay.fen_file", &f.selfplay.fen_file), ("selfplay.book_file", &f.selfplay.book_file)] {
+        if let Some(p) = path {
+            named.push((key, p.display().to_string(), "a file"));
+        }
+    }
+    named
+}
+
+/// Refuses a resumed run whose `config.toml` (named `origin`) names a
+/// program or a file that the command line (`--config` and `--set`
+/// together) does not repeat.
+fn check_repeated(origin: &str, saved: &LoopFile, args: ConfigArgs<'_>) -> Result<()> {
+    let named = named_outside(saved);
+    if named.is_empty() {
+        return Ok(());
+    }
+    let text = match args.config {
+        Some(p) => std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+        None => String::new(),
+    };
+    let given: toml::Table = crate::overrides::apply(&text, args.sets)?.parse().map_err(|e| anyhow::anyhow!("the --config file does not read as TOML: {e}"))?;
+    let on_command_line = |key: &str| {
+        let (section, name) = key.split_once('.').expect("section.key");
+        given.get(section).and_then(|t| t.get(name)).and_then(|v| v.as_str()).map(str::to_string)
+    };
+    let missing: Vec<_> = named.into_iter().filter(|(key, value, _)| on_command_line(key).as_deref() != Some(value.as_str())).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = missing.iter().map(|(key, value, what)| format!("{key} = {value:?} ({what})")).collect();
+    let sets: Vec<String> = missing.iter().map(|(key, value, _)| format!("--set '{key}={value}'")).collect();
+    bail!(
+        "{origin} names {}; a resumed run starts no program and reads no file because its own files say so. \
+         Repeat {} on the command line (a --config that has {}, or {}), or pass --trust-run-files to use the run's config.toml as it is",
+        list.join(", "),
+        if missing.len() == 1 { "it" } else { "them" },
+        if missing.len() == 1 { "it" } else { "them" },
+        sets.join(" ")
+    )
 }
 
 fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
@@ -1245,25 +1328,27 @@ mod tests {
         std::fs::write(&cfg, tiny_loop(&[])).unwrap();
         let run = dir.join("run");
         let notes = Notes::new();
-        let f = open_run(&run, Some(&cfg), &["loop.seed=99".into()], &notes).unwrap();
+        let f = open_run(&run, ConfigArgs { config: Some(&cfg), sets: &["loop.seed=99".into()], ..ConfigArgs::default() }, &notes).unwrap();
         assert_eq!((f.looping.seed, f.looping.games_per_generation), (99, 2));
         let saved = std::fs::read_to_string(RunDir::new(&run).config()).unwrap();
         assert!(saved.starts_with("# made by pacozero ") && saved.contains("# --set loop.seed=99\n"), "{saved}");
         // Resumed: its saved configuration, whatever --config says now.
         std::fs::write(&cfg, tiny_loop(&["loop.seed=5"])).unwrap();
-        assert_eq!(open_run(&run, Some(&cfg), &[], &notes).unwrap().looping.seed, 99);
+        assert_eq!(open_run(&run, ConfigArgs::file(&cfg), &notes).unwrap().looping.seed, 99);
         assert_eq!(notes.lines(), [format!("note: resuming {}; using its config.toml, not --config", run.display())]);
-        assert_eq!(open_run(&run, None, &[], &notes).unwrap().looping.seed, 99);
+        assert_eq!(open_run(&run, ConfigArgs::default(), &notes).unwrap().looping.seed, 99);
         assert_eq!(notes.lines().len(), 1, "no note without --config");
-        let e = err_text(open_run(&run, None, &["loop.seed=3".into(), "loop.generations=4".into()], &notes));
+        let e = err_text(open_run(&run, ConfigArgs { sets: &["loop.seed=3".into(), "loop.generations=4".into()], ..ConfigArgs::default() }, &notes));
         assert!(e.contains("is a run already") && e.contains("--set loop.seed=3 --set loop.generations=4 cannot change it"), "{e}");
+        // An override that repeats the run's value changes nothing.
+        assert_eq!(open_run(&run, ConfigArgs { sets: &["loop.seed=99".into()], ..ConfigArgs::default() }, &notes).unwrap().looping.seed, 99);
         // A new run with a bad configuration saves none.
         let bad = dir.join("bad");
-        let e = err_text(open_run(&bad, Some(&cfg), &["loop.gating_games=3".into()], &notes));
+        let e = err_text(open_run(&bad, ConfigArgs { config: Some(&cfg), sets: &["loop.gating_games=3".into()], ..ConfigArgs::default() }, &notes));
         assert!(e.contains("with --set loop.gating_games=3: invalid loop configuration") && e.contains("gating_games must be even"), "{e}");
         assert!(!RunDir::new(&bad).config().exists());
         // Without --config: the embedded quick configuration.
-        assert_eq!(open_run(&dir.join("quick"), None, &[], &notes).unwrap().looping.games_per_generation, 320);
+        assert_eq!(open_run(&dir.join("quick"), ConfigArgs::default(), &notes).unwrap().looping.games_per_generation, 320);
     }
 
     /// A run directory with the miniature loop's configuration (with `sets`) and `state`.
@@ -1279,13 +1364,75 @@ mod tests {
     fn a_run_cannot_switch_games() {
         let dir = TempDir::new("switch");
         let run = run_with_state(&dir, &[], &LoopState { game: "shako".into(), generation: 1, ..LoopState::default() });
-        let e = err_text(run_loop(&run, None, &[], None, &Notes::new()));
+        let e = err_text(run_loop(&run, ConfigArgs::default(), None, &Notes::new()));
         assert!(e.contains("is a shako run; its config.toml now says game = \"paco\""), "{e}");
         // A run of an earlier build, with no game recorded, is a Paco run.
         let dir = TempDir::new("switch-old");
         let run = run_with_state(&dir, &["loop.game=shako"], &LoopState { generation: 1, ..LoopState::default() });
-        let e = err_text(run_loop(&run, None, &[], None, &Notes::new()));
+        let e = err_text(run_loop(&run, ConfigArgs::default(), None, &Notes::new()));
         assert!(e.contains("is a paco run; its config.toml now says game = \"shako\""), "{e}");
+    }
+
+    /// A UCI engine that leaves the file `marker` when it starts, then
+    /// forfeits every game at its first move.
+    fn marking_engine(dir: &TempDir, marker: &Path) -> PathBuf {
+        let path = dir.join("x.sh");
+        let script = format!(
+            "#!/bin/sh\ntouch '{}'\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name x'; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'bestmove zz99';;\n    quit) exit 0;;\n  esac\ndone\n",
+            marker.display()
+        );
+        std::fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_resumed_run_starts_no_program_its_config_names_unless_the_command_line_repeats_it() {
+        let dir = TempDir::new("external-resume");
+        let marker = dir.join("started");
+        let external = format!("uci:{}:nodes=1", marking_engine(&dir, &marker).display());
+        let set = format!("loop.external={external}");
+        // Generation 1 trained: its evaluation, with the external match, is next.
+        let state = LoopState { game: "paco".into(), generation: 1, done: Stage::Train, ..LoopState::default() };
+        let run = run_with_state(&dir, &[&set, "loop.external_games=2"], &state);
+        tiny_model::<Paco>(&run, "gen-0001");
+        let config = RunDir::new(&run).config();
+        let refused = |args: ConfigArgs<'_>| {
+            let e = err_text(run_loop(&run, args, Some(1), &Notes::new()));
+            assert!(!marker.exists(), "the program was started: {e}");
+            e
+        };
+        let e = refused(ConfigArgs::default());
+        assert!(e.starts_with(&format!("{} names loop.external = {external:?} (a program); a resumed run starts no program", config.display())), "{e}");
+        assert!(e.contains(&format!("--set '{set}'")) && e.ends_with("or pass --trust-run-files to use the run's config.toml as it is"), "{e}");
+        // A --config with another program, or none, does not repeat it; nor does an override of something else.
+        let other = dir.join("other.toml");
+        std::fs::write(&other, tiny_loop(&["loop.external=uci:/bin/false:nodes=1", "loop.external_games=2"])).unwrap();
+        refused(ConfigArgs::file(&other));
+        std::fs::write(&other, tiny_loop(&[])).unwrap();
+        refused(ConfigArgs::file(&other));
+        refused(ConfigArgs { sets: &["loop.seed=7".into()], ..ConfigArgs::default() });
+        // A --config that names it, or --trust-run-files, takes the run's file.
+        std::fs::write(&other, tiny_loop(&[&set])).unwrap();
+        assert_eq!(open_run(&run, ConfigArgs::file(&other), &Notes::new()).unwrap().looping.external, external);
+        assert_eq!(open_run(&run, ConfigArgs { trust_run_files: true, ..ConfigArgs::default() }, &Notes::new()).unwrap().looping.external, external);
+        assert!(!marker.exists());
+        // Repeated with --set, it plays.
+        run_loop(&run, ConfigArgs { sets: std::slice::from_ref(&set), ..ConfigArgs::default() }, Some(1), &Notes::new()).unwrap();
+        assert!(marker.exists(), "the program the command line repeats is started");
+        assert_eq!(match_rows(&run), [row(1, "gen-0001", &external, 2)]);
+    }
+
+    #[test]
+    fn a_resumed_run_reads_no_file_its_config_names_unless_the_command_line_repeats_it() {
+        let dir = TempDir::new("book-resume");
+        let run = run_with_state(&dir, &["selfplay.start_positions=fen_file", "selfplay.fen_file=/etc/passwd"], &LoopState::default());
+        let e = err_text(run_loop(&run, ConfigArgs::default(), None, &Notes::new()));
+        assert!(e.contains(r#"names selfplay.fen_file = "/etc/passwd" (a file); a resumed run starts no program and reads no file"#), "{e}");
+        assert!(e.contains("--set 'selfplay.fen_file=/etc/passwd'"), "{e}");
+        let sets = ["selfplay.fen_file=/etc/passwd".to_string()];
+        assert_eq!(open_run(&run, ConfigArgs { sets: &sets, ..ConfigArgs::default() }, &Notes::new()).unwrap().selfplay.fen_file, Some("/etc/passwd".into()));
     }
 
     #[test]
@@ -1295,7 +1442,7 @@ mod tests {
         // 50 + 20 = 70 s spent of a budget of 60 s.
         append_stage(&run, 1, "time", &[("selfplay_seconds", 50.0), ("train_seconds", 20.0)]).unwrap();
         let notes = Notes::new();
-        run_loop(&run, None, &[], None, &notes).unwrap();
+        run_loop(&run, ConfigArgs::default(), None, &notes).unwrap();
         assert_eq!(notes.lines(), ["done: the time budget (1 min) is spent before generation 2"]);
         assert_eq!(load_state(&run).unwrap().generation, 2);
     }
@@ -1312,7 +1459,7 @@ mod tests {
             tiny_model::<Paco>(&run, "gen-0002");
             pacozero_nn::set_current_model(&run, "gen-0001").unwrap();
             let notes = Notes::new();
-            run_loop(&run, None, &[], None, &notes).unwrap();
+            run_loop(&run, ConfigArgs::default(), None, &notes).unwrap();
             // Saved as promoted, stopped before the pointer moved: it moves on resume.
             let best = if promoted { "gen-0002" } else { "gen-0001" };
             assert_eq!(notes.lines(), [format!("== generation 2/2 (best: {best})"), format!("done: 2 generations in {}", run.display())]);
@@ -1357,7 +1504,7 @@ mod tests {
         let run = dir.join("run");
         let notes = Notes::at_most(2);
         let t0 = Instant::now();
-        run_loop(&run, Some(&cfg), &[], None, &notes).unwrap();
+        run_loop(&run, ConfigArgs::file(&cfg), None, &notes).unwrap();
         let wall = t0.elapsed().as_secs_f64();
 
         let gens = json_lines(&RunDir::new(&run).generations());
@@ -1414,10 +1561,12 @@ mod tests {
         assert_eq!(best_model(&run).unwrap(), "gen-0002");
         assert!(RunDir::new(&run).report().is_file() && RunDir::new(&run).ratings_csv().is_file());
 
-        // Resumed when done: nothing more to do.
+        // Resumed when done: nothing more to do. The run's config.toml names a
+        // program, so the command line repeats it (the same --config).
         let again = Notes::at_most(0);
-        run_loop(&run, None, &[], None, &again).unwrap();
-        assert_eq!(again.lines(), [format!("done: 2 generations in {}", run.display())]);
+        run_loop(&run, ConfigArgs::file(&cfg), None, &again).unwrap();
+        let resuming = format!("note: resuming {}; using its config.toml, not --config", run.display());
+        assert_eq!(again.lines(), [resuming, format!("done: 2 generations in {}", run.display())]);
         assert_eq!(json_lines(&RunDir::new(&run).generations()).len(), gens.len());
     }
 
@@ -1436,7 +1585,7 @@ mod tests {
         std::fs::write(&cfg, tiny_loop(&sets)).unwrap();
         let run = dir.join("run");
         let notes = Notes::at_most(2);
-        run_loop(&run, Some(&cfg), &[], None, &notes).unwrap();
+        run_loop(&run, ConfigArgs::file(&cfg), None, &notes).unwrap();
 
         let gens = json_lines(&RunDir::new(&run).generations());
         assert_eq!(stages(&gens, 1), ["selfplay", "time", "train", "time", "time", "eval", "time"], "generation 1 has no network to play beside training");
@@ -1484,7 +1633,7 @@ mod tests {
         let cfg = dir.join("tiny.toml");
         std::fs::write(&cfg, tiny_loop(&["loop.promotion=score", "loop.promotion_score=0.6"])).unwrap();
         let run = dir.join("run");
-        run_loop(&run, Some(&cfg), &[], None, &Notes::at_most(2)).unwrap();
+        run_loop(&run, ConfigArgs::file(&cfg), None, &Notes::at_most(2)).unwrap();
         // No baseline, no anchor games, and no best to gate generation 1 against.
         assert_eq!(match_rows(&run), [row(2, "gen-0002", "gen-0001", 2)]);
         let gating = &json_lines(&RunDir::new(&run).matches())[0];
@@ -1498,7 +1647,7 @@ mod tests {
         let state = LoopState { generation: 2, done: Stage::Selfplay, ..load_state(&run).unwrap() };
         save_state(&run, &state).unwrap();
         let notes = Notes::at_most(1);
-        run_loop(&run, None, &[], None, &notes).unwrap();
+        run_loop(&run, ConfigArgs::default(), None, &notes).unwrap();
         assert!(notes.starting("training:").is_empty(), "{}", notes.all());
         let gens = json_lines(&RunDir::new(&run).generations());
         assert_eq!(figures(&gens, 2, "train", "steps"), [4.0]);

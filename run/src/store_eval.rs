@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use crate::files::{read_matches, write_atomic, write_ratings, MatchLine};
 use crate::looping::{eval_matches, EvalRound, LoopFile, LoopObserver};
-use crate::store_sync::{download_model, POINTER};
+use crate::store_sync::{download_model, pointer_model, POINTER};
 
 /// The folder of the evaluator's keys.
 pub const EVAL: &str = "eval";
@@ -127,7 +127,7 @@ pub fn store_evaluate<G: Game>(e: &StoreEvaluator, obs: &dyn LoopObserver) -> Re
         let pointer = store.read_pointer(POINTER)?;
         let best = match &pointer {
             Some((text, _)) => {
-                let name = text.trim().strip_suffix(&format!(".{}", pacozero_data::run_dir::MODEL_EXT)).unwrap_or(text.trim()).to_string();
+                let name = pointer_model(&store, text)?.to_string();
                 download_model(&store, run, &name)?;
                 name
             }
@@ -286,5 +286,24 @@ mod tests {
         store.swap_pointer(POINTER, "model-0003.pzmodel\n", Some(&v)).unwrap();
         let e = err_text(store_evaluate::<Paco>(&evaluator("cache"), &Notes::new()));
         assert!(e.contains("`models/current` already names model-0003, which has no evaluation"), "{e}");
+    }
+
+    #[test]
+    fn a_pointer_that_names_a_path_is_refused_as_the_workers_refuse_it() {
+        let dir = TempDir::new("store-eval-pointer");
+        let url = dir.store_url("store");
+        let store = RunStore::open(&url).unwrap();
+        let bytes = std::fs::read(tiny_model_in::<Paco>(&dir.join("made"), "model-0001", 0)).unwrap();
+        store.put_once("models/model-0001.pzmodel", bytes).unwrap();
+        // A model outside the evaluator's cache (`cache/models/../../x`), and a pointer to it.
+        tiny_model_in::<Paco>(dir.path(), "x", 0);
+        store.swap_pointer(POINTER, "../../x.pzmodel\n", None).unwrap();
+        let evaluator = StoreEvaluator { url: url.clone(), cache: dir.join("cache"), config: LoopFile::parse(&tiny_loop(&[]), "tiny").unwrap() };
+        let e = err_text(store_evaluate::<Paco>(&evaluator, &Notes::new()));
+        assert_eq!(e, format!("{url}: `models/current` holds \"../../x.pzmodel\\n\", not the file name of a model"));
+        assert!(read_matches(&dir.join("cache")).unwrap().is_empty(), "no match is played");
+        // Nor is a model's name a path where it is downloaded.
+        let e = err_text(download_model(&store, &dir.join("cache"), "../../x"));
+        assert_eq!(e, format!("{url}: \"../../x\" is not the name of a model"));
     }
 }

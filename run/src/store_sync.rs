@@ -131,19 +131,33 @@ fn upload_chunks(store: &RunStore, folder: &str, dir: &Path) -> Result<usize> {
 /// (and made the cache's current model) if new; `None` without a pointer.
 fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
     let Some((text, _)) = store.read_pointer(POINTER)? else { return Ok(None) };
-    let file = text.trim();
-    let name = file
-        .strip_suffix(&format!(".{}", pacozero_data::run_dir::MODEL_EXT))
-        .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && !n.starts_with('.'))
-        .with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))?;
+    let name = pointer_model(store, &text)?;
     download_model(store, run_dir, name)?;
     pacozero_nn::set_current_model(run_dir, name).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(Some(name.to_string()))
 }
 
+/// The model that the store's pointer `models/current`, read as `text`,
+/// names: the file name of a model (`gen-0003.pzmodel`), never a path.
+pub(crate) fn pointer_model<'a>(store: &RunStore, text: &'a str) -> Result<&'a str> {
+    text.trim()
+        .strip_suffix(&format!(".{}", pacozero_data::run_dir::MODEL_EXT))
+        .filter(|n| is_model_name(n))
+        .with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))
+}
+
+/// A model's name: not empty, no path separators, no leading dot (so no `..`).
+fn is_model_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['/', '\\']) && !name.starts_with('.')
+}
+
 /// Downloads the store's model `name` into the cache's `models/` unless it
-/// is there; it is checked whole before it is written under its name.
+/// is there; it is checked whole before it is written under its name,
+/// which must be a model's name, not a path.
 pub(crate) fn download_model(store: &RunStore, run_dir: &Path, name: &str) -> Result<PathBuf> {
+    if !is_model_name(name) {
+        bail!("{}: {name:?} is not the name of a model", store.url());
+    }
     let local = pacozero_nn::model_path(run_dir, name);
     if !local.is_file() {
         let key = format!("{}/{}", RunDir::MODELS, RunDir::model_file(name));

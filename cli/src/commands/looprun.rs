@@ -3,7 +3,7 @@
 
 use crate::args::LoopArgs;
 use anyhow::Result;
-use pacozero_run::looping::{run_loop, LoopObserver};
+use pacozero_run::looping::{run_loop, ConfigArgs, LoopObserver};
 use std::sync::Mutex;
 
 /// Prints the loop's notes to stderr and draws a bar for each match (none
@@ -42,5 +42,6 @@ impl LoopObserver for Printer {
 }
 
 pub fn run(a: LoopArgs) -> Result<()> {
-    run_loop(&a.run, a.config.as_deref(), &a.set, a.generations, &Printer { quiet: a.quiet, ..Printer::default() })
+    let args = ConfigArgs { config: a.config.as_deref(), sets: &a.set, trust_run_files: a.trust_run_files };
+    run_loop(&a.run, args, a.generations, &Printer { quiet: a.quiet, ..Printer::default() })
 }
