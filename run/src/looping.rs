@@ -622,12 +622,16 @@ fn selfplay_stage<G: Game>(run: &Path, cfg: &LoopFile, state: &LoopState, net_th
     let announce = |name: &str| obs.note(&format!("self-play with {name}"));
     let summary = selfplay_round::<G>(&cfg.selfplay, seed, &player, &RunDir::new(run).data(), cfg.looping.games_per_generation, obs.progress(), &announce)?;
     obs.note(&format!("self-play: {summary}"));
-    append_stage(run, state.generation, "selfplay", &selfplay_figures(&summary))
+    append_stage(run, state.generation, "selfplay", &selfplay_figures(&summary))?;
+    append_stage(run, state.generation, "ends", &end_figures(&summary))
 }
 
-/// The figures of a self-play stage in `generations.jsonl`.
-fn selfplay_figures(summary: &Summary) -> [(&'static str, f64); 8] {
+/// The figures of a self-play stage in `generations.jsonl`. The false
+/// resignation rate (of the no-resign games where a side would have
+/// resigned, the share it did not lose) is left out without such a game.
+fn selfplay_figures(summary: &Summary) -> [(&'static str, f64); 10] {
     let games = summary.games.max(1) as f64;
+    let false_resignations = if summary.would_resign_games > 0 { summary.false_resignation_rate() } else { f64::NAN };
     [
         ("games", summary.games as f64),
         ("positions", summary.positions as f64),
@@ -637,7 +641,17 @@ fn selfplay_figures(summary: &Summary) -> [(&'static str, f64); 8] {
         ("sims_per_sec", summary.simulations_per_sec()),
         ("avg_batch", summary.requests as f64 / summary.batches.max(1) as f64),
         ("seconds", summary.wall_secs),
+        ("would_resign_games", summary.would_resign_games as f64),
+        ("false_resignation_rate", false_resignations),
     ]
+}
+
+/// How a self-play stage's games ended (stage `ends` of
+/// `generations.jsonl`): each end reason's share of the games (the game's
+/// `end_reason`, `resign`, `max_length` for a cut, `material`, `stuck`).
+fn end_figures(summary: &Summary) -> Vec<(&str, f64)> {
+    let games = summary.games.max(1) as f64;
+    summary.reasons.iter().map(|(reason, n)| (reason.as_str(), *n as f64 / games)).collect()
 }
 
 /// Training up to generation `g`'s steps, on the chunks up to `upto` (all
@@ -1299,8 +1313,22 @@ mod tests {
             ("sims_per_sec", 500.0),
             ("avg_batch", 3.0),
             ("seconds", 2.0),
+            ("would_resign_games", 0.0),
         ];
-        assert_eq!(selfplay_figures(&s), want);
+        let got = selfplay_figures(&s);
+        assert_eq!(got[..9], want);
+        // No game would have resigned: no rate.
+        assert!(got[9].0 == "false_resignation_rate" && got[9].1.is_nan());
+        // 4 no-resign games would have resigned, 1 of their resigners did not lose.
+        let s = Summary { would_resign_games: 4, false_resignations: 1, ..s };
+        assert_eq!(selfplay_figures(&s)[8..], [("would_resign_games", 4.0), ("false_resignation_rate", 0.25)]);
+    }
+
+    #[test]
+    fn the_end_figures_are_each_reasons_share_of_the_games() {
+        let reasons = [("checkmate", 5), ("resign", 3), ("max_length", 2)].map(|(r, n)| (r.to_string(), n)).into_iter().collect();
+        let s = Summary { games: 10, reasons, ..Summary::default() };
+        assert_eq!(end_figures(&s), [("checkmate", 0.5), ("max_length", 0.2), ("resign", 0.3)]);
     }
 
     #[test]
@@ -1508,9 +1536,9 @@ mod tests {
         let wall = t0.elapsed().as_secs_f64();
 
         let gens = json_lines(&RunDir::new(&run).generations());
-        assert_eq!(stages(&gens, 1), ["selfplay", "time", "train", "time", "time", "eval", "time"]);
+        assert_eq!(stages(&gens, 1), ["selfplay", "ends", "time", "train", "time", "time", "eval", "time"]);
         // From generation 2 on, the best network's losses on the new games first.
-        assert_eq!(stages(&gens, 2), ["selfplay", "time", "fresh", "train", "time", "time", "eval", "time"]);
+        assert_eq!(stages(&gens, 2), ["selfplay", "ends", "time", "fresh", "train", "time", "time", "eval", "time"]);
         for g in [1, 2] {
             assert_eq!(figures(&gens, g, "selfplay", "games"), [2.0]);
             // Training up to g x 2 steps.
@@ -1588,10 +1616,10 @@ mod tests {
         run_loop(&run, ConfigArgs::file(&cfg), None, &notes).unwrap();
 
         let gens = json_lines(&RunDir::new(&run).generations());
-        assert_eq!(stages(&gens, 1), ["selfplay", "time", "train", "time", "time", "eval", "time"], "generation 1 has no network to play beside training");
+        assert_eq!(stages(&gens, 1), ["selfplay", "ends", "time", "train", "time", "time", "eval", "time"], "generation 1 has no network to play beside training");
         let mut second = stages(&gens, 2);
         second.sort();
-        assert_eq!(second, ["eval", "overlap", "selfplay", "time", "time", "time", "train"], "no new games to measure: training reads generation 1's");
+        assert_eq!(second, ["ends", "eval", "overlap", "selfplay", "time", "time", "time", "train"], "no new games to measure: training reads generation 1's");
         assert_eq!(figures(&gens, 2, "selfplay", "games"), [2.0]);
         assert_eq!(figures(&gens, 2, "train", "steps"), [4.0]);
         assert_eq!(figures(&gens, 2, "overlap", "selfplay_seconds").len(), 1);

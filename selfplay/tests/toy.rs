@@ -77,9 +77,12 @@ fn a_timed_search_returns_on_time_in_a_decided_tree() {
 
 #[test]
 fn selfplay_is_generic_over_the_game() {
+    // No resignation: the solver proves the loser's positions lost (a
+    // root value of -1), and these games are played to the last stone.
     let cfg = SelfplayConfig {
         threads: 1,
         full_search_fraction: 1.0,
+        no_resign_fraction: 1.0,
         search: SearchConfig { full_simulations: 200, ..SearchConfig::default() },
         ..SelfplayConfig::default()
     };

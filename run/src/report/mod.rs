@@ -9,6 +9,8 @@
 //! | `plots/baseline.svg` | each candidate's score against the rollout baseline |
 //! | `plots/draw_rate.svg` | draw rate by generation: self-play, baseline and gating matches |
 //! | `plots/length.svg` | mean game length (decisions) by generation |
+//! | `plots/ends.svg` | how self-play games end by generation: each end reason's share (stage `ends`) |
+//! | `plots/resignation.svg` | the false resignation rate of the no-resign games by generation |
 //! | `plots/fresh_value.svg` | value loss on each generation's new games (stage `fresh`) against the loss of the constant prediction of their result shares, and the draw share against its prediction |
 //! | `plots/losses.svg` | training losses by step (smoothed) |
 //! | `report.html` | the tables (with the yardstick ladder of `ladder.json` when the run has one), the plots and sample games with a board viewer (8x8 Paco Ŝako, 10x10 Shako) and their move lists |
@@ -284,6 +286,24 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     len.series.push(Series::markers("gating", "#2a9d3a", matches.iter().filter(|m| !is_baseline(m)).map(|m| (m.generation as f64, m.avg_decisions)).collect()));
     len.y_include.push(0.0);
     out.push(("length.svg", len));
+
+    // How games end: the reasons in a fixed order where they are known
+    // (both games'), then any other in its name's order.
+    let mut ends = Chart::new("How self-play games end, by generation", "generation", "share of games");
+    let mut reasons: Vec<&str> = gens.values().flat_map(|v| v.keys()).filter_map(|k| k.strip_prefix("ends.")).collect::<BTreeSet<_>>().into_iter().collect();
+    const KNOWN: [&str; 10] = ["paco", "checkmate", "stalemate", "repetition", "no_progress", "fifty_moves", "resign", "max_length", "material", "stuck"];
+    reasons.sort_by_key(|r| (KNOWN.iter().position(|k| k == r).unwrap_or(KNOWN.len()), *r));
+    const COLORS: [&str; 10] = ["#1f5fd1", "#2a9d3a", "#e0a800", "#b02ab0", "#17a2b8", "#8c564b", "#d12f1f", "#999999", "#ff7f0e", "#000000"];
+    for (i, reason) in reasons.iter().enumerate() {
+        ends.stacked.push(Series::markers(reason, COLORS[i % COLORS.len()], by_gen(&format!("ends.{reason}"))));
+    }
+    out.push(("ends.svg", ends));
+
+    let mut resign = Chart::new("False resignations (no-resign games), by generation", "generation", "false resignation rate");
+    resign.series.push(Series::markers("false resignations", "#d12f1f", by_gen("selfplay.false_resignation_rate")));
+    resign.guides.push((0.05, "5%".into()));
+    resign.y_include.extend([0.0, 1.0]);
+    out.push(("resignation.svg", resign));
 
     let mut time = Chart::new("Wall time by generation and stage", "generation", "minutes");
     for (stage, name, color) in [
@@ -961,7 +981,7 @@ mod tests {
         )]);
         let charts = charts(&run.0, &gens, &[baseline, gating], &ratings).unwrap();
         let names: Vec<&str> = charts.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, ["elo.svg", "baseline.svg", "draw_rate.svg", "length.svg", "time.svg", "fresh_value.svg", "losses.svg"]);
+        assert_eq!(names, ["elo.svg", "baseline.svg", "draw_rate.svg", "length.svg", "ends.svg", "resignation.svg", "time.svg", "fresh_value.svg", "losses.svg"]);
         let chart = |name: &str| &charts.iter().find(|(n, _)| *n == name).unwrap().1;
         let points = |name: &str| -> Vec<Vec<(f64, f64)>> { chart(name).series.iter().map(|s| s.points.clone()).collect() };
 
