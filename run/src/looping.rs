@@ -1616,7 +1616,11 @@ mod tests {
         run_loop(&run, ConfigArgs::file(&cfg), None, &notes).unwrap();
 
         let gens = json_lines(&RunDir::new(&run).generations());
-        assert_eq!(stages(&gens, 1), ["selfplay", "ends", "time", "train", "time", "time", "eval", "time"], "generation 1 has no network to play beside training");
+        assert_eq!(
+            stages(&gens, 1),
+            ["selfplay", "ends", "time", "train", "time", "time", "eval", "time"],
+            "generation 1 has no network to play beside training"
+        );
         let mut second = stages(&gens, 2);
         second.sort();
         assert_eq!(second, ["ends", "eval", "overlap", "selfplay", "time", "time", "time", "train"], "no new games to measure: training reads generation 1's");

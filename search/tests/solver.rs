@@ -129,13 +129,7 @@ fn check_tree<G: Game>(s: &Search<G>, max_turns: u32) -> usize {
                 let within = p.turns - u32::from(ends);
                 let value = if within <= max_turns { exhaustive(&next, within) } else { Err(()) };
                 if let Ok(v) = value {
-                    assert_eq!(
-                        v,
-                        Some(claimed(p, mover)),
-                        "{} then {}: proved {p:?} for {mover:?}",
-                        g.notation(),
-                        g.action_name(c.action)
-                    );
+                    assert_eq!(v, Some(claimed(p, mover)), "{} then {}: proved {p:?} for {mover:?}", g.notation(), g.action_name(c.action));
                     checked += 1;
                 }
             }

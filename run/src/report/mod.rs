@@ -981,7 +981,10 @@ mod tests {
         )]);
         let charts = charts(&run.0, &gens, &[baseline, gating], &ratings).unwrap();
         let names: Vec<&str> = charts.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, ["elo.svg", "baseline.svg", "draw_rate.svg", "length.svg", "ends.svg", "resignation.svg", "time.svg", "fresh_value.svg", "losses.svg"]);
+        assert_eq!(
+            names,
+            ["elo.svg", "baseline.svg", "draw_rate.svg", "length.svg", "ends.svg", "resignation.svg", "time.svg", "fresh_value.svg", "losses.svg"]
+        );
         let chart = |name: &str| &charts.iter().find(|(n, _)| *n == name).unwrap().1;
         let points = |name: &str| -> Vec<Vec<(f64, f64)>> { chart(name).series.iter().map(|s| s.points.clone()).collect() };
 

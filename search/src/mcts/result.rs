@@ -182,7 +182,9 @@ impl<G: Game> Search<G> {
         let chosen = r.index_of(r.action).is_some_and(|k| keep[k]);
         if !chosen {
             // The kept move the search liked best: most visited, then the best target.
-            let best = (0..r.legal.len()).filter(|&k| keep[k]).max_by(|&a, &b| r.visits[a].cmp(&r.visits[b]).then(r.policy[a].total_cmp(&r.policy[b])).then(b.cmp(&a)));
+            let best = (0..r.legal.len())
+                .filter(|&k| keep[k])
+                .max_by(|&a, &b| r.visits[a].cmp(&r.visits[b]).then(r.policy[a].total_cmp(&r.policy[b])).then(b.cmp(&a)));
             if let Some(k) = best {
                 r.action = r.legal[k];
             }

@@ -186,12 +186,8 @@ impl<G: Game> Search<G> {
         self.transformed_logits(0, &mut t);
         let mover = self.nodes[0].to_move;
         let first = self.nodes[0].first_child as usize;
-        let out = t
-            .iter()
-            .zip(&self.gumbel)
-            .enumerate()
-            .map(|(k, (a, g))| if self.proven_loss_for(first + k, mover) { f32::NEG_INFINITY } else { a + g })
-            .collect();
+        let out =
+            t.iter().zip(&self.gumbel).enumerate().map(|(k, (a, g))| if self.proven_loss_for(first + k, mover) { f32::NEG_INFINITY } else { a + g }).collect();
         self.scratch2 = t;
         out
     }
