@@ -309,7 +309,7 @@ impl<'a> ConfigArgs<'a> {
 /// configuration's). A new run reads `args.config` (default: the embedded
 /// configs/quick.toml) with the `--set` overrides applied
 /// ([`crate::overrides`]) and saves the result as its `config.toml`; a
-/// resumed run uses its saved configuration (see [`open_run`]).
+/// resumed run uses its saved configuration (see `open_run`).
 pub fn run_loop(run: &Path, args: ConfigArgs<'_>, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
     struct Loop<'a> {
         run: &'a Path,

@@ -209,7 +209,7 @@ impl Game for GameState {
     const ACTION_LAYOUT: &'static str = super::ACTION_LAYOUT;
 
     /// Lifts and places on their squares, promotions whole
-    /// ([`super::action::policy_planes`]).
+    /// (`paco::action`'s `policy_planes`).
     fn policy_planes() -> Option<crate::game::PolicyPlanes> {
         Some(super::action::policy_planes())
     }

@@ -287,12 +287,12 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
     len.y_include.push(0.0);
     out.push(("length.svg", len));
 
-    // How games end: the reasons in a fixed order where they are known
-    // (both games'), then any other in its name's order.
+    // How games end: the game's own reasons (by the rules) by name, then
+    // the ways self-play ends a game itself.
     let mut ends = Chart::new("How self-play games end, by generation", "generation", "share of games");
     let mut reasons: Vec<&str> = gens.values().flat_map(|v| v.keys()).filter_map(|k| k.strip_prefix("ends.")).collect::<BTreeSet<_>>().into_iter().collect();
-    const KNOWN: [&str; 10] = ["paco", "checkmate", "stalemate", "repetition", "no_progress", "fifty_moves", "resign", "max_length", "material", "stuck"];
-    reasons.sort_by_key(|r| (KNOWN.iter().position(|k| k == r).unwrap_or(KNOWN.len()), *r));
+    const SELFPLAY_ENDS: [&str; 4] = ["resign", "max_length", "material", "stuck"];
+    reasons.sort_by_key(|r| (SELFPLAY_ENDS.iter().position(|k| k == r), *r));
     const COLORS: [&str; 10] = ["#1f5fd1", "#2a9d3a", "#e0a800", "#b02ab0", "#17a2b8", "#8c564b", "#d12f1f", "#999999", "#ff7f0e", "#000000"];
     for (i, reason) in reasons.iter().enumerate() {
         ends.stacked.push(Series::markers(reason, COLORS[i % COLORS.len()], by_gen(&format!("ends.{reason}"))));
