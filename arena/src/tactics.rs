@@ -18,7 +18,7 @@
 use anyhow::{bail, Context, Result};
 use pacozero_engine::Game;
 use pacozero_search::analysis::analysis_search_config;
-use pacozero_search::turns::{decision_names, search_turn, MAX_TURN_DECISIONS};
+use pacozero_search::turns::{search_turn, MAX_TURN_DECISIONS};
 use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
 use serde::{Deserialize, Serialize};
 
@@ -117,17 +117,34 @@ impl SolveReport {
 }
 
 /// The network's turn at each position of `suite` (see [`network_turn`]) is
-/// one of its winning turns, or not.
+/// one of its winning turns, or not: a turn that wins the game, or one that
+/// reaches the position of a listed winning turn (a chain can reach it by
+/// other decisions than the ones listed).
 pub fn solve_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[TacticLine], sims: u32, knowledge: Knowledge) -> Result<SolveReport> {
     let mut r = SolveReport::default();
     for t in suite {
         let g = G::from_notation(&t.fen).map_err(|e| anyhow::anyhow!("suite position {}: {e}", t.fen))?;
-        let turn = decision_names(&g, &network_turn(evaluator, &g, sims, knowledge)?).join(" ");
+        let turn = network_turn(evaluator, &g, sims, knowledge)?;
         let d = (t.depth - 1) as usize;
         r.total[d] += 1;
-        r.solved[d] += t.winning_actions.contains(&turn) as usize;
+        r.solved[d] += usize::from(is_winning_turn(&g, &turn, t));
     }
     Ok(r)
+}
+
+/// Whether `turn` from `g` wins the game, or reaches the position that one
+/// of `t`'s winning turns reaches.
+fn is_winning_turn<G: Game>(g: &G, turn: &[u16], t: &TacticLine) -> bool {
+    let after = |decisions: &[u16]| {
+        let mut s = g.clone();
+        decisions.iter().for_each(|&d| s.apply(d));
+        s
+    };
+    let played = after(turn);
+    if played.outcome() == Some(pacozero_engine::Outcome::Win(g.to_move())) {
+        return true;
+    }
+    t.winning_actions.iter().filter_map(|w| g.parse_decisions(w).ok()).any(|w| after(&w).hash() == played.hash())
 }
 
 #[cfg(test)]
