@@ -134,7 +134,7 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert!(["value_loss_win", "value_loss_draw", "value_loss_loss"].iter().any(|k| fresh[0][k].as_f64().is_some()), "{}", fresh[0]);
     let base = fresh[0]["base_rate_loss"].as_f64().unwrap();
     assert!((0.0..=3f64.ln() + 1e-9).contains(&base), "{}", fresh[0]);
-    for plot in ["elo", "baseline", "draw_rate", "length", "time", "fresh_value", "losses"] {
+    for plot in ["elo", "baseline", "draw_rate", "length", "ends", "resignation", "time", "fresh_value", "losses"] {
         let svg = std::fs::read_to_string(run.join(format!("plots/{plot}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<text"), "plots/{plot}.svg");
     }
@@ -142,7 +142,7 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     assert!(time_svg.matches(r#"class="bar""#).count() >= 6, "two generations of at least three stages:\n{time_svg}");
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(page.contains("gen-0002") && page.contains("const GAMES = [{"), "report lacks generations or sample games");
-    assert_eq!(page.matches("<svg").count(), 8, "seven inline plots and the rating list's");
+    assert_eq!(page.matches("<svg").count(), 10, "nine inline plots and the rating list's");
     let ratings_plot = page.split("id=\"plot-ratings\">").nth(1).expect("the rating list's plot");
     let rows = ratings_plot.split("</svg>").next().unwrap().matches(r#"class="interval""#).count();
     assert_eq!(rows, ratings.lines().count() - 1, "one error bar per rated player");
