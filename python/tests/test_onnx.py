@@ -41,10 +41,14 @@ plot_every = 0
 """
 
 # The network configurations exported: the default block (squeeze-excitation
-# with a bottleneck), and one with every optional head and no SE.
+# with a bottleneck), and one with every optional head and no SE. The second's
+# policy head has 7 channels (odd, for FastNet's kernels): with 3, six steps of
+# training on Shako's cut games left every channel dead after its ReLU, so the
+# policy was one constant vector and the check below that the outputs differ
+# between positions failed although the export was exact.
 NETS = {
     "se": "[net]\nblocks = 2\nchannels = 8\nse_ratio = 4\npolicy_channels = 4\nvalue_channels = 2\nvalue_hidden = 16\n",
-    "heads": "[net]\nblocks = 1\nchannels = 8\nse_ratio = 0\npolicy_channels = 3\nvalue_channels = 2\nvalue_hidden = 8\nvalue_pool = true\nreply_policy = true\n",
+    "heads": "[net]\nblocks = 1\nchannels = 8\nse_ratio = 0\npolicy_channels = 7\nvalue_channels = 2\nvalue_hidden = 8\nvalue_pool = true\nreply_policy = true\n",
 }
 
 
