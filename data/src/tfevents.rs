@@ -38,12 +38,11 @@
 //! | `Summary.Value` | `tag` (string) | 1 | length-delimited |
 //! | `Summary.Value` | `simple_value` (float) | 2 | 32-bit |
 
-use std::fs::File;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::durable::DiskFile;
 use crate::error::{io_err, Result};
 
 /// `Event.wall_time`, `Event.step`, `Event.file_version`, `Event.summary`.
@@ -133,8 +132,7 @@ fn now() -> f64 {
 
 /// Writes scalars to a new event file in a folder (created if missing).
 pub struct EventWriter {
-    file: File,
-    path: PathBuf,
+    file: DiskFile,
 }
 
 impl EventWriter {
@@ -146,15 +144,15 @@ impl EventWriter {
         let secs = now() as u64;
         let name = format!("events.out.tfevents.{secs}.{host}.{}.{}", std::process::id(), FILES.fetch_add(1, Ordering::Relaxed));
         let path = dir.join(name);
-        let file = File::create(&path).map_err(io_err(&path))?;
-        let mut w = EventWriter { file, path };
+        let file = DiskFile::open_append(&path).map_err(io_err(&path))?;
+        let mut w = EventWriter { file };
         w.write(&event(now(), None, &[]))?;
         Ok(w)
     }
 
     /// The file written.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
     /// One event of `values` at `step`; non-finite values are left out (as
@@ -168,8 +166,8 @@ impl EventWriter {
     }
 
     fn write(&mut self, payload: &[u8]) -> Result<()> {
-        self.file.write_all(&record(payload)).map_err(io_err(&self.path))?;
-        self.file.flush().map_err(io_err(&self.path))
+        // A record is appended whole or not at all (a full disk), so the file stays readable to its end.
+        self.file.append_whole(&record(payload), false).map_err(io_err(self.file.path()))
     }
 }
 

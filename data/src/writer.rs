@@ -1,6 +1,6 @@
 //! Buffered, atomic writer of chunk pairs.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use crate::durable::{crash_point, sync_dir, tmp_path};
+use crate::durable::{crash_point, sync_dir, tmp_path, DiskFile};
 use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
 use crate::schema::{games_schema, item, positions_schema, GameRow, GameSpec, PositionRow, GAMES_SUFFIX, POSITIONS_SUFFIX, SCHEMA_VERSION, TMP_SUFFIX};
 
@@ -148,8 +148,13 @@ fn write_chunk_with_level(dir: &Path, stem: &str, spec: &GameSpec, positions: &[
     let games_batch = games_batch(spec, games).map_err(arrow_err(&paths.games))?;
     let pos_tmp = tmp_path(&paths.positions);
     let games_tmp = tmp_path(&paths.games);
-    write_parquet(&pos_tmp, &pos_batch, spec, zstd_level)?;
-    write_parquet(&games_tmp, &games_batch, spec, zstd_level)?;
+    let written = write_parquet(&pos_tmp, &pos_batch, spec, zstd_level).and_then(|()| write_parquet(&games_tmp, &games_batch, spec, zstd_level));
+    if let Err(e) = written {
+        // A full disk leaves no part of the chunk behind.
+        let _ = fs::remove_file(&pos_tmp);
+        let _ = fs::remove_file(&games_tmp);
+        return Err(e);
+    }
     crash_point("chunk-renames");
     // Positions first: a chunk only counts once its games file exists.
     fs::rename(&pos_tmp, &paths.positions).map_err(io_err(&paths.positions))?;
@@ -163,7 +168,7 @@ fn write_parquet(path: &Path, batch: &RecordBatch, spec: &GameSpec, zstd_level: 
     let level = ZstdLevel::try_new(zstd_level).map_err(pq_err(path))?;
     let kv: Vec<KeyValue> = spec.to_metadata().into_iter().map(|(k, v)| KeyValue::new(k, v)).collect();
     let props = WriterProperties::builder().set_compression(Compression::ZSTD(level)).set_key_value_metadata(Some(kv)).build();
-    let file = File::create(path).map_err(io_err(path))?;
+    let file = DiskFile::create(path).map_err(io_err(path))?;
     let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(pq_err(path))?;
     w.write(batch).map_err(pq_err(path))?;
     let mut file = w.into_inner().map_err(pq_err(path))?;
