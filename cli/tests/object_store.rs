@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pacozero_store::{Put, RunStore, SwapError};
+use pacozero_store::{ObjectKind, Put, RunStore, SwapError};
 
 mod common;
 use common::{bin, fresh_s3_store, output_text, s, tiny_selfplay, tiny_train, write_config};
@@ -94,7 +94,7 @@ fn store_game_ids(store: &RunStore, tmp: &Path) -> Vec<u64> {
     let mut ids = Vec::new();
     for key in store.list("data").unwrap().iter().filter(|k| k.ends_with(".games.parquet")) {
         let file = tmp.join("probe.games.parquet");
-        std::fs::write(&file, store.get(key).unwrap().unwrap()).unwrap();
+        std::fs::write(&file, store.get(key, ObjectKind::Chunk).unwrap().unwrap()).unwrap();
         let (_, games) = pacozero_data::read_games_file(&file).unwrap_or_else(|e| panic!("{key}: {e}"));
         ids.extend(games.iter().map(|g| g.game_id));
     }
@@ -106,7 +106,7 @@ fn network_ids(store: &RunStore, folder: &str, tmp: &Path) -> HashSet<String> {
     let mut ids = HashSet::new();
     for key in store.list(folder).unwrap().iter().filter(|k| k.ends_with(".games.parquet")) {
         let file = tmp.join("probe.games.parquet");
-        std::fs::write(&file, store.get(key).unwrap().unwrap()).unwrap();
+        std::fs::write(&file, store.get(key, ObjectKind::Chunk).unwrap().unwrap()).unwrap();
         ids.extend(pacozero_data::read_games_file(&file).unwrap().1.into_iter().map(|g| g.network_id));
     }
     ids
@@ -158,9 +158,9 @@ fn flow(t: &Target) {
 
     // Write-once: an existing file is not replaced.
     let key = keys.iter().find(|k| k.ends_with(".games.parquet")).unwrap();
-    let before = store.get(key).unwrap().unwrap();
+    let before = store.get(key, ObjectKind::Chunk).unwrap().unwrap();
     assert_eq!(store.put_once(key, &b"not a chunk"[..]).unwrap(), Put::AlreadyExists);
-    assert_eq!(store.get(key).unwrap().unwrap(), before, "{key} was overwritten");
+    assert_eq!(store.get(key, ObjectKind::Chunk).unwrap().unwrap(), before, "{key} was overwritten");
 
     // Worker 1 restarted on a "new machine" (empty cache): its games come back
     // from the store, their seeds are skipped, and only new games are added.
@@ -279,10 +279,10 @@ fn s3_store_operations_on_a_real_server() {
     let t = s3_target();
     let s = t.open();
     assert_eq!(s.list("").unwrap(), Vec::<String>::new());
-    assert_eq!(s.get("models/none.pzmodel").unwrap(), None);
+    assert_eq!(s.get("models/none.pzmodel", ObjectKind::Model).unwrap(), None);
     assert_eq!(s.put_once("data/w0001/a", &b"one"[..]).unwrap(), Put::Created);
     assert_eq!(s.put_once("data/w0001/a", &b"two"[..]).unwrap(), Put::AlreadyExists);
-    assert_eq!(s.get("data/w0001/a").unwrap().unwrap(), &b"one"[..]);
+    assert_eq!(s.get("data/w0001/a", ObjectKind::Chunk).unwrap().unwrap(), &b"one"[..]);
     s.put_once("data/w0002/b", &b"x"[..]).unwrap();
     s.put_once("models/m.pzmodel", &b"x"[..]).unwrap();
     assert_eq!(s.list("data").unwrap(), ["data/w0001/a", "data/w0002/b"]);
@@ -296,4 +296,54 @@ fn s3_store_operations_on_a_real_server() {
     let e = s.swap_pointer("models/current", "c\n", Some(&read)).unwrap_err();
     assert!(matches!(e, SwapError::Conflict { .. }) && e.to_string().contains(&t.url), "{e}");
     assert_eq!(s.read_pointer("models/current").unwrap().unwrap().0, "b\n");
+}
+
+/// Address space a reader gets in the oversized-object tests: 2 GiB.
+const READER_MEMORY: u64 = 2 << 30;
+
+/// A worker (an empty run: its first store read of any size is the pointer)
+/// run under a 2 GiB address-space limit against a store whose
+/// `models/current` is oversized: it fails with one error naming the key,
+/// the kind and the cap, and is not killed for memory.
+fn worker_refuses_an_oversized_pointer(t: &Target, size: &str) {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let sp = write_config(dir.path(), "selfplay.toml", &tiny_selfplay(5));
+    let cache = dir.path().join("cache");
+    let args = ["selfplay", "--store", &t.url, "--worker", "1", "--run", s(&cache), "--config", s(&sp), "--games", "1", "--evaluator", "uniform", "--quiet"];
+    let mut c = t.command(&args);
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: READER_MEMORY, rlim_max: READER_MEMORY };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "an error exit, not a signal:\n{text}");
+    let want = format!("`models/current` is {size}, over the 4 KiB cap of a pointer object; it was not read");
+    assert!(text.contains(&want) && text.contains(&t.url) && !text.contains("memory allocation"), "{want}\n{text}");
+}
+
+/// A 1 GB pointer (a sparse file) in a `file://` store.
+#[test]
+fn a_1_gb_pointer_in_a_file_store_is_one_error_within_2_gib() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    std::fs::create_dir_all(store.join("models")).unwrap();
+    std::fs::File::create(store.join("models/current")).unwrap().set_len(1 << 30).unwrap();
+    worker_refuses_an_oversized_pointer(&file_target(&store), "1073741824 bytes (1 GiB)");
+}
+
+/// A 64 MiB pointer on the S3 server: refused by the size the server
+/// declares, before its body is read.
+#[test]
+fn an_oversized_pointer_on_s3_is_one_error_within_2_gib() {
+    let t = s3_target();
+    t.open().put_once("models/current", vec![b'x'; 64 << 20]).unwrap();
+    worker_refuses_an_oversized_pointer(&t, "67108864 bytes (64 MiB)");
 }

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pacozero_store::RunStore;
+use pacozero_store::{ObjectKind, RunStore};
 
 mod common;
 mod slurm_support;
@@ -200,7 +200,7 @@ fn slurm_evaluator_rates_and_promotes_by_the_rule() {
     let records = || -> Vec<serde_json::Value> {
         let mut keys: Vec<String> = store.list("eval").unwrap().into_iter().filter(|k| k.ends_with(".json")).collect();
         keys.sort();
-        keys.iter().map(|k| serde_json::from_slice(&store.get(k).unwrap().unwrap()).unwrap()).collect()
+        keys.iter().map(|k| serde_json::from_slice(&store.get(k, ObjectKind::Json).unwrap().unwrap()).unwrap()).collect()
     };
     let waited = Instant::now();
     while records().len() < 3 || !store.exists("eval/report.html").unwrap() {
@@ -224,7 +224,7 @@ fn slurm_evaluator_rates_and_promotes_by_the_rule() {
     }
     // Its ratings (and then its report) follow its last record.
     let rated = || {
-        let csv = store.get("eval/ratings.csv").unwrap().map(|b| String::from_utf8(b.to_vec()).unwrap()).unwrap_or_default();
+        let csv = store.get("eval/ratings.csv", ObjectKind::Json).unwrap().map(|b| String::from_utf8(b.to_vec()).unwrap()).unwrap_or_default();
         records().iter().all(|r| csv.contains(r["model"].as_str().unwrap()))
     };
     while !rated() || !store.exists("eval/report.html").unwrap() {
@@ -255,9 +255,9 @@ fn slurm_evaluator_rates_and_promotes_by_the_rule() {
     }
     // The pointer: the newest promoted model.
     assert_eq!(pointer(&store), Some(format!("{best}.pzmodel")), "{recs:?}");
-    let ratings = String::from_utf8(store.get("eval/ratings.csv").unwrap().unwrap().to_vec()).unwrap();
+    let ratings = String::from_utf8(store.get("eval/ratings.csv", ObjectKind::Json).unwrap().unwrap().to_vec()).unwrap();
     assert!(ratings.starts_with("player,elo,ci95") && ratings.contains(recs[0]["model"].as_str().unwrap()), "{ratings}");
-    let page = String::from_utf8(store.get("eval/report.html").unwrap().unwrap().to_vec()).unwrap();
+    let page = String::from_utf8(store.get("eval/report.html", ObjectKind::Json).unwrap().unwrap().to_vec()).unwrap();
     assert!(page.contains("plot-ratings"), "the report's rating plot");
     let log = cluster.log(&format!("train-{trainer}.log"));
     assert!(log.contains("left to the evaluator") && !log.contains("models/current ->"), "{log}");

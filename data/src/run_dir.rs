@@ -50,6 +50,24 @@ impl RunDir {
         format!("{name}.{MODEL_EXT}")
     }
 
+    /// The most bytes a pointer (`models/current`) may hold, in a run
+    /// directory or a store: a model's file name needs far less.
+    pub const POINTER_MAX_BYTES: u64 = 4 << 10;
+
+    /// Whether `name` can name a model of a run: not empty, no path
+    /// separator, no leading dot (so neither `.` nor `..`), no control
+    /// character. Every model name read from a pointer, a store or a file is
+    /// checked with it before it is joined into a path.
+    pub fn is_model_name(name: &str) -> bool {
+        !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\']) && !name.chars().any(char::is_control)
+    }
+
+    /// The model a pointer's `text` names (`"gen-0003.pzmodel\n"`:
+    /// `gen-0003`), if it is the file name of a model ([`RunDir::is_model_name`]).
+    pub fn pointer_model(text: &str) -> Option<&str> {
+        text.trim().strip_suffix(&format!(".{MODEL_EXT}")).filter(|n| Self::is_model_name(n))
+    }
+
     /// The run directory at `root` (nothing is created).
     pub fn new(root: impl Into<PathBuf>) -> Self {
         RunDir { root: root.into() }
@@ -177,6 +195,20 @@ impl RunDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_names_are_file_names_never_paths() {
+        for good in ["gen-0003", "model-1700000000000", "a.b", "quick"] {
+            assert!(RunDir::is_model_name(good), "{good:?}");
+        }
+        for bad in ["", ".", "..", ".hidden", "a/b", "../x", "a\\b", "a\nb", "a\0b"] {
+            assert!(!RunDir::is_model_name(bad), "{bad:?}");
+        }
+        assert_eq!(RunDir::pointer_model("gen-0003.pzmodel\n"), Some("gen-0003"));
+        for bad in ["../../x.pzmodel", "a/b.pzmodel", ".pzmodel", "...pzmodel", "m1.bin", "", "\n"] {
+            assert_eq!(RunDir::pointer_model(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn every_path_is_under_the_root_and_distinct() {

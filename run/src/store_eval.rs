@@ -22,7 +22,7 @@
 use anyhow::{bail, Context, Result};
 use pacozero_data::RunDir;
 use pacozero_engine::Game;
-use pacozero_store::{RunStore, SwapError};
+use pacozero_store::{ObjectKind, RunStore, SwapError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -69,9 +69,10 @@ fn store_models(store: &RunStore) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Replaces the text object `key` (created if absent).
+/// Replaces the text object `key` (created if absent); its version is read
+/// from its metadata (the object can be larger than a pointer).
 fn replace(store: &RunStore, key: &str, text: &str) -> Result<()> {
-    let version = store.read_pointer(key)?.map(|(_, v)| v);
+    let version = store.version(key)?;
     store.swap_pointer(key, text, version.as_ref()).map_err(|e| anyhow::anyhow!("{}: replacing `{key}`: {e}", store.url()))?;
     Ok(())
 }
@@ -84,8 +85,18 @@ fn records(store: &RunStore) -> Result<Vec<EvalRecord>> {
         if name.contains('/') {
             continue;
         }
-        let bytes = store.get(&key)?.with_context(|| format!("{}: `{key}` disappeared", store.url()))?;
-        out.push(serde_json::from_slice(&bytes).with_context(|| format!("{}: `{key}` is not an evaluation record", store.url()))?);
+        let bytes = store.get(&key, ObjectKind::Json)?.with_context(|| format!("{}: `{key}` disappeared", store.url()))?;
+        let record: EvalRecord = serde_json::from_slice(&bytes).with_context(|| format!("{}: `{key}` is not an evaluation record", store.url()))?;
+        // Its names become local paths: model names only, and its own.
+        if record.model != name || !RunDir::is_model_name(name) || !(record.best.is_empty() || RunDir::is_model_name(&record.best)) {
+            bail!(
+                "{}: `{key}`: field `model` {:?} or `best` {:?} is not the name of this record's model or of a model",
+                store.url(),
+                record.model,
+                record.best
+            );
+        }
+        out.push(record);
     }
     Ok(out)
 }
@@ -192,8 +203,28 @@ mod tests {
     use crate::test_support::{err_text, tiny_loop, tiny_model_in, Notes, TempDir};
     use pacozero_engine::paco::GameState as Paco;
 
+    #[test]
+    fn a_record_naming_another_model_or_a_path_is_refused() {
+        let dir = TempDir::new("eval-records");
+        let url = dir.store_url("store");
+        let store = RunStore::open(&url).unwrap();
+        let put = |key: &str, model: &str, best: &str| {
+            let r = EvalRecord { model: model.into(), index: 1, best: best.into(), promoted: false, decision: String::new(), matches: Vec::new() };
+            store.put_once(key, serde_json::to_vec(&r).unwrap()).unwrap();
+        };
+        put("eval/m1.json", "m1", "");
+        assert_eq!(records(&store).unwrap().len(), 1);
+        put("eval/m2.json", "../../x", "");
+        let e = err_text(records(&store));
+        assert!(e.contains("`eval/m2.json`: field `model` \"../../x\" or `best` \"\" is not the name"), "{e}");
+        let store = RunStore::open(&dir.store_url("store2")).unwrap();
+        let r = EvalRecord { model: "m3".into(), index: 1, best: "../m1".into(), promoted: false, decision: String::new(), matches: Vec::new() };
+        store.put_once("eval/m3.json", serde_json::to_vec(&r).unwrap()).unwrap();
+        assert!(err_text(records(&store)).contains("`best` \"../m1\""));
+    }
+
     fn record(store: &RunStore, model: &str) -> EvalRecord {
-        serde_json::from_slice(&store.get(&format!("eval/{model}.json")).unwrap().unwrap()).unwrap()
+        serde_json::from_slice(&store.get(&format!("eval/{model}.json"), ObjectKind::Json).unwrap().unwrap()).unwrap()
     }
 
     /// Generation, players and games of each match.
@@ -267,7 +298,7 @@ mod tests {
             ("eval/ratings.md", cache.ratings_md()),
             ("eval/report.html", cache.report()),
         ] {
-            assert_eq!(store.get(key).unwrap().unwrap(), std::fs::read(&path).unwrap(), "{key}");
+            assert_eq!(store.get(key, ObjectKind::Json).unwrap().unwrap(), std::fs::read(&path).unwrap(), "{key}");
         }
         assert_eq!(read_matches(&dir.join("cache")).unwrap().len(), 3);
 

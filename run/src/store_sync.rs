@@ -25,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_data::{RunDir, GAMES_SUFFIX, POSITIONS_SUFFIX};
 use pacozero_engine::Game;
 use pacozero_selfplay::SelfplayConfig;
-use pacozero_store::{Put, RunStore, SwapError};
+use pacozero_store::{ObjectKind, Put, RunStore, SwapError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -54,20 +54,20 @@ fn default_cache(url: &str, worker: u32) -> PathBuf {
     std::env::temp_dir().join(format!("pacozero-cache-{:016x}-{}", url_hash(url), worker_dir(worker)))
 }
 
-/// Downloads `key` of the store into `path` (write to a temporary name, then rename).
+/// Downloads the chunk file `key` of the store into `path` (write to a temporary name, then rename).
 fn download(store: &RunStore, key: &str, path: &Path) -> Result<()> {
-    let bytes = store.get(key)?.with_context(|| format!("{}: `{key}` disappeared from the store", store.url()))?;
+    let bytes = store.get(key, ObjectKind::Chunk)?.with_context(|| format!("{}: `{key}` disappeared from the store", store.url()))?;
     crate::files::write_atomic(path, &bytes)
 }
 
-/// Uploads a local file as the write-once object `key`. An object already
-/// there (an upload before a crash) is fine if it holds the same bytes.
-fn upload(store: &RunStore, key: &str, path: &Path) -> Result<bool> {
+/// Uploads a local file as the write-once object `key` of `kind`. An object
+/// already there (an upload before a crash) is fine if it holds the same bytes.
+fn upload(store: &RunStore, key: &str, kind: ObjectKind, path: &Path) -> Result<bool> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     match store.put_once(key, bytes.clone())? {
         Put::Created => Ok(true),
         Put::AlreadyExists => {
-            let there = store.get(key)?.unwrap_or_default();
+            let there = store.get(key, kind)?.unwrap_or_default();
             if there.as_ref() != bytes.as_slice() {
                 bail!(
                     "{}: `{key}` already exists with other contents (files in the store are write-once): does another worker use the same --worker index?",
@@ -118,10 +118,10 @@ fn upload_chunks(store: &RunStore, folder: &str, dir: &Path) -> Result<usize> {
         }
         let positions_key = format!("{folder}/{}{POSITIONS_SUFFIX}", c.stem);
         if !keys.contains(&positions_key) {
-            upload(store, &positions_key, &c.positions_path)?;
+            upload(store, &positions_key, ObjectKind::Chunk, &c.positions_path)?;
         }
         pacozero_data::crash_point("store-chunk-upload");
-        upload(store, &games_key, &c.games_path)?;
+        upload(store, &games_key, ObjectKind::Chunk, &c.games_path)?;
         n += 1;
     }
     Ok(n)
@@ -140,28 +140,20 @@ fn sync_model(store: &RunStore, run_dir: &Path) -> Result<Option<String>> {
 /// The model that the store's pointer `models/current`, read as `text`,
 /// names: the file name of a model (`gen-0003.pzmodel`), never a path.
 pub(crate) fn pointer_model<'a>(store: &RunStore, text: &'a str) -> Result<&'a str> {
-    text.trim()
-        .strip_suffix(&format!(".{}", pacozero_data::run_dir::MODEL_EXT))
-        .filter(|n| is_model_name(n))
-        .with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))
-}
-
-/// A model's name: not empty, no path separators, no leading dot (so no `..`).
-fn is_model_name(name: &str) -> bool {
-    !name.is_empty() && !name.contains(['/', '\\']) && !name.starts_with('.')
+    RunDir::pointer_model(text).with_context(|| format!("{}: `{POINTER}` holds {text:?}, not the file name of a model", store.url()))
 }
 
 /// Downloads the store's model `name` into the cache's `models/` unless it
 /// is there; it is checked whole before it is written under its name,
 /// which must be a model's name, not a path.
 pub(crate) fn download_model(store: &RunStore, run_dir: &Path, name: &str) -> Result<PathBuf> {
-    if !is_model_name(name) {
+    if !RunDir::is_model_name(name) {
         bail!("{}: {name:?} is not the name of a model", store.url());
     }
     let local = pacozero_nn::model_path(run_dir, name);
     if !local.is_file() {
         let key = format!("{}/{}", RunDir::MODELS, RunDir::model_file(name));
-        let bytes = store.get(&key)?.with_context(|| format!("{}: `{key}` is not in the store", store.url()))?;
+        let bytes = store.get(&key, ObjectKind::Model)?.with_context(|| format!("{}: `{key}` is not in the store", store.url()))?;
         pacozero_nn::model_header_of(&local, &bytes).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
         crate::files::write_atomic(&local, &bytes)?;
         eprintln!("downloaded {key} from {}", store.url());
@@ -280,7 +272,7 @@ pub fn store_train(
         let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
         format!("model-{ms:013}")
     });
-    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+    if !RunDir::is_model_name(&name) {
         bail!("bad model name {name:?}");
     }
     let model_key = format!("{}/{}", RunDir::MODELS, RunDir::model_file(&name));
@@ -306,7 +298,7 @@ pub fn store_train(
     let s = &r.summary;
     notes(&format!("trained {} steps (now at step {}): loss {:.4} -> {:.4}, {:.0} samples/s", s.steps, r.step, s.first.loss, s.last.loss, s.samples_per_sec));
     let local = pacozero_nn::model_path(cache, &name);
-    if !upload(&store, &model_key, &local)? {
+    if !upload(&store, &model_key, ObjectKind::Model, &local)? {
         bail!("{url}: `{model_key}` was written by someone else meanwhile (models in the store are write-once); export under another name");
     }
     notes(&format!("uploaded {model_key} to {url}"));
@@ -426,7 +418,7 @@ mod tests {
             ["c1.games.parquet", "c1.positions.parquet", "c2.games.parquet", "c2.positions.parquet", "c3.games.parquet", "c3.positions.parquet"]
                 .map(|k| format!("{folder}/{k}"))
         );
-        assert_eq!(store.get(&format!("{folder}/c2.positions.parquet")).unwrap().unwrap(), &b"c2 positions"[..]);
+        assert_eq!(store.get(&format!("{folder}/c2.positions.parquet"), ObjectKind::Chunk).unwrap().unwrap(), &b"c2 positions"[..]);
         assert_eq!(upload_chunks(&store, folder, &local).unwrap(), 0, "nothing left to upload");
 
         let down = dir.join("down");
@@ -445,11 +437,11 @@ mod tests {
         let store = RunStore::open(&dir.store_url("store")).unwrap();
         file(dir.path(), "a", b"one");
         file(dir.path(), "b", b"two");
-        assert!(upload(&store, "data/w0001/x", &dir.join("a")).unwrap());
-        assert!(!upload(&store, "data/w0001/x", &dir.join("a")).unwrap(), "the same bytes again: fine");
-        let e = err_text(upload(&store, "data/w0001/x", &dir.join("b")));
+        assert!(upload(&store, "data/w0001/x", ObjectKind::Chunk, &dir.join("a")).unwrap());
+        assert!(!upload(&store, "data/w0001/x", ObjectKind::Chunk, &dir.join("a")).unwrap(), "the same bytes again: fine");
+        let e = err_text(upload(&store, "data/w0001/x", ObjectKind::Chunk, &dir.join("b")));
         assert!(e.contains("`data/w0001/x` already exists with other contents"), "{e}");
-        assert_eq!(store.get("data/w0001/x").unwrap().unwrap(), &b"one"[..]);
+        assert_eq!(store.get("data/w0001/x", ObjectKind::Chunk).unwrap().unwrap(), &b"one"[..]);
     }
 
     #[test]
@@ -482,6 +474,23 @@ mod tests {
             let e = err_text(sync_model(&store, &cache));
             assert!(e.contains(&format!("`models/current` holds {:?}, not the file name of a model", format!("{bad}\n"))), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn the_store_and_the_run_directory_cap_pointers_alike() {
+        assert_eq!(pacozero_store::POINTER_CAP, RunDir::POINTER_MAX_BYTES);
+    }
+
+    #[test]
+    fn a_worker_refuses_a_1_gb_pointer_naming_it_without_reading_it() {
+        let dir = TempDir::new("big-pointer");
+        let url = dir.store_url("store");
+        // Sparse: no disk or memory for the gigabyte.
+        let pointer = dir.join("store").join(POINTER);
+        std::fs::create_dir_all(pointer.parent().unwrap()).unwrap();
+        std::fs::File::create(&pointer).unwrap().set_len(1 << 30).unwrap();
+        let e = err_text(store_selfplay::<Paco>(&worker(&url, 1, dir.join("c1"), 1), &|_| {}));
+        assert!(e.contains("`models/current` is 1073741824 bytes (1 GiB), over the 4 KiB cap of a pointer object; it was not read"), "{e}");
     }
 
     /// The miniature loop's self-play, one game per chunk.

@@ -27,14 +27,27 @@
 //! takes an exclusive `flock` on the pointer's directory, compares the
 //! pointer's version and then replaces the file atomically (correct between
 //! processes of one machine, or of a file system with working `flock`).
+//!
+//! Objects come from others: every read names the [`ObjectKind`] it expects,
+//! and an object larger than that kind's cap is refused by its declared size,
+//! before its body is read, and again while the body streams in (a store may
+//! declare one size and send more).
+//!
+//! Outages: an operation on a network store (S3, GCS, Azure) that fails
+//! because the store cannot be reached, or answers with a server error, is
+//! tried again for [`retry_window`] (default [`DEFAULT_RETRY_SECONDS`]),
+//! with one line on standard error per failed try and one when the store
+//! answers again; then the error is returned.
 
 use std::fmt;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
 use object_store::path::Path as StorePath;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
+use object_store::{GetResultPayload, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use url::Url;
 
 /// Prefixes of the environment variables passed to the store as options
@@ -50,6 +63,108 @@ pub enum StoreError {
     Op { url: String, op: &'static str, key: String, cause: Box<object_store::Error> },
     #[error("{url}: `{key}`: {message}")]
     Other { url: String, key: String, message: String },
+    /// An object larger than the cap of its kind; its body was not read (or
+    /// not past the cap).
+    #[error("{url}: `{key}` {size}, over the {cap} cap of a {kind} object; it was not read", cap = human_bytes(kind.cap()))]
+    TooLarge { url: String, key: String, kind: ObjectKind, size: Oversize },
+}
+
+/// What an object of a run is, which bounds how large it may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// `models/current`: a model's file name and a newline.
+    Pointer,
+    /// `eval/<model>.json`: one model's evaluation record.
+    Json,
+    /// `models/<name>.pzmodel`.
+    Model,
+    /// `data/w<NNNN>/<stem>.{games,positions}.parquet`.
+    Chunk,
+}
+
+/// The cap of a pointer: a model's file name needs far less than 4 KiB.
+pub const POINTER_CAP: u64 = 4 << 10;
+/// The cap of a JSON object: an evaluation record (its matches, a few KiB)
+/// with room to spare.
+pub const JSON_CAP: u64 = 8 << 20;
+/// The cap of a model: 1 GiB, about 250 million 32-bit weights, a hundred
+/// times the shipped networks.
+pub const MODEL_CAP: u64 = 1 << 30;
+/// The cap of one chunk file: 1 GiB (a chunk of 64 games is a few MiB).
+pub const CHUNK_CAP: u64 = 1 << 30;
+
+impl ObjectKind {
+    /// The most bytes an object of this kind may hold.
+    pub const fn cap(self) -> u64 {
+        match self {
+            ObjectKind::Pointer => POINTER_CAP,
+            ObjectKind::Json => JSON_CAP,
+            ObjectKind::Model => MODEL_CAP,
+            ObjectKind::Chunk => CHUNK_CAP,
+        }
+    }
+}
+
+impl fmt::Display for ObjectKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ObjectKind::Pointer => "pointer",
+            ObjectKind::Json => "JSON",
+            ObjectKind::Model => "model",
+            ObjectKind::Chunk => "chunk",
+        })
+    }
+}
+
+/// How an object showed that it is over its cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Oversize {
+    /// The store declared this size before the body was read.
+    Declared(u64),
+    /// The body went past the cap while it streamed in, though the store had
+    /// declared this size.
+    Sent { declared: u64 },
+}
+
+impl fmt::Display for Oversize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Oversize::Declared(n) => write!(f, "is {n} bytes ({})", human_bytes(*n)),
+            Oversize::Sent { declared } => write!(f, "was declared as {declared} bytes but sent more"),
+        }
+    }
+}
+
+/// `n` bytes in the largest binary unit that divides them (`4 KiB`, `1 GiB`,
+/// `1000 bytes`), or rounded to one decimal (`1.5 GiB`).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, unit) in UNITS {
+        if n >= size {
+            return if n % size == 0 { format!("{} {unit}", n / size) } else { format!("{:.1} {unit}", n as f64 / size as f64) };
+        }
+    }
+    format!("{n} bytes")
+}
+
+/// The environment variable that sets [`retry_window`] in seconds.
+pub const RETRY_ENV: &str = "PACOZERO_STORE_RETRY_SECONDS";
+/// How long an operation keeps trying an unreachable store by default: ten
+/// minutes rides out a restart of the store or a short network outage.
+pub const DEFAULT_RETRY_SECONDS: u64 = 600;
+
+/// How long an operation keeps trying an unreachable network store:
+/// [`RETRY_ENV`] seconds, else [`DEFAULT_RETRY_SECONDS`] (0: no retries).
+pub fn retry_window() -> Result<Duration, String> {
+    retry_window_of(std::env::var(RETRY_ENV).ok().as_deref())
+}
+
+/// The retry window that the value `v` of [`RETRY_ENV`] sets.
+fn retry_window_of(v: Option<&str>) -> Result<Duration, String> {
+    match v {
+        None => Ok(Duration::from_secs(DEFAULT_RETRY_SECONDS)),
+        Some(v) => v.trim().parse::<u64>().map(Duration::from_secs).map_err(|_| format!("{RETRY_ENV}={v:?}: expected whole seconds (0 or more)")),
+    }
 }
 
 /// Result of a pointer swap that did not happen.
@@ -98,6 +213,9 @@ pub struct RunStore {
     prefix: StorePath,
     /// For `file://` URLs: the directory of the run (pointer swaps lock files there).
     local_root: Option<PathBuf>,
+    /// How long an operation retries an unreachable store (zero for local
+    /// and memory stores, which do not go away).
+    retry: Duration,
     rt: tokio::runtime::Runtime,
 }
 
@@ -140,7 +258,40 @@ impl RunStore {
             object_store::parse_url_opts(&parsed, opts).map_err(|e| bad(e.to_string()))?
         };
         let local_root = if parsed.scheme() == "file" { Some(parsed.to_file_path().map_err(|_| bad("not an absolute local path".into()))?) } else { None };
-        Ok(RunStore { url: url.to_string(), store, prefix, local_root, rt })
+        let retry = if matches!(parsed.scheme(), "file" | "memory") { Duration::ZERO } else { retry_window().map_err(bad)? };
+        Ok(RunStore { url: url.to_string(), store, prefix, local_root, retry, rt })
+    }
+
+    /// Runs `attempt` (given whether an earlier try failed) until it
+    /// succeeds, fails for a reason other than an outage, or the retry window
+    /// has passed since the first failure; each failure and the recovery are
+    /// told on standard error.
+    fn retrying<T>(&self, op: &str, key: &str, attempt: impl FnMut(bool) -> Result<T, object_store::Error>) -> Result<T, object_store::Error> {
+        let what = format!("{}: {op} `{key}`", self.url);
+        retrying(&what, self.retry, is_transient, attempt, std::thread::sleep, &mut |line| eprintln!("{line}"))
+    }
+
+    /// The bytes of the object at `path`, refused past the cap of `kind`,
+    /// with its version; `NotFound` if there is none.
+    fn read_capped(&self, path: &StorePath, key: &str, kind: ObjectKind) -> Result<Result<(Bytes, Version), StoreError>, object_store::Error> {
+        self.rt.block_on(async {
+            let got = self.store.get(path).await?;
+            let version = Version { e_tag: got.meta.e_tag.clone(), version: got.meta.version.clone() };
+            let declared = got.meta.size.max(got.range.end - got.range.start);
+            let too_large = |size| StoreError::TooLarge { url: self.url.clone(), key: key.to_string(), kind, size };
+            if declared > kind.cap() {
+                return Ok(Err(too_large(Oversize::Declared(declared))));
+            }
+            let bytes = match got.payload {
+                // A local file is read for exactly its range, checked above.
+                GetResultPayload::File(..) => got.bytes().await?,
+                GetResultPayload::Stream(stream) => match collect_capped(stream, declared, kind.cap()).await? {
+                    Some(b) => b,
+                    None => return Ok(Err(too_large(Oversize::Sent { declared }))),
+                },
+            };
+            Ok(Ok((bytes, version)))
+        })
     }
 
     /// The URL the store was opened with.
@@ -177,24 +328,47 @@ impl RunStore {
     /// nothing is written and [`Put::AlreadyExists`] is returned).
     pub fn put_once(&self, key: &str, bytes: impl Into<Bytes>) -> Result<Put, StoreError> {
         let path = self.path(key)?;
-        let payload = PutPayload::from(bytes.into());
-        let r = self.rt.block_on(self.store.put_opts(&path, payload, PutOptions::from(PutMode::Create)));
+        let bytes: Bytes = bytes.into();
+        let mut retried = false;
+        let r = self.retrying("create", key, |again| {
+            retried |= again;
+            self.rt.block_on(self.store.put_opts(&path, PutPayload::from(bytes.clone()), PutOptions::from(PutMode::Create)))
+        });
         match r {
             Ok(_) => Ok(Put::Created),
+            // A try that failed may have landed before its answer was lost:
+            // the same bytes there after a retry are this call's.
+            Err(object_store::Error::AlreadyExists { .. }) if retried && self.holds(&path, key, &bytes)? => Ok(Put::Created),
             Err(object_store::Error::AlreadyExists { .. }) => Ok(Put::AlreadyExists),
             Err(e) => Err(self.op_err("create", key, e)),
         }
     }
 
-    /// The contents of `key` (`None` if there is no such object).
-    pub fn get(&self, key: &str) -> Result<Option<Bytes>, StoreError> {
-        let path = self.path(key)?;
-        let r = self.rt.block_on(async {
-            let got = self.store.get(&path).await?;
-            got.bytes().await
+    /// Whether the object at `path` holds exactly `bytes` (read no further
+    /// than their length).
+    fn holds(&self, path: &StorePath, key: &str, bytes: &[u8]) -> Result<bool, StoreError> {
+        let r = self.retrying("read", key, |_| {
+            self.rt.block_on(async {
+                let got = self.store.get(path).await?;
+                if got.meta.size != bytes.len() as u64 {
+                    return Ok(false);
+                }
+                Ok(collect_capped(got.into_stream(), bytes.len() as u64, bytes.len() as u64).await?.is_some_and(|b| b == bytes))
+            })
         });
         match r {
-            Ok(b) => Ok(Some(b)),
+            Ok(same) => Ok(same),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(self.op_err("read", key, e)),
+        }
+    }
+
+    /// The contents of `key` (`None` if there is no such object), an object
+    /// of `kind`: one over the kind's cap is refused ([`StoreError::TooLarge`]).
+    pub fn get(&self, key: &str, kind: ObjectKind) -> Result<Option<Bytes>, StoreError> {
+        let path = self.path(key)?;
+        match self.retrying("read", key, |_| self.read_capped(&path, key, kind)) {
+            Ok(r) => Ok(Some(r?.0)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(self.op_err("read", key, e)),
         }
@@ -202,10 +376,16 @@ impl RunStore {
 
     /// Whether an object exists under `key`.
     pub fn exists(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(self.version(key)?.is_some())
+    }
+
+    /// The version of the object `key` (`None` if there is none), from its
+    /// metadata: nothing is downloaded.
+    pub fn version(&self, key: &str) -> Result<Option<Version>, StoreError> {
         let path = self.path(key)?;
-        match self.rt.block_on(self.store.head(&path)) {
-            Ok(_) => Ok(true),
-            Err(object_store::Error::NotFound { .. }) => Ok(false),
+        match self.retrying("look up", key, |_| self.rt.block_on(self.store.head(&path))) {
+            Ok(meta) => Ok(Some(Version { e_tag: meta.e_tag, version: meta.version })),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(self.op_err("look up", key, e)),
         }
     }
@@ -215,38 +395,36 @@ impl RunStore {
     pub fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         let prefix = prefix.trim_end_matches('/');
         let path = if prefix.is_empty() { self.prefix.clone() } else { self.path(prefix)? };
-        let mut keys = Vec::new();
-        let r: Result<(), object_store::Error> = self.rt.block_on(async {
-            let mut stream = self.store.list(Some(&path));
-            while let Some(meta) = stream.next().await {
-                let meta = meta?;
-                if let Some(k) = self.key_of(&meta.location) {
-                    keys.push(k);
+        let shown = if prefix.is_empty() { "." } else { prefix };
+        let r = self.retrying("list", shown, |_| {
+            self.rt.block_on(async {
+                let mut keys = Vec::new();
+                let mut stream = self.store.list(Some(&path));
+                while let Some(meta) = stream.next().await {
+                    if let Some(k) = self.key_of(&meta?.location) {
+                        keys.push(k);
+                    }
                 }
-            }
-            Ok(())
+                Ok(keys)
+            })
         });
-        match r {
-            Ok(()) => {}
+        let mut keys = match r {
+            Ok(keys) => keys,
             // A local directory that does not exist yet holds nothing.
-            Err(object_store::Error::NotFound { .. }) => keys.clear(),
-            Err(e) => return Err(self.op_err("list", if prefix.is_empty() { "." } else { prefix }, e)),
-        }
+            Err(object_store::Error::NotFound { .. }) => Vec::new(),
+            Err(e) => return Err(self.op_err("list", shown, e)),
+        };
         keys.sort();
         Ok(keys)
     }
 
     /// The pointer `key` (its contents as UTF-8) and its version; `None` if it
-    /// does not exist.
+    /// does not exist. A pointer over [`POINTER_CAP`] is refused.
     pub fn read_pointer(&self, key: &str) -> Result<Option<(String, Version)>, StoreError> {
         let path = self.path(key)?;
-        let r = self.rt.block_on(async {
-            let got = self.store.get(&path).await?;
-            let version = Version { e_tag: got.meta.e_tag.clone(), version: got.meta.version.clone() };
-            Ok::<_, object_store::Error>((got.bytes().await?, version))
-        });
-        match r {
-            Ok((bytes, version)) => {
+        match self.retrying("read pointer", key, |_| self.read_capped(&path, key, ObjectKind::Pointer)) {
+            Ok(r) => {
+                let (bytes, version) = r?;
                 let text = String::from_utf8(bytes.to_vec()).map_err(|_| self.other(key, "pointer is not UTF-8 text"))?;
                 Ok(Some((text, version)))
             }
@@ -274,9 +452,25 @@ impl RunStore {
             Some(v) => PutMode::Update(UpdateVersion { e_tag: v.e_tag.clone(), version: v.version.clone() }),
         };
         let payload = PutPayload::from(Bytes::copy_from_slice(contents.as_bytes()));
-        match self.rt.block_on(self.store.put_opts(&path, payload, PutOptions::from(mode))) {
+        let mut retried = false;
+        let r = self.retrying("update pointer", key, |again| {
+            retried |= again;
+            self.rt.block_on(self.store.put_opts(&path, payload.clone(), PutOptions::from(mode.clone())))
+        });
+        match r {
             Ok(r) => Ok(Version { e_tag: r.e_tag, version: r.version }),
-            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Err(conflict()),
+            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => {
+                // A try that failed may have landed before its answer was
+                // lost: then the pointer holds these contents now.
+                if retried {
+                    if let Some((now, version)) = self.read_pointer(key)? {
+                        if now == contents {
+                            return Ok(version);
+                        }
+                    }
+                }
+                Err(conflict())
+            }
             Err(e) => Err(self.op_err("update pointer", key, e).into()),
         }
     }
@@ -312,6 +506,98 @@ impl RunStore {
         match self.rt.block_on(self.store.put_opts(path, payload, PutOptions::from(PutMode::Overwrite))) {
             Ok(r) => Ok(Version { e_tag: r.e_tag, version: r.version }),
             Err(e) => Err(self.op_err("update pointer", key, e).into()),
+        }
+    }
+}
+
+/// Collects `stream` (whose store declared `declared` bytes) unless it goes
+/// past `cap` bytes: `None` then, with no more than `cap` bytes held.
+async fn collect_capped(mut stream: BoxStream<'static, object_store::Result<Bytes>>, declared: u64, cap: u64) -> object_store::Result<Option<Bytes>> {
+    let mut buf = BytesMut::with_capacity(declared.min(cap) as usize);
+    while let Some(piece) = stream.next().await {
+        let piece = piece?;
+        if (buf.len() + piece.len()) as u64 > cap {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&piece);
+    }
+    Ok(Some(buf.freeze()))
+}
+
+/// Whether `e` means that the store could not be reached, or failed on its
+/// side (a server error, throttling): worth another try, unlike a refused
+/// or malformed request.
+fn is_transient(e: &object_store::Error) -> bool {
+    let object_store::Error::Generic { source, .. } = e else { return false };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(source.as_ref());
+    while let Some(c) = cause {
+        // A connection refused or reset, a timeout: the request got no answer.
+        if c.downcast_ref::<object_store::client::HttpError>().is_some() {
+            return true;
+        }
+        cause = c.source();
+    }
+    // object_store's type for an HTTP status is private; its message names
+    // the status ("... non-2xx status code: 503 Service Unavailable").
+    let text = e.to_string();
+    ["status code: 5", "status code: 429"].iter().any(|s| text.contains(s))
+}
+
+/// The first wait before a retry; each further wait doubles, up to [`RETRY_MAX_WAIT`].
+const RETRY_FIRST_WAIT: Duration = Duration::from_secs(1);
+const RETRY_MAX_WAIT: Duration = Duration::from_secs(16);
+
+/// Runs `attempt` until it succeeds, fails in a way `transient` says is not
+/// an outage, or `window` has passed since its first failure; `sleep` waits
+/// between tries and `log` hears one line per failed try and one on
+/// recovery (`what` names the operation in them). `attempt` is told whether
+/// an earlier try failed.
+fn retrying<T, E: fmt::Display>(
+    what: &str,
+    window: Duration,
+    transient: impl Fn(&E) -> bool,
+    mut attempt: impl FnMut(bool) -> Result<T, E>,
+    mut sleep: impl FnMut(Duration),
+    log: &mut dyn FnMut(&str),
+) -> Result<T, E> {
+    let mut outage: Option<Instant> = None;
+    let (mut waited, mut wait, mut retries) = (Duration::ZERO, RETRY_FIRST_WAIT, 0u32);
+    loop {
+        match attempt(outage.is_some()) {
+            Ok(v) => {
+                if let Some(start) = outage {
+                    // The outage's length counts the waits, so a test's fake
+                    // sleep measures too.
+                    let out = start.elapsed().max(waited);
+                    log(&format!("store: {what}: the store answers again after {retries} retries; it was out for {:.1} s", out.as_secs_f64()));
+                }
+                return Ok(v);
+            }
+            Err(e) if transient(&e) => {
+                let start = *outage.get_or_insert_with(Instant::now);
+                let out = start.elapsed().max(waited);
+                if out + wait > window {
+                    if retries > 0 {
+                        log(&format!(
+                            "store: {what}: failed ({e}); giving up after {retries} retries and {:.1} s (retry window {} s, {RETRY_ENV})",
+                            out.as_secs_f64(),
+                            window.as_secs()
+                        ));
+                    }
+                    return Err(e);
+                }
+                retries += 1;
+                log(&format!(
+                    "store: {what}: failed ({e}); retry {retries} in {} s ({:.1} s since the first failure, retry window {} s)",
+                    wait.as_secs(),
+                    out.as_secs_f64(),
+                    window.as_secs()
+                ));
+                sleep(wait);
+                waited += wait;
+                wait = (wait * 2).min(RETRY_MAX_WAIT);
+            }
+            Err(e) => return Err(e),
         }
     }
 }
@@ -362,7 +648,7 @@ mod store_tests {
         for (s, _g) in stores() {
             assert_eq!(s.put_once("data/w0001/a.games.parquet", &b"one"[..]).unwrap(), Put::Created, "{s:?}");
             assert_eq!(s.put_once("data/w0001/a.games.parquet", &b"two"[..]).unwrap(), Put::AlreadyExists, "{s:?}");
-            assert_eq!(s.get("data/w0001/a.games.parquet").unwrap().unwrap(), &b"one"[..], "{s:?}: the first write stays");
+            assert_eq!(s.get("data/w0001/a.games.parquet", ObjectKind::Chunk).unwrap().unwrap(), &b"one"[..], "{s:?}: the first write stays");
             assert!(s.exists("data/w0001/a.games.parquet").unwrap());
         }
     }
@@ -370,7 +656,7 @@ mod store_tests {
     #[test]
     fn get_of_a_missing_key_is_none() {
         for (s, _g) in stores() {
-            assert_eq!(s.get("models/nothing.pzmodel").unwrap(), None, "{s:?}");
+            assert_eq!(s.get("models/nothing.pzmodel", ObjectKind::Model).unwrap(), None, "{s:?}");
             assert!(!s.exists("models/nothing.pzmodel").unwrap());
         }
     }
@@ -474,6 +760,157 @@ mod store_tests {
         assert!(e.contains("not a url") && e.contains("s3://"), "{e}");
         let e = RunStore::open_with("ftp://host/x", Vec::new()).unwrap_err().to_string();
         assert!(e.contains("ftp://host/x"), "{e}");
+    }
+
+    /// `len` bytes at `key` of a `file://` store, as a sparse file (no disk
+    /// or memory used for them).
+    fn sparse_object(dir: &std::path::Path, key: &str, len: u64) {
+        let file = dir.join(key);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::File::create(&file).unwrap().set_len(len).unwrap();
+    }
+
+    #[test]
+    fn a_1_gb_pointer_is_refused_by_its_size_naming_the_key_kind_and_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = Url::from_directory_path(dir.path()).unwrap().to_string();
+        sparse_object(dir.path(), "models/current", 1 << 30);
+        let s = RunStore::open_with(&url, Vec::new()).unwrap();
+        let e = s.read_pointer("models/current").unwrap_err();
+        assert!(matches!(e, StoreError::TooLarge { kind: ObjectKind::Pointer, size: Oversize::Declared(n), .. } if n == 1 << 30), "{e:?}");
+        let text = e.to_string();
+        assert_eq!(text, format!("{url}: `models/current` is 1073741824 bytes (1 GiB), over the 4 KiB cap of a pointer object; it was not read"));
+        // The same object read as a model (1 GiB cap) is just within its cap's
+        // reach by size; one byte more is not.
+        sparse_object(dir.path(), "models/big.pzmodel", (1 << 30) + 1);
+        let e = s.get("models/big.pzmodel", ObjectKind::Model).unwrap_err().to_string();
+        assert!(e.contains("`models/big.pzmodel` is 1073741825 bytes (1.0 GiB), over the 1 GiB cap of a model object"), "{e}");
+    }
+
+    #[test]
+    fn each_kind_reads_up_to_its_cap_and_not_a_byte_more() {
+        for (s, _g) in stores() {
+            for kind in [ObjectKind::Pointer, ObjectKind::Json] {
+                let cap = kind.cap() as usize;
+                s.put_once(&format!("at/{kind}"), vec![b'a'; cap]).unwrap();
+                s.put_once(&format!("over/{kind}"), vec![b'a'; cap + 1]).unwrap();
+                assert_eq!(s.get(&format!("at/{kind}"), kind).unwrap().unwrap().len(), cap, "{s:?} {kind}");
+                let e = s.get(&format!("over/{kind}"), kind).unwrap_err();
+                assert!(matches!(e, StoreError::TooLarge { size: Oversize::Declared(n), .. } if n == cap as u64 + 1), "{s:?} {kind}: {e}");
+            }
+            // A pointer-sized cap does not apply to a JSON object.
+            assert_eq!(s.get("over/pointer", ObjectKind::Json).unwrap().unwrap().len(), POINTER_CAP as usize + 1);
+            assert!(matches!(s.read_pointer("over/pointer").unwrap_err(), StoreError::TooLarge { kind: ObjectKind::Pointer, .. }));
+        }
+    }
+
+    #[test]
+    fn a_body_longer_than_declared_is_cut_at_the_cap() {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let pieces = |n: usize| -> BoxStream<'static, object_store::Result<Bytes>> {
+            futures_util::stream::iter((0..n).map(|_| Ok(Bytes::from(vec![7u8; 1000])))).boxed()
+        };
+        // Declared 10 bytes, sends 5000: stopped past the 4096-byte cap.
+        assert_eq!(rt.block_on(collect_capped(pieces(5), 10, 4096)).unwrap(), None);
+        // Exactly at the cap is whole.
+        assert_eq!(rt.block_on(collect_capped(pieces(4), 10, 4000)).unwrap().unwrap().len(), 4000);
+        let e = StoreError::TooLarge { url: "s3://b/r".into(), key: "models/current".into(), kind: ObjectKind::Pointer, size: Oversize::Sent { declared: 10 } };
+        assert_eq!(e.to_string(), "s3://b/r: `models/current` was declared as 10 bytes but sent more, over the 4 KiB cap of a pointer object; it was not read");
+    }
+
+    #[test]
+    fn caps_are_the_documented_sizes() {
+        let caps: Vec<String> =
+            [ObjectKind::Pointer, ObjectKind::Json, ObjectKind::Model, ObjectKind::Chunk].iter().map(|k| format!("{k} {}", human_bytes(k.cap()))).collect();
+        assert_eq!(caps, ["pointer 4 KiB", "JSON 8 MiB", "model 1 GiB", "chunk 1 GiB"]);
+        assert_eq!((human_bytes(1000), human_bytes(1536), human_bytes(3 << 20)), ("1000 bytes".into(), "1.5 KiB".into(), "3 MiB".into()));
+    }
+
+    /// A fake operation: fails with the given errors in turn (`true`: an
+    /// outage), then succeeds; returns the result, the tries' flags, the
+    /// waits and the log.
+    fn run_retrying(errors: &[bool], window: u64) -> (Result<u32, String>, Vec<bool>, Vec<u64>, Vec<String>) {
+        let (mut flags, mut waits, mut log) = (Vec::new(), Vec::new(), Vec::new());
+        let mut tries = 0;
+        let r = retrying(
+            "s3://b/r: read `k`",
+            Duration::from_secs(window),
+            |e: &String| e.starts_with("down"),
+            |again| {
+                flags.push(again);
+                tries += 1;
+                match errors.get(tries - 1) {
+                    Some(true) => Err(format!("down {tries}")),
+                    Some(false) => Err("refused".to_string()),
+                    None => Ok(tries as u32),
+                }
+            },
+            |d| waits.push(d.as_secs()),
+            &mut |l| log.push(l.to_string()),
+        );
+        (r, flags, waits, log)
+    }
+
+    #[test]
+    fn an_outage_is_retried_with_growing_waits_and_told() {
+        let (r, flags, waits, log) = run_retrying(&[true, true, true], 600);
+        assert_eq!(r, Ok(4));
+        assert_eq!(flags, [false, true, true, true], "each try after a failure knows it");
+        assert_eq!(waits, [1, 2, 4]);
+        assert_eq!(log.len(), 4, "{log:?}");
+        assert!(
+            log[0].starts_with("store: s3://b/r: read `k`: failed (down 1); retry 1 in 1 s (0.0 s since the first failure, retry window 600 s)"),
+            "{log:?}"
+        );
+        assert!(log[3].starts_with("store: s3://b/r: read `k`: the store answers again after 3 retries; it was out for 7.0 s"), "{log:?}");
+    }
+
+    #[test]
+    fn a_refusal_is_not_retried_and_an_outage_ends_with_the_window() {
+        let (r, flags, waits, log) = run_retrying(&[false], 600);
+        assert_eq!((r, flags, waits, log.len()), (Err("refused".into()), vec![false], vec![], 0));
+        // Waits 1 + 2 + 4 + 8 = 15 s fit a 20 s window; the next (16 s) does not.
+        let (r, _, waits, log) = run_retrying(&[true; 10], 20);
+        assert_eq!(r, Err("down 5".into()));
+        assert_eq!(waits, [1, 2, 4, 8]);
+        assert!(log.last().unwrap().contains("giving up after 4 retries and 15.0 s (retry window 20 s, PACOZERO_STORE_RETRY_SECONDS)"), "{log:?}");
+        // No window: one try.
+        let (r, _, waits, log) = run_retrying(&[true], 0);
+        assert_eq!((r, waits, log.len()), (Err("down 1".into()), vec![], 0));
+    }
+
+    #[test]
+    fn the_retry_window_is_read_in_seconds() {
+        assert_eq!(retry_window_of(None), Ok(Duration::from_secs(DEFAULT_RETRY_SECONDS)));
+        assert_eq!(retry_window_of(Some(" 90 ")), Ok(Duration::from_secs(90)));
+        assert_eq!(retry_window_of(Some("1m")), Err("PACOZERO_STORE_RETRY_SECONDS=\"1m\": expected whole seconds (0 or more)".into()));
+    }
+
+    #[test]
+    fn only_unreachable_stores_and_server_errors_are_outages() {
+        let generic = |msg: &str| object_store::Error::Generic { store: "S3", source: msg.to_string().into() };
+        assert!(is_transient(&generic("Error performing GET in 1s - Server returned non-2xx status code: 503 Service Unavailable: ")));
+        assert!(!is_transient(&generic("Error performing GET in 1s - Server returned non-2xx status code: 400 Bad Request: ")));
+        assert!(!is_transient(&object_store::Error::NotFound { path: "k".into(), source: "gone".into() }));
+        assert!(!is_transient(&object_store::Error::Precondition { path: "k".into(), source: "moved".into() }));
+    }
+
+    #[test]
+    fn an_unreachable_s3_store_is_retried_then_named() {
+        // Nothing listens on port 1: connection refused, an outage.
+        let opts = [
+            ("aws_endpoint", "http://127.0.0.1:1"),
+            ("aws_allow_http", "true"),
+            ("aws_access_key_id", "k"),
+            ("aws_secret_access_key", "s"),
+            ("aws_region", "us-east-1"),
+        ];
+        let mut s = RunStore::open_with("s3://bucket/run", opts.iter().map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
+        s.retry = Duration::ZERO;
+        let e = s.exists("models/current").unwrap_err();
+        let StoreError::Op { cause, .. } = &e else { panic!("{e:?}") };
+        assert!(is_transient(cause), "a refused connection is an outage: {e}");
+        assert!(e.to_string().starts_with("s3://bucket/run: cannot look up `models/current`"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pacozero_store::RunStore;
+use pacozero_store::{ObjectKind, RunStore};
 
 use crate::common::{bin_path, fresh_s3_store, manifest_dir, output_text, s};
 
@@ -179,7 +179,7 @@ pub fn store_games(store: &RunStore, prefix: &str, tmp: &Path) -> Vec<(String, u
     let mut out = Vec::new();
     for key in store.list(prefix).unwrap().iter().filter(|k| k.ends_with(".games.parquet")) {
         let file = tmp.join("probe.games.parquet");
-        std::fs::write(&file, store.get(key).unwrap().unwrap()).unwrap();
+        std::fs::write(&file, store.get(key, ObjectKind::Chunk).unwrap().unwrap()).unwrap();
         let (_, games) = pacozero_data::read_games_file(&file).unwrap_or_else(|e| panic!("{key}: {e}"));
         let folder = key.split('/').nth(1).unwrap().to_string();
         out.extend(games.into_iter().map(|g| (folder.clone(), g.game_id, g.network_id)));
