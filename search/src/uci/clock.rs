@@ -18,7 +18,7 @@
 //! each move spends less than it has, and the increment comes back.
 
 use pacozero_engine::Color;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::command::GoParams;
 
@@ -65,10 +65,22 @@ pub fn search_limits(go: &GoParams, mover: Color, overhead_ms: u64, default_visi
 }
 
 /// Milliseconds of a clock of `t` ms to spend on this move (see the module docs).
+///
+/// Any clock and increment an interface sends is served, up to `u64::MAX`
+/// ms: the sum is taken in 128 bits, and the share, at most four fifths of
+/// the clock, always fits back.
 pub fn clock_share(t: u64, increment: u64, moves_to_go: Option<u32>, overhead_ms: u64) -> u64 {
-    let available = t.saturating_sub(overhead_ms);
+    let available = u128::from(t.saturating_sub(overhead_ms));
     let m = moves_to_go.map_or(DEFAULT_MOVES_TO_GO, |m| m.max(1) as u64);
-    (available / m + increment * 3 / 4).min(available * 4 / 5)
+    let share = (available / u128::from(m) + u128::from(increment) * 3 / 4).min(available * 4 / 5);
+    u64::try_from(share).expect("four fifths of a u64 fits a u64")
+}
+
+/// The moment a search of `time` that started at `started` must end;
+/// `None` (no time limit: the visits end the search) for a time too far
+/// ahead for the system's clock, such as `go movetime 9223372036854775807`.
+pub fn deadline(started: Instant, time: Option<Duration>) -> Option<Instant> {
+    started.checked_add(time?)
 }
 
 #[cfg(test)]
@@ -137,5 +149,22 @@ mod tests {
             clock += 100 - spent;
         }
         assert!(clock > 100, "{clock}");
+    }
+
+    #[test]
+    fn the_largest_clocks_are_served_without_overflow() {
+        let max = i64::MAX as u64; // the largest a `go` line can say
+                                   // (max − 50) / 30 + 3 max / 4, under four fifths of max − 50.
+        assert_eq!(clock_share(max, max, None, 50), 7_224_974_762_202_907_713);
+        assert_eq!(clock_share(max, 0, Some(1), 0), 7_378_697_629_483_820_645, "four fifths");
+        assert_eq!(clock_share(u64::MAX, u64::MAX, Some(u32::MAX), 0), 13_835_058_059_577_131_008);
+        assert_eq!(clock_share(0, u64::MAX, Some(1), 5000), 0, "an empty clock is no time, whatever the increment");
+        let l = search_limits(&go(|g| (g.wtime, g.winc) = (Some(max), Some(max))), Color::White, 50, 800, 10_000);
+        assert_eq!((l.visits, l.time), (10_000, Some(Duration::from_millis(7_224_974_762_202_907_713))));
+        // A time past what the system's clock can hold is no deadline.
+        let now = Instant::now();
+        assert_eq!(deadline(now, Some(Duration::MAX)), None);
+        assert_eq!(deadline(now, Some(Duration::from_millis(5))), Some(now + Duration::from_millis(5)));
+        assert_eq!(deadline(now, None), None);
     }
 }
