@@ -16,6 +16,7 @@
 //!   concurrent queries whose leaves share network calls.
 //! * [`GameLimits`]: how long a game may run and how a cut game ends.
 //! * [`seeds`]: the seed mixing every caller derives its random streams with.
+//! * [`lines`]: protocol input read line by line, each line capped in length.
 //!
 //! ## Conventions
 //!
@@ -31,6 +32,7 @@ pub mod analysis;
 pub mod config;
 pub mod eval;
 mod limits;
+pub mod lines;
 pub mod mcts;
 pub mod seeds;
 pub mod turns;

@@ -41,14 +41,17 @@
 //!
 //! A line that is not a valid request is answered `{"id": ..., "error": "..."}`
 //! (the id when one could be read, else `null`), naming the line and the
-//! field; the engine goes on with the others. At the end of the input the
-//! pending queries finish, then [`serve`] returns.
+//! field; the engine goes on with the others. So is a line longer than
+//! [`MAX_LINE_BYTES`](crate::lines::MAX_LINE_BYTES) (1 MiB; it is read to its
+//! end without being kept) and a line that is not UTF-8. At the end of the
+//! input the pending queries finish, then [`serve`] returns.
 //!
 //! ## How it runs
 //!
 //! A reader thread parses lines and sends them to the search loop, which
 //! keeps up to [`ServeOptions::max_concurrent`] searches going (the rest
-//! wait in arrival order). Each round, every search runs until it needs a
+//! wait in arrival order, at most [`MAX_QUEUED_QUERIES`] of them; see
+//! there for what a full queue does). Each round, every search runs until it needs a
 //! leaf evaluated or finishes; the waiting leaves go to the network as one
 //! batch ([`crate::evaluate_pending`]). With one search at a time the batch
 //! is one leaf, so throughput grows with the number of concurrent queries.
@@ -68,6 +71,7 @@ use std::time::Instant;
 
 use crate::config::{Algorithm, SearchConfig};
 use crate::eval::{EvalOutput, Evaluator};
+use crate::lines::{InputLine, LineReader};
 use crate::mcts::{evaluate_pending, Search};
 pub use bench::{bench_analysis, bench_queries, BenchLine};
 pub use query::{parse_line, Line, LineError, Query};
@@ -80,6 +84,16 @@ pub use query::{parse_line, Line, LineError, Query};
 pub const DEFAULT_VISITS: u32 = 800;
 /// Whole turns of a principal variation when none is asked for.
 pub const DEFAULT_PV_TURNS: usize = 8;
+/// Queries that may wait for a search slot. When this many wait, the
+/// search loop stops taking lines from the reader thread, whose channel
+/// ([`LINES_AHEAD`] lines) then fills, and the reader stops reading: the
+/// writer is held back by the pipe, and memory stays bounded. Nothing is
+/// lost: every search ends on its own budget (visits, at most the visit
+/// cap, or time), a slot frees, and reading resumes, so a `terminate`
+/// behind a full queue is read late, never dropped.
+pub const MAX_QUEUED_QUERIES: usize = 1024;
+/// Parsed lines the reader thread may hand on ahead of the search loop.
+const LINES_AHEAD: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
@@ -110,6 +124,9 @@ pub struct ServeStats {
     /// Network calls and the leaves they evaluated.
     pub batches: u64,
     pub evaluated: u64,
+    /// The most queries that waited for a search slot at once (at most
+    /// [`MAX_QUEUED_QUERIES`]).
+    pub most_queued: usize,
 }
 
 impl ServeStats {
@@ -160,11 +177,16 @@ where
     R: BufRead + Send,
     W: Write,
 {
-    let (tx, rx) = mpsc::channel::<Msg<G>>();
+    let (tx, rx) = mpsc::sync_channel::<Msg<G>>(LINES_AHEAD);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> std::io::Result<()> {
-            for (i, line) in input.lines().enumerate() {
-                let msg = match parse_line::<G>(&line?, i + 1, opts) {
+            let mut lines = LineReader::new(input);
+            while let Some((number, line)) = lines.next_line()? {
+                let parsed = match line {
+                    InputLine::Text(text) => parse_line::<G>(&text, number, opts),
+                    bad => Err(LineError { id: Value::Null, message: bad.problem(number).expect("a line that is not text has a problem") }),
+                };
+                let msg = match parsed {
                     Ok(Line::Blank) => continue,
                     Ok(l) => Msg::Line(l),
                     Err(e) => Msg::Error(e),
@@ -220,7 +242,7 @@ impl<'a, G: Game, E: Evaluator<G> + ?Sized> Server<'a, G, E> {
                     Err(_) => input_open = false,
                 }
             }
-            while input_open {
+            while input_open && self.queued.len() < MAX_QUEUED_QUERIES {
                 match rx.try_recv() {
                     Ok(msg) => self.handle(msg, output)?,
                     Err(mpsc::TryRecvError::Empty) => break,
@@ -249,6 +271,7 @@ impl<'a, G: Game, E: Evaluator<G> + ?Sized> Server<'a, G, E> {
                     return write_line(output, &response::error(&q.id, &message));
                 }
                 self.queued.push_back(*q);
+                self.stats.most_queued = self.stats.most_queued.max(self.queued.len());
                 Ok(())
             }
             Msg::Line(Line::Terminate(id)) => {
@@ -287,7 +310,7 @@ impl<'a, G: Game, E: Evaluator<G> + ?Sized> Server<'a, G, E> {
         let mut search = Search::new(analysis_search_config(query.max_visits), query.state.clone(), self.evaluator.needs_encoding());
         search.begin(query.max_visits, false);
         let started = Instant::now();
-        search.set_deadline(query.max_time.map(|t| started + t));
+        search.set_deadline(crate::uci::clock::deadline(started, query.max_time));
         Job { query, search, started, done: terminated, terminated }
     }
 
@@ -344,6 +367,72 @@ fn write_line<W: Write>(output: &mut W, v: &Value) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::UniformEvaluator;
+    use crate::lines::LongLine;
+    use pacozero_engine::paco::GameState;
+    use serde_json::json;
+
+    fn opts() -> ServeOptions {
+        ServeOptions { default_visits: 20, visit_cap: 1000, default_top_moves: 1, default_pv_turns: 1, max_concurrent: 4 }
+    }
+
+    /// The answers to `input`, and the engine's statistics.
+    fn answers_to(input: impl std::io::Read + Send, opts: &ServeOptions) -> (Vec<Value>, ServeStats) {
+        let mut out = Vec::new();
+        let stats = serve::<GameState, _, _, _>(std::io::BufReader::new(input), &mut out, &UniformEvaluator, opts).unwrap();
+        let answers = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (answers, stats)
+    }
+
+    #[test]
+    fn a_hundred_megabyte_line_gets_one_error_and_the_next_query_is_answered() {
+        let input = LongLine::new(100_000_000, b'{', b"{\"id\": \"next\"}\n");
+        let (answers, stats) = answers_to(input, &opts());
+        assert_eq!((stats.errors, stats.answered), (1, 1), "{answers:?}");
+        let message = "input line 1 is 100000000 bytes long, over the limit of 1048576 bytes; the line is ignored";
+        assert_eq!(answers[0], json!({"id": null, "error": message}));
+        assert_eq!(answers[1]["id"], "next");
+        assert_eq!(answers[1]["simulations"], 20, "{}", answers[1]);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_gets_one_error_and_the_session_goes_on() {
+        let input = std::io::Cursor::new(b"{\"id\": \"a\xffb\"}\n{\"id\": 2}\n".to_vec());
+        let (answers, stats) = answers_to(input, &opts());
+        assert_eq!((stats.errors, stats.answered), (1, 1), "{answers:?}");
+        assert_eq!(answers[0], json!({"id": null, "error": "input line 1 is not UTF-8 (byte 9 is not); the line is ignored"}));
+        assert_eq!(answers[1]["id"], 2);
+    }
+
+    #[test]
+    fn at_most_a_bounded_number_of_queries_wait_and_a_terminate_behind_them_is_read() {
+        let opts = ServeOptions { max_concurrent: 1, ..opts() };
+        let total = MAX_QUEUED_QUERIES + 200;
+        let slow = MAX_QUEUED_QUERIES + 50;
+        let (tx, rx) = mpsc::sync_channel(total + 1);
+        for i in 0..total {
+            let visits = if i == slow { 1000 } else { 1 };
+            let text = json!({"id": i, "max_visits": visits}).to_string();
+            tx.send(Msg::Line(parse_line::<GameState>(&text, i + 1, &opts).unwrap())).unwrap();
+        }
+        let terminate = json!({"id": slow, "action": "terminate"}).to_string();
+        tx.send(Msg::Line(parse_line::<GameState>(&terminate, total + 1, &opts).unwrap())).unwrap();
+        drop(tx);
+        let mut out = Vec::new();
+        let stats = Server::new(&UniformEvaluator, &opts).run(&rx, &mut out).unwrap();
+        assert_eq!((stats.answered, stats.errors, stats.most_queued), (total, 0, MAX_QUEUED_QUERIES));
+        // The terminate was read while its query still waited: answered unsearched.
+        let answers: Vec<Value> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let stopped = answers.iter().find(|a| a["id"] == slow).unwrap();
+        assert_eq!((&stopped["terminated"], &stopped["simulations"]), (&json!(true), &json!(0)), "{stopped}");
+    }
+
+    #[test]
+    fn a_query_time_past_the_system_clock_is_no_deadline() {
+        let input = std::io::Cursor::new(json!({"id": 1, "max_time_ms": u64::MAX, "max_visits": 30}).to_string().into_bytes());
+        let (answers, _) = answers_to(input, &opts());
+        assert_eq!(answers[0]["simulations"], 30, "{}", answers[0]);
+    }
 
     #[test]
     fn analysis_searches_puct_without_noise_at_the_given_budget() {

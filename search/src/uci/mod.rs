@@ -32,10 +32,21 @@
 //! `ponderhit`; other commands (`position`, `go`, `setoption`, ...) wait for
 //! the search's `bestmove` and then run in order, as Stockfish's `go` waits
 //! for the search before it, so a script may send `go nodes 100` and the
-//! next `position` at once (a `stop` sent after a waiting command waits too).
+//! next `position` at once (a `stop` sent after a waiting command waits too,
+//! and stops the search of a waiting `go` that runs before it).
 //! At the end of the input a search with a limit finishes (its `bestmove`
 //! is written), `go infinite` stops at once, the waiting commands run, and
 //! the engine exits.
+//!
+//! ## Input limits
+//!
+//! The input is not trusted to be sane. A line over
+//! [`MAX_LINE_BYTES`](crate::lines::MAX_LINE_BYTES) (1 MiB) is read to its
+//! end without being kept and answered with one error line, and so is a
+//! line that is not UTF-8; the engine goes on with the next line. At most
+//! [`MAX_WAITING_COMMANDS`] commands, of at most [`MAX_WAITING_BYTES`] in
+//! all, wait for a search; one more is refused with an error line. `stop`
+//! is never refused, so a search always ends when asked.
 //!
 //! ## Options
 //!
@@ -83,6 +94,7 @@ use std::time::{Duration, Instant};
 
 use crate::analysis::{analysis_search_config, DEFAULT_PV_TURNS};
 use crate::eval::{EvalOutput, Evaluator};
+use crate::lines::{InputLine, LineReader};
 use crate::mcts::{evaluate_pending, Proven, Search};
 use crate::turns::{principal_variation, ranked_turns, search_turn, winning_turn};
 use clock::{search_limits, SearchLimits};
@@ -91,6 +103,15 @@ use command::{parse_command, Command, GoParams, PositionCommand};
 /// Simulations per decision of the short search that completes a turn the
 /// tree does not complete.
 pub const COMPLETION_VISITS: u32 = 16;
+/// Commands that may wait for a search to end (see [`WaitingCommands`]).
+pub const MAX_WAITING_COMMANDS: usize = 256;
+/// Bytes of input lines that may wait for a search to end, all together.
+pub const MAX_WAITING_BYTES: usize = 4 << 20;
+/// Lines the reader thread may read ahead of the engine. The engine takes
+/// every line as it comes, also during a search (it acts on it, queues it
+/// or refuses it), so the reader never waits long on a full channel; the
+/// bound only keeps a fast writer from filling memory between two looks.
+const INPUT_LINES_AHEAD: usize = 16;
 /// Seconds between rounds of `info` lines during a search.
 const INFO_EVERY: Duration = Duration::from_secs(1);
 /// Longest stretch of search between two looks at the input (`stop` and
@@ -118,6 +139,8 @@ pub struct UciConfig {
 /// What the reader thread hands the engine.
 enum Input {
     Line(String),
+    /// A line that could not be read as text (too long, not UTF-8): what is wrong.
+    Refused(String),
     End,
     Failed(String),
 }
@@ -135,33 +158,81 @@ where
     R: BufRead + Send + 'static,
     W: Write,
 {
-    let (tx, rx) = mpsc::channel::<Input>();
+    let (tx, rx) = mpsc::sync_channel::<Input>(INPUT_LINES_AHEAD);
     std::thread::spawn(move || read_lines(input, &tx));
     Engine::new(output, evaluator, loader, config).run(&rx)
 }
 
-/// Sends each line of `input` (invalid UTF-8 replaced, so a stray byte is
-/// an error line, not the end), then the end or the failure.
-fn read_lines<R: BufRead>(mut input: R, tx: &mpsc::Sender<Input>) {
-    let mut buf = Vec::new();
+/// Sends each line of `input` (a line too long or not UTF-8 as what is
+/// wrong with it, so that it is an error line, not the end), then the end
+/// or the failure.
+fn read_lines<R: BufRead>(input: R, tx: &mpsc::SyncSender<Input>) {
+    let mut lines = LineReader::new(input);
     loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => {
-                let _ = tx.send(Input::End);
-                return;
-            }
-            Ok(_) => {
-                if tx.send(Input::Line(String::from_utf8_lossy(&buf).into_owned())).is_err() {
-                    return;
-                }
-            }
-            // (`read_until` retries an interrupted read itself.)
-            Err(e) => {
-                let _ = tx.send(Input::Failed(e.to_string()));
-                return;
-            }
+        let input = match lines.next_line() {
+            Ok(None) => Input::End,
+            Ok(Some((_, InputLine::Text(text)))) => Input::Line(text),
+            Ok(Some((number, bad))) => Input::Refused(bad.problem(number).expect("a line that is not text has a problem")),
+            Err(e) => Input::Failed(e.to_string()),
+        };
+        let last = matches!(input, Input::End | Input::Failed(_));
+        if tx.send(input).is_err() || last {
+            return;
         }
+    }
+}
+
+/// Commands that wait for the search in progress, bounded in number
+/// ([`MAX_WAITING_COMMANDS`]) and in the bytes of their lines
+/// ([`MAX_WAITING_BYTES`]), so a writer that never waits for `bestmove`
+/// cannot fill memory while a search runs.
+///
+/// The engine keeps reading while commands wait (a full queue refuses the
+/// next command with an error line rather than stopping the reader), so
+/// `isready` and `quit` behind a full queue are still answered at once.
+/// `stop` is never refused: it is a few bytes, and a second `stop` in a
+/// row adds nothing (the first leaves no search to stop), so it is dropped
+/// and the queue stays bounded.
+#[derive(Default)]
+struct WaitingCommands {
+    commands: std::collections::VecDeque<(Command, usize)>,
+    bytes: usize,
+}
+
+impl WaitingCommands {
+    fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    fn front(&self) -> Option<&Command> {
+        self.commands.front().map(|(c, _)| c)
+    }
+
+    fn pop_front(&mut self) -> Option<Command> {
+        let (command, bytes) = self.commands.pop_front()?;
+        self.bytes -= bytes;
+        Some(command)
+    }
+
+    /// Queues `command`, read from a line of `bytes` bytes; an error that
+    /// says why when the queue is full.
+    fn push(&mut self, command: Command, bytes: usize) -> Result<(), String> {
+        if command == Command::Stop {
+            if self.commands.back().map(|(c, _)| c) != Some(&Command::Stop) {
+                self.commands.push_back((command, 0));
+            }
+            return Ok(());
+        }
+        if self.commands.len() >= MAX_WAITING_COMMANDS || self.bytes + bytes > MAX_WAITING_BYTES {
+            return Err(format!(
+                "{} commands ({} bytes) already wait for the search to end, the most allowed ({MAX_WAITING_COMMANDS} commands, {MAX_WAITING_BYTES} bytes); this one is refused (send `stop`, or wait for `bestmove`)",
+                self.commands.len(),
+                self.bytes
+            ));
+        }
+        self.bytes += bytes;
+        self.commands.push_back((command, bytes));
+        Ok(())
     }
 }
 
@@ -218,7 +289,7 @@ struct Engine<'a, G: Game, W> {
     kept: Option<KeptTree<G>>,
     running: Option<Running<G>>,
     /// Commands received during a search that run after it.
-    waiting: std::collections::VecDeque<Command>,
+    waiting: WaitingCommands,
     eval_out: EvalOutput,
     rng: rand_chacha::ChaCha8Rng,
 }
@@ -235,7 +306,7 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
             position: GameLine::start(),
             kept: None,
             running: None,
-            waiting: std::collections::VecDeque::new(),
+            waiting: WaitingCommands::default(),
             eval_out: EvalOutput::default(),
             // PUCT without noise draws nothing; the seed only fixes the type.
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(0),
@@ -245,9 +316,13 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
     fn run(&mut self, rx: &mpsc::Receiver<Input>) -> Result<()> {
         let mut input_open = true;
         loop {
-            // Commands that waited for the search run once it is over.
-            while self.running.is_none() {
-                let Some(c) = self.waiting.pop_front() else { break };
+            // Commands that waited for the search run once it is over; a
+            // `stop` behind a waiting `go` stops that `go`'s search.
+            while let Some(next) = self.waiting.front() {
+                if self.running.is_some() && *next != Command::Stop {
+                    break;
+                }
+                let c = self.waiting.pop_front().expect("a waiting command");
                 if !self.execute(c)? {
                     return self.finish();
                 }
@@ -270,6 +345,10 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
                     if !self.receive(&text)? {
                         return self.finish();
                     }
+                    continue;
+                }
+                Some(Input::Refused(problem)) => {
+                    self.error(&problem)?;
                     continue;
                 }
                 Some(Input::Failed(e)) => {
@@ -295,9 +374,10 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
     }
 
     /// Reads one line; `false` at `quit`. During a search, `isready` and
-    /// `quit` act at once, and `stop` and `ponderhit` too unless commands
-    /// are waiting; every other command waits for the end of the search (in
-    /// order), as a script that sends `go` then `position` means.
+    /// `quit` act at once, and `stop` too unless commands are waiting; every
+    /// other command waits for the end of the search (in order), as a
+    /// script that sends `go` then `position` means. The commands that do
+    /// nothing (`debug`, `register`, `ponderhit`) never wait.
     fn receive(&mut self, text: &str) -> Result<bool> {
         let command = match parse_command(text) {
             Ok(Some(c)) => c,
@@ -308,16 +388,17 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
             }
         };
         let at_once = match command {
-            Command::IsReady | Command::Quit => true,
-            Command::Stop | Command::PonderHit | Command::Debug(_) => self.waiting.is_empty(),
+            Command::IsReady | Command::Quit | Command::PonderHit | Command::Debug(_) | Command::Register => true,
+            Command::Stop => self.waiting.is_empty(),
             _ => self.running.is_none() && self.waiting.is_empty(),
         };
         if at_once {
-            self.execute(command)
-        } else {
-            self.waiting.push_back(command);
-            Ok(true)
+            return self.execute(command);
         }
+        if let Err(e) = self.waiting.push(command, text.len()) {
+            self.error(&e)?;
+        }
+        Ok(true)
     }
 
     /// Carries out one command; `false` at `quit`.
@@ -431,7 +512,7 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
         let mut search = self.tree_for(&line);
         search.begin(limits.visits, false);
         let started = Instant::now();
-        search.set_deadline(limits.time.map(|t| started + t));
+        search.set_deadline(clock::deadline(started, limits.time));
         let (sims_before, node_visits_before) = (search.total_simulations, search.node_visits);
         self.running = Some(Running { search, line, limits, started, last_info: started, exhausted: false, sims_before, node_visits_before });
         Ok(())
@@ -562,6 +643,9 @@ fn best_turn<G: Game>(search: &Search<G>, evaluator: &dyn Evaluator<G>) -> Resul
             return Ok(turn);
         }
     }
+    if let Some(turn) = search.root_two_turn_win() {
+        return Ok(turn.to_vec());
+    }
     if let Some(t) = ranked_turns(search).into_iter().next() {
         return Ok(t.path);
     }
@@ -612,6 +696,9 @@ fn info_lines<G: Game>(r: &Running<G>, multipv: usize, show_wdl: bool) -> Vec<St
     };
     if search.root_is_detected_win() {
         return winning_turn(root).map(|t| vec![line(1, "mate 1".into(), [1.0, 0.0, 0.0], &[move_token(root, &t)])]).unwrap_or_default();
+    }
+    if let Some(t) = search.root_two_turn_win() {
+        return vec![line(1, "mate 2".into(), [1.0, 0.0, 0.0], &[move_token(root, t)])];
     }
     let mut out = Vec::new();
     for (i, t) in ranked_turns(search).into_iter().take(multipv.max(1)).enumerate() {
@@ -694,17 +781,115 @@ mod tests {
 
     #[test]
     fn an_interrupted_read_is_retried_and_a_failed_one_reported() {
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(INPUT_LINES_AHEAD);
         read_lines(std::io::BufReader::new(Flaky(0)), &tx);
         let got: Vec<String> = rx
             .try_iter()
             .map(|i| match i {
                 Input::Line(l) => format!("line {l:?}"),
+                Input::Refused(e) => format!("refused {e}"),
                 Input::End => "end".into(),
                 Input::Failed(e) => format!("failed {e}"),
             })
             .collect();
-        assert_eq!(got, ["line \"uci\\n\"", "failed broken pipe of test"]);
+        assert_eq!(got, ["line \"uci\"", "failed broken pipe of test"]);
+    }
+
+    /// The engine's output for `input`, read as it is made.
+    fn exchange_reader<R: std::io::Read + Send + 'static>(input: R) -> Vec<String> {
+        let _watchdog = Watchdog::new(HANG);
+        let loader = |_: &str, _: usize| -> Result<Box<dyn Evaluator<shako::GameState>>> { anyhow::bail!("no network") };
+        let mut out = Vec::new();
+        serve::<shako::GameState, _, _>(std::io::BufReader::new(input), &mut out, Box::new(UniformEvaluator), &loader, &config()).unwrap();
+        String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_hundred_megabyte_line_gets_one_error_and_the_next_command_is_answered() {
+        let input = crate::lines::LongLine::new(100_000_000, b'x', b"isready\nposition startpos\ngo nodes 20\n");
+        let out = exchange_reader(input);
+        assert_eq!(errors(&out), ["input line 1 is 100000000 bytes long, over the limit of 1048576 bytes; the line is ignored"], "{out:?}");
+        assert_eq!(out[1], "readyok", "{out:?}");
+        assert_eq!(bestmoves(&out).len(), 1, "{out:?}");
+        // A line of exactly the limit is read: `isready` padded with spaces.
+        let at_the_limit = format!("isready{}\nisready\n", " ".repeat(crate::lines::MAX_LINE_BYTES - "isready".len()));
+        let out = exchange_reader(std::io::Cursor::new(at_the_limit.into_bytes()));
+        assert_eq!(out, ["readyok", "readyok"]);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_gets_one_error_and_the_next_command_is_answered() {
+        let out = exchange_reader(std::io::Cursor::new(b"isready\ngo nodes \xff5\nisready\n".to_vec()));
+        assert_eq!(out, ["readyok", "info string error: input line 2 is not UTF-8 (byte 9 is not); the line is ignored", "readyok"]);
+    }
+
+    #[test]
+    fn a_stop_behind_a_waiting_go_stops_that_go() {
+        let e = Live::start();
+        e.send("position startpos");
+        e.send("go nodes 3000");
+        e.send("go infinite");
+        e.send("stop");
+        let first = e.until("bestmove");
+        assert!(first.iter().any(|l| l.contains(" nodes 3000 ")), "{first:?}");
+        // The waiting `go infinite` starts, and the `stop` behind it ends it
+        // without more input.
+        e.until("bestmove");
+        e.send("isready");
+        e.until("readyok");
+        e.end();
+    }
+
+    #[test]
+    fn commands_waiting_for_a_search_are_bounded_and_stop_and_quit_still_act() {
+        let out = stepping(1_000_000, |e| {
+            e.go(&GoParams { infinite: true, ..GoParams::default() }).unwrap();
+            for _ in 0..MAX_WAITING_COMMANDS {
+                assert!(e.receive("position startpos").unwrap());
+            }
+            assert!(e.receive("go nodes 10").unwrap(), "refused, not the end");
+            assert_eq!(e.waiting.commands.len(), MAX_WAITING_COMMANDS);
+            // `stop` and `isready` are never refused; a second stop in a row adds nothing.
+            assert!(e.receive("stop").unwrap() && e.receive("stop").unwrap() && e.receive("isready").unwrap());
+            assert_eq!(e.waiting.commands.len(), MAX_WAITING_COMMANDS + 1);
+            assert!(!e.receive("quit").unwrap(), "quit acts at once");
+        });
+        let refused = format!(
+            "info string error: {MAX_WAITING_COMMANDS} commands ({} bytes) already wait for the search to end, the most allowed ({MAX_WAITING_COMMANDS} commands, {MAX_WAITING_BYTES} bytes); this one is refused (send `stop`, or wait for `bestmove`)",
+            MAX_WAITING_COMMANDS * "position startpos".len()
+        );
+        assert_eq!(out, [refused, "readyok".to_string()]);
+        // The bytes are bounded too: four lines of a mebibyte, then a fifth is refused.
+        let long = format!("position startpos{}", " ".repeat((1 << 20) - "position startpos".len()));
+        let out = stepping(1_000_000, |e| {
+            e.go(&GoParams { infinite: true, ..GoParams::default() }).unwrap();
+            for _ in 0..5 {
+                e.receive(&long).unwrap();
+            }
+            assert_eq!((e.waiting.commands.len(), e.waiting.bytes), (4, MAX_WAITING_BYTES));
+        });
+        assert_eq!(out.len(), 1);
+        assert!(out[0].contains("4 commands (4194304 bytes) already wait"), "{out:?}");
+    }
+
+    #[test]
+    fn huge_clocks_and_times_are_clamped_not_overflowed() {
+        // The command of issue 61, and its neighbours: a search to the visit cap.
+        for go in [
+            "go wtime 9223372036854775807 winc 9223372036854775807",
+            "go btime 9223372036854775807 binc 9223372036854775807 wtime 9223372036854775807 winc 9223372036854775807 movestogo 9223372036854775807",
+            "go wtime 9223372036854775807 btime -9223372036854775808 winc -9223372036854775808 binc 9223372036854775807",
+            "go movetime 9223372036854775807",
+            "go nodes 9223372036854775807 depth 9223372036854775807",
+        ] {
+            let out = exchange::<shako::GameState>(&format!("setoption name Move Overhead value 0\nposition startpos\n{go}\n"));
+            assert!(errors(&out).is_empty(), "{go}: {out:?}");
+            assert_eq!(bestmoves(&out).len(), 1, "{go}: {out:?}");
+            assert!(out.iter().any(|l| l.contains(" nodes 10000 ")), "{go}: to the visit cap: {out:?}");
+        }
+        // Black to move, out of time: no time at all is one visit's search, no panic.
+        let out = exchange::<shako::GameState>("position startpos moves e3e5\ngo wtime 9223372036854775807 btime -9223372036854775808\n");
+        assert_eq!(bestmoves(&out).len(), 1, "{out:?}");
     }
 
     /// An engine on a live input: lines sent as the test goes, output
