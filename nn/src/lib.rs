@@ -56,6 +56,9 @@ mod conv3x3;
 mod error;
 mod evaluator;
 mod fastnet;
+/// The checks of the fuzz targets in `fuzz/` (not an API).
+#[doc(hidden)]
+pub mod fuzz_checks;
 mod infer;
 pub mod load;
 mod model;

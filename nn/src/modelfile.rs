@@ -36,7 +36,8 @@ use crate::model::{NetConfig, PacoNet};
 pub const MODEL_FORMAT_VERSION: u32 = 1;
 /// Extension of exported model files.
 pub use pacozero_data::run_dir::MODEL_EXT;
-pub(crate) const MODEL_MAGIC: &[u8; 8] = b"PZMODEL\n";
+/// Magic of model files.
+pub const MODEL_MAGIC: &[u8; 8] = b"PZMODEL\n";
 /// Magic of the trainer's checkpoints (`pacozero_train`); known here so that
 /// a checkpoint given as a model (or the reverse) is named in the error.
 pub const CKPT_MAGIC: &[u8; 8] = b"PZCKPT\n\0";
@@ -80,7 +81,8 @@ struct ModelHeader {
     sections: Vec<Section>,
 }
 
-pub(crate) fn fnv1a64(data: &[u8]) -> u64 {
+/// FNV-1a, 64 bits: the checksum of a container's sections.
+pub fn fnv1a64(data: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in data {
         h ^= b as u64;
@@ -102,12 +104,30 @@ pub fn write_atomic(path: &Path, chunks: &[&[u8]]) -> NnResult<()> {
 
 /// Write a container: magic, version, JSON header, sections.
 pub fn write_container(path: &Path, magic: &[u8; 8], header: &serde_json::Value, parts: &[(&str, &[u8])]) -> NnResult<()> {
-    let header = serde_json::to_vec(header).map_err(|e| NnError::Other(e.to_string()))?;
-    let version = MODEL_FORMAT_VERSION.to_le_bytes();
-    let hlen = (header.len() as u64).to_le_bytes();
-    let mut chunks: Vec<&[u8]> = vec![magic, &version, &hlen, &header];
+    let head = container_head(magic, header)?;
+    let mut chunks: Vec<&[u8]> = vec![&head];
     chunks.extend(parts.iter().map(|(_, d)| *d));
     write_atomic(path, &chunks)
+}
+
+/// A container's bytes before its sections: magic, version, the header's
+/// length and the header.
+fn container_head(magic: &[u8; 8], header: &serde_json::Value) -> NnResult<Vec<u8>> {
+    let header = serde_json::to_vec(header).map_err(|e| NnError::Other(e.to_string()))?;
+    let mut head = magic.to_vec();
+    head.extend(MODEL_FORMAT_VERSION.to_le_bytes());
+    head.extend((header.len() as u64).to_le_bytes());
+    head.extend(header);
+    Ok(head)
+}
+
+/// The bytes [`write_container`] writes, in memory.
+pub fn container_bytes(magic: &[u8; 8], header: &serde_json::Value, parts: &[(&str, &[u8])]) -> NnResult<Vec<u8>> {
+    let mut out = container_head(magic, header)?;
+    for (_, d) in parts {
+        out.extend_from_slice(d);
+    }
+    Ok(out)
 }
 
 /// A container's named sections, in file order.
@@ -120,7 +140,7 @@ pub fn read_container(path: &Path, magic: &[u8; 8], what: &str) -> NnResult<(ser
 }
 
 /// Parse and verify the bytes of a container; errors name `path`.
-fn parse_container(path: &Path, data: &[u8], magic: &[u8; 8], what: &str) -> NnResult<(serde_json::Value, Sections)> {
+pub fn parse_container(path: &Path, data: &[u8], magic: &[u8; 8], what: &str) -> NnResult<(serde_json::Value, Sections)> {
     let bad = |m: String| NnError::ModelFile { path: path.to_path_buf(), message: m };
     if data.len() < 20 {
         return Err(bad(format!("not a PacoZero {what} file (only {} bytes)", data.len())));
@@ -247,6 +267,11 @@ pub fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, bytes: Ve
 ///
 /// The model is stored in inference mode; batch-norm running statistics are included.
 pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &Path) -> NnResult<()> {
+    write_atomic(path, &[&model_bytes(model, net, info)?])
+}
+
+/// The bytes of the model file [`export_model`] writes.
+pub fn model_bytes(model: &PacoNet, net: &NetConfig, info: &ModelInfo) -> NnResult<Vec<u8>> {
     let weights = record_bytes(&model.valid())?;
     let header = ModelHeader {
         kind: "pacozero-model".into(),
@@ -256,7 +281,7 @@ pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &P
         sections: sections_of(&[("model", &weights)]),
     };
     let header = serde_json::to_value(&header).map_err(|e| NnError::Other(e.to_string()))?;
-    write_container(path, MODEL_MAGIC, &header, &[("model", &weights)])
+    container_bytes(MODEL_MAGIC, &header, &[("model", &weights)])
 }
 
 /// Read only the architecture and info of a model file (verifies checksums).
@@ -279,7 +304,13 @@ pub fn model_header_of(path: &Path, data: &[u8]) -> NnResult<(NetConfig, ModelIn
 /// With `expected = Some(net)`, a file of another architecture is refused with an
 /// error naming the file and both architectures.
 pub fn load_model(path: &Path, device: &Device, expected: Option<&NetConfig>) -> NnResult<(PacoNet, NetConfig, ModelInfo)> {
-    let (header, mut sections) = read_container(path, MODEL_MAGIC, "model")?;
+    let data = fs::read(path).map_err(io_err(path))?;
+    model_of_bytes(path, &data, device, expected)
+}
+
+/// [`load_model`] of a model file's bytes held in memory; errors name `path`.
+pub fn model_of_bytes(path: &Path, data: &[u8], device: &Device, expected: Option<&NetConfig>) -> NnResult<(PacoNet, NetConfig, ModelInfo)> {
+    let (header, mut sections) = parse_container(path, data, MODEL_MAGIC, "model")?;
     let bad = |m: String| NnError::ModelFile { path: path.to_path_buf(), message: m };
     let h: ModelHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
     if let Some(exp) = expected {
@@ -331,13 +362,18 @@ pub fn set_current_model(run_dir: &Path, name: &str) -> NnResult<()> {
 
 /// The model `<run>/models/current` points at.
 pub fn current_model(run_dir: &Path) -> NnResult<PathBuf> {
+    use std::io::Read;
     let ptr = RunDir::new(run_dir).current_pointer();
-    let text = fs::read_to_string(&ptr).map_err(io_err(&ptr))?;
-    let name = text.trim();
-    if name.is_empty() || name.contains('/') {
-        return Err(NnError::ModelFile { path: ptr, message: format!("bad pointer contents {name:?}") });
+    let bad = |message: String| NnError::ModelFile { path: ptr.clone(), message };
+    // Read no more than a pointer may hold, and one byte to tell it is longer.
+    let mut bytes = Vec::new();
+    fs::File::open(&ptr).and_then(|f| f.take(RunDir::POINTER_MAX_BYTES + 1).read_to_end(&mut bytes)).map_err(io_err(&ptr))?;
+    if bytes.len() as u64 > RunDir::POINTER_MAX_BYTES {
+        return Err(bad(format!("a pointer of more than {} bytes; it names one model file", RunDir::POINTER_MAX_BYTES)));
     }
-    Ok(models_dir(run_dir).join(name))
+    let text = String::from_utf8_lossy(&bytes);
+    let name = RunDir::pointer_model(&text).ok_or_else(|| bad(format!("bad pointer contents {:?} (expected the file name of a model)", text.trim())))?;
+    Ok(models_dir(run_dir).join(RunDir::model_file(name)))
 }
 
 /// Export into a run (`<run>/models/<name>.pzmodel`) and make it `current`.
@@ -604,6 +640,22 @@ mod tests {
         assert_eq!(current_model(run.path()).unwrap(), second);
         set_current_model(run.path(), "gen-1").unwrap();
         assert_eq!(current_model(run.path()).unwrap(), first);
+    }
+
+    #[test]
+    fn a_local_pointer_must_name_a_model_file_and_stay_small() {
+        let run = tempfile::tempdir().unwrap();
+        let ptr = run.path().join("models/current");
+        std::fs::create_dir_all(ptr.parent().unwrap()).unwrap();
+        for bad in ["../../x.pzmodel\n", "..\n", "a\\b.pzmodel", "gen-1.bin\n", ""] {
+            std::fs::write(&ptr, bad).unwrap();
+            let e = current_model(run.path()).unwrap_err().to_string();
+            assert!(e.contains("bad pointer contents") && e.contains("expected the file name of a model"), "{bad:?}: {e}");
+        }
+        // A 1 GiB pointer (sparse) is refused after its first 4 KiB.
+        std::fs::File::create(&ptr).unwrap().set_len(1 << 30).unwrap();
+        let e = current_model(run.path()).unwrap_err().to_string();
+        assert!(e.contains("a pointer of more than 4096 bytes"), "{e}");
     }
 
     #[test]
