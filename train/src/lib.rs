@@ -49,6 +49,9 @@ pub mod backend;
 mod bench;
 mod error;
 mod files;
+/// The check of the fuzz target `checkpoint` in `fuzz/` (not an API).
+#[doc(hidden)]
+pub mod fuzz_checks;
 mod losses;
 mod metrics;
 mod trainer;

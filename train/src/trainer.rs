@@ -39,7 +39,7 @@ use crate::losses::{fresh_loss, mirror_coin, train_step, FreshLoss};
 use crate::metrics::{append_metrics, trim_metrics, StepMetrics};
 use pacozero_batch::{OptimizerKind, TrainConfig};
 use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
-use pacozero_nn::modelfile::{export_to_run, model_from_bytes, read_container, record_bytes, sections_of, write_container, ModelInfo, Section, CKPT_MAGIC};
+use pacozero_nn::modelfile::{export_to_run, model_from_bytes, parse_container, record_bytes, sections_of, write_container, ModelInfo, Section, CKPT_MAGIC};
 use pacozero_nn::{NetConfig, PacoNet};
 
 /// Where the trainer is in its data: the current window and the position in
@@ -73,15 +73,57 @@ pub struct TrainSummary {
 }
 
 #[derive(Serialize, Deserialize)]
-struct CheckpointHeader {
+pub(crate) struct CheckpointHeader {
     kind: String,
     net: NetConfig,
-    train: TrainConfig,
+    pub(crate) train: TrainConfig,
     step: u64,
     samples_seen: u64,
     rng: ChaCha8Rng,
     data: DataPosition,
     sections: Vec<Section>,
+}
+
+/// A checkpoint file read and checked, before a trainer is built on it.
+pub(crate) struct Checkpoint {
+    pub(crate) header: CheckpointHeader,
+    pub(crate) model: PacoNet,
+    /// The averaged weights (runs with `export_average` only).
+    pub(crate) average: Option<PacoNet>,
+    pub(crate) optimizer: OptimizerRecord,
+}
+
+impl Checkpoint {
+    /// Reads the bytes of a checkpoint (`path` names it in errors): the
+    /// container, the header, the weights on `device` and the optimizer's
+    /// state. The data position must lie inside its window, and the step
+    /// its window was loaded at no later than the checkpoint's: the
+    /// trainer indexes and subtracts with them.
+    pub(crate) fn parse(path: &Path, data: &[u8], device: &Device) -> TrainResult<Checkpoint> {
+        let (header, mut sections) = parse_container(path, data, CKPT_MAGIC, "checkpoint")?;
+        let bad = |m: String| TrainError::ModelFile { path: path.to_path_buf(), message: m };
+        let h: CheckpointHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
+        if h.data.cursor > h.data.window_rows {
+            return Err(bad(format!("header field `data.cursor` = {} is past the window's {} rows (`data.window_rows`)", h.data.cursor, h.data.window_rows)));
+        }
+        if h.data.loaded_at_step > h.step {
+            return Err(bad(format!("header field `data.loaded_at_step` = {} is after the checkpoint's step {}", h.data.loaded_at_step, h.step)));
+        }
+        let mut take = |name: &str| -> TrainResult<Vec<u8>> {
+            let i = sections.iter().position(|(n, _)| n == name).ok_or_else(|| bad(format!("no `{name}` section")))?;
+            Ok(sections.swap_remove(i).1)
+        };
+        let model_bytes = take("model")?;
+        let optim_bytes = take("optimizer")?;
+        let model = model_from_bytes(path, &h.net, device, model_bytes)?;
+        // Checkpoints of runs without weight averaging have no such section.
+        let average = match sections.iter().position(|(n, _)| n == "average") {
+            Some(i) => Some(model_from_bytes(path, &h.net, device, sections.swap_remove(i).1)?),
+            None => None,
+        };
+        let optimizer = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
+        Ok(Checkpoint { header: h, model, average, optimizer })
+    }
 }
 
 struct Window {
@@ -191,27 +233,13 @@ impl Trainer {
     /// the architecture always comes from the checkpoint.
     pub fn resume_with(run_dir: &Path, device: &Device, cfg: Option<TrainConfig>) -> TrainResult<Self> {
         let path = checkpoint_path(run_dir);
-        let (header, mut sections) = read_container(&path, CKPT_MAGIC, "checkpoint")?;
-        let bad = |m: String| TrainError::ModelFile { path: path.clone(), message: m };
-        let h: CheckpointHeader = serde_json::from_value(header).map_err(|e| bad(format!("corrupt header: {e}")))?;
-        trim_metrics(&RunDir::new(run_dir).metrics(), h.step)?;
-        let mut take = |name: &str| -> TrainResult<Vec<u8>> {
-            let i = sections.iter().position(|(n, _)| n == name).ok_or_else(|| bad(format!("no `{name}` section")))?;
-            Ok(sections.swap_remove(i).1)
-        };
-        let model_bytes = take("model")?;
-        let optim_bytes = take("optimizer")?;
+        let data = fs::read(&path).map_err(io_err(&path))?;
         let device = training_device(device);
-        let model = model_from_bytes(&path, &h.net, &device, model_bytes)?;
-        // Checkpoints of runs without weight averaging have no such section.
-        let average = match sections.iter().position(|(n, _)| n == "average") {
-            Some(i) => Some(model_from_bytes(&path, &h.net, &device, sections.swap_remove(i).1)?),
-            None => None,
-        };
+        let Checkpoint { header: h, model, average, optimizer } = Checkpoint::parse(&path, &data, &device)?;
+        trim_metrics(&RunDir::new(run_dir).metrics(), h.step)?;
         let cfg = cfg.unwrap_or(h.train);
         cfg.validate()?;
-        let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
-        let optim = build_optimizer(&cfg).load_record(record);
+        let optim = build_optimizer(&cfg).load_record(optimizer);
         Ok(Trainer {
             run_dir: run_dir.to_path_buf(),
             net: h.net,
@@ -639,5 +667,32 @@ mod tests {
         assert_eq!(mirrored_rows(false), 0);
         let on = mirrored_rows(true);
         assert!(on > 0 && on < rows.len(), "{on} of {} rows mirrored", rows.len());
+    }
+
+    /// A checkpoint whose data position lies outside its window is refused
+    /// naming the field: resumed, its cursor plus a batch wrapped around and
+    /// the slice of the permutation panicked; a window loaded after the
+    /// checkpoint's step made the step's age underflow.
+    #[test]
+    fn a_checkpoint_whose_data_position_is_outside_its_window_is_refused() {
+        let run = tempfile::tempdir().unwrap();
+        let spec = pacozero_data::game_spec::<GameState>();
+        let cfg = TrainConfig { progress: false, ..TrainConfig::default() };
+        let path = Trainer::new(run.path(), NetConfig::tiny_for(&spec), cfg, &pacozero_nn::default_device()).unwrap().save_checkpoint().unwrap();
+        let data = fs::read(&path).unwrap();
+        let (header, sections) = parse_container(&path, &data, CKPT_MAGIC, "checkpoint").unwrap();
+        let edited = |field: &str, value: u64| {
+            let mut h = header.clone();
+            h["data"][field] = value.into();
+            let parts: Vec<(&str, &[u8])> = sections.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+            pacozero_nn::modelfile::container_bytes(CKPT_MAGIC, &h, &parts).unwrap()
+        };
+        let device = training_device(&pacozero_nn::default_device());
+        let refusal = |bytes: Vec<u8>| Checkpoint::parse(&path, &bytes, &device).err().map(|e| e.to_string());
+        assert_eq!(refusal(edited("cursor", 0)), None);
+        let e = refusal(edited("cursor", u64::MAX)).expect("a cursor past the window is refused");
+        assert!(e.contains("`data.cursor` = 18446744073709551615 is past the window's 0 rows"), "{e}");
+        let e = refusal(edited("loaded_at_step", 5)).expect("a window loaded after the checkpoint's step is refused");
+        assert!(e.contains("`data.loaded_at_step` = 5 is after the checkpoint's step 0"), "{e}");
     }
 }

@@ -1,0 +1,44 @@
+//! The check that the fuzz target `checkpoint` of `fuzz/` runs on each
+//! input, kept here so that `cargo test` replays the committed corpus
+//! through the same code (`run/tests/fuzz_corpus.rs`). Not an API: it
+//! panics when the reader breaks one of its promises.
+
+use std::path::Path;
+
+use pacozero_nn::fuzz_checks::{assert_names_input, resealed};
+use pacozero_nn::modelfile::{record_bytes, CKPT_MAGIC};
+
+use crate::backend::training_device;
+use crate::trainer::{build_optimizer, Checkpoint};
+
+/// Any bytes as a checkpoint: refused with an error naming the file, or
+/// read into a header that writes back to the same JSON and weights and an
+/// optimizer state that the header's configuration (when it passes its
+/// check, as a resume requires) loads. The same bytes with their sections'
+/// checksums made right go through the same check
+/// ([`pacozero_nn::fuzz_checks::resealed`]).
+pub fn checkpoint(data: &[u8]) {
+    check_checkpoint(data);
+    if let Some(sealed) = resealed(data, CKPT_MAGIC) {
+        check_checkpoint(&sealed);
+    }
+}
+
+fn check_checkpoint(data: &[u8]) {
+    let device = training_device(&pacozero_nn::default_device());
+    let checkpoint = match Checkpoint::parse(Path::new("fuzz-input.pzckpt"), data, &device) {
+        Ok(c) => c,
+        Err(e) => return assert_names_input(&e.to_string()),
+    };
+    let header = serde_json::to_value(&checkpoint.header).expect("a read header serialises");
+    let again: crate::trainer::CheckpointHeader = serde_json::from_value(header.clone()).unwrap_or_else(|e| panic!("a written header does not read: {e}"));
+    assert_eq!(serde_json::to_value(&again).unwrap(), header, "a checkpoint's header changed through writing and reading");
+    for model in std::iter::once(&checkpoint.model).chain(&checkpoint.average) {
+        record_bytes(model).unwrap_or_else(|e| panic!("loaded weights do not serialise: {e}"));
+    }
+    let cfg = &checkpoint.header.train;
+    if cfg.validate().is_ok() {
+        let optimizer = build_optimizer(cfg).load_record(checkpoint.optimizer);
+        optimizer.into_bytes().unwrap_or_else(|e| panic!("a loaded optimizer state does not serialise: {e}"));
+    }
+}
