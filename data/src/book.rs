@@ -44,8 +44,6 @@
 //! Files are written to `<name>.tmp`, fsynced and renamed into place, so a
 //! reader never sees half a book.
 
-use std::collections::HashMap;
-use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -53,7 +51,6 @@ use arrow::array::{
     Array, ArrayRef, AsArray, FixedSizeListBuilder, Float32Builder, ListBuilder, RecordBatch, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder,
 };
 use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef, UInt16Type, UInt32Type, UInt64Type};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
@@ -280,16 +277,8 @@ fn bad(path: &Path, column: &str, row: usize, message: impl Into<String>) -> Dat
 /// (version, non-null values, one length for the `move_*` lists of a row,
 /// finite statistics).
 pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
-    let file = File::open(path).map_err(io_err(path))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(pq_err(path))?;
-    let mut meta: HashMap<String, String> = builder.schema().metadata().clone().into();
-    if let Some(kv) = builder.metadata().file_metadata().key_value_metadata() {
-        for e in kv {
-            if let Some(v) = &e.value {
-                meta.insert(e.key.clone(), v.clone());
-            }
-        }
-    }
+    let file = crate::bounded::BoundedFile::open(path)?;
+    let meta = file.key_values();
     match meta.get("book_version") {
         None => return Err(DataError::Metadata { path: path.into(), message: "no `book_version` key: not an opening book".into() }),
         Some(v) if v != &BOOK_VERSION.to_string() => {
@@ -302,18 +291,19 @@ pub fn read_book(path: &Path) -> Result<(BookInfo, Vec<BookPosition>)> {
         network: meta.get("network").cloned().unwrap_or_default(),
         config: meta.get("config").cloned().unwrap_or_default(),
     };
-    crate::reader::check_schema(path, builder.schema(), &schema_of(|name| !OPTIONAL.contains(&name)))?;
+    let required = schema_of(|name| !OPTIONAL.contains(&name));
+    crate::reader::check_schema(path, file.schema(), &required)?;
+    let mut columns: Vec<&str> = required.fields().iter().map(|f| f.name().as_str()).collect();
     for name in OPTIONAL {
-        if builder.schema().field_with_name(name).is_ok() {
-            crate::reader::check_schema(path, builder.schema(), &schema_of(|n| n == name))?;
+        if file.schema().field_with_name(name).is_ok() {
+            crate::reader::check_schema(path, file.schema(), &schema_of(|n| n == name))?;
+            columns.push(name);
         }
     }
-    let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
+    // A book's move lists have no length the format bounds: only the
+    // decoded bytes of each row group are.
     let mut out = Vec::new();
-    for batch in reader {
-        let batch = batch.map_err(arrow_err(path))?;
-        read_rows(path, &batch, &mut out)?;
-    }
+    file.read(&columns, &|_| None, |batch| read_rows(path, &batch, &mut out))?;
     Ok((info, out))
 }
 

@@ -42,6 +42,10 @@ pub enum DataError {
     /// The file's key-value metadata is missing or malformed.
     #[error("{path}: bad file metadata: {message}")]
     Metadata { path: PathBuf, message: String },
+    /// The file would decode to more than a reader's bound
+    /// (`pacozero_data::MAX_DECODED_BYTES_PER_ROW_GROUP`, `MAX_ROWS_PER_FILE`).
+    #[error("{path}: too large to read: {message}")]
+    TooLarge { path: PathBuf, message: String },
     /// A row violates the schema's invariants (wrong list length, null value...).
     #[error("{path}: column `{column}`, row {row}: {message}")]
     BadValue { path: PathBuf, column: String, row: usize, message: String },

@@ -105,6 +105,7 @@
 //! column and row where relevant).
 
 pub mod book;
+mod bounded;
 mod decode;
 pub mod durable;
 mod error;
@@ -118,13 +119,14 @@ pub mod spec;
 pub mod tfevents;
 mod writer;
 
+pub use bounded::{MAX_DECODED_BYTES_PER_ROW_GROUP, MAX_ROWS_PER_FILE};
 pub use decode::{decode_into, decode_position};
 pub use durable::{crash_point, write_atomic};
 pub use error::{DataError, Result};
 pub use provenance::{Build, Provenance};
 pub use reader::{
     game_ids, list_chunks, read_chunk, read_file_spec, read_file_spec_version, read_games_file, read_positions_file, read_positions_window,
-    read_positions_window_of, ChunkInfo, PositionWindow,
+    read_positions_window_of, total_positions, ChunkInfo, PositionWindow,
 };
 pub use run_dir::RunDir;
 pub use schema::{

@@ -1,15 +1,17 @@
 //! Listing and reading chunk pairs, with errors that name the file and column.
 
-use std::collections::HashMap;
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::datatypes::{DataType, Float32Type, Int8Type, SchemaRef, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
-use crate::schema::{required_games_schema, required_positions_schema, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, SCHEMA_VERSION, V1_AUX_COLUMNS};
+use crate::bounded::BoundedFile;
+use crate::error::{io_err, DataError, Result};
+use crate::schema::{
+    required_games_schema, required_positions_schema, GameRow, GameSpec, PositionRow, OLDEST_READ_VERSION, OPTIONAL_GAME_COLUMNS, OPTIONAL_POSITION_COLUMNS,
+    SCHEMA_VERSION, V1_AUX_COLUMNS,
+};
 use crate::schema::{GAMES_SUFFIX, POSITIONS_SUFFIX};
 
 /// A complete chunk found on disk (its games file exists).
@@ -23,11 +25,18 @@ pub struct ChunkInfo {
 
 impl ChunkInfo {
     /// Number of positions, read from the Parquet footer only (cheap).
+    ///
+    /// The footer is checked first ([`crate::MAX_ROWS_PER_FILE`], row groups
+    /// that add up to it), so a count read here is never negative or huge.
     pub fn num_positions(&self) -> Result<u64> {
-        let builder = open_builder(&self.positions_path)?;
-        let n = builder.metadata().file_metadata().num_rows();
-        Ok(n.max(0) as u64)
+        Ok(BoundedFile::open(&self.positions_path)?.num_rows())
     }
+}
+
+/// Positions of all `chunks` (their footers), summed without wrapping.
+pub fn total_positions(chunks: &[ChunkInfo]) -> Result<u64> {
+    let counts = chunks.iter().map(ChunkInfo::num_positions).collect::<Result<Vec<u64>>>()?;
+    total_positions_of(chunks, &counts)
 }
 
 /// Complete chunks of `dir`, ordered by stem (writers use stems whose
@@ -84,7 +93,7 @@ pub fn read_positions_window_of(dir: &Path, chunks: &[ChunkInfo], max_positions:
     for c in chunks {
         counts.push(c.num_positions()?);
     }
-    let total: u64 = counts.iter().sum();
+    let total = total_positions_of(chunks, &counts)?;
     let mut take = Vec::new();
     let mut have = 0u64;
     for (c, n) in chunks.iter().zip(&counts).rev() {
@@ -92,11 +101,12 @@ pub fn read_positions_window_of(dir: &Path, chunks: &[ChunkInfo], max_positions:
             break;
         }
         take.push(c);
-        have += n;
+        have = have.saturating_add(*n);
     }
     take.reverse();
     let mut spec: Option<GameSpec> = None;
-    let mut rows = Vec::with_capacity(have.min(max_positions as u64) as usize);
+    // Sized by the rows read, not by the footers' counts.
+    let mut rows = Vec::new();
     for c in &take {
         let (s, r) = read_positions_file(&c.positions_path)?;
         match &spec {
@@ -123,6 +133,16 @@ pub fn read_positions_window_of(dir: &Path, chunks: &[ChunkInfo], max_positions:
     Ok(PositionWindow { spec, rows, chunks: take.iter().map(|c| c.stem.clone()).collect(), total_positions: total })
 }
 
+fn total_positions_of(chunks: &[ChunkInfo], counts: &[u64]) -> Result<u64> {
+    let mut total = 0u64;
+    for (c, &n) in chunks.iter().zip(counts) {
+        total = total
+            .checked_add(n)
+            .ok_or_else(|| DataError::Metadata { path: c.positions_path.clone(), message: format!("{n} positions make the chunks' total overflow") })?;
+    }
+    Ok(total)
+}
+
 /// Read the spec from a file's key-value metadata without reading rows.
 pub fn read_file_spec(path: &Path) -> Result<GameSpec> {
     Ok(read_file_spec_version(path)?.0)
@@ -130,39 +150,46 @@ pub fn read_file_spec(path: &Path) -> Result<GameSpec> {
 
 /// [`read_file_spec`] and the file's schema version (one this build reads).
 pub fn read_file_spec_version(path: &Path) -> Result<(GameSpec, u16)> {
-    let builder = open_builder(path)?;
-    spec_of(path, &builder)
+    spec_of(path, &BoundedFile::open(path)?)
 }
 
-fn open_builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
-    let file = File::open(path).map_err(io_err(path))?;
-    ParquetRecordBatchReaderBuilder::try_new(file).map_err(pq_err(path))
-}
-
-fn spec_of(path: &Path, builder: &ParquetRecordBatchReaderBuilder<File>) -> Result<(GameSpec, u16)> {
-    let mut m: HashMap<String, String> = builder.schema().metadata().clone().into();
-    if let Some(kv) = builder.metadata().file_metadata().key_value_metadata() {
-        for e in kv {
-            if let Some(v) = &e.value {
-                m.insert(e.key.clone(), v.clone());
-            }
-        }
-    }
+fn spec_of(path: &Path, file: &BoundedFile) -> Result<(GameSpec, u16)> {
+    let m = file.key_values();
     Ok((GameSpec::from_metadata(path, &m)?, GameSpec::version_of(path, &m)?))
 }
 
 /// The file's batches, spec and schema version; `expected` gives the
-/// columns of the version and spec.
-fn read_batches(path: &Path, expected: impl FnOnce(&GameSpec, u16) -> SchemaRef) -> Result<(Vec<RecordBatch>, GameSpec, u16)> {
-    let builder = open_builder(path)?;
-    let (spec, version) = spec_of(path, &builder)?;
-    check_schema(path, builder.schema(), &expected(&spec, version))?;
-    let reader = builder.with_batch_size(8192).build().map_err(pq_err(path))?;
+/// columns of the version and spec, `optional` those read when there.
+/// Only these columns are decoded, each list within its length per row
+/// ([`values_per_row`]) and every batch within
+/// [`crate::MAX_DECODED_BYTES_PER_ROW_GROUP`].
+fn read_batches(path: &Path, expected: impl FnOnce(&GameSpec, u16) -> SchemaRef, optional: &[&str]) -> Result<(Vec<RecordBatch>, GameSpec, u16)> {
+    let file = BoundedFile::open(path)?;
+    let (spec, version) = spec_of(path, &file)?;
+    let expected = expected(&spec, version);
+    check_schema(path, file.schema(), &expected)?;
+    let mut columns: Vec<&str> = expected.fields().iter().map(|f| f.name().as_str()).collect();
+    columns.extend(optional.iter().filter(|c| file.schema().field_with_name(c).is_ok()));
     let mut batches = Vec::new();
-    for b in reader {
-        batches.push(b.map_err(arrow_err(path))?);
-    }
+    file.read(&columns, &|column| values_per_row(&spec, column), |b| {
+        batches.push(b);
+        Ok(())
+    })?;
     Ok((batches, spec, version))
+}
+
+/// Most values one row of a chunk's column holds: a list's length by the
+/// spec (`policy` and `legal_actions`: `policy_size`), 1 for the others.
+fn values_per_row(spec: &GameSpec, column: &str) -> Option<u64> {
+    let n = match column {
+        "planes" => spec.plane_words(),
+        "scalars" => spec.scalars as usize,
+        "legal_actions" | "policy" => spec.policy_size as usize,
+        "root_wdl" => 3,
+        "aux_targets" => spec.num_aux_targets(),
+        _ => 1,
+    };
+    Some(n as u64)
 }
 
 /// Same type up to names/nullability of nested fields.
@@ -290,7 +317,7 @@ impl AuxCols<'_> {
 /// spec. Files of every schema version this build reads give today's rows
 /// (a file without the optional `truncated` column reads as not truncated).
 pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> {
-    let (batches, spec, version) = read_batches(path, required_positions_schema)?;
+    let (batches, spec, version) = read_batches(path, required_positions_schema, &OPTIONAL_POSITION_COLUMNS)?;
     let mut rows = Vec::new();
     for batch in &batches {
         let base = rows.len();
@@ -353,7 +380,7 @@ pub fn read_positions_file(path: &Path) -> Result<(GameSpec, Vec<PositionRow>)> 
 }
 
 fn column_of(message: &str) -> &str {
-    for c in ["planes", "scalars", "policy", "legal action", "action", "side_to_move", "result", "weight", "aux_targets"] {
+    for c in ["planes", "scalars", "policy", "legal action", "action", "side_to_move", "result", "weight", "aux_targets", "root_q", "root_wdl"] {
         if message.starts_with(c) {
             return match c {
                 "legal action" => "legal_actions",
@@ -368,7 +395,7 @@ fn column_of(message: &str) -> &str {
 pub fn read_games_file(path: &Path) -> Result<(GameSpec, Vec<GameRow>)> {
     // The games table is the same in every version; the players' columns
     // may be missing (files written before they existed).
-    let (batches, spec, version) = read_batches(path, |spec, _| required_games_schema(spec))?;
+    let (batches, spec, version) = read_batches(path, |spec, _| required_games_schema(spec), &OPTIONAL_GAME_COLUMNS)?;
     let mut rows = Vec::new();
     for batch in &batches {
         let c = Cols { path, batch };
@@ -436,6 +463,10 @@ mod tests {
             ("action 500 >= policy_size 100", "action"),
             ("policy has 2 values but legal_actions has 3", "policy"),
             ("weight = -1, must be finite and >= 0", "weight"),
+            ("root_q = NaN, must be finite", "root_q"),
+            ("root_wdl[1] = inf, must be finite", "root_wdl"),
+            ("policy[0] = NaN, must be finite", "policy"),
+            ("scalars[3] = -inf, must be finite", "scalars"),
             ("something else", "?"),
         ];
         for (message, column) in cases {
