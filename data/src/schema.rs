@@ -346,6 +346,14 @@ impl PositionRow {
         if !self.weight.is_finite() || self.weight < 0.0 {
             return Err(format!("weight = {}, must be finite and >= 0", self.weight));
         }
+        // A NaN or an infinity would poison every loss it reaches, silently.
+        for (field, values) in [("scalars", &self.scalars[..]), ("policy", &self.policy[..]), ("root_wdl", &self.root_wdl[..]), ("root_q", &[self.root_q][..])]
+        {
+            if let Some((i, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                let at = if field == "root_q" { String::new() } else { format!("[{i}]") };
+                return Err(format!("{field}{at} = {v}, must be finite"));
+            }
+        }
         Ok(())
     }
 }
@@ -571,5 +579,24 @@ mod tests {
         assert_eq!(err(&|r| r.side_to_move = 2), "side_to_move = 2, must be 0 or 1");
         assert_eq!(err(&|r| r.result = -2), "result = -2, must be -1, 0 or 1");
         assert_eq!(err(&|r| r.policy.push(0.0)), "policy has 3 values but legal_actions has 2");
+    }
+
+    #[test]
+    fn a_nan_or_an_infinity_is_refused_naming_its_field() {
+        let spec = spec(8, 8, 1, 2, 4).unwrap();
+        let ok = PositionRow { scalars: vec![0.5, 1.0], ..row() };
+        assert_eq!(ok.check(&spec), Ok(()));
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let err = |f: &dyn Fn(&mut PositionRow)| {
+                let mut r = ok.clone();
+                f(&mut r);
+                r.check(&spec).unwrap_err()
+            };
+            assert_eq!(err(&|r| r.policy[1] = bad), format!("policy[1] = {bad}, must be finite"));
+            assert_eq!(err(&|r| r.root_q = bad), format!("root_q = {bad}, must be finite"));
+            assert_eq!(err(&|r| r.root_wdl[2] = bad), format!("root_wdl[2] = {bad}, must be finite"));
+            assert_eq!(err(&|r| r.scalars[0] = bad), format!("scalars[0] = {bad}, must be finite"));
+            assert!(err(&|r| r.weight = bad).starts_with("weight = "));
+        }
     }
 }
