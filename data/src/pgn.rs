@@ -52,7 +52,7 @@ pub fn pgn_game(kind: GameKind, row: &GameRow, round: usize) -> Result<String, S
 fn pgn_of<G: Game>(row: &GameRow, round: usize) -> Result<String, String> {
     let start = G::from_notation(&row.start_fen).map_err(|e| format!("game {}: start `{}`: {}", row.game_id, row.start_fen, e.message))?;
     let decisions = start.parse_decisions(&row.actions).map_err(|e| format!("game {}: {}", row.game_id, e.message))?;
-    let player = |p: &str| if p.is_empty() { "?".to_string() } else { p.replace('\\', "\\\\").replace('"', "\\\"") };
+    let player = |p: &str| if p.is_empty() { "?".to_string() } else { p.to_string() };
     let event = if row.network_id == "match" { "PacoZero match" } else { "PacoZero self-play" };
     let mut out = String::new();
     for (tag, value) in [
@@ -70,7 +70,7 @@ fn pgn_of<G: Game>(row: &GameRow, round: usize) -> Result<String, String> {
         ("Reason", row.reason.clone()),
         ("GameId", row.game_id.to_string()),
     ] {
-        out.push_str(&format!("[{tag} \"{value}\"]\n"));
+        out.push_str(&format!("[{tag} \"{}\"]\n", tag_value(&value)));
     }
     out.push('\n');
     // Whole turns, each a token with its number before White's (or a lone Black's first).
@@ -104,10 +104,38 @@ fn pgn_of<G: Game>(row: &GameRow, round: usize) -> Result<String, String> {
         }
         tokens.push(format!("{{cut inside a turn: its first {} decisions are not shown}}", turn.len()));
     }
-    tokens.push(row.result.clone());
+    tokens.push(movetext_result(&row.result));
     fill_lines(&mut out, &tokens);
     out.push_str("\n\n");
     Ok(out)
+}
+
+/// A tag's value as the PGN standard writes it inside its quotes: a
+/// backslash and a quote escaped by a backslash. Every value is escaped, the
+/// games table's strings come from files of others; a line break or another
+/// control character, which a tag may not hold, becomes a space.
+fn tag_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The game termination marker that ends the movetext: the result when it
+/// is one of PGN's four, `*` (unknown) for anything else a file says.
+fn movetext_result(result: &str) -> String {
+    match result {
+        "1-0" | "0-1" | "1/2-1/2" | "*" => result.to_string(),
+        _ => "*".to_string(),
+    }
 }
 
 /// Appends `tokens` separated by spaces in lines of at most 80 characters
@@ -176,6 +204,28 @@ mod tests {
         assert!(pgn.contains("\n1. e2-e4 {cut inside a turn: its first 1 decisions are not shown} 1/2-1/2\n"), "{pgn}");
         let r = row(start, "Le2 Pe4 Ld7", "1-0", "paco");
         assert!(pgn_game(GameKind::Paco, &r, 1).unwrap_err().contains("not complete"));
+    }
+
+    #[test]
+    fn every_tag_value_is_escaped_and_kept_on_its_line() {
+        // Whole turns, with a hostile result, reason and player.
+        let mut r = row(shako::STARTPOS_FEN, "e3e5 e8e6", "1-0\"]\n[Evil \"x", "max_length\\\"]\r\n[Site \"y");
+        r.white = "a\\\"]\n[Black \"z".into();
+        let pgn = pgn_game(GameKind::Shako, &r, 1).unwrap();
+        let (tags, movetext) = pgn.split_once("\n\n").unwrap();
+        for line in tags.lines() {
+            assert!(line.starts_with('[') && line.ends_with("\"]"), "{line:?} of {pgn}");
+            // Inside the quotes, every quote is escaped.
+            let inner = &line[line.find('"').unwrap() + 1..line.len() - 2];
+            let unescaped = inner.replace("\\\\", "").replace("\\\"", "");
+            assert!(!unescaped.contains('"') && !unescaped.contains('\\'), "{line:?}");
+        }
+        assert_eq!(tags.lines().count(), 13, "{pgn}");
+        assert!(tags.contains("[Result \"1-0\\\"] [Evil \\\"x\"]\n"), "{pgn}");
+        assert!(tags.contains("[Reason \"max_length\\\\\\\"]  [Site \\\"y\"]\n"), "{pgn}");
+        assert!(tags.contains("[White \"a\\\\\\\"] [Black \\\"z\"]\n"), "{pgn}");
+        assert!(tags.contains(&format!("[FEN \"{}\"]\n", shako::STARTPOS_FEN)), "{pgn}");
+        assert!(movetext.trim_end().ends_with(" *"), "an unknown result ends the movetext as `*`: {movetext}");
     }
 
     #[test]
