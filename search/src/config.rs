@@ -78,6 +78,12 @@ pub struct SearchConfig {
     /// tree, selection skips proven subtrees and moves proven lost, and the
     /// search stops once its root is proven, playing the proof.
     pub solver: bool,
+    /// Before the tree search, look for a win in two turns of the mover at
+    /// the root by a full-width search (`mcts/two_turns.rs`): a turn after
+    /// which every reply of the opponent leaves a detected win. Found, the
+    /// search stops and plays it, proven (`mate 2`). Only with
+    /// `win_detection`, whose hook it asks.
+    pub root_win_in_two: bool,
 }
 
 impl Default for SearchConfig {
@@ -100,6 +106,7 @@ impl Default for SearchConfig {
             twofold_draws: false,
             contempt: 0.0,
             solver: true,
+            root_win_in_two: true,
         }
     }
 }

@@ -43,7 +43,7 @@ mod watchdog;
 pub use config::{Algorithm, SearchConfig};
 pub use eval::{baseline_evaluator, masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use limits::GameLimits;
-pub use mcts::{evaluate_pending, search, ChildStats, Proof, Proven, Search, SearchResult};
+pub use mcts::{evaluate_pending, search, two_turn_win, ChildStats, Proof, Proven, Search, SearchResult, TwoTurnWin, TWO_TURN_BUDGET};
 pub use seeds::{derive_seed, mix64};
 
 pub use pacozero_engine::Game;

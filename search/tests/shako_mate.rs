@@ -52,14 +52,18 @@ fn a_mate_in_one_is_answered_at_once_with_the_mating_moves() {
 }
 
 /// Without a mate on the board (the king walks out of Ra10+), or with win
-/// detection off, the search simulates.
+/// detection off, the search simulates. The position is a mate in two,
+/// which the root's two-turn search answers at once when it is on.
 #[test]
 fn without_a_mate_or_detection_the_search_simulates() {
     let mut rng = ChaCha8Rng::seed_from_u64(61);
     let escape = GameState::from_fen("5k4/10/4K5/10/10/10/10/10/10/R9 w - - 0 1").unwrap();
     assert!(!escape.can_win_this_turn());
-    let r = search(&config(Algorithm::Puct, true), &escape, &UniformEvaluator, 32, false, &mut rng).unwrap();
+    let one_turn = SearchConfig { root_win_in_two: false, ..config(Algorithm::Puct, true) };
+    let r = search(&one_turn, &escape, &UniformEvaluator, 32, false, &mut rng).unwrap();
     assert!(r.simulations > 0);
+    let r = search(&config(Algorithm::Puct, true), &escape, &UniformEvaluator, 32, false, &mut rng).unwrap();
+    assert_eq!((r.simulations, r.proof.and_then(|p| p.uci_mate())), (0, Some(2)));
     let mate = GameState::from_fen(MATES[5].0).unwrap();
     let r = search(&config(Algorithm::Puct, false), &mate, &UniformEvaluator, 32, false, &mut rng).unwrap();
     assert!(r.simulations > 0);

@@ -314,3 +314,107 @@ fn a_nim_tree_spends_no_visit_inside_a_proven_node() {
     assert!(!frozen.is_empty(), "some interior node was proven");
     assert_eq!(s.root_proof().map(|p| p.result), Some(Proven::Win));
 }
+
+/// Whether `g`'s mover wins within `turns` turn ends, by [`exhaustive`]
+/// (`None`: unknown, over its budget).
+fn wins_within<G: Game>(g: &G, turns: u32) -> Option<bool> {
+    exhaustive(g, turns).ok().map(|v| v == Some(Outcome::Win(g.to_move())))
+}
+
+/// Checks the root's two-turn search at `g` against [`exhaustive`]: a win
+/// it finds is a win within three turn ends (and its turn, played, leaves
+/// one within two), and where exhaustive search finds a win within three
+/// turn ends but none within one, it finds one. Returns (found, confirmed
+/// absent) or `None` where exhaustive search ran out of budget.
+fn check_two_turns<G: Game>(g: &G) -> Option<(bool, bool)> {
+    use pacozero_search::{two_turn_win, TWO_TURN_BUDGET};
+    if g.outcome().is_some() || g.can_win_this_turn() {
+        return None;
+    }
+    let found = two_turn_win(g, TWO_TURN_BUDGET);
+    let within_three = wins_within(g, 3)?;
+    match &found {
+        Some(w) => {
+            assert!(within_three, "{}: a two-turn win exhaustive search refutes", g.notation());
+            let mut after = g.clone();
+            for &a in &w.turn {
+                after.apply(a);
+            }
+            assert_ne!(after.to_move(), g.to_move(), "{}: the turn found ends", g.notation());
+            // Whatever the opponent does in its turn, the mover wins in the next.
+            if let Ok(v) = exhaustive(&after, 2) {
+                assert_eq!(v, Some(Outcome::Win(g.to_move())), "{}: after the turn found", g.notation());
+            }
+            Some((true, false))
+        }
+        None => {
+            let within_one = wins_within(g, 1)?;
+            assert!(!within_three || within_one, "{}: exhaustive search wins within three turn ends; the two-turn search found none", g.notation());
+            Some((false, true))
+        }
+    }
+}
+
+/// Positions near the end of random games of `G`, each checked by
+/// [`check_two_turns`]; returns (found, confirmed absent).
+fn two_turns_near_the_end<G: Game>(seed: u64, games: usize, back: usize) -> (usize, usize) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut found, mut absent) = (0, 0);
+    for _ in 0..games {
+        let states: Vec<G> = random_game(&mut rng, 2000);
+        for g in states.iter().rev().take(back) {
+            if let Some((f, a)) = check_two_turns(g) {
+                found += usize::from(f);
+                absent += usize::from(a);
+            }
+        }
+    }
+    (found, absent)
+}
+
+#[test]
+fn paco_two_turn_wins_are_exactly_those_of_exhaustive_search() {
+    let (found, absent) = two_turns_near_the_end::<paco::GameState>(21, 48, 8);
+    // (7 and 119 when written.)
+    assert!(found >= 5 && absent >= 60, "{found} found, {absent} confirmed absent");
+}
+
+#[test]
+fn shako_two_turn_wins_are_exactly_those_of_exhaustive_search() {
+    let (found, absent) = two_turns_near_the_end::<shako::GameState>(22, 40, 8);
+    // (4 and 269 when written.)
+    assert!(found >= 3 && absent >= 100, "{found} found, {absent} confirmed absent");
+}
+
+/// Every Paco-in-2 root of the proved tactics suite is a two-turn win the
+/// root search finds, and its first decision starts one of the suite's
+/// winning turns; no Paco-in-1 root reaches it (win detection answers).
+#[test]
+fn the_root_finds_every_paco_in_two_of_the_tactics_suite() {
+    use pacozero_search::{two_turn_win, TWO_TURN_BUDGET};
+    #[derive(serde::Deserialize)]
+    struct Line {
+        fen: String,
+        depth: u32,
+        winning_actions: Vec<String>,
+    }
+    let text = include_str!("../../engine/tests/data/tactics.jsonl");
+    let (mut in_two, mut found) = (0, 0);
+    for (i, line) in text.lines().enumerate() {
+        let t: Line = serde_json::from_str(line).unwrap();
+        let g = paco::GameState::from_notation(&t.fen).unwrap();
+        if t.depth != 2 {
+            continue;
+        }
+        in_two += 1;
+        let Some(w) = two_turn_win(&g, TWO_TURN_BUDGET) else { continue };
+        found += 1;
+        let names = pacozero_search::turns::decision_names(&g, &w.turn).join(" ");
+        assert!(t.winning_actions.iter().any(|l| *l == names), "line {}: the turn {names} is not among the suite's", i + 1);
+        let mut s = Search::new(config(Algorithm::Gumbel, true), g.clone(), false);
+        let r = s.search_until(&UniformEvaluator, 64, None, false, &mut ChaCha8Rng::seed_from_u64(i as u64)).unwrap();
+        assert_eq!((r.proof.map(|p| p.uci_mate()), r.simulations), (Some(Some(2)), 0), "line {}", i + 1);
+        assert!(w.first_actions.contains(&r.action) && s.root_two_turn_win() == Some(&w.turn[..]));
+    }
+    assert_eq!(found, in_two, "Paco-in-2 found by the root's two-turn search");
+}

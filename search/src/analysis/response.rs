@@ -45,6 +45,15 @@ pub fn response<G: Game>(query: &Query<G>, search: &mut Search<G>, network: &str
                 "proven": {"result": "win", "turns": 1, "mate": 1},
             }));
         }
+    } else if let Some(turn) = search.root_two_turn_win() {
+        // A win in two turns, found before the tree search (`mcts/two_turns.rs`).
+        out.insert("forced_win".into(), json!(true));
+        let name = root.turn_notation(turn);
+        moves.push(json!({
+            "move": name, "actions": decision_names(&root, turn), "visits": 0, "q": 1.0,
+            "wdl": [1.0, 0.0, 0.0], "prior": Value::Null, "pv": [name],
+            "proven": {"result": "win", "turns": 3, "mate": 2},
+        }));
     } else {
         let mut turns = ranked_turns(search);
         if query.top_moves > 0 {

@@ -22,6 +22,7 @@
 //! | `select.rs` | PUCT and Gumbel (sequential halving) selection |
 //! | `result.rs` | what a finished search says: the move, the policy target, child statistics |
 //! | `solver.rs` | proven results (MCTS-solver): what a node's children prove, carried up |
+//! | `two_turns.rs` | a win in two turns, found at the root by a full-width search |
 //! | `noise.rs` | Dirichlet and Gumbel noise, numeric helpers |
 
 use anyhow::Result;
@@ -36,6 +37,7 @@ mod result;
 mod select;
 mod solver;
 mod tree;
+mod two_turns;
 
 pub use noise::dirichlet;
 use noise::{nan_max, sanitize_wdl, softmax_in_place};
@@ -44,8 +46,20 @@ pub use result::{ChildStats, SearchResult};
 use solver::NodeProof;
 pub use solver::{Proof, Proven};
 use tree::{flip_for, outcome_white_wdl, sign, Kind, Node};
+pub use two_turns::{two_turn_win, TwoTurnWin, TWO_TURN_BUDGET};
 
 const NONE: u32 = u32::MAX;
+
+/// A root the search found won before searching: its legal actions, those
+/// that start a shortest win, and the win's distance in turn ends (1: this
+/// turn, a detected win; 3: a win in two turns, with one such `turn`).
+#[derive(Clone, Debug)]
+struct ForcedWin {
+    legal: Vec<u16>,
+    wins: Vec<u16>,
+    turns: u32,
+    turn: Vec<u16>,
+}
 
 /// Tree reuse keeps a subtree of at most this many times the larger
 /// simulation budget (visits), which bounds the memory of a game's tree.
@@ -77,9 +91,9 @@ pub struct Search<G: Game> {
     phases: u32,
     scratch: Vec<f32>,
     scratch2: Vec<f32>,
-    /// The root's legal and winning actions when the root is a detected win
-    /// (the search then stops at once).
-    forced_wins: Option<(Vec<u16>, Vec<u16>)>,
+    /// The root's forced win, when it is a detected win or a win in two
+    /// turns (the search then stops at once).
+    forced_wins: Option<ForcedWin>,
     /// End of a timed decision search, checked by [`Search::run`] before each
     /// simulation (also between those that need no evaluation: a tree of
     /// decided positions can run through many of them without returning).
@@ -149,7 +163,14 @@ impl<G: Game> Search<G> {
     /// The root is a detected win ([`SearchConfig::win_detection`]): the
     /// search stopped at once, and the tree below the root is not expanded.
     pub fn root_is_detected_win(&self) -> bool {
-        self.forced_wins.is_some()
+        self.forced_wins.as_ref().is_some_and(|f| f.turns == 1)
+    }
+
+    /// The root's win in two turns, when the search found one
+    /// ([`SearchConfig::root_win_in_two`]) and stopped at once: a winning
+    /// turn from the root, whole.
+    pub fn root_two_turn_win(&self) -> Option<&[u16]> {
+        self.forced_wins.as_ref().filter(|f| f.turns == 3).map(|f| f.turn.as_slice())
     }
 
     /// The root's state.
@@ -198,8 +219,15 @@ impl<G: Game> Search<G> {
                 return false;
             }
             if self.cfg.win_detection && st.can_win_this_turn() {
-                self.forced_wins = Some((self.pending_legal.clone(), winning_actions(st, &self.pending_legal)));
+                let wins = winning_actions(st, &self.pending_legal);
+                self.forced_wins = Some(ForcedWin { legal: self.pending_legal.clone(), wins, turns: 1, turn: Vec::new() });
                 return false;
+            }
+            if self.cfg.win_detection && self.cfg.root_win_in_two {
+                if let Some(w) = two_turn_win(st, TWO_TURN_BUDGET) {
+                    self.forced_wins = Some(ForcedWin { legal: self.pending_legal.clone(), wins: w.first_actions, turns: 3, turn: w.turn });
+                    return false;
+                }
             }
             if self.needs_encoding {
                 st.encode(&mut self.pending_planes, &mut self.pending_scalars);

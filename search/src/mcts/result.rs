@@ -70,8 +70,8 @@ impl SearchResult {
 impl<G: Game> Search<G> {
     /// The outcome of the finished search.
     pub fn result(&mut self) -> SearchResult {
-        if let Some((legal, wins)) = &self.forced_wins {
-            return forced_win_result(legal, wins);
+        if let Some(f) = &self.forced_wins {
+            return forced_win_result(&f.legal, &f.wins, f.turns);
         }
         let root = self.nodes[0].clone();
         let range = self.children(0);
@@ -250,9 +250,10 @@ pub(crate) fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
     wins
 }
 
-/// The result of a search stopped at a root that is a detected win: the
-/// policy target spreads over the winning actions, the first is played.
-pub(super) fn forced_win_result(legal: &[u16], wins: &[u16]) -> SearchResult {
+/// The result of a search stopped at a root it found won in `turns` turn
+/// ends: the policy target spreads over the winning actions, the first is
+/// played.
+pub(super) fn forced_win_result(legal: &[u16], wins: &[u16], turns: u32) -> SearchResult {
     let share = 1.0 / wins.len().max(1) as f32;
     let policy: Vec<f32> = legal.iter().map(|a| if wins.contains(a) { share } else { 0.0 }).collect();
     SearchResult {
@@ -265,7 +266,7 @@ pub(super) fn forced_win_result(legal: &[u16], wins: &[u16]) -> SearchResult {
         root_q: 1.0,
         root_wdl: [1.0, 0.0, 0.0],
         simulations: 0,
-        proof: Some(Proof { result: Proven::Win, turns: 1 }),
+        proof: Some(Proof { result: Proven::Win, turns }),
     }
 }
 
@@ -653,7 +654,7 @@ mod tests {
 
     #[test]
     fn a_forced_win_spreads_its_target_over_the_winning_actions() {
-        let r = forced_win_result(&[1, 3, 5, 7], &[3, 7]);
+        let r = forced_win_result(&[1, 3, 5, 7], &[3, 7], 1);
         assert_eq!(r.policy, [0.0, 0.5, 0.0, 0.5]);
         assert_eq!((r.action, r.root_q, r.root_wdl, r.simulations), (3, 1.0, [1.0, 0.0, 0.0], 0));
         assert!(r.q[1] == 1.0 && r.q[0].is_nan());

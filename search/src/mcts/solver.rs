@@ -160,10 +160,11 @@ impl<G: Game> Search<G> {
     }
 
     /// The root's proven result for its mover, if any (a detected win at
-    /// the root is a win in this turn): its search is over.
+    /// the root is a win in this turn, a two-turn win one at three turn
+    /// ends): its search is over.
     pub fn root_proof(&self) -> Option<Proof> {
-        if self.forced_wins.is_some() {
-            return Some(Proof { result: Proven::Win, turns: 1 });
+        if let Some(f) = &self.forced_wins {
+            return Some(Proof { result: Proven::Win, turns: f.turns });
         }
         self.proof_for(0, self.nodes[0].to_move)
     }
