@@ -68,7 +68,7 @@ pub enum LrSchedule {
 /// | `window_c` | 250000 | >= 1 | KataGo-style window: `c·(1 + β((N/c)^α − 1)/α)` for N positions seen |
 /// | `window_alpha` | 0.75 | (0, 1] | α of the window formula |
 /// | `window_beta` | 0.4 | [0, 10] | β of the window formula |
-/// | `window_max` | 2000000 | >= 1 | upper bound of the window (also capped by N) |
+/// | `window_max` | 2000000 | 1..=50000000 | upper bound of the window (also capped by N); at most [`MAX_WINDOW`] |
 /// | `min_positions` | 1 | >= 1 | refuse to train with fewer positions on disk |
 /// | `reload_every_steps` | 0 | >= 0 | re-read the window after this many steps (0 = after each full pass) |
 /// | `metrics_every` | 1 | >= 1 | append a CSV row every this many steps |
@@ -157,6 +157,12 @@ impl Default for TrainConfig {
     }
 }
 
+/// Most positions a window may hold (`window_max`): 50 million, some
+/// 35 GB of rows in memory. A window is read whole, so the bound keeps a
+/// configuration (or a chunk's row counts) from sizing an allocation the
+/// machine cannot hold.
+pub const MAX_WINDOW: usize = 50_000_000;
+
 fn range(name: &str, v: f64, ok: bool, want: &str) -> ConfigResult<()> {
     if ok && v.is_finite() {
         Ok(())
@@ -209,7 +215,7 @@ impl TrainConfig {
         range("window_c", self.window_c, self.window_c >= 1.0, ">= 1")?;
         range("window_alpha", self.window_alpha, self.window_alpha > 0.0 && self.window_alpha <= 1.0, "in (0, 1]")?;
         range("window_beta", self.window_beta, (0.0..=10.0).contains(&self.window_beta), "in [0, 10]")?;
-        u("window_max", self.window_max as u64, 1, u64::MAX)?;
+        u("window_max", self.window_max as u64, 1, MAX_WINDOW as u64)?;
         u("min_positions", self.min_positions as u64, 1, u64::MAX)?;
         u("metrics_every", self.metrics_every, 1, u64::MAX)?;
         u("threads", self.threads as u64, 0, 1024)?;
@@ -267,6 +273,15 @@ mod tests {
         assert!(e.contains("train.value_horizon_mix = 0.5 must be at most 1 - value_q_mix"), "{e}");
         let e = TrainConfig::from_toml("value_horizon_mix = 0.5").unwrap_err().to_string();
         assert!(e.contains("0 unless value_horizon > 0"), "{e}");
+    }
+
+    #[test]
+    fn the_window_has_an_upper_bound_named_with_its_key() {
+        assert_eq!(TrainConfig::from_toml("window_max = 50000000").unwrap().window_max, MAX_WINDOW);
+        let e = TrainConfig::from_toml("window_max = 50000001").unwrap_err().to_string();
+        assert!(e.contains("train.window_max = 50000001 is out of range 1..=50000000"), "{e}");
+        let e = TrainConfig::from_toml("window_max = 9223372036854775807").unwrap_err().to_string();
+        assert!(e.contains("train.window_max"), "{e}");
     }
 
     #[test]

@@ -16,5 +16,5 @@ pub mod config;
 pub mod targets;
 
 pub use batch::{permutation, Batch};
-pub use config::{ConfigError, LrSchedule, OptimizerKind, TrainConfig};
+pub use config::{ConfigError, LrSchedule, OptimizerKind, TrainConfig, MAX_WINDOW};
 pub use targets::Targets;

@@ -27,7 +27,7 @@ use burn::tensor::Bytes;
 use pacozero_batch::targets::{reply_rows, window_future, Targets};
 use pacozero_batch::{permutation, Batch};
 use pacozero_data::tfevents::EventWriter;
-use pacozero_data::{list_chunks, read_positions_file, read_positions_window_of, ChunkInfo, GameSpec, PositionRow, RunDir};
+use pacozero_data::{list_chunks, read_positions_file, read_positions_window_of, total_positions, ChunkInfo, GameSpec, PositionRow, RunDir};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -330,10 +330,7 @@ impl Trainer {
 
     fn load_window(&mut self, data_dir: &Path) -> TrainResult<()> {
         let chunks = self.chunks(data_dir)?;
-        let mut total = 0u64;
-        for c in &chunks {
-            total += c.num_positions()?;
-        }
+        let total = total_positions(&chunks)?;
         if total < self.cfg.min_positions as u64 || total == 0 {
             return Err(TrainError::NotEnoughData(format!(
                 "{}: {total} positions in complete chunks, train.min_positions = {}",
