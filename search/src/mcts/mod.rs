@@ -94,6 +94,8 @@ pub struct Search<G: Game> {
     /// The root's forced win, when it is a detected win or a win in two
     /// turns (the search then stops at once).
     forced_wins: Option<ForcedWin>,
+    /// The root's two-turn search is still to run for this decision.
+    two_turns_pending: bool,
     /// End of a timed decision search, checked by [`Search::run`] before each
     /// simulation (also between those that need no evaluation: a tree of
     /// decided positions can run through many of them without returning).
@@ -130,6 +132,7 @@ impl<G: Game> Search<G> {
             scratch: Vec::new(),
             scratch2: Vec::new(),
             forced_wins: None,
+            two_turns_pending: false,
             deadline: None,
             node_visits: 0,
             total_simulations: 0,
@@ -199,6 +202,24 @@ impl<G: Game> Search<G> {
         self.setup_pending = true;
         self.pending_node = NONE;
         self.forced_wins = None;
+        self.two_turns_pending = self.cfg.win_detection && self.cfg.root_win_in_two;
+    }
+
+    /// The root's win in two turns ([`two_turn_win`]), asked once per
+    /// decision search, whether the root is fresh or a reused subtree's:
+    /// found, it becomes the search's forced win. Not asked where the rules
+    /// or the tree already decide the root, or where it wins this turn
+    /// (win detection answers that).
+    fn find_two_turn_win(&mut self) -> bool {
+        let st = self.states[0].as_ref().expect("root state");
+        if self.nodes[0].proof.is_some() || st.outcome().is_some() || st.can_win_this_turn() {
+            return false;
+        }
+        let Some(w) = two_turn_win(st, TWO_TURN_BUDGET) else { return false };
+        let mut legal = Vec::new();
+        st.playable_actions(&mut legal);
+        self.forced_wins = Some(ForcedWin { legal, wins: w.first_actions, turns: 3, turn: w.turn });
+        true
     }
 
     /// Advances the search. `true`: a leaf awaits evaluation ([`Search::request`],
@@ -207,6 +228,12 @@ impl<G: Game> Search<G> {
         assert!(self.pending_node == NONE, "supply the pending evaluation first");
         if self.forced_wins.is_some() {
             return false;
+        }
+        if self.two_turns_pending {
+            self.two_turns_pending = false;
+            if self.find_two_turn_win() {
+                return false;
+            }
         }
         let root = &self.nodes[0];
         if root.kind != Kind::Expanded {
@@ -222,12 +249,6 @@ impl<G: Game> Search<G> {
                 let wins = winning_actions(st, &self.pending_legal);
                 self.forced_wins = Some(ForcedWin { legal: self.pending_legal.clone(), wins, turns: 1, turn: Vec::new() });
                 return false;
-            }
-            if self.cfg.win_detection && self.cfg.root_win_in_two {
-                if let Some(w) = two_turn_win(st, TWO_TURN_BUDGET) {
-                    self.forced_wins = Some(ForcedWin { legal: self.pending_legal.clone(), wins: w.first_actions, turns: 3, turn: w.turn });
-                    return false;
-                }
             }
             if self.needs_encoding {
                 st.encode(&mut self.pending_planes, &mut self.pending_scalars);
