@@ -607,6 +607,13 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
     }
 }
 
+/// The position a `position` command names, every move checked: the state
+/// the engine would search, or what is wrong. Runs no search (for fuzzing:
+/// with [`command::parse_command`] it reads a line as the engine does).
+pub fn position_of<G: Game>(p: &PositionCommand) -> Result<G, String> {
+    read_position::<G>(p).map(|line| line.state)
+}
+
 /// The position a `position` command names, every move checked.
 fn read_position<G: Game>(p: &PositionCommand) -> Result<GameLine<G>, String> {
     let start = match &p.fen {
@@ -821,6 +828,18 @@ mod tests {
     fn a_line_that_is_not_utf8_gets_one_error_and_the_next_command_is_answered() {
         let out = exchange_reader(std::io::Cursor::new(b"isready\ngo nodes \xff5\nisready\n".to_vec()));
         assert_eq!(out, ["readyok", "info string error: input line 2 is not UTF-8 (byte 9 is not); the line is ignored", "readyok"]);
+    }
+
+    #[test]
+    fn a_position_line_is_read_without_a_search() {
+        let read = |line: &str| match parse_command(line) {
+            Ok(Some(Command::Position(p))) => position_of::<shako::GameState>(&p),
+            other => panic!("{line}: {other:?}"),
+        };
+        let mut g = shako::GameState::startpos();
+        g.play_uci("e3e5").unwrap();
+        assert_eq!(read("position startpos moves e3e5").unwrap().notation(), g.notation());
+        assert!(read("position startpos moves e3e5 e3e4").unwrap_err().contains("move 2 `e3e4` is not legal"));
     }
 
     #[test]
