@@ -16,19 +16,25 @@ const INPUT: &str = "fuzz-input.pzmodel";
 /// bytes [`resealed`] go through the same check: a checksum that does not
 /// match stops nearly every change of a fuzzer before the header's shapes
 /// or the weights are read, and those are what a hostile file edits.
-pub fn model_file(data: &[u8]) {
-    check_model(data);
+///
+/// Returns whether the loader took the bytes as they are.
+pub fn model_file(data: &[u8]) -> bool {
+    let read = check_model(data);
     if let Some(sealed) = resealed(data, MODEL_MAGIC) {
         check_model(&sealed);
     }
+    read
 }
 
-fn check_model(data: &[u8]) {
+fn check_model(data: &[u8]) -> bool {
     let path = Path::new(INPUT);
     let device = crate::default_device();
     let (model, net, info) = match model_of_bytes(path, data, &device, None) {
         Ok(loaded) => loaded,
-        Err(e) => return assert_names_input(&e.to_string()),
+        Err(e) => {
+            assert_names_input(&e.to_string());
+            return false;
+        }
     };
     net.validate().unwrap_or_else(|e| panic!("a loaded model's architecture fails its own check: {e}"));
     let written = model_bytes(&model, &net, &info).unwrap_or_else(|e| panic!("a loaded model cannot be written: {e}"));
@@ -37,6 +43,7 @@ fn check_model(data: &[u8]) {
     assert_eq!((&net_again, &info_again), (&net, &info), "a model's header changed through writing and reading");
     record_bytes(&model).expect("the loaded weights serialise");
     assert!(weights_of(&again) == weights_of(&model), "a model's weights changed through writing and reading");
+    true
 }
 
 /// Every float tensor of `model` (parameters and batch-norm statistics), as
@@ -129,8 +136,8 @@ mod tests {
         let net = crate::NetConfig::tiny_for(&spec);
         let model = net.init(&crate::default_device()).unwrap();
         let bytes = model_bytes(&model, &net, &crate::ModelInfo::untrained("m")).unwrap();
-        model_file(&bytes);
-        model_file(b"PZMODEL\n\x01\0\0\0garbage");
+        assert!(model_file(&bytes));
+        assert!(!model_file(b"PZMODEL\n\x01\0\0\0garbage"));
         let e = model_of_bytes(Path::new(INPUT), b"not a model", &crate::default_device(), None).unwrap_err();
         assert_names_input(&e.to_string());
     }

@@ -16,19 +16,24 @@ use crate::trainer::{build_optimizer, Checkpoint};
 /// optimizer state that the header's configuration (when it passes its
 /// check, as a resume requires) loads. The same bytes with their sections'
 /// checksums made right go through the same check
-/// ([`pacozero_nn::fuzz_checks::resealed`]).
-pub fn checkpoint(data: &[u8]) {
-    check_checkpoint(data);
+/// ([`pacozero_nn::fuzz_checks::resealed`]). Returns whether the reader
+/// took the bytes as they are.
+pub fn checkpoint(data: &[u8]) -> bool {
+    let read = check_checkpoint(data);
     if let Some(sealed) = resealed(data, CKPT_MAGIC) {
         check_checkpoint(&sealed);
     }
+    read
 }
 
-fn check_checkpoint(data: &[u8]) {
+fn check_checkpoint(data: &[u8]) -> bool {
     let device = training_device(&pacozero_nn::default_device());
     let checkpoint = match Checkpoint::parse(Path::new("fuzz-input.pzckpt"), data, &device) {
         Ok(c) => c,
-        Err(e) => return assert_names_input(&e.to_string()),
+        Err(e) => {
+            assert_names_input(&e.to_string());
+            return false;
+        }
     };
     let header = serde_json::to_value(&checkpoint.header).expect("a read header serialises");
     let again: crate::trainer::CheckpointHeader = serde_json::from_value(header.clone()).unwrap_or_else(|e| panic!("a written header does not read: {e}"));
@@ -41,4 +46,5 @@ fn check_checkpoint(data: &[u8]) {
         let optimizer = build_optimizer(cfg).load_record(checkpoint.optimizer);
         optimizer.into_bytes().unwrap_or_else(|e| panic!("a loaded optimizer state does not serialise: {e}"));
     }
+    true
 }
