@@ -109,6 +109,9 @@ mod bounded;
 mod decode;
 pub mod durable;
 mod error;
+/// The checks of the fuzz targets in `fuzz/` (not an API).
+#[doc(hidden)]
+pub mod fuzz_checks;
 pub mod pgn;
 pub mod platform_book;
 pub mod provenance;
