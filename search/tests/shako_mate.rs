@@ -68,3 +68,33 @@ fn without_a_mate_or_detection_the_search_simulates() {
     let r = search(&config(Algorithm::Puct, false), &mate, &UniformEvaluator, 32, false, &mut rng).unwrap();
     assert!(r.simulations > 0);
 }
+
+/// The root's two-turn search also answers a root that a previous search
+/// left expanded (tree reuse): after each Black move here that leaves White
+/// a mate in two, the reused tree's search plays it without a simulation.
+#[test]
+fn a_reused_tree_answers_a_mate_in_two_at_once() {
+    use pacozero_search::{two_turn_win, Search, TWO_TURN_BUDGET};
+    let start = GameState::from_fen("9k/10/7K2/10/10/10/10/10/R9/10 b - - 0 1").unwrap();
+    let mut legal = Vec::new();
+    start.playable_actions(&mut legal);
+    let mut answered = 0;
+    for (k, &a) in legal.iter().enumerate() {
+        let mut after = start.clone();
+        after.apply(a);
+        if two_turn_win(&after, TWO_TURN_BUDGET).is_none() {
+            continue;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(k as u64);
+        let mut s = Search::new(config(Algorithm::Puct, true), start.clone(), false);
+        // Few simulations: the move's subtree is expanded but not proven.
+        s.search_until(&UniformEvaluator, 12, None, false, &mut rng).unwrap();
+        s.advance(a, &after);
+        assert!(s.children_at(&[]).is_some() && s.root_proof().is_none(), "{}: the subtree of the move is kept, unproven", start.action_name(a));
+        let r = s.search_until(&UniformEvaluator, 400, None, false, &mut rng).unwrap();
+        assert_eq!((r.simulations, r.proof.and_then(|p| p.uci_mate())), (0, Some(2)), "after {}", start.action_name(a));
+        assert!(s.root_two_turn_win().is_some());
+        answered += 1;
+    }
+    assert!(answered > 0, "some Black move leaves a mate in two");
+}
