@@ -605,13 +605,13 @@ mod tests {
         // Any existing file passes the spec check (the model is read later).
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
         match PlayerSpec::parse(&format!("net:{model}:50ms:mix=0.25")).unwrap() {
-            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => {
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget, .. } => {
                 assert_eq!((mix, budget), (PlayoutMix { weight: 0.25, playouts: 1 }, Budget::Millis(50)))
             }
             _ => panic!("not a network player"),
         }
         match PlayerSpec::parse(&format!("net:{model}:64")).unwrap() {
-            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget } => assert_eq!((mix, budget), (PlayoutMix::NONE, Budget::Simulations(64))),
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget, .. } => assert_eq!((mix, budget), (PlayoutMix::NONE, Budget::Simulations(64))),
             _ => panic!("not a network player"),
         }
         // Options in either order.

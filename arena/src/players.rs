@@ -8,8 +8,8 @@
 //! | `greedy` | one ply: wins at once if it can, otherwise avoids turns that let the opponent win at once (Paco: unite with its king; Shako: mate) |
 //! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
 //! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
-//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default) |
-//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
+//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default); `search.<key>=<value>` changes a key of match play's search (`[search]` of the configurations, e.g. `search.root_win_in_two=false`), for equal-time ablations |
+//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
 //! | `uci:<command>[,<Option>=<value>...]:<budget>[:timeout=<ms>]` | an external UCI engine, one process per game, every move checked (e.g. `uci:fairy-stockfish,UCI_Variant=shako:nodes=1000`; see [`crate::uci_player`]) |
 //!
 //! A budget is a number of simulations per decision (`rollout:64`, the
@@ -45,6 +45,8 @@ pub enum PlayerSpec {
     Mcts {
         kind: EvalKind,
         budget: Budget,
+        /// Keys of match play's search this player changes.
+        search: SearchOverrides,
     },
     /// An external UCI engine.
     Uci(UciSpec),
@@ -133,6 +135,69 @@ impl PlayoutMix {
     }
 }
 
+/// Keys of match play's search that a player spec changes
+/// (`search.<key>=<value>` options), in order: the same keys and checks as
+/// a configuration's `[search]` table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchOverrides(Vec<(String, String)>);
+
+impl SearchOverrides {
+    /// Splits `options` into the `search.<key>=<value>` ones (read and
+    /// checked against match play's search) and the rest.
+    fn parse<'a>(spec: &str, options: &[&'a str]) -> Result<(SearchOverrides, Vec<&'a str>)> {
+        let mut out = SearchOverrides::default();
+        let mut rest = Vec::new();
+        for o in options {
+            match o.strip_prefix("search.") {
+                Some(kv) => {
+                    let Some((k, v)) = kv.split_once('=') else { bail!("player '{spec}': '{o}' should be search.<key>=<value>") };
+                    out.0.push((k.trim().to_string(), v.trim().to_string()));
+                }
+                None => rest.push(*o),
+            }
+        }
+        out.apply(match_search()).with_context(|| format!("player '{spec}'"))?;
+        Ok((out, rest))
+    }
+
+    /// `base` with these keys changed, checked as a configuration's
+    /// `[search]` table is (an unknown key, a wrong type or a value out of
+    /// range is an error naming the key).
+    pub fn apply(&self, base: SearchConfig) -> Result<SearchConfig> {
+        if self.0.is_empty() {
+            return Ok(base);
+        }
+        let mut table = toml::Table::try_from(&base).context("the search settings as TOML")?;
+        for (k, v) in &self.0 {
+            // A value is read as TOML (`false`, `0.5`, `"puct"`), or else as a bare word.
+            let value =
+                toml::from_str::<toml::Table>(&format!("v = {v}")).ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(v.clone()));
+            if !table.contains_key(k) {
+                bail!("search.{k} is not a search key");
+            }
+            table.insert(k.clone(), value);
+        }
+        let cfg: SearchConfig = toml::Value::Table(table).try_into().map_err(|e| anyhow::anyhow!("search settings: {e}"))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+/// Match play's search: PUCT, no root noise, the most visited decision.
+/// Each player keeps its tree through the game (the subtree of every
+/// decision played, its own and its opponent's), as engines do; the cap on
+/// a kept subtree is REUSE_MAX_VISITS x full_simulations visits.
+fn match_search() -> SearchConfig {
+    SearchConfig {
+        algorithm: Algorithm::Puct,
+        dirichlet_epsilon: 0.0,
+        gumbel_noise: false,
+        tree_reuse: true,
+        full_simulations: 4096,
+        ..SearchConfig::default()
+    }
+}
+
 impl PlayerSpec {
     pub fn parse(s: &str) -> Result<PlayerSpec> {
         if s.starts_with("uci:") {
@@ -143,17 +208,18 @@ impl PlayerSpec {
         Ok(match parts[0] {
             "random" if parts.len() == 1 => PlayerSpec::Random,
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
-            "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))? },
-            "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))? },
-            "net" | "ref" if (2..=5).contains(&parts.len()) => {
+            "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))?, search: SearchOverrides::default() },
+            "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))?, search: SearchOverrides::default() },
+            "net" | "ref" if parts.len() >= 2 && parts.iter().skip(3).filter(|o| !o.starts_with("search.")).count() <= 2 => {
                 let path = if parts[0] == "ref" { pacozero_nn::reference_model(parts[1]).with_context(|| format!("player '{s}'"))? } else { PathBuf::from(parts[1]) };
                 if !path.exists() {
                     bail!("player '{s}': model file {} does not exist", path.display());
                 }
-                let mix = PlayoutMix::parse(s, parts.get(3..).unwrap_or(&[]))?;
-                PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))? }
+                let (search, options) = SearchOverrides::parse(s, parts.get(3..).unwrap_or(&[]))?;
+                let mix = PlayoutMix::parse(s, &options)?;
+                PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))?, search }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
         })
     }
 }
@@ -189,17 +255,9 @@ impl<G: Game> Player<G> {
             }
             _ => None,
         };
-        // Match play: PUCT, no root noise, the most visited decision. Each
-        // player keeps its tree through the game (the subtree of every decision
-        // played, its own and its opponent's), as engines do; the cap on a
-        // kept subtree is REUSE_MAX_VISITS x full_simulations visits.
-        let search = SearchConfig {
-            algorithm: Algorithm::Puct,
-            dirichlet_epsilon: 0.0,
-            gumbel_noise: false,
-            tree_reuse: true,
-            full_simulations: 4096,
-            ..SearchConfig::default()
+        let search = match &spec {
+            PlayerSpec::Mcts { search, .. } => search.apply(match_search()).with_context(|| format!("player '{name}'"))?,
+            _ => match_search(),
         };
         Ok(Player { name, spec, evaluator, search })
     }
@@ -374,7 +432,7 @@ mod tests {
             assert!(e.contains(why) && e.contains(&format!("'{bad}'")), "{bad}: {e}");
         }
         let budget = |spec: &str| match PlayerSpec::parse(spec).unwrap() {
-            PlayerSpec::Mcts { kind, budget } => (format!("{kind:?}"), budget),
+            PlayerSpec::Mcts { kind, budget, .. } => (format!("{kind:?}"), budget),
             other => panic!("{spec}: {other:?}"),
         };
         assert_eq!(budget("rollout"), ("Rollout".into(), Budget::Simulations(64)));
@@ -389,6 +447,21 @@ mod tests {
         let e = PlayerSpec::parse("net:/no/such/model.pzmodel").unwrap_err().to_string();
         assert_eq!(e, "player 'net:/no/such/model.pzmodel': model file /no/such/model.pzmodel does not exist");
         assert!(PlayerSpec::parse("ref:no-such-reference-network").unwrap_err().to_string().starts_with("player 'ref:no-such-reference-network'"));
+        // Search keys, checked as a configuration's `[search]` table.
+        let spec = PlayerSpec::parse(&format!("net:{model}:50ms:search.root_win_in_two=false:mix=0.5:search.c_puct=2")).unwrap();
+        let PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), search, .. } = spec else { panic!("not a network player") };
+        let cfg = search.apply(match_search()).unwrap();
+        assert_eq!((cfg.root_win_in_two, cfg.c_puct, cfg.algorithm, mix.weight), (false, 2.0, Algorithm::Puct, 0.5));
+        assert!(match_search().root_win_in_two, "on by default");
+        for (opt, why) in [
+            ("search.no_such_key=1", "search.no_such_key is not a search key"),
+            ("search.c_puct=0", "search.c_puct"),
+            ("search.solver=maybe", "solver"),
+            ("search.c_puct", "should be search.<key>=<value>"),
+        ] {
+            let e = format!("{:#}", PlayerSpec::parse(&format!("net:{model}:64:{opt}")).unwrap_err());
+            assert!(e.starts_with("player 'net:") && e.contains(why), "{opt}: {e}");
+        }
         // The playout mix's bounds.
         let mix = |opts: &str| PlayoutMix::parse("p", &opts.split(':').collect::<Vec<_>>());
         assert_eq!(mix("mix=1:playouts=1024").unwrap(), PlayoutMix { weight: 1.0, playouts: 1024 });

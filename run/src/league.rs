@@ -158,7 +158,7 @@ impl LeaguePlayer {
     fn player<G: Game>(&self, seed: u64) -> Result<Player<G>> {
         match (&self.model, &self.budget) {
             (Some(model), Some(budget)) => {
-                let spec = PlayerSpec::Mcts { kind: EvalKind::Net(model.clone(), PlayoutMix::NONE), budget: budget.parse()? };
+                let spec = PlayerSpec::Mcts { kind: EvalKind::Net(model.clone(), PlayoutMix::NONE), budget: budget.parse()?, search: Default::default() };
                 Player::from_spec(self.name.clone(), spec, seed, 0)
             }
             _ => Player::from_spec(self.name.clone(), PlayerSpec::parse(&self.spec)?, seed, 0),

@@ -742,7 +742,7 @@ fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str, budget: B
 /// The spec of a run's model `name` as an evaluation player with `budget`.
 fn model_spec(run: &Path, cfg: &LoopFile, name: &str, budget: Budget) -> PlayerSpec {
     let mix = PlayoutMix { weight: cfg.selfplay.playout_mix, ..PlayoutMix::NONE };
-    PlayerSpec::Mcts { kind: EvalKind::Net(pacozero_nn::model_path(run, name), mix), budget }
+    PlayerSpec::Mcts { kind: EvalKind::Net(pacozero_nn::model_path(run, name), mix), budget, search: Default::default() }
 }
 
 /// Does generation `g` of `last` play its evaluation matches?
@@ -874,7 +874,7 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
         } else {
             &cand
         };
-        let base = Player::<G>::from_spec(base_name, PlayerSpec::Mcts { kind: EvalKind::Rollout, budget }, seed.baseline, 0)?;
+        let base = Player::<G>::from_spec(base_name, PlayerSpec::Mcts { kind: EvalKind::Rollout, budget, search: Default::default() }, seed.baseline, 0)?;
         let m = run_match(cand_here, &base, l.baseline_games / 2, l.openings, limits, seed.baseline_match, &|d, t| obs.match_progress(d, t))?;
         let ((ta, sa), (tb, sb)) = (m.per_decision(0), m.per_decision(1));
         obs.note(&format!(
@@ -1335,7 +1335,7 @@ mod tests {
     fn evaluation_players_are_the_runs_models_with_the_selfplay_playout_mix() {
         let f = parse_with(&["selfplay.playout_mix=0.25"]).unwrap();
         let spec = model_spec(Path::new("/runs/r"), &f, "gen-0003", Budget::Millis(50));
-        let PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget } = spec else { panic!("{spec:?}") };
+        let PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget, .. } = spec else { panic!("{spec:?}") };
         assert_eq!(path, Path::new("/runs/r/models/gen-0003.pzmodel"));
         assert_eq!(mix, PlayoutMix { weight: 0.25, playouts: 1 });
         assert_eq!(budget, Budget::Millis(50));
