@@ -8,6 +8,9 @@
 //! [`looping::LoopObserver`].
 
 pub mod files;
+/// The checks of the fuzz targets in `fuzz/` (not an API).
+#[doc(hidden)]
+pub mod fuzz_checks;
 pub mod league;
 pub mod looping;
 pub mod overrides;
