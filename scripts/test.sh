@@ -14,6 +14,7 @@ export CARGO_TERM_COLOR=never
 cargo fmt --all --check
 cargo fmt --check --manifest-path python/Cargo.toml
 cargo fmt --check --manifest-path engine/fuzz/Cargo.toml
+cargo fmt --check --manifest-path fuzz/Cargo.toml
 cargo clippy --release --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --no-deps
 # Arrows point one way: no module of a crate imports one that imports it back.
@@ -80,9 +81,11 @@ scripts/with-s3.sh scripts/test-scaleout.sh cargo test --release --workspace "$@
 # The engine, self-play (search) and data tests once more with their debug
 # assertions on (profile `checked`: release optimisation, debug_assert!s
 # kept), and the fuzz targets compiled (their own workspace, engine/fuzz),
-# so that neither rots unseen.
+# so that neither rots unseen; so are the fuzz targets of the readers of
+# outside input (fuzz/, run with scripts/fuzz-readers.sh).
 cargo test --profile checked -p pacozero-engine -p pacozero-search -p pacozero-selfplay -p pacozero-data "$@"
 cargo check --manifest-path engine/fuzz/Cargo.toml --bins
+cargo check --manifest-path fuzz/Cargo.toml --bins
 
 # --- Python package (python/) -------------------------------------------
 # Builds `pacozero` with `pip install ./python` (PyO3 + maturin) into a
