@@ -16,7 +16,26 @@ fn main() {
     let matches = args::Cli::command().version(version).get_matches();
     let cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(e) = pacozero_nn::check_backend().map_err(anyhow::Error::from).and_then(|()| commands::run(cli.command)) {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", one_line(&e));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes on one line, as `{:#}` joins them, but without
+/// a cause whose text is already in the line: many errors print their
+/// source in their own message too, and "No space left on device (os error
+/// 28)" is better said once.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }

@@ -101,19 +101,21 @@ pub struct DiskFile {
     /// This write is the one that fills the disk: its first buffer is
     /// written half, and the disk is full from then on.
     fills_disk: bool,
+    /// The first error a write met (see [`DiskFile::take_error`]).
+    error: Option<std::io::Error>,
 }
 
 impl DiskFile {
     /// Creates (or truncates) `path` for one whole-file write.
     pub fn create(path: &Path) -> std::io::Result<DiskFile> {
         let file = File::create(path)?;
-        Ok(DiskFile { file, path: path.to_path_buf(), fills_disk: write_fills_disk(path) })
+        Ok(DiskFile { file, path: path.to_path_buf(), fills_disk: write_fills_disk(path), error: None })
     }
 
     /// Opens `path` (created if missing) to append to it with [`DiskFile::append_whole`].
     pub fn open_append(path: &Path) -> std::io::Result<DiskFile> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(DiskFile { file, path: path.to_path_buf(), fills_disk: false })
+        Ok(DiskFile { file, path: path.to_path_buf(), fills_disk: false, error: None })
     }
 
     /// Appends `bytes` whole or not at all: when a write fails (a full
@@ -136,6 +138,13 @@ impl DiskFile {
         &self.path
     }
 
+    /// The first error a write of this file met, for a caller whose writer
+    /// (a Parquet writer) hands on only its text: the caller can name the
+    /// I/O error as it is ("No space left on device").
+    pub fn take_error(&mut self) -> Option<std::io::Error> {
+        self.error.take()
+    }
+
     /// Syncs the file's data and metadata to disk.
     pub fn sync_all(&self) -> std::io::Result<()> {
         self.file.sync_all()
@@ -148,10 +157,14 @@ impl Write for DiskFile {
             // The disk fills up in the middle of this buffer.
             return self.file.write(&buf[..buf.len() / 2]);
         }
-        if DISK_FULL.load(Ordering::SeqCst) {
-            return Err(std::io::Error::from_raw_os_error(libc::ENOSPC));
+        let written = if DISK_FULL.load(Ordering::SeqCst) { Err(std::io::Error::from_raw_os_error(libc::ENOSPC)) } else { self.file.write(buf) };
+        if let (Err(e), None) = (&written, &self.error) {
+            self.error = Some(match e.raw_os_error() {
+                Some(code) => std::io::Error::from_raw_os_error(code),
+                None => std::io::Error::new(e.kind(), e.to_string()),
+            });
         }
-        self.file.write(buf)
+        written
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

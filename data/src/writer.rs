@@ -168,10 +168,19 @@ fn write_parquet(path: &Path, batch: &RecordBatch, spec: &GameSpec, zstd_level: 
     let level = ZstdLevel::try_new(zstd_level).map_err(pq_err(path))?;
     let kv: Vec<KeyValue> = spec.to_metadata().into_iter().map(|(k, v)| KeyValue::new(k, v)).collect();
     let props = WriterProperties::builder().set_compression(Compression::ZSTD(level)).set_key_value_metadata(Some(kv)).build();
-    let file = DiskFile::create(path).map_err(io_err(path))?;
-    let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(pq_err(path))?;
-    w.write(batch).map_err(pq_err(path))?;
-    let mut file = w.into_inner().map_err(pq_err(path))?;
+    let mut file = DiskFile::create(path).map_err(io_err(path))?;
+    let written = ArrowWriter::try_new(&mut file, batch.schema(), Some(props)).and_then(|mut w| {
+        w.write(batch)?;
+        w.into_inner().map(drop)
+    });
+    if let Err(e) = written {
+        // A write that failed (a full disk) is named as the I/O error it is,
+        // not as bad Parquet data.
+        return Err(match file.take_error() {
+            Some(io) => io_err(path)(io),
+            None => pq_err(path)(e),
+        });
+    }
     file.flush().map_err(io_err(path))?;
     file.sync_all().map_err(io_err(path))?;
     Ok(())

@@ -83,9 +83,11 @@ fn built_in_file(name: &str, bytes: &[u8]) -> Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
     let tmp = dir.join(format!("{name}.pzmodel.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| anyhow!("writing the built-in reference network to {}: {e}", path.display()))?;
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &path)).map_err(|e| {
+        // A full disk leaves no part of the file behind.
+        let _ = std::fs::remove_file(&tmp);
+        anyhow!("writing the built-in reference network to {}: {e}", path.display())
+    })?;
     Ok(path)
 }
 

@@ -19,7 +19,6 @@ use pacozero_data::tfevents::EventWriter;
 use pacozero_data::RunDir;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -176,11 +175,16 @@ pub fn read_generations(run: &Path) -> Result<Generations> {
     Ok(out)
 }
 
+/// Appends `line` and syncs it, whole or not at all (a full disk cuts a half
+/// line off again, so the file still ends on a whole line).
 pub fn append_line(p: &Path, line: &str) -> Result<()> {
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?;
-    writeln!(f, "{line}").with_context(|| format!("appending to {}", p.display()))?;
-    f.sync_all()?;
-    Ok(())
+    append_lines(p, &[line.to_string()])
+}
+
+/// Appends `lines` in one write, all or none (see [`append_line`]).
+pub fn append_lines(p: &Path, lines: &[String]) -> Result<()> {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    pacozero_data::durable::append_whole(p, text.as_bytes(), true).with_context(|| format!("appending to {}", p.display()))
 }
 
 /// Reads a JSON-lines file (missing = empty). Only the last line may be cut

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::files::{append_line, read_jsonl, write_atomic};
+use crate::files::{append_lines, read_jsonl, write_atomic};
 use crate::report::svg::{rating_bars, RatingBar};
 
 /// The league's file in its directory.
@@ -391,10 +391,12 @@ pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &
         let (a, b, p) = chunk[0];
         let games: Vec<MatchGame> = results.iter().flat_map(|(_, g)| g.iter().cloned()).collect();
         record_games_as::<G>(&games_dir, Some(&format!("league-{p:05}-{a:03}-{b:03}")), &games)?;
-        for (line, _) in results {
-            append_line(&path, &serde_json::to_string(&line)?)?;
-            pairs.push(line);
-        }
+        // The round's lines in one append, all or none: a round cut short
+        // (a full disk) is played again whole and its chunk replaced, where a
+        // part of its lines would leave some of its games in two chunks.
+        let lines = results.iter().map(|(line, _)| serde_json::to_string(line)).collect::<Result<Vec<_>, _>>()?;
+        append_lines(&path, &lines)?;
+        pairs.extend(results.into_iter().map(|(line, _)| line));
     }
     Ok(LeagueFile { header, pairs })
 }

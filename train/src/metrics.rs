@@ -4,8 +4,7 @@
 //! run redoes. Kept apart from the trainer so the file's format is defined in
 //! one place.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -93,13 +92,9 @@ impl StepMetrics {
 }
 
 pub(crate) fn append_metrics(path: &Path, m: &StepMetrics) -> TrainResult<()> {
-    let new = !path.exists();
-    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(io_err(path))?;
-    if new {
-        writeln!(f, "{METRICS_HEADER}").map_err(io_err(path))?;
-    }
-    writeln!(f, "{}", m.csv_row()).map_err(io_err(path))?;
-    Ok(())
+    let header = if path.exists() { String::new() } else { format!("{METRICS_HEADER}\n") };
+    // Whole or not at all: a full disk leaves no half row.
+    pacozero_data::durable::append_whole(path, format!("{header}{}\n", m.csv_row()).as_bytes(), false).map_err(io_err(path))
 }
 
 /// Drops the rows of `metrics.csv` past checkpoint step `step` (steps a
