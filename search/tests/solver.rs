@@ -410,7 +410,7 @@ fn the_root_finds_every_paco_in_two_of_the_tactics_suite() {
         let Some(w) = two_turn_win(&g, TWO_TURN_BUDGET) else { continue };
         found += 1;
         let names = pacozero_search::turns::decision_names(&g, &w.turn).join(" ");
-        assert!(t.winning_actions.iter().any(|l| *l == names), "line {}: the turn {names} is not among the suite's", i + 1);
+        assert!(t.winning_actions.contains(&names), "line {}: the turn {names} is not among the suite's", i + 1);
         let mut s = Search::new(config(Algorithm::Gumbel, true), g.clone(), false);
         let r = s.search_until(&UniformEvaluator, 64, None, false, &mut ChaCha8Rng::seed_from_u64(i as u64)).unwrap();
         assert_eq!((r.proof.map(|p| p.uci_mate()), r.simulations), (Some(Some(2)), 0), "line {}", i + 1);
