@@ -4,13 +4,12 @@
 //! and the engine's resident memory never holds the line.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 mod common;
-use common::{bin, s, tiny_model_of};
+use common::{bin, limit_address_space, s, tiny_model_of};
 
 /// Address space each engine gets: 2 GiB.
 const ENGINE_MEMORY: u64 = 2 << 30;
@@ -24,16 +23,7 @@ const MOST_RESIDENT: u64 = 64 << 20;
 fn start(args: &[&str]) -> Child {
     let mut c = bin();
     c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
-    unsafe {
-        c.pre_exec(|| {
-            let limit = libc::rlimit { rlim_cur: ENGINE_MEMORY, rlim_max: ENGINE_MEMORY };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    limit_address_space(&mut c, ENGINE_MEMORY);
     c.spawn().unwrap()
 }
 

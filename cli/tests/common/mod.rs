@@ -212,3 +212,21 @@ pub fn tiny_model_of<G: pacozero_engine::Game>(dir: &Path, name: &str) -> PathBu
     pacozero_nn::export_untrained(&pacozero_nn::NetConfig::tiny_for(&spec), name, &path).unwrap();
     path
 }
+
+/// Limits the address space of the process `c` starts to `bytes`
+/// (`RLIMIT_AS`): an allocation past it fails in that process, as it would
+/// on a machine with that much memory.
+#[allow(dead_code)]
+pub fn limit_address_space(c: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
