@@ -201,6 +201,9 @@ impl Trainer {
             return Err(TrainError::Config(format!("{} already exists: resume the run instead of starting a new one", ckpt.display())));
         }
         fs::create_dir_all(run_dir).map_err(io_err(run_dir))?;
+        // Rows of an attempt that stopped before its first checkpoint (a full
+        // disk, a kill) would be written again: the run starts from step 0.
+        trim_metrics(&RunDir::new(run_dir).metrics(), 0)?;
         let device = training_device(device);
         let model = net.init_seeded(&device, cfg.seed)?;
         Ok(Trainer {
