@@ -40,7 +40,7 @@ use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
 pub const MAX_ROWS_PER_FILE: u64 = 1 << 24;
 
 /// Most bytes one row group may decode to (1 GiB): values and their
-/// repetition and definition levels, as counted by [`level_width`].
+/// repetition and definition levels, as counted by `level_width`.
 pub const MAX_DECODED_BYTES_PER_ROW_GROUP: u64 = 1 << 30;
 
 /// Rows per batch: a batch never spans row groups, so it holds at most

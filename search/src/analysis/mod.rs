@@ -86,7 +86,7 @@ pub const DEFAULT_VISITS: u32 = 800;
 pub const DEFAULT_PV_TURNS: usize = 8;
 /// Queries that may wait for a search slot. When this many wait, the
 /// search loop stops taking lines from the reader thread, whose channel
-/// ([`LINES_AHEAD`] lines) then fills, and the reader stops reading: the
+/// (`LINES_AHEAD` lines) then fills, and the reader stops reading: the
 /// writer is held back by the pipe, and memory stays bounded. Nothing is
 /// lost: every search ends on its own budget (visits, at most the visit
 /// cap, or time), a slot frees, and reading resumes, so a `terminate`
@@ -310,7 +310,7 @@ impl<'a, G: Game, E: Evaluator<G> + ?Sized> Server<'a, G, E> {
         let mut search = Search::new(analysis_search_config(query.max_visits), query.state.clone(), self.evaluator.needs_encoding());
         search.begin(query.max_visits, false);
         let started = Instant::now();
-        search.set_deadline(crate::uci::clock::deadline(started, query.max_time));
+        search.set_deadline(crate::mcts::deadline(started, query.max_time));
         Job { query, search, started, done: terminated, terminated }
     }
 

@@ -50,6 +50,14 @@ pub use two_turns::{two_turn_win, TwoTurnWin, TWO_TURN_BUDGET};
 
 const NONE: u32 = u32::MAX;
 
+/// The moment a search of `time` that started at `started` must end;
+/// `None` (no time limit: the visits end the search) for a time too far
+/// ahead for the system's clock, such as UCI's
+/// `go movetime 9223372036854775807`.
+pub fn deadline(started: std::time::Instant, time: Option<std::time::Duration>) -> Option<std::time::Instant> {
+    started.checked_add(time?)
+}
+
 /// A root the search found won before searching: its legal actions, those
 /// that start a shortest win, and the win's distance in turn ends (1: this
 /// turn, a detected win; 3: a win in two turns, with one such `turn`).

@@ -18,7 +18,7 @@
 //! each move spends less than it has, and the increment comes back.
 
 use pacozero_engine::Color;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::command::GoParams;
 
@@ -76,16 +76,12 @@ pub fn clock_share(t: u64, increment: u64, moves_to_go: Option<u32>, overhead_ms
     u64::try_from(share).expect("four fifths of a u64 fits a u64")
 }
 
-/// The moment a search of `time` that started at `started` must end;
-/// `None` (no time limit: the visits end the search) for a time too far
-/// ahead for the system's clock, such as `go movetime 9223372036854775807`.
-pub fn deadline(started: Instant, time: Option<Duration>) -> Option<Instant> {
-    started.checked_add(time?)
-}
+pub use crate::mcts::deadline;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn go(f: impl FnOnce(&mut GoParams)) -> GoParams {
         let mut g = GoParams::default();

@@ -103,7 +103,7 @@ use command::{parse_command, Command, GoParams, PositionCommand};
 /// Simulations per decision of the short search that completes a turn the
 /// tree does not complete.
 pub const COMPLETION_VISITS: u32 = 16;
-/// Commands that may wait for a search to end (see [`WaitingCommands`]).
+/// Commands that may wait for a search to end (see `WaitingCommands`).
 pub const MAX_WAITING_COMMANDS: usize = 256;
 /// Bytes of input lines that may wait for a search to end, all together.
 pub const MAX_WAITING_BYTES: usize = 4 << 20;
