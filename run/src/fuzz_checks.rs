@@ -10,13 +10,11 @@
 use pacozero_arena::rating_list::Anchor;
 use pacozero_data::fuzz_checks::{assert_names_input, scratch_dir};
 use pacozero_data::RunDir;
-use pacozero_engine::paco::GameState as Paco;
-use pacozero_engine::shako::GameState as Shako;
-use pacozero_engine::{Color, Game};
+use pacozero_engine::{Color, Game, GameKind, GameVisitor};
 use pacozero_search::analysis::{parse_line, Line, ServeOptions};
 use pacozero_search::lines::{InputLine, LineReader};
 use pacozero_search::uci::clock::{deadline, search_limits};
-use pacozero_search::uci::command::{parse_command, Command};
+use pacozero_search::uci::command::{parse_command, Command, PositionCommand};
 use pacozero_search::uci::position_of;
 
 use crate::files::{append_match, load_state, read_matches, save_state, write_ratings};
@@ -90,18 +88,24 @@ fn assert_same<T: serde::Serialize>(again: &T, first: &T, what: &str) {
 
 /// A run directory of the scratch space holding only the file `name` with `data`.
 fn run_with(name: &str, data: &[u8]) -> std::path::PathBuf {
+    run_with_file(|run| run.join(name), data).0
+}
+
+/// A run directory of the scratch space holding only the file at
+/// `path_in(run)` with `data`; the run and the file's path.
+fn run_with_file(path_in: impl FnOnce(&std::path::Path) -> std::path::PathBuf, data: &[u8]) -> (std::path::PathBuf, std::path::PathBuf) {
     let run = scratch_dir().join("fuzz-input");
     let _ = std::fs::remove_dir_all(&run);
     std::fs::create_dir_all(&run).expect("the scratch run directory");
-    std::fs::write(run.join(name), data).expect("the scratch file");
-    run
+    let path = path_in(&run);
+    std::fs::write(&path, data).expect("the scratch file");
+    (run, path)
 }
 
 /// Any bytes as a run's `state.json`: refused naming the file, or a state
 /// that writes back and reads the same.
 pub fn state_file(data: &[u8]) -> bool {
-    let run = run_with("state.json", data);
-    assert_eq!(RunDir::new(&run).state(), run.join("state.json"), "the state file's name");
+    let (run, _) = run_with_file(|run| RunDir::new(run).state(), data);
     let state = match load_state(&run) {
         Ok(s) => s,
         Err(e) => {
@@ -119,8 +123,7 @@ pub fn state_file(data: &[u8]) -> bool {
 /// or matches that write back and read the same, and (a few of them) give
 /// a rating list or an error, as the loop's ratings do.
 pub fn matches_file(data: &[u8]) -> bool {
-    let run = run_with("matches.jsonl", data);
-    assert_eq!(RunDir::new(&run).matches(), run.join("matches.jsonl"), "the matches file's name");
+    let (run, file) = run_with_file(|run| RunDir::new(run).matches(), data);
     let matches = match read_matches(&run) {
         Ok(m) => m,
         Err(e) => {
@@ -128,7 +131,7 @@ pub fn matches_file(data: &[u8]) -> bool {
             return false;
         }
     };
-    std::fs::remove_file(run.join("matches.jsonl")).expect("the scratch file");
+    std::fs::remove_file(&file).expect("the scratch file");
     for m in &matches {
         append_match(&run, m).unwrap_or_else(|e| panic!("a match read cannot be written: {e:#}"));
     }
@@ -210,8 +213,17 @@ pub fn uci_lines(data: &[u8]) -> bool {
         commands = true;
         match command {
             Command::Position(p) => {
-                let _ = position_of::<Paco>(&p);
-                let _ = position_of::<Shako>(&p);
+                /// Reads the position in one game (any result: it must not panic).
+                struct PositionIn<'a>(&'a PositionCommand);
+                impl GameVisitor for PositionIn<'_> {
+                    type Output = ();
+                    fn visit<G: Game>(self) {
+                        let _ = position_of::<G>(self.0);
+                    }
+                }
+                for kind in GameKind::ALL {
+                    kind.visit(PositionIn(&p));
+                }
             }
             Command::Go(go) => {
                 for (mover, clock) in [(Color::White, go.wtime), (Color::Black, go.btime)] {
@@ -242,6 +254,18 @@ pub fn uci_lines(data: &[u8]) -> bool {
 /// not over, a termination, or a blank. Returns whether a line was read as
 /// a query or a termination.
 pub fn analysis_lines(data: &[u8]) -> bool {
+    /// Reads one line in one game: whether it was a query or a termination.
+    struct LineIn<'a> {
+        text: &'a str,
+        number: usize,
+        opts: &'a ServeOptions,
+    }
+    impl GameVisitor for LineIn<'_> {
+        type Output = bool;
+        fn visit<G: Game>(self) -> bool {
+            check::<G>(self.text, self.number, self.opts)
+        }
+    }
     fn check<G: Game>(text: &str, number: usize, opts: &ServeOptions) -> bool {
         match parse_line::<G>(text, number, opts) {
             Ok(Line::Query(q)) => {
@@ -260,8 +284,9 @@ pub fn analysis_lines(data: &[u8]) -> bool {
     let opts = ServeOptions { visit_cap: 10_000, ..ServeOptions::default() };
     let mut read = false;
     for (number, text) in protocol_lines(data) {
-        read |= check::<Paco>(&text, number, &opts);
-        read |= check::<Shako>(&text, number, &opts);
+        for kind in GameKind::ALL {
+            read |= kind.visit(LineIn { text: &text, number, opts: &opts });
+        }
     }
     read
 }
