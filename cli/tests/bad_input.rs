@@ -303,39 +303,46 @@ fn broken_model_files_are_named() {
     fails_with(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["/nonexistent/x.pzmodel does not exist"]);
 }
 
-/// `data`, a model file, with its header's `net` changed by `edit` (the
-/// header has no checksum; the sections keep theirs).
-fn with_net(data: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
-    let hlen = u64::from_le_bytes(data[12..20].try_into().unwrap()) as usize;
-    let mut header: serde_json::Value = serde_json::from_slice(&data[20..20 + hlen]).unwrap();
-    edit(&mut header["net"]);
-    let header = serde_json::to_vec(&header).unwrap();
-    let mut out = data[..12].to_vec();
-    out.extend((header.len() as u64).to_le_bytes());
-    out.extend(header);
-    out.extend(&data[20 + hlen..]);
-    out
-}
-
-/// A model whose header declares a 1.1 TB policy layer: one message naming
-/// the file and the field, within 2 GiB of address space, not an abort.
+/// A model whose header declares a 1.1 TB policy layer, read by every
+/// kind of loader under 2 GiB of address space: one message naming the
+/// file and the field, not an abort (before the check:
+/// `memory allocation of 1099511627776 bytes failed`).
 #[test]
 fn a_model_header_that_declares_more_than_the_file_holds_allocates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let data = std::fs::read(common::manifest_dir().join("../models/reference/quick-edd488c-gen71.pzmodel")).unwrap();
-    let huge = with_net(&data, |net| {
+    let huge = pacozero_nn::fuzz_checks::with_net(&data, |net| {
         for (k, v) in [("policy_channels", 1024), ("height", 64), ("width", 64), ("policy_size", 65536)] {
             net[k] = v.into();
         }
     });
     let m = dir.path().join("huge.pzmodel");
-    std::fs::write(&m, huge).unwrap();
-    let script = format!("ulimit -v 2097152 && exec '{}' analyze --model '{}'", common::bin_path().display(), m.display());
-    let out = std::process::Command::new("sh").args(["-c", &script]).stdin(Stdio::null()).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
-    assert!(err.contains(&format!("{}: header field `net` declares ", m.display())) && !err.contains("memory allocation"), "{err}");
-    assert_eq!(err.lines().count(), 1, "one message: {err}");
+    std::fs::write(&m, &huge).unwrap();
+    let onnx = dir.path().join("huge.onnx");
+    let player = format!("net:{}:4", m.display());
+    let run_limited = |args: &[&str]| {
+        let mut c = common::bin();
+        c.args(args).stdin(Stdio::null());
+        common::limit_address_space(&mut c, 2 << 30);
+        c.output().unwrap()
+    };
+    for args in [
+        vec!["analyze", "--model", m.to_str().unwrap()],
+        vec!["export", "--format", "onnx", "--model", m.to_str().unwrap(), "--out", onnx.to_str().unwrap()],
+        vec!["arena", "--players", &player, "random", "--games", "2", "--quiet"],
+        vec!["tactics", "solve", "--model", m.to_str().unwrap(), "--visits", "4"],
+    ] {
+        let out = run_limited(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", output_text(&out));
+        assert!(err.contains(&format!("{}: header field `net` declares ", m.display())) && !err.contains("memory allocation"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one message: {err}");
+    }
+    assert!(!onnx.exists(), "nothing exported");
+    // The file as it was loads under the same limit.
+    std::fs::write(&m, &data).unwrap();
+    let out = run_limited(&["export", "--format", "onnx", "--model", m.to_str().unwrap(), "--out", onnx.to_str().unwrap()]);
+    assert!(out.status.success() && onnx.exists(), "{}", output_text(&out));
 }
 
 /// A script `x.sh` in `dir` that leaves `dir/started` when it starts, then

@@ -67,6 +67,21 @@ pub fn assert_names_input(message: &str) {
     assert!(message.contains("fuzz-input."), "an error that does not name the file: {message}");
 }
 
+/// `data`, a model file, with its header's `net` changed by `edit`: the
+/// header has no checksum and the sections keep theirs, so only the sizes
+/// the header declares tell (the hostile file of issue 61's tests).
+pub fn with_net(data: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let hlen = u64::from_le_bytes(data[12..20].try_into().expect("a model file's header length")) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&data[20..20 + hlen]).expect("a model file's JSON header");
+    edit(&mut header["net"]);
+    let header = serde_json::to_vec(&header).expect("JSON");
+    let mut out = data[..12].to_vec();
+    out.extend((header.len() as u64).to_le_bytes());
+    out.extend(header);
+    out.extend(&data[20 + hlen..]);
+    out
+}
+
 /// `data` made into a container that passes the container's own checks:
 /// the magic `magic`, the current version, and each section that the
 /// header lists given the length and checksum of the bytes that are there

@@ -392,6 +392,7 @@ pub fn export_to_run(run_dir: &Path, model: &PacoNet, net: &NetConfig, info: &Mo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fuzz_checks::with_net;
     use pacozero_data::GameSpec;
 
     const PATH: &str = "x/m.pzmodel";
@@ -575,20 +576,6 @@ mod tests {
         model_from_bytes(p, &net, &Device::flex(), bytes).unwrap();
     }
 
-    /// `data`, a model file, with its header's `net` changed by `edit`
-    /// (the header has no checksum; the sections keep theirs).
-    fn with_net(data: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
-        let hlen = u64::from_le_bytes(data[12..20].try_into().unwrap()) as usize;
-        let mut header: serde_json::Value = serde_json::from_slice(&data[20..20 + hlen]).unwrap();
-        edit(&mut header["net"]);
-        let header = serde_json::to_vec(&header).unwrap();
-        let mut out = data[..12].to_vec();
-        out.extend((header.len() as u64).to_le_bytes());
-        out.extend(header);
-        out.extend(&data[20 + hlen..]);
-        out
-    }
-
     #[test]
     fn a_header_that_declares_more_weights_than_the_file_holds_is_refused_before_anything_is_allocated() {
         let dir = tempfile::tempdir().unwrap();
@@ -688,7 +675,7 @@ mod tests {
         for (text, shown) in [("\n", r#""""#), ("../x.pzmodel\n", r#""../x.pzmodel""#), ("a/b", r#""a/b""#)] {
             std::fs::write(&ptr, text).unwrap();
             let e = current_model(run.path()).unwrap_err().to_string();
-            assert_eq!(e, format!("{}: bad pointer contents {shown}", ptr.display()));
+            assert_eq!(e, format!("{}: bad pointer contents {shown} (expected the file name of a model)", ptr.display()));
         }
         // Surrounding white space is not part of the name.
         std::fs::write(&ptr, "  gen-4.pzmodel \n").unwrap();
