@@ -241,21 +241,26 @@ fn shako_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
     assert!(searched > 100 && checked > 1000 && roots > 10, "{searched} searched, {checked} proofs checked, {roots} roots proven");
 }
 
+/// A line of the proved tactics suite (`engine/tests/data/tactics.jsonl`).
+#[derive(serde::Deserialize)]
+struct Tactic {
+    fen: String,
+    depth: u32,
+    winning_actions: Vec<String>,
+}
+
+/// The proved tactics suite, line by line.
+fn tactics_suite() -> Vec<Tactic> {
+    include_str!("../../engine/tests/data/tactics.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
 /// The proved tactics suite (exhaustive search over every full move and
 /// reply, `paco::Prover`): each root the solver proves is the suite's win,
 /// at its distance, and the turn played starts one of its winning turns.
 #[test]
 fn tactics_roots_are_proven_as_the_exhaustive_prover_labelled_them() {
-    #[derive(serde::Deserialize)]
-    struct Line {
-        fen: String,
-        depth: u32,
-        winning_actions: Vec<String>,
-    }
-    let text = include_str!("../../engine/tests/data/tactics.jsonl");
     let (mut proven, mut shortest, mut total, mut checked) = ([0usize; 2], [0usize; 2], [0usize; 2], 0);
-    for (i, line) in text.lines().enumerate() {
-        let t: Line = serde_json::from_str(line).unwrap();
+    for (i, t) in tactics_suite().into_iter().enumerate() {
         let g = paco::GameState::from_notation(&t.fen).unwrap();
         let d = t.depth as usize - 1;
         total[d] += 1;
@@ -392,16 +397,8 @@ fn shako_two_turn_wins_are_exactly_those_of_exhaustive_search() {
 #[test]
 fn the_root_finds_every_paco_in_two_of_the_tactics_suite() {
     use pacozero_search::{two_turn_win, TWO_TURN_BUDGET};
-    #[derive(serde::Deserialize)]
-    struct Line {
-        fen: String,
-        depth: u32,
-        winning_actions: Vec<String>,
-    }
-    let text = include_str!("../../engine/tests/data/tactics.jsonl");
     let (mut in_two, mut found) = (0, 0);
-    for (i, line) in text.lines().enumerate() {
-        let t: Line = serde_json::from_str(line).unwrap();
+    for (i, t) in tactics_suite().into_iter().enumerate() {
         let g = paco::GameState::from_notation(&t.fen).unwrap();
         if t.depth != 2 {
             continue;
