@@ -92,7 +92,6 @@ impl Plan {
 struct Proxy {
     port: u16,
     down: Arc<AtomicBool>,
-    open: Arc<Mutex<Vec<TcpStream>>>,
 }
 
 impl Proxy {
@@ -100,8 +99,7 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let down = Arc::new(AtomicBool::new(false));
-        let open = Arc::new(Mutex::new(Vec::<TcpStream>::new()));
-        let (d, o) = (down.clone(), open.clone());
+        let d = down.clone();
         std::thread::spawn(move || {
             let mut listener = Some(listener);
             loop {
@@ -121,25 +119,20 @@ impl Proxy {
                     Ok((client, _)) => {
                         client.set_nonblocking(false).unwrap();
                         let Ok(server) = TcpStream::connect(&target) else { continue };
-                        let mut keep = o.lock().unwrap();
-                        keep.push(client.try_clone().unwrap());
-                        keep.push(server.try_clone().unwrap());
-                        pipe(client.try_clone().unwrap(), server.try_clone().unwrap());
-                        pipe(server, client);
+                        pipe(client.try_clone().unwrap(), server.try_clone().unwrap(), d.clone());
+                        pipe(server, client, d.clone());
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
             }
         });
-        Proxy { port, down, open }
+        Proxy { port, down }
     }
 
-    /// Cuts the store off: refuses new connections and resets the open ones.
+    /// Cuts the store off: refuses new connections, and the open ones are
+    /// shut within a tenth of a second.
     fn cut(&self) {
         self.down.store(true, Ordering::SeqCst);
-        for c in self.open.lock().unwrap().drain(..) {
-            let _ = c.shutdown(Shutdown::Both);
-        }
     }
 
     fn restore(&self) {
@@ -147,13 +140,22 @@ impl Proxy {
     }
 }
 
-/// Copies `from` to `to` on a thread until either side closes.
-fn pipe(mut from: TcpStream, mut to: TcpStream) {
+/// Copies `from` to `to` on a thread until either side closes or the store
+/// is cut off; then shuts both (their descriptors close with the thread).
+fn pipe(mut from: TcpStream, mut to: TcpStream, down: Arc<AtomicBool>) {
     std::thread::spawn(move || {
+        from.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
         let mut buf = [0u8; 64 << 10];
-        while let Ok(n) = from.read(&mut buf) {
-            if n == 0 || to.write_all(&buf[..n]).is_err() {
-                break;
+        while !down.load(Ordering::SeqCst) {
+            match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if to.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(_) => break,
             }
         }
         let _ = to.shutdown(Shutdown::Both);
