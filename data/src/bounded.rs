@@ -246,6 +246,7 @@ impl RowGroups for CheckedRowGroup<'_> {
             width: level_width(meta.column_descr()),
             is_string: meta.column_type() == PhysicalType::BYTE_ARRAY,
             longest_entry: 0,
+            has_dictionary: false,
             budget: self.budget.clone(),
         };
         Ok(Box::new(OnePageReader(Some(Box::new(reader)))))
@@ -287,6 +288,11 @@ struct CheckedPages {
     /// Longest entry of a string column's dictionary: what each
     /// dictionary-encoded value decodes to at most.
     longest_entry: u64,
+    /// A dictionary page came (or was skipped, to be taken later): the
+    /// parquet crate panics on a dictionary-encoded page without one
+    /// (`Decoder for dict should have been set`; found by the fuzz target
+    /// `chunk`), so such a page is refused here.
+    has_dictionary: bool,
     budget: Arc<Budget>,
 }
 
@@ -308,6 +314,7 @@ impl CheckedPages {
     fn check(&mut self, page: Page) -> parquet::errors::Result<Page> {
         let bytes = match &page {
             Page::DictionaryPage { buf, .. } => {
+                self.has_dictionary = true;
                 if self.is_string {
                     self.longest_entry = longest_plain_string(buf);
                 }
@@ -322,6 +329,9 @@ impl CheckedPages {
                     );
                 }
                 let dictionary = matches!(encoding, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY);
+                if dictionary && !self.has_dictionary {
+                    return Err(self.refuse(true, "a dictionary-encoded page comes before any dictionary page".to_string()));
+                }
                 let strings = if self.is_string && dictionary {
                     n.saturating_mul(self.longest_entry)
                 } else if self.is_string {
@@ -376,6 +386,10 @@ impl PageReader for CheckedPages {
     }
 
     fn skip_next_page(&mut self) -> parquet::errors::Result<()> {
+        // A skipped dictionary is taken later (`take_deferred_dictionary`).
+        if self.inner.peek_next_page()?.is_some_and(|m| m.is_dict) {
+            self.has_dictionary = true;
+        }
         self.inner.skip_next_page()
     }
 

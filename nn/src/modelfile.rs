@@ -236,6 +236,33 @@ impl burn::module::ModuleVisitor for DeclaredWeights {
     }
 }
 
+/// What a burnpack record must hold before burn loads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordKind {
+    /// A network's weights: `f32` tensors.
+    Weights,
+    /// An optimizer's state: `f32` tensors, each with the id of its parameter.
+    OptimizerState,
+}
+
+/// Checks the tensors a burnpack record declares before burn loads them:
+/// burn 0.22 panics on a float parameter stored as another dtype
+/// (`Expected float dtype`) and on an optimizer tensor without a parameter
+/// id, where a file's bytes should get an error (issue 61: both found by
+/// the fuzz targets of `fuzz/`). Reads only the record's table of tensors.
+pub fn check_record(bytes: &[u8], kind: RecordKind) -> Result<(), String> {
+    let reader = burn_pack::Reader::from_bytes(burn_pack::Bytes::from_bytes_vec(bytes.to_vec())).map_err(|e| e.to_string())?;
+    for t in reader.into_tensors().map_err(|e| e.to_string())? {
+        if t.dtype != burn_pack::DType::F32 {
+            return Err(format!("tensor `{}` is {:?}, not f32", t.name, t.dtype));
+        }
+        if kind == RecordKind::OptimizerState && t.param_id.is_none() {
+            return Err(format!("optimizer tensor `{}` names no parameter", t.name));
+        }
+    }
+    Ok(())
+}
+
 /// Build a network of `net` on `device` and load record bytes into it.
 ///
 /// The header is not trusted to size anything: the shapes `net` declares
@@ -259,6 +286,7 @@ pub fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, bytes: Ve
             bytes.len()
         )));
     }
+    check_record(&bytes, RecordKind::Weights).map_err(|e| bad(format!("corrupt weights: {e}")))?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| bad(format!("corrupt weights: {e}")))?;
     model.try_load_record(record).map_err(|e| bad(format!("weights do not fit the architecture: {e}")))
 }

@@ -39,7 +39,9 @@ use crate::losses::{fresh_loss, mirror_coin, train_step, FreshLoss};
 use crate::metrics::{append_metrics, trim_metrics, StepMetrics};
 use pacozero_batch::{OptimizerKind, TrainConfig};
 use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
-use pacozero_nn::modelfile::{export_to_run, model_from_bytes, parse_container, record_bytes, sections_of, write_container, ModelInfo, Section, CKPT_MAGIC};
+use pacozero_nn::modelfile::{
+    check_record, export_to_run, model_from_bytes, parse_container, record_bytes, sections_of, write_container, ModelInfo, RecordKind, Section, CKPT_MAGIC,
+};
 use pacozero_nn::{NetConfig, PacoNet};
 
 /// Where the trainer is in its data: the current window and the position in
@@ -121,6 +123,7 @@ impl Checkpoint {
             Some(i) => Some(model_from_bytes(path, &h.net, device, sections.swap_remove(i).1)?),
             None => None,
         };
+        check_record(&optim_bytes, RecordKind::OptimizerState).map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
         let optimizer = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(optim_bytes)).map_err(|e| bad(format!("corrupt optimizer state: {e}")))?;
         Ok(Checkpoint { header: h, model, average, optimizer })
     }
