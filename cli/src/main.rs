@@ -9,6 +9,15 @@ use clap::{CommandFactory, FromArgMatches};
 use pacozero_data::provenance::{set_build, Build};
 
 fn main() {
+    // The Parquet crate's panics on malformed pages are caught by the
+    // readers and reported as one error naming the file; the default hook
+    // would print a panic message before that error.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !pacozero_data::decoding_guarded() {
+            hook(info)
+        }
+    }));
     set_build(Build { version: env!("CARGO_PKG_VERSION").into(), commit: env!("PACOZERO_GIT_COMMIT").into(), dirty: env!("PACOZERO_GIT_DIRTY") == "true" });
     // `--version` names the build, the backend and the CPUs (what runs and
     // model files record as their provenance).

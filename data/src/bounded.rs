@@ -149,8 +149,8 @@ impl BoundedFile {
             let rg = self.metadata.row_group(g);
             self.check_declared_values(g, rg, &leaves, per_row)?;
             let group = CheckedRowGroup { file: self, group: g, budget: Arc::new(Budget::default()) };
-            let reader = ParquetRecordBatchReader::try_new_with_row_groups(&levels, &group, BATCH_ROWS, None).map_err(pq_err(&self.path))?;
-            for batch in reader {
+            let mut reader = ParquetRecordBatchReader::try_new_with_row_groups(&levels, &group, BATCH_ROWS, None).map_err(pq_err(&self.path))?;
+            while let Some(batch) = guarded(&self.path, || reader.next())? {
                 let batch = batch.map_err(|e| group.budget.error().unwrap_or_else(|| arrow_err(&self.path)(e)))?;
                 each(batch)?;
             }
@@ -272,6 +272,35 @@ impl Iterator for OnePageReader {
 }
 
 impl PageIterator for OnePageReader {}
+
+thread_local! {
+    /// Inside [`guarded`]: a panic here is the Parquet crate's, caught.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is decoding a file's pages inside the guard that
+/// turns the Parquet crate's panics into errors: a panic hook may stay
+/// silent then (the CLI's does), and the fuzz targets let such a panic
+/// unwind to the guard instead of aborting.
+pub fn decoding_guarded() -> bool {
+    GUARDED.with(std::cell::Cell::get)
+}
+
+/// Runs `decode`, the Parquet crate's decoding of `path`'s pages, turning
+/// a panic of that crate into an error naming the file. parquet 60.1
+/// panics on some malformed pages where it should return an error (an RLE
+/// run's length over ten bytes: `Num of bytes exceed MAX_VLQ_BYTE_LEN`,
+/// found by the fuzz target `chunk`), and no check of ours before decoding
+/// can see every such page.
+fn guarded<T>(path: &Path, decode: impl FnOnce() -> T) -> Result<T> {
+    GUARDED.with(|g| g.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
+    GUARDED.with(|g| g.set(false));
+    result.map_err(|panic| {
+        let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+        DataError::Metadata { path: path.into(), message: format!("a malformed page the Parquet reader cannot decode ({what})") }
+    })
+}
 
 /// A column chunk's pages, each checked before it is decoded: its values
 /// stay within the footer's count and the row group's decoded bytes within
@@ -406,5 +435,27 @@ impl PageReader for CheckedPages {
 
     fn at_record_boundary(&mut self) -> parquet::errors::Result<bool> {
         self.inner.at_record_boundary()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_inside_the_guard_is_an_error_naming_the_file() {
+        let path = Path::new("x/chunk.positions.parquet");
+        assert_eq!(guarded(path, || 7).unwrap(), 7);
+        let e = guarded(path, || -> u8 {
+            assert!(decoding_guarded(), "inside the guard");
+            panic!("Num of bytes exceed MAX_VLQ_BYTE_LEN (10)")
+        })
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "x/chunk.positions.parquet: bad file metadata: a malformed page the Parquet reader cannot decode (Num of bytes exceed MAX_VLQ_BYTE_LEN (10))"
+        );
+        assert!(!decoding_guarded(), "the guard is left");
     }
 }

@@ -15,6 +15,20 @@ use crate::{read_games_file, read_positions_file, write_chunk};
 /// The stem every input file is written under: every error must name it.
 const INPUT: &str = "fuzz-input";
 
+/// Wraps the panic hook (libFuzzer's aborts the process) so that a panic of
+/// the Parquet crate inside the readers' guard (`bounded.rs`, `guarded`)
+/// unwinds to the guard, which turns it into an error naming the file, as
+/// it does for users; every other panic still reaches the hook. The `chunk`
+/// and `book` targets call it once, in their `init`.
+pub fn let_guarded_panics_unwind() {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !crate::decoding_guarded() {
+            hook(info)
+        }
+    }));
+}
+
 /// A directory of this thread's own for the files a check writes (the
 /// readers take paths), on a RAM disk where there is one: the writers sync
 /// every file, which costs nothing there. Removed when the thread ends (a

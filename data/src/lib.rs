@@ -122,7 +122,7 @@ pub mod spec;
 pub mod tfevents;
 mod writer;
 
-pub use bounded::{MAX_DECODED_BYTES_PER_ROW_GROUP, MAX_ROWS_PER_FILE};
+pub use bounded::{decoding_guarded, MAX_DECODED_BYTES_PER_ROW_GROUP, MAX_ROWS_PER_FILE};
 pub use decode::{decode_into, decode_position};
 pub use durable::{crash_point, write_atomic};
 pub use error::{DataError, Result};
