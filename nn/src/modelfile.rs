@@ -252,12 +252,31 @@ pub enum RecordKind {
 /// the fuzz targets of `fuzz/`). Reads only the record's table of tensors.
 pub fn check_record(bytes: &[u8], kind: RecordKind) -> Result<(), String> {
     let reader = burn_pack::Reader::from_bytes(burn_pack::Bytes::from_bytes_vec(bytes.to_vec())).map_err(|e| e.to_string())?;
+    // An optimizer state's tensors are rebuilt at their parameter's rank
+    // (the `<id>.__rank` scalar, else the rank of the first tensor carrying
+    // that id), each found by its name, `<id>.<field>`. burn-optim panics on
+    // a tensor of another rank (`Given dimensions differ from the tensor
+    // rank`, found by the `checkpoint` fuzz target).
+    let mut ranks: std::collections::BTreeMap<u64, usize> =
+        reader.scalars().iter().filter_map(|(name, value)| Some((name.strip_suffix(".__rank")?.parse::<u64>().ok()?, usize::try_from(*value).ok()?))).collect();
+    let mut named = Vec::new();
     for t in reader.into_tensors().map_err(|e| e.to_string())? {
         if t.dtype != burn_pack::DType::F32 {
             return Err(format!("tensor `{}` is {:?}, not f32", t.name, t.dtype));
         }
-        if kind == RecordKind::OptimizerState && t.param_id.is_none() {
-            return Err(format!("optimizer tensor `{}` names no parameter", t.name));
+        if kind == RecordKind::OptimizerState {
+            let Some(id) = t.param_id else { return Err(format!("optimizer tensor `{}` names no parameter", t.name)) };
+            let rank = t.shape.as_slice().len();
+            ranks.entry(id).or_insert(rank);
+            named.push((t.name, rank));
+        }
+    }
+    for (name, rank) in named {
+        let id = name.split('.').next().and_then(|p| p.parse::<u64>().ok());
+        if let Some(want) = id.and_then(|id| ranks.get(&id)) {
+            if rank != *want {
+                return Err(format!("optimizer tensor `{name}` has rank {rank}, but its parameter's state has rank {want}"));
+            }
         }
     }
     Ok(())
