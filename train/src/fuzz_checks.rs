@@ -41,10 +41,36 @@ fn check_checkpoint(data: &[u8]) -> bool {
     for model in std::iter::once(&checkpoint.model).chain(&checkpoint.average) {
         record_bytes(model).unwrap_or_else(|e| panic!("loaded weights do not serialise: {e}"));
     }
+    backward_through(&checkpoint.model);
     let cfg = &checkpoint.header.train;
     if cfg.validate().is_ok() {
         let optimizer = build_optimizer(cfg).load_record(checkpoint.optimizer);
         optimizer.into_bytes().unwrap_or_else(|e| panic!("a loaded optimizer state does not serialise: {e}"));
     }
     true
+}
+
+/// A backward pass through the sum of `model`'s parameters: the weights a
+/// checkpoint loads are tracked for training. It also lets burn's autodiff
+/// free what it keeps for each tracked leaf until a backward pass, as
+/// training does right after a load; a check that loads and never trains
+/// kept about the weights' size an input (`fuzz/RUNS.md`).
+fn backward_through(model: &pacozero_nn::PacoNet) {
+    use burn::module::{Module, ModuleVisitor, Param};
+    use burn::tensor::Tensor;
+    struct Sum(Option<Tensor<1>>);
+    impl ModuleVisitor for Sum {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            let s = param.val().sum();
+            self.0 = Some(match self.0.take() {
+                Some(total) => total + s,
+                None => s,
+            });
+        }
+    }
+    let mut sum = Sum(None);
+    model.visit(&mut sum);
+    let total = sum.0.expect("a network has parameters");
+    assert!(total.is_tracked(), "a checkpoint's weights are not tracked for training");
+    drop(total.backward());
 }
