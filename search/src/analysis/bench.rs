@@ -6,7 +6,7 @@ use pacozero_engine::Game;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
-use super::{serve, ServeOptions};
+use super::{serve_read, ServeOptions};
 use crate::eval::Evaluator;
 
 /// One measurement: `queries` queries of `visits` simulations each, with
@@ -72,7 +72,7 @@ pub fn bench_analysis<G: Game, E: Evaluator<G> + ?Sized>(evaluator: &E, queries:
     for &c in concurrency {
         let opts = ServeOptions { max_concurrent: c.max(1), ..ServeOptions::default() };
         let t = Instant::now();
-        let stats = serve::<G, _, _, _>(input.as_bytes(), &mut std::io::sink(), evaluator, &opts)?;
+        let stats = serve_read::<G, _, _>(&input, &mut std::io::sink(), evaluator, &opts)?;
         let seconds = t.elapsed().as_secs_f64();
         anyhow::ensure!(stats.answered == queries && stats.errors == 0, "the benchmark's queries were not all answered: {stats:?}");
         out.push(BenchLine { concurrent: c.max(1), queries, seconds, batches: stats.batches, evaluated: stats.evaluated });

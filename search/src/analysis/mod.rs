@@ -206,6 +206,30 @@ where
     })
 }
 
+/// Serves the query lines of `text` with every line already read when
+/// the first search starts, so the first `max_concurrent` queries start
+/// together. `pacozero bench analysis` measures the searches and their
+/// batching this way: with [`serve`], how far the reader thread runs ahead
+/// of the searches depends on the machine's load.
+pub(crate) fn serve_read<G, E, W>(text: &str, output: &mut W, evaluator: &E, opts: &ServeOptions) -> Result<ServeStats>
+where
+    G: Game,
+    E: Evaluator<G> + ?Sized,
+    W: Write,
+{
+    let (tx, rx) = mpsc::channel::<Msg<G>>();
+    for (i, line) in text.lines().enumerate() {
+        let msg = match parse_line::<G>(line, i + 1, opts) {
+            Ok(Line::Blank) => continue,
+            Ok(l) => Msg::Line(l),
+            Err(e) => Msg::Error(e),
+        };
+        tx.send(msg).expect("the receiver is alive");
+    }
+    drop(tx);
+    Server::new(evaluator, opts).run(&rx, output)
+}
+
 struct Server<'a, G: Game, E: ?Sized> {
     evaluator: &'a E,
     opts: &'a ServeOptions,
