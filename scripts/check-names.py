@@ -34,7 +34,7 @@ RUN_LAYOUT = re.compile(
 )
 
 
-GAMES = ["paco", "shako"]
+GAMES = ["paco", "shako", "connect4"]
 GAME_NAME = re.compile(
     r"\b(" + "|".join(GAMES) + r")::"
     + r"|GameKind::(" + "|".join(g.capitalize() for g in GAMES) + r")\b"

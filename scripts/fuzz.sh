@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../engine/fuzz"
 secs="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fen notation play shako)
+[ ${#targets[@]} -gt 0 ] || targets=(fen notation play shako connect4)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 mkdir -p logs
 for t in "${targets[@]}"; do

@@ -149,6 +149,11 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn policy_planes() -> Option<PolicyPlanes> {
         None
     }
+    /// The game's bundled suite of solved positions (`pacozero solved`: JSON
+    /// lines of positions with their exact values and optimal moves, made
+    /// by a perfect solver), for games that are solved; `None` (the
+    /// default) for the others.
+    const SOLVED_SUITE: Option<&'static str> = None;
     /// Hash of the state (including what decides repetitions).
     fn hash(&self) -> u64;
     /// Human-readable name of a decision in this state (e.g. `Le2`).

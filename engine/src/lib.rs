@@ -2,6 +2,7 @@
 //!
 //! * [`paco`]: Paco Ŝako (8x8, unions and chains), exact to the platform's rules.
 //! * [`shako`]: Shako (10x10, cannons and elephants), checked against Fairy-Stockfish.
+//! * [`connect4`]: Connect Four (7x6), solved, for judging learning against perfect play.
 //! * [`game`]: the [`Game`] trait every game implements (decisions as policy
 //!   indices, encoding, notation, turns); [`registry`]: [`GameKind`], the one
 //!   place that maps a game's name to its type.
@@ -13,6 +14,7 @@
 //! Paco Ŝako, written from the rule text, lives beside it in
 //! `engine/reference/` and judges this one in the differential tests.
 
+pub mod connect4;
 pub mod game;
 pub mod paco;
 pub mod registry;

@@ -18,6 +18,8 @@ pub enum GameKind {
     Paco,
     /// Shako: 10x10 chess with cannons and elephants.
     Shako,
+    /// Connect Four (7x6), solved: networks are judged by perfect play.
+    Connect4,
 }
 
 /// Generic code to run for the game a [`GameKind`] names.
@@ -27,13 +29,14 @@ pub trait GameVisitor {
 }
 
 impl GameKind {
-    pub const ALL: [GameKind; 2] = [GameKind::Paco, GameKind::Shako];
+    pub const ALL: [GameKind; 3] = [GameKind::Paco, GameKind::Shako, GameKind::Connect4];
 
     /// Runs `v` with the game's type: the one place that maps kinds to types.
     pub fn visit<V: GameVisitor>(self, v: V) -> V::Output {
         match self {
             GameKind::Paco => v.visit::<crate::paco::GameState>(),
             GameKind::Shako => v.visit::<crate::shako::GameState>(),
+            GameKind::Connect4 => v.visit::<crate::connect4::GameState>(),
         }
     }
 
@@ -84,6 +87,7 @@ mod tests {
     fn a_kind_is_written_and_read_as_its_games_name() {
         assert_eq!(GameKind::Paco.to_string(), crate::paco::GameState::NAME);
         assert_eq!(GameKind::Shako.to_string(), crate::shako::GameState::NAME);
+        assert_eq!(GameKind::Connect4.to_string(), crate::connect4::GameState::NAME);
         for k in GameKind::ALL {
             assert_eq!(k.to_string().parse::<GameKind>(), Ok(k));
         }

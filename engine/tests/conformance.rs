@@ -47,7 +47,10 @@ mod common;
 use common::Rng;
 
 struct Conformance {
+    /// Playouts at least; more until `min_states` states were checked (a
+    /// game of short playouts, as Connect Four's, plays more of them).
     playouts: usize,
+    min_states: usize,
     max_decisions: usize,
     seed: u64,
 }
@@ -75,7 +78,9 @@ impl GameVisitor for Conformance {
         let mut rng = Rng(self.seed);
         let mut checked = Checked::default();
         let mut legal = Vec::new();
-        for _ in 0..self.playouts {
+        let mut played = 0;
+        while played < self.playouts || checked.states < self.min_states {
+            played += 1;
             let mut g = G::start();
             let mut turn_start = g.clone();
             let mut turn = Vec::new();
@@ -331,7 +336,7 @@ fn check_refused<G: Game>(g: &G, action: u16) {
 #[test]
 fn every_registered_game_passes_the_conformance_checks() {
     for kind in GameKind::ALL {
-        let checked = kind.visit(Conformance { playouts: 40, max_decisions: 300, seed: 0x5041_434F_0015 });
+        let checked = kind.visit(Conformance { playouts: 40, min_states: 2_500, max_decisions: 300, seed: 0x5041_434F_0015 });
         eprintln!("{kind}: {checked:?}");
         assert!(
             checked.states > 2_000 && checked.decisions > checked.states && checked.turns > 1_000 && checked.enumerated > 1_000,
@@ -475,7 +480,7 @@ fn every_game_numbers_its_fischer_random_setups_or_says_it_has_none() {
 #[test]
 fn tictactoe_passes_the_conformance_checks_with_the_traits_defaults() {
     let playouts = 400;
-    let checked = Conformance { playouts, max_decisions: 20, seed: 7 }.visit::<TicTacToe>();
+    let checked = Conformance { playouts, min_states: 0, max_decisions: 20, seed: 7 }.visit::<TicTacToe>();
     // Every playout ends (a running game always has a decision).
     assert_eq!(checked.finished, playouts, "{checked:?}");
     assert!(checked.states > 2_000 && checked.enumerated > 1_000, "{checked:?}");

@@ -1,9 +1,11 @@
 //! Replays every committed fuzz corpus file (`fuzz/corpus/<target>/`) through
-//! its target's invariant checks ([`pacozero_engine::paco::invariants`] and `shako::invariants`, the same
+//! its target's invariant checks ([`pacozero_engine::paco::invariants`], `shako::invariants` and
+//! `connect4::invariants`, the same
 //! functions the libFuzzer targets call), so the inputs the fuzzers found
 //! interesting keep guarding the engine in every `cargo test`, without
 //! cargo-fuzz or a nightly toolchain.
 
+use pacozero_engine::connect4::invariants as connect4_invariants;
 use pacozero_engine::paco::invariants;
 use pacozero_engine::shako::invariants as shako_invariants;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -62,4 +64,9 @@ fn play_corpus() {
 #[test]
 fn shako_corpus() {
     assert!(replay("shako", shako_invariants::play) > 100);
+}
+
+#[test]
+fn connect4_corpus() {
+    assert!(replay("connect4", connect4_invariants::play) > 90);
 }
