@@ -8,7 +8,7 @@
 mod common;
 
 use common::nim::{nim, Nim};
-use pacozero_engine::{paco, shako, Color, Game, Outcome};
+use pacozero_engine::{connect4, paco, shako, Color, Game, Outcome};
 use pacozero_search::{Algorithm, Proof, Proven, Search, SearchConfig, UniformEvaluator};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -241,6 +241,28 @@ fn shako_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
     assert!(searched > 100 && checked > 1000 && roots > 10, "{searched} searched, {checked} proofs checked, {roots} roots proven");
 }
 
+#[test]
+fn connect4_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
+    let (searched, checked, roots) = near_the_end::<connect4::GameState>(13, 40, 6, 300, 3);
+    assert!(searched > 150 && checked > 1000 && roots > 50, "{searched} searched, {checked} proofs checked, {roots} roots proven");
+}
+
+/// A decision search asks whether a fresh root wins this turn once: win
+/// detection asks, and the two-turn search after it does not ask again
+/// (a threat search can be the costliest call of a decision).
+#[test]
+fn a_fresh_root_is_asked_once_whether_it_wins_this_turn() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        for stones in [3u8, 5, 6, 9, 10] {
+            let root = nim(stones);
+            common::nim::forget_asked();
+            let mut s = Search::new(config(algorithm, true), root.clone(), false);
+            s.search_until(&UniformEvaluator, 50, None, false, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+            assert_eq!(common::nim::times_asked(&root), 1, "{algorithm:?}, {stones} stones");
+        }
+    }
+}
+
 /// A line of the proved tactics suite (`engine/tests/data/tactics.jsonl`).
 #[derive(serde::Deserialize)]
 struct Tactic {
@@ -389,6 +411,12 @@ fn shako_two_turn_wins_are_exactly_those_of_exhaustive_search() {
     let (found, absent) = two_turns_near_the_end::<shako::GameState>(22, 40, 8);
     // (4 and 269 when written.)
     assert!(found >= 3 && absent >= 100, "{found} found, {absent} confirmed absent");
+}
+
+#[test]
+fn connect4_two_turn_wins_are_exactly_those_of_exhaustive_search() {
+    let (found, absent) = two_turns_near_the_end::<connect4::GameState>(23, 60, 8);
+    assert!(found >= 10 && absent >= 100, "{found} found, {absent} confirmed absent");
 }
 
 /// Every Paco-in-2 root of the proved tactics suite is a two-turn win the

@@ -214,13 +214,19 @@ impl<G: Game> Search<G> {
     }
 
     /// The root's win in two turns ([`two_turn_win`]), asked once per
-    /// decision search, whether the root is fresh or a reused subtree's:
-    /// found, it becomes the search's forced win. Not asked where the rules
-    /// or the tree already decide the root, or where it wins this turn
-    /// (win detection answers that).
+    /// decision search ([`Search::begin`] sets it pending), whether the root
+    /// is fresh or a reused subtree's: found, it becomes the search's forced
+    /// win. Asked only of a root that does not win this turn, so a win in
+    /// one stays a win in one: a fresh root asks after win detection, and a
+    /// reused, expanded one was a leaf that win detection did not score as
+    /// won (a detected win is never expanded). Not asked where the rules or
+    /// the tree already decide the root.
     fn find_two_turn_win(&mut self) -> bool {
+        if !std::mem::take(&mut self.two_turns_pending) {
+            return false;
+        }
         let st = self.states[0].as_ref().expect("root state");
-        if self.nodes[0].proof.is_some() || st.outcome().is_some() || st.can_win_this_turn() {
+        if self.nodes[0].proof.is_some() || st.outcome().is_some() {
             return false;
         }
         let Some(w) = two_turn_win(st, TWO_TURN_BUDGET) else { return false };
@@ -237,12 +243,6 @@ impl<G: Game> Search<G> {
         if self.forced_wins.is_some() {
             return false;
         }
-        if self.two_turns_pending {
-            self.two_turns_pending = false;
-            if self.find_two_turn_win() {
-                return false;
-            }
-        }
         let root = &self.nodes[0];
         if root.kind != Kind::Expanded {
             let st = self.states[0].as_ref().expect("root state");
@@ -258,6 +258,10 @@ impl<G: Game> Search<G> {
                 self.forced_wins = Some(ForcedWin { legal: self.pending_legal.clone(), wins, turns: 1, turn: Vec::new() });
                 return false;
             }
+            if self.find_two_turn_win() {
+                return false;
+            }
+            let st = self.states[0].as_ref().expect("root state");
             if self.needs_encoding {
                 st.encode(&mut self.pending_planes, &mut self.pending_scalars);
             }
@@ -265,6 +269,9 @@ impl<G: Game> Search<G> {
             self.path.push(0);
             self.pending_node = 0;
             return true;
+        }
+        if self.find_two_turn_win() {
+            return false;
         }
         if self.setup_pending {
             self.setup_root(rng);

@@ -109,8 +109,26 @@ impl Game for Nim {
     /// that search meets detected wins below a root that is not one, as
     /// with a game whose detection is partial.
     fn can_win_this_turn(&self) -> bool {
+        ASKED.with(|a| *a.borrow_mut().entry(self.hash()).or_default() += 1);
         self.winner.is_none() && self.second && self.stones == 1
     }
+}
+
+thread_local! {
+    /// How often this thread asked `can_win_this_turn` of each position (by hash).
+    static ASKED: std::cell::RefCell<std::collections::HashMap<u64, usize>> = Default::default();
+}
+
+/// How often this thread asked `can_win_this_turn` of `g` since [`forget_asked`].
+#[allow(dead_code)]
+pub fn times_asked(g: &Nim) -> usize {
+    ASKED.with(|a| a.borrow().get(&g.hash()).copied().unwrap_or(0))
+}
+
+/// Forgets this thread's counts of [`times_asked`].
+#[allow(dead_code)]
+pub fn forget_asked() {
+    ASKED.with(|a| a.borrow_mut().clear());
 }
 
 /// White to move at the start of a turn with `stones` left.
