@@ -55,6 +55,8 @@ pub enum Command {
     Games(GamesArgs),
     /// Paco-in-1 and Paco-in-2 positions proved by exhaustive search: build the suite, or measure a network on it.
     Tactics(TacticsArgs),
+    /// Judge a network against perfect play: on a suite of positions a solver labelled (Connect Four's is bundled), how often its move is optimal, and its value's accuracy.
+    Solved(SolvedArgs),
     /// Write a network for other tools: ONNX, or the platform's bot file (see the book's chapter "ONNX export").
     Export(ExportArgs),
 }
@@ -120,6 +122,24 @@ pub enum TacticsCommand {
         #[arg(long)]
         network_only: bool,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct SolvedArgs {
+    /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Visits of each decision's search, one judged line each, comma-separated
+    /// (0: the network's policy alone, its most likely move).
+    #[arg(long, value_delimiter = ',', default_values_t = [0u32, 64, 800])]
+    pub visits: Vec<u32>,
+    /// The suite (JSON lines; default: the bundled Connect Four suite,
+    /// engine/tests/data/connect4-solved.jsonl, for a Connect Four network).
+    #[arg(long)]
+    pub suite: Option<PathBuf>,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -296,7 +316,7 @@ pub struct ArenaArgs {
     /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>,
     /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]],
     /// ref:<name>[...],
-    /// uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>[:timeout=<ms>];
+    /// uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>[+<s>]>[:timeout=<ms>];
     /// a budget is simulations per decision (64) or milliseconds per decision
     /// (50ms); w is the weight of random playouts in the network's leaf values,
     /// k the playouts per leaf; search.<key>=<value> changes a key of the

@@ -147,7 +147,7 @@ fn miniature_loop_runs_every_stage_and_resumes() {
     let rows = ratings_plot.split("</svg>").next().unwrap().matches(r#"class="interval""#).count();
     assert_eq!(rows, ratings.lines().count() - 1, "one error bar per rated player");
     assert!(page.contains("id=\"time-share\">Self-play and training took ") && page.contains("over 2 generations"), "no time share in the report");
-    check_report_in_browser(&run.join("report.html"), 8, "report.png");
+    check_report_in_browser(&run.join("report.html"), (8, 8), "report.png");
 
     // Running again resumes a finished run: nothing is redone.
     let before = std::fs::read_to_string(run.join("metrics.csv")).unwrap();

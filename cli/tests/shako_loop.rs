@@ -114,7 +114,7 @@ fn miniature_shako_loop_runs_every_stage() {
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(page.contains("vs gen-0001 (W-D-L)"), "report lacks the anchor column");
     assert!(page.contains("const GAMES = [{") && page.contains("\"size\":10") && page.contains("\"moves\":\"1. "), "report lacks Shako sample games");
-    check_report_in_browser(&run.join("report.html"), 10, "shako-report.png");
+    check_report_in_browser(&run.join("report.html"), (10, 10), "shako-report.png");
 
     // Resuming a finished run redoes nothing; a run cannot switch games.
     let before = std::fs::read_to_string(run.join("metrics.csv")).unwrap();

@@ -15,6 +15,7 @@ mod play;
 mod report;
 pub mod selfplay;
 mod show;
+mod solved;
 mod store;
 mod tactics;
 pub mod train;
@@ -48,6 +49,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Report(a) => report::run(a),
         Command::Games(a) => games::run(a),
         Command::Tactics(a) => tactics::run(a),
+        Command::Solved(a) => solved::run(a),
         Command::Export(a) => export::run(a),
     }
 }

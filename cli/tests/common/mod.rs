@@ -102,14 +102,14 @@ cheap_simulations = 4
 
 /// Opens a run's `report.html` in headless Chromium and checks what only the
 /// page's running script produces, against the sample games embedded in the
-/// page (`const GAMES = [...]`): for each game, a `size`x`size` board of cells
+/// page (`const GAMES = [...]`): for each game, a `width`x`height` board of cells
 /// with square titles, the label `turn M / M` of its last turn, that turn's
 /// notation and the game's move list. None of these strings is in the page
 /// source, so a script that throws, or draws nothing, fails the check. Chromium
 /// is required (`scripts/test.sh` installs it; `CHROMIUM` names another
 /// binary). A screenshot is kept in `<target>/tmp/<shot>` for a look by eye.
 #[allow(dead_code)]
-pub fn check_report_in_browser(page: &Path, size: usize, shot: &str) {
+pub fn check_report_in_browser(page: &Path, (width, height): (usize, usize), shot: &str) {
     let browser = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
     let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1400,2600"];
     let url = format!("file://{}", page.canonicalize().unwrap().display());
@@ -126,8 +126,8 @@ pub fn check_report_in_browser(page: &Path, size: usize, shot: &str) {
     let dom = String::from_utf8_lossy(&run(&["--dump-dom"]).stdout).to_string();
     let head = &dom[..dom.len().min(3000)];
     let cells = dom.matches("<td class=\"light").count() + dom.matches("<td class=\"dark").count();
-    assert_eq!(cells, games.len() * size * size, "the viewer drew {cells} board cells for {} games of {size}x{size}:\n{head}", games.len());
-    let corner = format!(" title=\"{}{size}\">", (b'a' + size as u8 - 1) as char);
+    assert_eq!(cells, games.len() * width * height, "the viewer drew {cells} board cells for {} games of {width}x{height}:\n{head}", games.len());
+    let corner = format!(" title=\"{}{height}\">", (b'a' + width as u8 - 1) as char);
     assert_eq!(dom.matches(&corner).count(), games.len(), "one top-right square {corner} per board");
     for g in &games {
         let turns = g["turns"].as_array().unwrap();

@@ -156,10 +156,11 @@ fn draw_rate(m: &MatchLine) -> f64 {
 /// A sample game for the viewer: one board per turn.
 struct SampleGame {
     title: String,
-    /// Board side.
+    /// Board width (files) and height (ranks).
     size: usize,
+    height: usize,
     /// (the turn prefixed by its side, `W`/`B`, in the game's turn notation;
-    /// the board after it as [`Game::board_cells`]: `size²` two-letter cells,
+    /// the board after it as [`Game::board_cells`]: `size × height` two-letter cells,
     /// White's piece or `.` then Black's piece or `.`, from the top-left
     /// square on).
     turns: Vec<(String, String)>,
@@ -207,7 +208,7 @@ fn sample_game<G: Game>(title: String, start_fen: &str, actions: &str) -> Result
             turn_start = g.clone();
         }
     }
-    Ok(SampleGame { title, size: G::BOARD_WIDTH, turns })
+    Ok(SampleGame { title, size: G::BOARD_WIDTH, height: G::BOARD_HEIGHT, turns })
 }
 
 /// Up to `n` games of the newest data chunk, decisive ones first, shortest
@@ -594,7 +595,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
         .filter_map(|s| s.as_ref().ok())
         .map(|s| {
             serde_json::json!({
-                "title": s.title, "size": s.size, "moves": s.move_list(),
+                "title": s.title, "size": s.size, "height": s.height, "moves": s.move_list(),
                 "turns": s.turns.iter().map(|(l, b)| serde_json::json!([l, b])).collect::<Vec<_>>(),
             })
         })
@@ -635,22 +636,22 @@ pre { background: #f7f7f7; padding: 8px; font-size: 12px; }
 "#;
 
 /// Draws each sample game as a board with buttons to step through its turns.
-const VIEWER_JS: &str = r#"const GLYPH = { W: {K:'♔',Q:'♕',R:'♖',B:'♗',N:'♘',P:'♙'}, B: {k:'♚',q:'♛',r:'♜',b:'♝',n:'♞',p:'♟'} };
+const VIEWER_JS: &str = r#"const GLYPH = { W: {K:'♔',Q:'♕',R:'♖',B:'♗',N:'♘',P:'♙',x:'●'}, B: {k:'♚',q:'♛',r:'♜',b:'♝',n:'♞',p:'♟',o:'○'} };
 // Pieces without a chess glyph (Shako's elephant E and cannon C) show as letters.
 const piece = (side, c) => GLYPH[side][c] || '<span class="' + (side === 'W' ? 'lw' : 'lb') + '">' + c.toUpperCase() + '</span>';
-function drawBoard(el, cells, size) {
+function drawBoard(el, cells, size, height) {
   const files = 'abcdefghijklmnopqrstuvwxyz'.slice(0, size);
   let html = '<table class="board">';
-  for (let r = 0; r < size; r++) {
+  for (let r = 0; r < height; r++) {
     html += '<tr>';
     for (let f = 0; f < size; f++) {
       const i = 2 * (size * r + f), w = cells[i], b = cells[i + 1];
       const shade = (r + f) % 2 === 0 ? 'light' : 'dark';
       const union = w !== '.' && b !== '.';
       const txt = (w !== '.' ? piece('W', w) : '') + (b !== '.' ? piece('B', b) : '');
-      html += '<td class="' + shade + (union ? ' union' : '') + '" title="' + files[f] + (size - r) + '">' + txt + '</td>';
+      html += '<td class="' + shade + (union ? ' union' : '') + '" title="' + files[f] + (height - r) + '">' + txt + '</td>';
     }
-    html += '<td class="coords">' + (size - r) + '</td></tr>';
+    html += '<td class="coords">' + (height - r) + '</td></tr>';
   }
   html += '<tr>' + [...files].map(c => '<td class="coords">' + c + '</td>').join('') + '</tr></table>';
   el.innerHTML = html;
@@ -665,7 +666,7 @@ GAMES.forEach((g, n) => {
   box.querySelector('.moves').textContent = g.moves || '';
   let at = g.turns.length - 1;
   const show = () => {
-    drawBoard(box.querySelector('.b'), g.turns[at][1], g.size || 8);
+    drawBoard(box.querySelector('.b'), g.turns[at][1], g.size || 8, g.height || g.size || 8);
     box.querySelector('.idx').textContent = 'turn ' + at + ' / ' + (g.turns.length - 1);
     box.querySelector('.turn').textContent = g.turns[at][0];
   };
@@ -842,7 +843,7 @@ mod tests {
 
     fn labelled(turns: &[&str]) -> SampleGame {
         let turns = std::iter::once("start").chain(turns.iter().copied()).map(|l| (l.to_string(), String::new())).collect();
-        SampleGame { title: "t".into(), size: 8, turns }
+        SampleGame { title: "t".into(), size: 8, height: 8, turns }
     }
 
     #[test]
