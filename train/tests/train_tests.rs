@@ -468,7 +468,20 @@ fn the_shipped_training_file_loads_with_every_key_it_documents() {
     let path = Path::new(&dir).join("../configs/train.toml");
     let file = load_train_file(Some(&path)).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
     assert_eq!(file.train.export_average, 0.0);
-    assert_eq!(file.train.mirror_augment, TrainConfig::default().mirror_augment);
+    // The learning targets and the augmentation of configs/quick.toml's recipe.
+    let quick = std::fs::read_to_string(Path::new(&dir).join("../configs/quick.toml")).unwrap();
+    let quick: toml::Value = toml::from_str(&quick).unwrap();
+    let q = &quick["train"];
+    assert_eq!(
+        (file.train.value_q_mix, file.train.value_horizon as i64, file.train.value_horizon_mix, file.train.mirror_augment),
+        (
+            q["value_q_mix"].as_float().unwrap(),
+            q["value_horizon"].as_integer().unwrap(),
+            q["value_horizon_mix"].as_float().unwrap(),
+            q["mirror_augment"].as_bool().unwrap()
+        )
+    );
+    assert!(file.train.mirror_augment && !TrainConfig::default().mirror_augment, "the file says where it differs from the defaults");
     // An unknown key is refused, naming it.
     let text = std::fs::read_to_string(&path).unwrap().replace("export_average =", "export_averag =");
     let dir = tempfile::tempdir().unwrap();
