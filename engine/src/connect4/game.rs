@@ -73,6 +73,11 @@ impl GameState {
         Ok(g)
     }
 
+    /// The bundled suite of solved positions ([`Game::SOLVED_SUITE`]).
+    pub fn solved_suite_text() -> &'static str {
+        <GameState as Game>::SOLVED_SUITE.expect("Connect Four bundles its solved suite")
+    }
+
     /// The columns where the mover completes four now (0-based, ascending).
     pub fn winning_columns(&self) -> Vec<usize> {
         if self.outcome().is_some() {
