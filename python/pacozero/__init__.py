@@ -1,7 +1,7 @@
-"""PacoZero from Python: the Paco Ŝako and Shako engines, the self-play
+"""PacoZero from Python: the Paco Ŝako, Shako and Connect Four engines, the self-play
 training data and the networks, through the project's own Rust crates.
 
-* ``Paco`` / ``Shako``: game states, one class per game of the engine's
+* ``Paco`` / ``Shako`` / ``Connect4``: game states, one class per game of the engine's
   registry (``GAMES``, all subclasses of ``State``; ``from_fen``, ``start``,
   ``fischer_random``, ``random_start``, ``legal_actions``, ``apply``,
   ``push``, ``parse_turn``, ``perft``, ``encode`` ...). Actions are policy

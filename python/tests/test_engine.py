@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pacozero
-from pacozero import Paco, Shako
+from pacozero import Connect4, Paco, Shako
 
 from conftest import REPO
 
@@ -232,3 +232,25 @@ def test_mangled_fens_raise_value_errors_not_panics():
         s.legal_actions()
         s.encode()
         assert cls.from_fen(s.fen()).fen() == s.fen()
+
+
+def test_connect4_is_a_game_of_the_package():
+    # The registry's third game comes with no Python code of its own.
+    assert Connect4.GAME == "connect4" and Connect4.NUM_ACTIONS == 7
+    assert Connect4.input_shape == (5 + 3, 6, 7)
+    assert "connect4" in pacozero.GAMES
+    s = Connect4.start()
+    assert s.fen() == "-" and s.legal_actions() == list(range(7))
+    # Published perft of Connect Four from the empty board.
+    assert [s.perft(d) for d in (1, 4, 7)] == [7, 2401, 823536]
+    # Four in a column wins; the position is the columns played.
+    for a in (0, 1, 0, 1, 0, 1):
+        s = s.apply(a)
+    assert s.fen() == "121212" and s.to_move == "white"
+    won = s.apply(s.parse_action("1"))
+    assert won.outcome() == "white" and won.status == "four_in_a_row"
+    planes, scalars = s.encode()
+    assert planes.shape == (5, 6, 7) and scalars.shape == (3,)
+    assert planes[3, 3, 0] == 1.0  # a4 completes the mover's four
+    with pytest.raises(ValueError):
+        Connect4.from_fen("1111111")  # column 1 holds six
