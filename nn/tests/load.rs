@@ -107,7 +107,9 @@ fn a_network_of_no_game_is_named_with_its_shape() {
     let info = ModelInfo::untrained("odd");
     let ev = NetworkEvaluator { net: Network::from_model(random_net(&net, 52), net, info, &default_device(), 1).unwrap(), id: "odd".into() };
     let e = network_game(&ev, "label").unwrap_err().to_string();
-    assert_eq!(e, "label: the network's inputs (5 channels, 8x8, encoding pacozero) and 50 policy slots fit none of the games (paco, shako)");
+    let games: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
+    assert_eq!(e, format!("label: the network's inputs (5 channels, 8x8, encoding pacozero) and 50 policy slots fit none of the games ({})", games.join(", ")));
+    assert!(games.len() >= 3, "every registered game is named: {e}");
 }
 
 #[test]
