@@ -19,10 +19,10 @@
 //! | `phase` | `begin`, `middle` or `end`: how far the game is |
 //! | `source` | how the position was drawn |
 
-use crate::tactics::{network_turn, Knowledge};
+use crate::tactics::{evaluate_position, network_turn, Knowledge};
 use anyhow::{bail, Context, Result};
 use pacozero_engine::Game;
-use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
+use pacozero_search::{EvalOutput, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -157,9 +157,7 @@ impl ValueLine {
 pub fn judge_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[SolvedLine], sims: &[u32]) -> Result<(Vec<JudgeLine>, ValueLine)> {
     let mut lines: Vec<JudgeLine> = sims.iter().map(|&s| JudgeLine { sims: s, ..JudgeLine::default() }).collect();
     let mut value = ValueLine::default();
-    let mut legal = Vec::new();
-    let (mut planes, mut scalars) = (vec![0u64; G::NUM_BIT_PLANES * G::WORDS_PER_PLANE], vec![0f32; G::NUM_SCALARS]);
-    let mut out = EvalOutput::default();
+    let (mut legal, mut out) = (Vec::new(), EvalOutput::default());
     for t in suite {
         let g = G::from_notation(&t.position).map_err(|e| anyhow::anyhow!("suite position {}: {e}", t.position))?;
         for line in &mut lines {
@@ -175,9 +173,7 @@ pub fn judge_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[SolvedLine]
             p[2] += usize::from(cor);
         }
         g.playable_actions(&mut legal);
-        g.encode(&mut planes, &mut scalars);
-        let req = EvalRequest { state: &g, legal: &legal, planes: &planes, scalars: &scalars };
-        evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
+        evaluate_position(evaluator, &g, &legal, &mut out)?;
         let wdl = out.wdl[0];
         let exact = match t.value {
             1 => 0,

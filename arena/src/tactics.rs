@@ -76,19 +76,25 @@ pub fn network_turn<G: Game, E: Evaluator<G>>(evaluator: &E, g: &G, sims: u32, k
     }
 }
 
+/// The network's output for `g` alone with the decisions `legal`, into
+/// `out` (priors aligned with `legal`).
+pub(crate) fn evaluate_position<G: Game, E: Evaluator<G>>(evaluator: &E, g: &G, legal: &[u16], out: &mut EvalOutput) -> Result<()> {
+    let (mut planes, mut scalars) = (vec![0u64; G::NUM_BIT_PLANES * G::WORDS_PER_PLANE], vec![0f32; G::NUM_SCALARS]);
+    g.encode(&mut planes, &mut scalars);
+    let req = EvalRequest { state: g, legal, planes: &planes, scalars: &scalars };
+    evaluator.evaluate(std::slice::from_ref(&req), out)
+}
+
 /// The turn of the policy alone: the most likely decision each time.
 fn policy_turn<G: Game, E: Evaluator<G>>(evaluator: &E, state: &mut G) -> Result<Vec<u16>> {
     let mover = state.to_move();
-    let (mut planes, mut scalars) = (vec![0u64; G::NUM_BIT_PLANES * G::WORDS_PER_PLANE], vec![0f32; G::NUM_SCALARS]);
     let (mut legal, mut out, mut played) = (Vec::new(), EvalOutput::default(), Vec::new());
     while state.to_move() == mover && state.outcome().is_none() && played.len() < MAX_TURN_DECISIONS {
         state.playable_actions(&mut legal);
         if legal.is_empty() {
             break;
         }
-        state.encode(&mut planes, &mut scalars);
-        let req = EvalRequest { state: &*state, legal: &legal, planes: &planes, scalars: &scalars };
-        evaluator.evaluate(std::slice::from_ref(&req), &mut out)?;
+        evaluate_position(evaluator, &*state, &legal, &mut out)?;
         let priors = out.priors_of(0);
         let action = legal[(0..legal.len()).max_by(|&a, &b| priors[a].total_cmp(&priors[b])).expect("legal actions")];
         state.apply(action);

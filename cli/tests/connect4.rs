@@ -117,17 +117,7 @@ fn a_miniature_connect4_loop_and_every_command_on_its_network() {
     assert!(table.contains("rollout:4") && table.contains("random"), "{table}");
 
     // Play in the terminal: a bad move, then a legal one; the bot answers.
-    let mut child = bin()
-        .args(["play", "--game", "connect4", "--model", s(&model), "--sims", "8"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"9\n4\nquit\n").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = stdout_of(&out);
-    assert!(out.status.success(), "{}", output_text(&out));
+    let text = run_with_input(&["play", "--game", "connect4", "--model", s(&model), "--sims", "8"], "9\n4\nquit\n");
     assert!(text.contains("`9` is not a legal decision here") && text.contains("1 2 3 4 5 6 7"), "{text}");
     let reply = text.lines().find_map(|l| l.split("bot plays: ").nth(1)).unwrap_or_else(|| panic!("no reply: {text}"));
     assert!(("1"..="7").contains(&reply.trim()), "{text}");

@@ -74,7 +74,8 @@ threads = 1
 /// share of optimal moves among the legal ones (a uniformly random move),
 /// and the share of the commonest exact result (a constant value guess).
 fn knowing_nothing() -> (f64, f64) {
-    let suite = pacozero_engine::connect4::GameState::solved_suite_text();
+    use pacozero_engine::Game;
+    let suite = pacozero_engine::connect4::GameState::SOLVED_SUITE.expect("Connect Four bundles its solved suite");
     let lines: Vec<serde_json::Value> = suite.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
     let n = lines.len() as f64;
     let random = lines.iter().map(|l| l["optimal"].as_array().unwrap().len() as f64 / l["move_scores"].as_object().unwrap().len() as f64).sum::<f64>() / n;

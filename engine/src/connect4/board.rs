@@ -36,7 +36,7 @@ pub const fn cell(column: usize, row: usize) -> u64 {
 
 /// Every cell of `column`.
 #[inline(always)]
-const fn column_cells(column: usize) -> u64 {
+pub(super) const fn column_cells(column: usize) -> u64 {
     ((1 << HEIGHT) - 1) << (column * STRIDE)
 }
 
@@ -103,6 +103,12 @@ impl Board {
             r |= pair & (stones >> (3 * shift));
         }
         r & (BOARD ^ self.mask)
+    }
+
+    /// The cells where a stone of `stones` dropped now completes four.
+    #[inline(always)]
+    pub fn wins_now(&self, stones: u64) -> u64 {
+        self.winning_cells_of(stones) & self.landing_cells()
     }
 
     /// `true` when `stones` hold a line of four.

@@ -1,7 +1,7 @@
 //! A game in progress: the board, the columns played, the result, and the
 //! [`Game`] implementation search uses.
 
-use super::board::{Board, CELLS, HEIGHT, WIDTH};
+use super::board::{column_cells, Board, CELLS, HEIGHT, WIDTH};
 use super::encode;
 use crate::game::{BadNotation, Encoding, Fact, Game, Outcome, PolicyPlanes};
 use crate::types::Color;
@@ -73,18 +73,13 @@ impl GameState {
         Ok(g)
     }
 
-    /// The bundled suite of solved positions ([`Game::SOLVED_SUITE`]).
-    pub fn solved_suite_text() -> &'static str {
-        <GameState as Game>::SOLVED_SUITE.expect("Connect Four bundles its solved suite")
-    }
-
     /// The columns where the mover completes four now (0-based, ascending).
     pub fn winning_columns(&self) -> Vec<usize> {
         if self.outcome().is_some() {
             return Vec::new();
         }
-        let wins = self.board.winning_cells_of(self.board.mover) & self.board.landing_cells();
-        (0..WIDTH).filter(|&c| (0..HEIGHT).any(|r| wins & super::board::cell(c, r) != 0)).collect()
+        let wins = self.board.wins_now(self.board.mover);
+        (0..WIDTH).filter(|&c| wins & column_cells(c) != 0).collect()
     }
 
     fn drop_stone(&mut self, column: usize) {
@@ -192,7 +187,7 @@ impl Game for GameState {
     }
 
     fn can_win_this_turn(&self) -> bool {
-        self.outcome().is_none() && self.board.winning_cells_of(self.board.mover) & self.board.landing_cells() != 0
+        self.outcome().is_none() && self.board.wins_now(self.board.mover) != 0
     }
 
     fn start() -> Self {
@@ -242,9 +237,8 @@ impl Game for GameState {
 
     fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
         out.clear();
-        let landing = self.board.landing_cells();
-        out.push(self.board.winning_cells_of(self.board.mover) & landing != 0);
-        out.push(self.board.winning_cells_of(self.board.opponent()) & landing != 0);
+        out.push(self.board.wins_now(self.board.mover) != 0);
+        out.push(self.board.wins_now(self.board.opponent()) != 0);
         true
     }
 

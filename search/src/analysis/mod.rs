@@ -167,6 +167,17 @@ enum Msg<G: Game> {
     Error(LineError),
 }
 
+impl<G: Game> Msg<G> {
+    /// The message of a parsed line; `None` for a blank one.
+    fn of(parsed: Result<Line<G>, LineError>) -> Option<Msg<G>> {
+        match parsed {
+            Ok(Line::Blank) => None,
+            Ok(l) => Some(Msg::Line(l)),
+            Err(e) => Some(Msg::Error(e)),
+        }
+    }
+}
+
 /// Serves the queries read from `input` with `evaluator` until the input
 /// ends and every query is answered; answers go to `output`, one line each,
 /// flushed as written.
@@ -186,11 +197,7 @@ where
                     InputLine::Text(text) => parse_line::<G>(&text, number, opts),
                     bad => Err(LineError { id: Value::Null, message: bad.problem(number).expect("a line that is not text has a problem") }),
                 };
-                let msg = match parsed {
-                    Ok(Line::Blank) => continue,
-                    Ok(l) => Msg::Line(l),
-                    Err(e) => Msg::Error(e),
-                };
+                let Some(msg) = Msg::of(parsed) else { continue };
                 if tx.send(msg).is_err() {
                     break; // the search loop stopped (an output error)
                 }
@@ -218,12 +225,7 @@ where
     W: Write,
 {
     let (tx, rx) = mpsc::channel::<Msg<G>>();
-    for (i, line) in text.lines().enumerate() {
-        let msg = match parse_line::<G>(line, i + 1, opts) {
-            Ok(Line::Blank) => continue,
-            Ok(l) => Msg::Line(l),
-            Err(e) => Msg::Error(e),
-        };
+    for msg in text.lines().enumerate().filter_map(|(i, line)| Msg::of(parse_line::<G>(line, i + 1, opts))) {
         tx.send(msg).expect("the receiver is alive");
     }
     drop(tx);
