@@ -192,6 +192,9 @@ pub fn judge_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[SolvedLine]
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pacozero_engine::connect4;
+    use pacozero_search::{EvalRequest, UniformEvaluator};
+    use std::collections::HashMap;
 
     fn scores(pairs: &[(&str, i32)]) -> BTreeMap<String, i32> {
         pairs.iter().map(|&(m, s)| (m.to_string(), s)).collect()
@@ -206,5 +209,59 @@ mod tests {
         assert_eq!((drawn.value, drawn.optimal.len(), drawn.correct.len()), (0, 2, 2));
         let lost = derive(&scores(&[("1", -2), ("3", -7), ("4", -1)]));
         assert_eq!((lost.value, lost.score, lost.optimal, lost.correct.len()), (-1, -1, vec!["4".to_string()], 3));
+    }
+
+    /// Knows the suite: all its prior on the first optimal move and all its
+    /// value on the exact result.
+    struct Perfect(HashMap<String, (String, i8)>);
+
+    impl<G: Game> Evaluator<G> for Perfect {
+        fn name(&self) -> String {
+            "perfect".into()
+        }
+        fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
+            out.reset(batch);
+            for (i, r) in batch.iter().enumerate() {
+                let Some((best, value)) = self.0.get(&r.state.notation()) else { continue };
+                let start = out.offsets[i];
+                for (k, &a) in r.legal.iter().enumerate() {
+                    out.priors[start + k] = if r.state.action_name(a) == *best { 1.0 } else { 0.0 };
+                }
+                out.wdl[i] = match value {
+                    1 => [1.0, 0.0, 0.0],
+                    0 => [0.0, 1.0, 0.0],
+                    _ => [0.0, 0.0, 1.0],
+                };
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_judge_counts_what_the_evaluator_chose_and_what_it_valued() {
+        let suite: Vec<SolvedLine> =
+            parse_solved::<connect4::GameState>(connect4::GameState::SOLVED_SUITE.unwrap(), "bundled").unwrap().into_iter().step_by(10).collect();
+        assert_eq!(suite.len(), 30);
+        let perfect = Perfect(suite.iter().map(|t| (t.position.clone(), (t.optimal[0].clone(), t.value))).collect());
+        let (lines, value) = judge_suite::<connect4::GameState, _>(&perfect, &suite, &[0]).unwrap();
+        assert_eq!((lines[0].sims, lines[0].total, lines[0].optimal, lines[0].correct), (0, 30, 30, 30));
+        assert_eq!(lines[0].by_phase.values().map(|p| p[0]).sum::<usize>(), 30);
+        assert_eq!(value, ValueLine { total: 30, right: 30, mean_probability: 1.0 });
+        // Uniform priors pick the last legal move (ties go to the last); a certain draw is right
+        // exactly at the drawn positions, with probability one there.
+        let drawn = suite.iter().filter(|t| t.value == 0).count();
+        let first_is = |set: fn(&SolvedLine) -> &Vec<String>| suite.iter().filter(|t| set(t).contains(&last_legal(t))).count();
+        let (lines, value) = judge_suite::<connect4::GameState, _>(&UniformEvaluator, &suite, &[0]).unwrap();
+        assert_eq!((lines[0].total, lines[0].optimal, lines[0].correct), (30, first_is(|t| &t.optimal), first_is(|t| &t.correct)));
+        assert!(lines[0].optimal < 30, "the suite has positions where the last column is not optimal");
+        assert_eq!((value.total, value.right), (30, drawn));
+        assert!((value.mean_probability - drawn as f64 / 30.0).abs() < 1e-9);
+    }
+
+    fn last_legal(t: &SolvedLine) -> String {
+        let g = connect4::GameState::from_notation(&t.position).unwrap();
+        let mut legal = Vec::new();
+        g.playable_actions(&mut legal);
+        g.action_name(legal[legal.len() - 1])
     }
 }

@@ -333,6 +333,13 @@ mod tests {
             assert!(before.outcome().is_none() && before.can_win_this_turn(), "{reason}: one before");
             assert!(before.winning_columns().contains(&((moves.as_bytes()[moves.len() - 1] - b'1') as usize)));
         }
+        // Exactly the columns that complete four: x on 1-3 of the bottom row
+        // wins at 4 only; x on 2-4 wins at 1 and 5 (o's three in column 7
+        // are o's, not the mover's).
+        assert_eq!(play("112233").winning_columns(), vec![3]);
+        assert_eq!(play("273747").winning_columns(), vec![0, 4]);
+        assert_eq!(play("1727").winning_columns(), Vec::<usize>::new());
+        assert_eq!(play("").winning_columns(), Vec::<usize>::new());
         // A full board without four (found by random filling, checked by a
         // direct scan in Python): a draw, and no column is left.
         let g = play("256426457127755361771411454217542236336633");
