@@ -11,11 +11,13 @@ the same solved suite with the same judge as `pacozero solved`.
 libraries its AlphaZero imports but the wheel does not require (jax, flax,
 chex, optax), then runs `open_spiel.python.algorithms.alpha_zero` with the
 defaults of OpenSpiel's own example (`examples/alpha_zero.py`) scaled to 2
-cores: one actor process beside the learner, no evaluator process (its MCTS
-matches would take a core from the training), a replay buffer a quarter of
-the example's (one actor with 40 simulations a move in Python fills it
-slowly), a checkpoint every 5
-learner steps so that the curve has points, and stops it after `--minutes`.
+cores: two actor processes, one a core, beside the learner (which waits
+for their states between its updates), no evaluator process (its MCTS
+matches would take a core from the actors), a replay buffer a quarter of
+the example's (two actors with 40 simulations a move in Python fill it
+slowly), a numbered checkpoint at every learner step (OpenSpiel keeps only
+`checkpoint--1` between numbered ones) so that the curve has points, and
+stops it after `--minutes`.
 
 `judge` scores every checkpoint on `engine/tests/data/connect4-solved.jsonl`:
 the share of positions whose move is optimal (the solver's best score) for
@@ -48,7 +50,7 @@ CONFIG = dict(
     # The example's 2**14 states with reuse 3 train first after 5,461 new
     # states: on 2 cores one actor plays about 10 games (220 states) a
     # minute, so the learner waited 25 minutes. A quarter of the buffer
-    # trains every 1,365 states, about every 6 minutes.
+    # trains every 1,365 states, every 3 minutes or so with two actors.
     replay_buffer_size=2**12,
     replay_buffer_reuse=3,
     learning_rate=1e-3,
@@ -61,8 +63,8 @@ CONFIG = dict(
     nn_model="resnet",
     nn_width=2**8,
     nn_depth=2,
-    checkpoint_freq=5,
-    actors=1,
+    checkpoint_freq=1,
+    actors=2,
     evaluators=0,
     evaluation_window=100,
     eval_levels=7,
