@@ -19,12 +19,17 @@ slowly), a numbered checkpoint at every learner step (OpenSpiel keeps only
 `checkpoint--1` between numbered ones) so that the curve has points, and
 stops it after `--minutes`.
 
-`judge` scores every checkpoint on `engine/tests/data/connect4-solved.jsonl`:
+`judge` scores checkpoints on `engine/tests/data/connect4-solved.jsonl`:
 the share of positions whose move is optimal (the solver's best score) for
 the policy alone (the most likely legal action) and for OpenSpiel's own MCTS
 with the AlphaZero evaluator at each visit budget, and the value's accuracy.
-It writes `judged.jsonl` in `--out`, one line per checkpoint with its wall
-time since the start of training, for the plot beside PacoZero's curve.
+With `--every-minutes M` it takes, as `pacozero solved --run` does for a
+PacoZero run, the newest checkpoint at each step of M minutes and the last
+one; without, every checkpoint. It merges into `judged.jsonl` in `--out`
+(a checkpoint judged again keeps the visit budgets of both runs), one
+line per checkpoint in the format of `pacozero_run::solved_curve` (`network`,
+`seconds` since training started, `optimal` by visits, `value`,
+`implementation`), for `pacozero solved --run <run> --peer <out>/judged.jsonl`.
 """
 
 import argparse
@@ -118,7 +123,7 @@ from open_spiel.python.algorithms import mcts
 from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
 from open_spiel.python.algorithms.alpha_zero import utils
 
-out, suite_path, visits = sys.argv[1], sys.argv[2], [int(v) for v in sys.argv[3].split(",")]
+out, suite_path, visits, every = sys.argv[1], sys.argv[2], [int(v) for v in sys.argv[3].split(",")], float(sys.argv[4])
 cfg = json.load(open(os.path.join(out, "config.json")))
 game = pyspiel.load_game("connect_four")
 suite = [json.loads(l) for l in open(suite_path) if l.strip()]
@@ -138,12 +143,51 @@ args = dict(model_type=cfg["nn_model"], input_shape=cfg["observation_shape"], ou
 # built from the run's config and loads each step (OpenSpiel 2.0.2's own
 # `Model.from_checkpoint` calls `load_checkpoint` without its step).
 steps = sorted(int(p.rsplit("-", 1)[1]) for p in glob.glob(os.path.join(out, "checkpoint-*")) if p.rsplit("-", 1)[1].isdigit())
+age = {s: os.path.getmtime(os.path.join(out, f"checkpoint-{s}")) - started for s in steps}
+if every > 0 and steps:
+    # The newest checkpoint at each step of `every` seconds, and the last.
+    picked, t = [], every
+    while True:
+        before = [s for s in steps if age[s] <= t]
+        if before and (not picked or picked[-1] != before[-1]):
+            picked.append(before[-1])
+        if t >= age[steps[-1]]:
+            break
+        t += every
+    if picked[-1] != steps[-1]:
+        picked.append(steps[-1])
+    steps = picked
 model = Model.build_model(**args)
+nnx_inference = model.inference
+
+
+# The model's own inference (merge, eval mode, masked softmax) under
+# jax.jit: the same outputs, without re-tracing every call (the eager
+# version takes some 8 ms a position, 800 visits of 300 positions half an
+# hour). The learner's actors keep OpenSpiel's own.
+def jitted(model):
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    graphdef = model._state.graphdef
+
+    @jax.jit
+    def run(params, batch_stats, observation, legals_mask):
+        net = nnx.merge(graphdef, params, batch_stats)
+        net.eval()
+        logits, value = net(jnp.asarray(observation, dtype=jnp.float32))
+        logits = jnp.where(legals_mask, logits, jnp.full_like(logits, jnp.finfo(jnp.float32).min))
+        return value, nnx.softmax(logits)
+
+    return lambda observation, legals_mask: run(model._state.params, model._state.batch_stats, observation, jnp.asarray(legals_mask, dtype=jnp.bool))
+
+
 for step in steps:
-    ckpt = os.path.join(out, f"checkpoint-{step}")
     model.load_checkpoint(step)
+    model.inference = jitted(model) if os.environ.get("PEER_EAGER") != "1" else nnx_inference
     ev = evaluator_lib.AlphaZeroEvaluator(game, model)
-    line = {"checkpoint": os.path.basename(ckpt), "step": step, "seconds": os.path.getmtime(ckpt) - started}
+    line = {"network": f"checkpoint-{step}", "seconds": age[step], "optimal": {}, "implementation": sys.argv[5]}
     right = 0
     for v in visits:
         optimal = 0
@@ -156,7 +200,7 @@ for step in steps:
                 bot = mcts.MCTSBot(game, cfg["uct_c"], v, ev, solve=True, dirichlet_noise=None, child_selection_fn=mcts.SearchNode.puct_value)
                 action = bot.step(s)
             optimal += str(action + 1) in t["optimal"]
-        line[f"optimal_{v}"] = 100.0 * optimal / len(suite)
+        line["optimal"][str(v)] = 100.0 * optimal / len(suite)
     for t in suite:
         value = ev.evaluate(state_of(t["position"]))[0]
         guess = 1 if value > 1 / 3 else (-1 if value < -1 / 3 else 0)
@@ -168,10 +212,21 @@ for step in steps:
 
 def judge(args):
     out = Path(args.out).resolve()
-    result = subprocess.run([python(), "-c", JUDGE, str(out), str(SUITE), args.visits], check=True, stdout=subprocess.PIPE, text=True)
+    implementation = f"OpenSpiel {PACKAGES[0].split('==')[1]} AlphaZero"
+    result = subprocess.run([python(), "-c", JUDGE, str(out), str(SUITE), args.visits, str(args.every_minutes * 60), implementation], check=True, stdout=subprocess.PIPE, text=True)
+    # Merged into the checkpoints judged before (by network: the visit
+    # budgets of both), so that a costly budget can be judged on fewer
+    # checkpoints in a second run.
+    path = out / "judged.jsonl"
+    merged = {}
+    for text in (path.read_text() if path.exists() else "", result.stdout):
+        for line in filter(str.strip, text.splitlines()):
+            point = json.loads(line)
+            known = merged.setdefault(point["network"], point)
+            known["optimal"].update(point["optimal"])
     tmp = out / "judged.jsonl.tmp"
-    tmp.write_text(result.stdout)
-    tmp.rename(out / "judged.jsonl")
+    tmp.write_text("".join(json.dumps(p) + "\n" for p in sorted(merged.values(), key=lambda p: p["seconds"])))
+    tmp.rename(path)
     sys.stdout.write(result.stdout)
 
 
@@ -184,6 +239,7 @@ def main():
     j = sub.add_parser("judge")
     j.add_argument("--out", required=True)
     j.add_argument("--visits", default="0,64,800")
+    j.add_argument("--every-minutes", type=float, default=0, help="judge the newest checkpoint at each step of this many minutes, and the last (0: every checkpoint)")
     args = ap.parse_args()
     {"train": train, "judge": judge}[args.what](args)
 

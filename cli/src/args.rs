@@ -127,8 +127,22 @@ pub enum TacticsCommand {
 #[derive(Args, Debug)]
 pub struct SolvedArgs {
     /// Network model file (or a run directory: its current model; `ref:<name>`: a reference network).
+    #[arg(long, required_unless_present = "run", conflicts_with = "run")]
+    pub model: Option<PathBuf>,
+    /// Judge the run's networks at steps of its wall time instead (the
+    /// learning curve): each new point is appended to <run>/solved.jsonl, so
+    /// an interrupted curve resumes; the report plots it.
     #[arg(long)]
-    pub model: PathBuf,
+    pub run: Option<PathBuf>,
+    /// With --run: minutes between the curve's points (the newest network at
+    /// each step, and the last one).
+    #[arg(long, default_value_t = 5.0, requires = "run")]
+    pub every_minutes: f64,
+    /// With --run: a peer's curve (JSON lines as scripts/peer-openspiel.py
+    /// judge writes them), checked and copied into <run>/solved-peer.jsonl
+    /// for the report, beside the run's own.
+    #[arg(long, requires = "run")]
+    pub peer: Option<PathBuf>,
     /// Visits of each decision's search, one judged line each, comma-separated
     /// (0: the network's policy alone, its most likely move).
     #[arg(long, value_delimiter = ',', default_values_t = [0u32, 64, 800])]

@@ -15,6 +15,7 @@
 //! | `data/` | self-play | chunks `<stem>.positions.parquet` + `<stem>.games.parquet` (crate docs of `pacozero_data`, `docs/DATA.md`) |
 //! | `match-games/` | the loop's evaluation | one chunk per match, `gen-NNNN-<match>` (`baseline`, `anchor`, `external`, `gating`): its games in the games table, with the players' specs, no positions (`pacozero_arena::records`); a repeated evaluation rewrites its chunks |
 //! | `ladder.json`, `ladder.md`, `ladder-games/` | `pacozero ladder --run` | the yardstick: the run's players against an external engine at rising node budgets, as the command's JSON and Markdown, and every game in the games table (`pacozero_arena::ladder`, `docs/yardstick.md`) |
+//! | `solved.jsonl`, `solved-peer.jsonl` | `pacozero solved --run` | the learning curve against perfect play: the run's networks at points of its wall time judged on a solved suite, and a peer's checkpoints judged on the same suite (`pacozero_run::solved_curve`, `docs/connect4.md`) |
 //! | `models/<name>.pzmodel` | the trainer's export | a model file (`pacozero_nn::modelfile`) |
 //! | `models/current` | the loop's promotion, `train --export` | the file name of the best model and a newline: the one record of which model is best |
 //! | `checkpoints/latest.pzckpt` | the trainer | the resumable training state (`pacozero_train`) |
@@ -126,6 +127,16 @@ impl RunDir {
     /// `ladder-games/`: every game of the run's ladder (the games table).
     pub fn ladder_games(&self) -> PathBuf {
         self.root.join("ladder-games")
+    }
+
+    /// `solved.jsonl`: the run's networks judged on a solved suite at points of its wall time.
+    pub fn solved_curve(&self) -> PathBuf {
+        self.root.join("solved.jsonl")
+    }
+
+    /// `solved-peer.jsonl`: a peer's checkpoints judged on the same suite.
+    pub fn solved_peer(&self) -> PathBuf {
+        self.root.join("solved-peer.jsonl")
     }
 
     /// `report.html`: the run's report.

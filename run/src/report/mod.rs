@@ -22,6 +22,7 @@
 pub mod svg;
 
 use crate::files::{read_generations, read_matches, write_atomic, Generations, MatchLine};
+use crate::solved_curve;
 use anyhow::{Context, Result};
 use pacozero_data::RunDir;
 use pacozero_engine::{Color, Game, GameKind, GameVisitor};
@@ -340,7 +341,79 @@ fn charts(run: &Path, gens: &Generations, matches: &[MatchLine], ratings: &[Rati
         }
     }
     out.push(("losses.svg", lc));
+    if let Some(c) = solved_chart(run)? {
+        out.push(("solved.svg", c));
+    }
     Ok(out)
+}
+
+/// Colours of the curves against perfect play, by visit budget (smallest
+/// first): the run's, and the peer's in lighter shades.
+const SOLVED_COLORS: [(&str, &str); 4] = [("#1f5fd1", "#8fb0ea"), ("#2a9d3a", "#96d4a0"), ("#d12f1f", "#eb9a92"), ("#b02ab0", "#d999d9")];
+
+/// The optimal-move share against wall time, the run's and the peer's
+/// (`solved.jsonl`, `solved-peer.jsonl`), or `None` when neither exists.
+fn solved_chart(run: &Path) -> Result<Option<Chart>> {
+    let (own, peer) = solved_curve::read_curves(run)?;
+    if own.is_empty() && peer.is_empty() {
+        return Ok(None);
+    }
+    let mut c = Chart::new("Optimal moves against perfect play, by wall time", "minutes", "optimal moves (%)");
+    let visits: BTreeSet<u32> = own.iter().chain(&peer).flat_map(|p| p.optimal.keys().copied()).collect();
+    for (i, v) in visits.iter().enumerate() {
+        let (color, light) = SOLVED_COLORS[i % SOLVED_COLORS.len()];
+        let how = if *v == 0 { "policy".to_string() } else { format!("{v} visits") };
+        let points = |curve: &[solved_curve::CurvePoint]| curve.iter().filter_map(|p| Some((p.seconds / 60.0, *p.optimal.get(v)?))).collect::<Vec<_>>();
+        if !own.is_empty() {
+            c.series.push(Series::markers(&format!("PacoZero, {how}"), color, points(&own)));
+        }
+        if let Some(name) = peer.first().and_then(|p| p.implementation.as_deref()) {
+            c.series.push(Series::markers(&format!("{name}, {how}"), light, points(&peer)));
+        }
+    }
+    c.y_include.extend([0.0, 100.0]);
+    Ok(Some(c))
+}
+
+/// The table of the curves against perfect play, and the wall time each
+/// side needs to reach the peer's final share; nothing without a curve.
+fn solved_section(run: &Path) -> Result<String> {
+    let (own, peer) = solved_curve::read_curves(run)?;
+    if own.is_empty() && peer.is_empty() {
+        return Ok(String::new());
+    }
+    let mut h = String::from(
+        "<h2 id=\"perfect-play\">Against perfect play</h2>\n<p class=\"dim\">The share of a solved suite's positions where the chosen move is optimal (the solver's best score), by visits per decision (0: the policy alone), and the share where the value's most likely result is exact. From <code>solved.jsonl</code> and <code>solved-peer.jsonl</code> (<code>pacozero solved --run</code>).</p>\n",
+    );
+    let visits: Vec<u32> = own.iter().chain(&peer).flat_map(|p| p.optimal.keys().copied()).collect::<BTreeSet<_>>().into_iter().collect();
+    if let Some(last) = peer.last() {
+        if let Some(&v) = visits.iter().rev().find(|v| last.optimal.contains_key(v) && own.iter().any(|p| p.optimal.contains_key(v))) {
+            let share = last.optimal[&v];
+            let at = |t: Option<f64>| t.map_or("never".to_string(), |s| format!("{:.1} minutes", s / 60.0));
+            let (mine, theirs) = (solved_curve::time_to_reach(&own, v, share), solved_curve::time_to_reach(&peer, v, share));
+            let _ = writeln!(
+                h,
+                "<p id=\"time-to-peer\">The peer's final share at {v} visits is {share:.1}%: this run reaches it after {}, the peer after {}.</p>",
+                at(mine),
+                at(theirs)
+            );
+        }
+    }
+    h.push_str("<table class=\"data\"><tr><th>who</th><th>network</th><th>minutes</th>");
+    for v in &visits {
+        let _ = write!(h, "<th>optimal, {}</th>", if *v == 0 { "policy".to_string() } else { format!("{v} visits") });
+    }
+    h.push_str("<th>value exact</th></tr>\n");
+    for p in own.iter().chain(&peer) {
+        let who = p.implementation.as_deref().unwrap_or("this run");
+        let _ = write!(h, "<tr><td>{}</td><td>{}</td><td>{:.1}</td>", html_escape(who), html_escape(&p.network), p.seconds / 60.0);
+        for v in &visits {
+            let _ = write!(h, "<td>{}</td>", p.optimal.get(v).map_or("–".to_string(), |s| format!("{s:.1}%")));
+        }
+        let _ = writeln!(h, "<td>{:.1}%</td></tr>", p.value);
+    }
+    h.push_str("</table>\n");
+    Ok(h)
 }
 
 /// The wall time of the generations with a full time record, in seconds.
@@ -546,6 +619,7 @@ pub fn write_report(run: &Path) -> Result<PathBuf> {
     }
     h.push_str("</table>\n");
     h.push_str(&ladder_section(run)?);
+    h.push_str(&solved_section(run)?);
     h.push_str("<h2>Generations</h2>\n<details><summary>Every generation's figures</summary>\n");
     h.push_str("<table class=\"data\"><tr><th>gen</th><th>self-play games</th><th>draw rate</th><th>mean length</th><th>sims/s</th><th>train loss</th><th>value loss on new games</th><th>Elo vs gen-0001</th><th>vs baseline (W-D-L)</th><th>score</th><th>vs gen-0001 (W-D-L)</th><th>score</th><th>gating (W-D-L)</th><th>promoted</th></tr>\n");
     for g in table_generations(&gens, &matches) {
@@ -1240,7 +1314,44 @@ mod tests {
         let h = std::fs::read_to_string(write_report(&run.0).unwrap()).unwrap();
         assert!(h.contains("<h2>Ratings</h2>") && h.contains("<h2>Generations</h2>"), "{h}");
         assert!(!h.contains("plot-ratings") && !h.contains("time-share") && !h.contains("<tr><td>1</td>"), "{h}");
-        assert!(!h.contains("Yardstick") && !h.contains("Configuration"), "{h}");
+        assert!(!h.contains("Yardstick") && !h.contains("Configuration") && !h.contains("perfect-play"), "{h}");
+    }
+
+    #[test]
+    fn the_report_plots_the_curve_against_perfect_play_beside_the_peers() {
+        let run = TempDir::new("report-solved");
+        run.write(
+            "solved.jsonl",
+            r#"{"network":"gen-0003","seconds":300,"optimal":{"0":70,"800":88},"value":60}
+{"network":"gen-0001","seconds":60,"optimal":{"0":40,"800":75.5},"value":50}
+"#,
+        );
+        run.write(
+            "solved-peer.jsonl",
+            r#"{"network":"checkpoint-1","seconds":120,"optimal":{"800":50},"value":40,"implementation":"Peer <x>"}
+{"network":"checkpoint-4","seconds":600,"optimal":{"800":80},"value":55,"implementation":"Peer <x>"}
+"#,
+        );
+        let h = std::fs::read_to_string(write_report(&run.0).unwrap()).unwrap();
+        assert!(h.contains("<figure id=\"plot-solved\"><svg") && RunDir::new(&run.0).plots().join("solved.svg").is_file(), "{h}");
+        assert!(h.contains("PacoZero, 800 visits") && h.contains("Peer &lt;x&gt;, 800 visits") && h.contains("PacoZero, policy"), "{h}");
+        // The peer's final 80% at 800 visits: this run at gen-0003 (5 min), the peer at 10.
+        assert!(
+            h.contains(
+                "<p id=\"time-to-peer\">The peer's final share at 800 visits is 80.0%: this run reaches it after 5.0 minutes, the peer after 10.0 minutes.</p>"
+            ),
+            "{h}"
+        );
+        // In time order, the run's first; a budget the peer lacks is a dash.
+        let rows = [
+            "<tr><td>this run</td><td>gen-0001</td><td>1.0</td><td>40.0%</td><td>75.5%</td><td>50.0%</td></tr>",
+            "<tr><td>this run</td><td>gen-0003</td><td>5.0</td>",
+            "<tr><td>Peer &lt;x&gt;</td><td>checkpoint-1</td><td>2.0</td><td>–</td><td>50.0%</td><td>40.0%</td></tr>",
+        ];
+        let at: Vec<usize> = rows.iter().map(|r| h.find(r).unwrap_or_else(|| panic!("no {r} in {h}"))).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+        run.write("solved-peer.jsonl", r#"{"network":"c","seconds":1,"optimal":{"800":500},"value":1,"implementation":"p"}"#);
+        assert!(err_text(write_report(&run.0)).contains("solved-peer.jsonl, line 1"));
     }
 
     #[test]
