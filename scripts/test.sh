@@ -48,6 +48,9 @@ fi
 rm -rf "$CARGO_TARGET_DIR/book"
 "$MDBOOK" build docs -d "$CARGO_TARGET_DIR/book"
 python3 scripts/check-book-links.py "$CARGO_TARGET_DIR/book"
+# No sentence of the user's chapters (SUMMARY.md's parts before "For
+# contributors", the generated command reference left out) runs over 40 words.
+python3 scripts/check-sentences.py
 
 # Programs some tests drive, installed from Debian when missing (as root);
 # the variable names another binary instead.
