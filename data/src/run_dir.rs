@@ -13,7 +13,7 @@
 //! | `ratings.csv`, `ratings.md` | the loop | Elo of every player over all matches, anchored at `gen-0001` (`pacozero_run::files::write_ratings`) |
 //! | `report.html`, `plots/*.svg` | `pacozero report`, the loop | the run's report and its plots (`pacozero_run::report`) |
 //! | `data/` | self-play | chunks `<stem>.positions.parquet` + `<stem>.games.parquet` (crate docs of `pacozero_data`, `docs/DATA.md`) |
-//! | `match-games/` | the loop's evaluation | one chunk per match, `gen-NNNN-<match>` (`baseline`, `anchor`, `external`, `gating`): its games in the games table, with the players' specs, no positions (`pacozero_arena::records`); a repeated evaluation rewrites its chunks |
+//! | `match-games/` | the loop's evaluation | one chunk per match, `gen-NNNN-<match>` (`baseline`, `anchor`, `previous`, `external`, `gating`): its games in the games table, with the players' specs, no positions (`pacozero_arena::records`); a repeated evaluation rewrites its chunks |
 //! | `ladder.json`, `ladder.md`, `ladder-games/` | `pacozero ladder --run` | the yardstick: the run's players against an external engine at rising node budgets, as the command's JSON and Markdown, and every game in the games table (`pacozero_arena::ladder`, `docs/yardstick.md`) |
 //! | `solved.jsonl`, `solved-peer.jsonl` | `pacozero solved --run` | the learning curve against perfect play: the run's networks at points of its wall time judged on a solved suite, and a peer's checkpoints judged on the same suite (`pacozero_run::solved_curve`, `docs/connect4.md`) |
 //! | `models/<name>.pzmodel` | the trainer's export | a model file (`pacozero_nn::modelfile`) |
