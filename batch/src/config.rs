@@ -39,80 +39,92 @@ pub enum LrSchedule {
 }
 
 /// Training configuration (a `[train]` TOML table). Unknown keys are refused.
-///
-/// | key | default | range | meaning |
-/// |---|---|---|---|
-/// | `batch_size` | 256 | 1..=65536 | positions per step |
-/// | `seed` | 1 | any | seed of shuffling (and weight init of a new run) |
-/// | `optimizer` | `"sgd"` | `sgd`/`adamw` | optimizer |
-/// | `lr` | 0.02 | (0, 10] | peak learning rate |
-/// | `momentum` | 0.9 | [0, 1) | SGD momentum (ignored by AdamW) |
-/// | `weight_decay` | 1e-4 | [0, 1) | SGD: L2 penalty added to gradients; AdamW: decoupled decay |
-/// | `grad_clip_norm` | 0 | >= 0 | clip the gradient norm of each parameter tensor (0 = off) |
-/// | `warmup_steps` | 100 | >= 0 | linear warmup from 0 to `lr` |
-/// | `lr_schedule` | `"constant"` | `constant`/`step`/`cosine` | schedule after warmup |
-/// | `lr_step_every` | 10000 | >= 1 | steps between decays (`step`) |
-/// | `lr_step_gamma` | 0.1 | (0, 1] | decay factor (`step`) |
-/// | `cosine_steps` | 100000 | >= 1 | length of the cosine (`cosine`) |
-/// | `lr_min_factor` | 0.01 | [0, 1] | final lr / lr (`cosine`) |
-/// | `policy_weight` | 1.0 | >= 0 | weight of the policy cross-entropy (full-search rows only) |
-/// | `value_weight` | 1.0 | >= 0 | weight of the WDL cross-entropy |
-/// | `moves_left_weight` | 0.05 | >= 0 | weight of the moves-left MSE on `ln(1+moves_left)` |
-/// | `sako_weight` | 0.1 | >= 0 | weight of the auxiliary targets' BCE (the game's `Game::AUX_TARGETS`; the name is from Paco Ŝako's, kept so configurations and `metrics.csv`'s `sako_loss` read on) |
-/// | `reply_policy_weight` | 0.15 | >= 0 | weight of the reply head's cross-entropy (networks with `net.reply_policy`) |
-/// | `value_q_mix` | 0.0 | [0, 1] | WDL target = (1-m-h)·onehot(result) + m·root_wdl + h·(root_wdl `value_horizon` decisions later) |
-/// | `value_horizon` | 0 | 0..=1000 | decisions ahead of the short-horizon value target (`targets.rs`) |
-/// | `value_horizon_mix` | 0.0 | [0, 1], with `value_q_mix` at most 1 | h above; needs `value_horizon` > 0 |
-/// | `mirror_augment` | false | bool | Paco Ŝako: each sampled position without a castling right is file-mirrored (a ↔ h: planes and policy) with probability 1/2 |
-/// | `export_average` | 0.0 | [0, 0.99] | exported weights = this × the previous export's + (1 − this) × the trained ones, folded at the end of each `train_steps` call (parameters and batch-norm statistics; 0 = the trained weights) |
-/// | `window_c` | 250000 | >= 1 | KataGo-style window: `c·(1 + β((N/c)^α − 1)/α)` for N positions seen |
-/// | `window_alpha` | 0.75 | (0, 1] | α of the window formula |
-/// | `window_beta` | 0.4 | [0, 10] | β of the window formula |
-/// | `window_max` | 2000000 | 1..=50000000 | upper bound of the window (also capped by N); at most [`MAX_WINDOW`] |
-/// | `min_positions` | 1 | >= 1 | refuse to train with fewer positions on disk |
-/// | `reload_every_steps` | 0 | >= 0 | re-read the window after this many steps (0 = after each full pass) |
-/// | `metrics_every` | 1 | >= 1 | append a CSV row every this many steps |
-/// | `plot_every` | 200 | >= 0 | read and ignored: the trainer draws no PNG plots any more (their axes had no text); its curves are in TensorBoard (`tensorboard/train/`) and the run report's SVG plots. Kept so that earlier runs' configurations still read |
-/// | `checkpoint_every` | 500 | >= 0 | write a checkpoint every this many steps (0 = only at the end of `train_steps`) |
-/// | `threads` | 0 | 0..=1024 | CPU threads for training (0 = rayon global pool) |
-/// | `progress` | true | bool | show an indicatif progress bar |
+/// Each key's meaning, with its range, is on its field; the book's
+/// configuration-key reference (`docs/config-keys.md`) is generated from them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
+    /// Positions per step (1..=65536).
     pub batch_size: usize,
+    /// Seed of the shuffling (and of the weight initialisation of a new run).
     pub seed: u64,
+    /// Optimizer: `"sgd"` or `"adamw"`.
     pub optimizer: OptimizerKind,
+    /// Peak learning rate (> 0, <= 10).
     pub lr: f64,
+    /// SGD momentum, ignored by AdamW (0 <= m < 1).
     pub momentum: f64,
+    /// SGD: L2 penalty added to the gradients; AdamW: decoupled weight decay (0 <= d < 1).
     pub weight_decay: f64,
+    /// Clip the gradient norm of each parameter tensor to this (>= 0; 0 = off).
     pub grad_clip_norm: f64,
+    /// Steps of linear warmup from 0 to `lr`.
     pub warmup_steps: u64,
+    /// Schedule after warmup: `"constant"`, `"step"` or `"cosine"`.
     pub lr_schedule: LrSchedule,
+    /// `lr_schedule = "step"`: steps between decays (>= 1).
     pub lr_step_every: u64,
+    /// `lr_schedule = "step"`: decay factor (> 0, <= 1).
     pub lr_step_gamma: f64,
+    /// `lr_schedule = "cosine"`: length of the cosine in steps after warmup (>= 1).
     pub cosine_steps: u64,
+    /// `lr_schedule = "cosine"`: final learning rate as a fraction of `lr` (0..=1).
     pub lr_min_factor: f64,
+    /// Weight of the policy cross-entropy, on full-search rows only (>= 0).
     pub policy_weight: f64,
+    /// Weight of the WDL (value) cross-entropy (>= 0).
     pub value_weight: f64,
+    /// Weight of the moves-left MSE on `ln(1 + moves_left)` (>= 0).
     pub moves_left_weight: f64,
-    /// Weight of the auxiliary targets' loss (the game's, whatever they are).
+    /// Weight of the auxiliary targets' BCE: the game's `Game::AUX_TARGETS`,
+    /// whatever they are (>= 0). The name is from Paco Ŝako's; it is kept so
+    /// that configurations and `metrics.csv`'s `sako_loss` still read.
     pub sako_weight: f64,
+    /// Weight of the reply head's cross-entropy, for networks with
+    /// `net.reply_policy` (>= 0).
     pub reply_policy_weight: f64,
+    /// Share m of the search's root WDL in the value target (0..=1): the
+    /// target is (1 − m − h)·result + m·root WDL + h·(the root WDL
+    /// `value_horizon` decisions later), h being `value_horizon_mix`.
     pub value_q_mix: f64,
+    /// Decisions ahead of the short-horizon value target (0..=1000; see
+    /// `value_horizon_mix` and `targets.rs`).
     pub value_horizon: u32,
+    /// Share h of the short-horizon value target (0..=1, at most 1 −
+    /// `value_q_mix`); needs `value_horizon` > 0.
     pub value_horizon_mix: f64,
+    /// Paco Ŝako: each sampled position without a castling right is
+    /// mirrored a ↔ h (planes and policy) with probability 1/2.
     pub mirror_augment: bool,
+    /// Exported weights = this × the previous export's + (1 − this) × the
+    /// trained ones, folded at the end of each training call (parameters and
+    /// batch-norm statistics; 0..=0.99; 0 = the trained weights).
     pub export_average: f64,
+    /// c of KataGo's window formula `c·(1 + β((N/c)^α − 1)/α)` for N
+    /// positions seen (>= 1).
     pub window_c: f64,
+    /// α of the window formula (> 0, <= 1).
     pub window_alpha: f64,
+    /// β of the window formula (0..=10).
     pub window_beta: f64,
+    /// Upper bound of the window, which N caps too (1..=50000000, [`MAX_WINDOW`]).
     pub window_max: usize,
+    /// Refuse to train with fewer positions on disk (>= 1).
     pub min_positions: usize,
+    /// Re-read the window after this many steps (0 = after each full pass).
     pub reload_every_steps: u64,
+    /// Append a row to `metrics.csv` every this many steps (>= 1).
     pub metrics_every: u64,
+    /// Read and ignored: the trainer draws no PNG plots any more. Its curves
+    /// are in TensorBoard (`tensorboard/train/`) and the run report's SVG
+    /// plots. Kept so that earlier runs' configurations still read.
     pub plot_every: u64,
+    /// Write a checkpoint every this many steps (0 = only at the end of a
+    /// training call).
     pub checkpoint_every: u64,
+    /// CPU threads for training (0..=1024; 0 = rayon's global pool).
     pub threads: usize,
+    /// Show a progress bar.
     pub progress: bool,
 }
 

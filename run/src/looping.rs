@@ -97,13 +97,19 @@ pub struct LoopConfig {
     pub promotion: Promotion,
     /// Minimum score against the best for `promotion = "score"` (0..=1).
     pub promotion_score: f64,
-    /// SPRT hypotheses (Elo) and error rates for `promotion = "sprt"`: the
-    /// gating match plays pairs until the test decides, at most
-    /// `gating_games`; undecided at the cap is recorded as such in
+    /// `promotion = "sprt"`: the Elo of the null hypothesis (the candidate
+    /// is no better). The gating match plays pairs until the test decides,
+    /// at most `gating_games`; undecided at the cap is recorded as such in
     /// `matches.jsonl` and is not a promotion.
     pub sprt_elo0: f64,
+    /// `promotion = "sprt"`: the Elo of the alternative hypothesis, the gain
+    /// a promotion needs (greater than `sprt_elo0`).
     pub sprt_elo1: f64,
+    /// `promotion = "sprt"`: the false-positive rate, promoting a candidate
+    /// no better than `sprt_elo0` (0 < α < 0.5).
     pub sprt_alpha: f64,
+    /// `promotion = "sprt"`: the false-negative rate, keeping a candidate
+    /// `sprt_elo1` better (0 < β < 0.5).
     pub sprt_beta: f64,
     /// Games of each candidate from generation 2 on against the first
     /// network, gen-0001, at `eval_simulations` (even, 0 = none): a direct

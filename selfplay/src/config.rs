@@ -112,7 +112,8 @@ pub struct SelfplayConfig {
     /// so that the configuration hash of earlier runs stays the same).
     #[serde(skip_serializing_if = "is_default_encoding")]
     pub encoding: String,
-    /// Search settings.
+    /// Search settings: the `[search]` table of a self-play file,
+    /// `[selfplay.search]` of a loop file.
     pub search: SearchConfig,
 }
 

@@ -27,15 +27,31 @@ pub struct TrainFile {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetTable {
+    /// Residual blocks in the tower (1..=64).
     pub blocks: u32,
+    /// Channels of the tower (4..=1024).
     pub channels: u32,
+    /// Squeeze-excitation reduction ratio: the SE bottleneck has
+    /// `channels / se_ratio` units (0 = no SE; else 1..=`channels`).
     pub se_ratio: u32,
+    /// Channels of the policy head's first convolution (1..=1024).
     pub policy_channels: u32,
+    /// Channels of the value head's 1x1 convolution (1..=1024).
     pub value_channels: u32,
+    /// Hidden units of the value head's fully connected layer (1..=4096).
     pub value_hidden: u32,
+    /// Global pooling in the value head (KataGo's): the hidden layer reads
+    /// the mean and the maximum of each value channel over the board
+    /// instead of every square's, so it has far fewer weights to overfit with.
     pub value_pool: bool,
+    /// A second, auxiliary policy head (unused by search) trained on the
+    /// opponent's reply: the search policy of the opponent's next decision
+    /// (KataGo's opponent-policy target); see `train.reply_policy_weight`.
     pub reply_policy: bool,
-    /// `"fc"` or `"conv"` (`NetConfig::policy_head`).
+    /// The policy head (`NetConfig::policy_head`): `"fc"`, a fully
+    /// connected layer from every square to every policy slot, or `"conv"`,
+    /// convolutions to the game's policy planes (AlphaZero's), a few
+    /// thousand weights for any board.
     pub policy_head: PolicyHead,
     /// The input encoding (`NetConfig::encoding`): `"pacozero"`, or for
     /// Paco Ŝako `"platform"`, the platform's own input. It must be the
