@@ -154,6 +154,18 @@ fn a_miniature_connect4_loop_and_every_command_on_its_network() {
     // Without --suite the bundled suite is judged.
     let out = run_ok(&["solved", "--model", s(&model), "--visits", "0"]);
     assert!(stdout_of(&out).contains("the bundled suite"), "{}", stdout_of(&out));
+
+    // The run's curve against perfect play, a peer's beside it, in the report.
+    let peer = dir.path().join("judged.jsonl");
+    std::fs::write(&peer, "{\"network\":\"checkpoint-1\",\"seconds\":1e6,\"optimal\":{\"0\":100},\"value\":50,\"implementation\":\"peer\"}\n").unwrap();
+    let out = stdout_of(&run_ok(&["solved", "--run", s(&run), "--suite", s(&suite), "--visits", "0", "--every-minutes", "0.01", "--peer", s(&peer)]));
+    assert!(out.contains("the peer's curve: 1 points") && out.contains("networks on the curve"), "{out}");
+    assert!(out.contains("the peer's final share at 0 visits, 100.0%") && out.contains("the peer at 16666.7 min"), "{out}");
+    let curve = std::fs::read_to_string(run.join("solved.jsonl")).unwrap();
+    assert!(curve.lines().count() >= 1 && curve.contains("\"network\":\"gen-000"), "{curve}");
+    run_ok(&["report", "--run", s(&run)]);
+    let report = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(report.contains("id=\"perfect-play\"") && report.contains("<td>peer</td><td>checkpoint-1</td>"), "the report has no curve");
 }
 
 #[test]
