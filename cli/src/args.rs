@@ -59,6 +59,46 @@ pub enum Command {
     Solved(SolvedArgs),
     /// Write a network for other tools: ONNX, or the platform's bot file (see the book's chapter "ONNX export").
     Export(ExportArgs),
+    /// Print the effective configuration of a loop, self-play or training file as TOML: every key, defaults filled in, as the command that reads the file uses it (or, with --diff, the keys where two files differ).
+    Config(ConfigArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ConfigArgs {
+    /// Configuration file (default: the built-in settings of --kind; a loop's
+    /// are the embedded configs/quick.toml).
+    #[arg(long, conflicts_with = "run")]
+    pub config: Option<PathBuf>,
+    /// A run directory: show its own config.toml (the loop's copy, what the
+    /// run trains with).
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// Override one key of the configuration, `section.key=value` or
+    /// `key=value` for a top-level key, as the command reading the file
+    /// would (e.g. `train.lr=0.001`); repeatable.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Read the file as this kind (default: from its sections: [loop] or
+    /// [selfplay] make a loop file, top-level keys or [search] a self-play
+    /// file, [net] and [train] alone a training file).
+    #[arg(long, value_enum)]
+    pub kind: Option<ConfigKind>,
+    /// Print only the keys whose effective values differ from this other
+    /// file's, one `section.key: this -> other` line each (the keys both
+    /// kinds have).
+    #[arg(long)]
+    pub diff: Option<PathBuf>,
+}
+
+/// The kinds of configuration file, by the command that reads them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ConfigKind {
+    /// `pacozero loop --config`: [loop], [selfplay], [selfplay.search], [net], [train].
+    Loop,
+    /// `pacozero selfplay --config`: self-play keys at the top level and [search].
+    Selfplay,
+    /// `pacozero train --config`: [net] and [train] (of a loop file too).
+    Train,
 }
 
 #[derive(Args, Debug)]

@@ -57,7 +57,7 @@ const COMMAND_OUTPUT: &str = "command-output";
 /// The subcommands that run for real (each takes seconds on the inputs the
 /// book gives them, or on [`FIXTURES`]); the others are only parsed. Every
 /// `--help` runs too.
-const RUN: &[&str] = &["show", "legal", "perft", "book import", "book probe", "book export", "games export"];
+const RUN: &[&str] = &["show", "legal", "perft", "book import", "book probe", "book export", "games export", "config --config"];
 
 /// Deepest `perft --depth` that runs (deeper ones take minutes; they are parsed).
 const PERFT_MAX_DEPTH: u32 = 3;
@@ -69,6 +69,8 @@ const TIMEOUT: Duration = Duration::from_secs(180);
 /// command names one that is not there: a file's text, or the pacozero
 /// command that writes it.
 const FIXTURES: &[(&str, Fixture)] = &[
+    // The training file the scale-out jobs read: the repository's, copied.
+    ("train.toml", Fixture::Text(include_str!("../../configs/train.toml"))),
     ("positions.jsonl", Fixture::Text("{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -\"}\n")),
     ("book.parquet", Fixture::Made(&["book", "import", "--format", "platform", "cli/tests/data/platform_book_kinds.json", "--out", "book.parquet"])),
     (

@@ -369,11 +369,19 @@ fn open_run(run: &Path, args: ConfigArgs<'_>, obs: &dyn LoopObserver) -> Result<
         }
         return Ok(saved);
     }
-    let (text, origin) = crate::overrides::config_text(args.config, Fallback { text: QUICK_TOML, name: "configs/quick.toml (embedded)" }, args.sets)?;
+    let (text, origin) = new_run_text(args.config, args.sets)?;
     LoopFile::parse(&text, &origin)?;
     let text = format!("# made by pacozero {}\n{text}", pacozero_nn::provenance());
     write_atomic(&copy, text.as_bytes())?;
     LoopFile::parse(&text, &copy.display().to_string())
+}
+
+/// The loop file a new run reads, as text with the `--set` overrides
+/// applied ([`crate::overrides::config_text`]), and its name in errors:
+/// `config` (default: the embedded configs/quick.toml). [`LoopFile::parse`]
+/// reads it; `pacozero config` shows what it holds.
+pub fn new_run_text(config: Option<&Path>, sets: &[String]) -> Result<(String, String)> {
+    crate::overrides::config_text(config, Fallback { text: QUICK_TOML, name: "configs/quick.toml (embedded)" }, sets)
 }
 
 /// The programs and the files outside the run that a loop configuration

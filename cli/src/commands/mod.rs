@@ -3,6 +3,7 @@ mod analyze;
 mod arena;
 mod bench;
 mod book;
+mod config;
 mod export;
 mod games;
 mod ladder;
@@ -51,6 +52,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Tactics(a) => tactics::run(a),
         Command::Solved(a) => solved::run(a),
         Command::Export(a) => export::run(a),
+        Command::Config(a) => config::run(a),
     }
 }
 
@@ -75,8 +77,14 @@ pub fn game_at<G: Game>(fen: Option<&str>, decisions: Option<&str>) -> Result<G>
 pub fn train_file(a: &crate::args::TrainArgs) -> anyhow::Result<pacozero_train::TrainFile> {
     let own = pacozero_data::RunDir::new(&a.run).config();
     let path = a.config.clone().or_else(|| own.exists().then_some(own));
-    let (text, origin) = pacozero_run::overrides::config_text(path.as_deref(), pacozero_run::overrides::Fallback::DEFAULTS, &a.set)?;
-    let mut file = pacozero_train::TrainFile::from_toml_str(&text, &origin)?;
+    let mut file = train_file_at(path.as_deref(), &a.set)?.0;
     file.train.progress &= !a.quiet;
     Ok(file)
+}
+
+/// The training file at `path` (the built-in settings without one) with the
+/// `--set` overrides, as `pacozero train` reads it, and its name in errors.
+pub fn train_file_at(path: Option<&std::path::Path>, sets: &[String]) -> anyhow::Result<(pacozero_train::TrainFile, String)> {
+    let (text, origin) = pacozero_run::overrides::config_text(path, pacozero_run::overrides::Fallback::DEFAULTS, sets)?;
+    Ok((pacozero_train::TrainFile::from_toml_str(&text, &origin)?, origin))
 }

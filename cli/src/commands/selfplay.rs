@@ -7,7 +7,7 @@ use pacozero_data::{check_data_dir_as, RunDir};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_run::rounds::{selfplay_round, selfplay_rounds, RoundReport, SelfplayPlayer, Series};
 use pacozero_selfplay::SelfplayConfig;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub fn run(a: SelfplayArgs) -> Result<()> {
     if a.store.is_some() {
@@ -23,9 +23,16 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     a.game.visit(Selfplay(a))
 }
 
-fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
-    let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), pacozero_run::overrides::Fallback::DEFAULTS, &a.set)?;
+/// The self-play file at `path` (the built-in settings without one) with
+/// the `--set` overrides, as `pacozero selfplay` reads it, and its name in errors.
+pub fn config_at(path: Option<&Path>, sets: &[String]) -> Result<(SelfplayConfig, String)> {
+    let (text, origin) = pacozero_run::overrides::config_text(path, pacozero_run::overrides::Fallback::DEFAULTS, sets)?;
     let cfg = SelfplayConfig::from_toml_str(&text).with_context(|| format!("in {origin}"))?;
+    Ok((cfg, origin))
+}
+
+fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
+    let cfg = config_at(a.config.as_deref(), &a.set)?.0;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),
         (None, Some(r)) => RunDir::new(r).data(),

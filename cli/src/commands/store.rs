@@ -22,8 +22,7 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
     }
     let url = a.store.clone().context("selfplay in a store needs --store URL")?;
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
-    let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), pacozero_run::overrides::Fallback::DEFAULTS, &a.set)?;
-    let config = pacozero_selfplay::SelfplayConfig::from_toml_str(&text).with_context(|| format!("in {origin}"))?;
+    let config = super::selfplay::config_at(a.config.as_deref(), &a.set)?.0;
     let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
     a.game.visit(Worker(w))
 }
