@@ -24,14 +24,21 @@
 //!   scratch buffers (thread-local, grown once, never shrunk).
 //!
 //! The auxiliary Ŝako head is not computed (self-play does not read it).
+//!
+//! [`FastNet::quantized`] makes a copy whose tower convolutions (the blocks'
+//! 3x3 convolutions, nearly all of the work) run in int8
+//! ([`crate::conv3x3_i8`]); the stem, squeeze-excitation, skip connections
+//! and heads stay fp32.
 
 use std::cell::RefCell;
 
 use rayon::prelude::*;
 
 use crate::conv3x3;
-use crate::error::NnResult;
+use crate::conv3x3_i8::{self, Int8Kernel, QuantConv};
+use crate::error::{NnError, NnResult};
 use crate::model::{NetConfig, PacoNet, PolicyHead};
+use crate::precision::NetPrecision;
 use crate::weights::{Dense, FoldedConv, Weights};
 
 /// Products with at least this many rows use `matrixmultiply`, smaller ones `gemm`.
@@ -80,6 +87,31 @@ struct ConvPolicy {
     reads_means: bool,
 }
 
+/// The tower's convolutions in int8 ([`FastNet::quantized`]).
+#[derive(Clone, Debug)]
+struct Int8Tower {
+    /// Each block's two convolutions in order (`a`, then `b`): tower layer `2*i + j`.
+    convs: Vec<QuantConv>,
+    kernel: Int8Kernel,
+    /// A padded row of zero bytes: the rows read off the board.
+    zeros: Vec<u8>,
+}
+
+impl Int8Tower {
+    /// Tower layer `layer` on `src: [B*HW, C]` into `out: [B*HW, C]`.
+    #[allow(clippy::too_many_arguments)]
+    fn conv(&self, layer: usize, hw: usize, taps: &[i32], src: &[f32], out: &mut [f32], relu: bool, scratch: &mut Int8Scratch) {
+        let q = &self.convs[layer];
+        let rows = src.len() / q.cin;
+        let bytes = take(&mut scratch.bytes, rows * q.cin_padded());
+        let scales = take(&mut scratch.scales, rows / hw);
+        conv3x3_i8::quantize_input(q, hw, src, bytes, scales);
+        let sums = take(&mut scratch.sums, rows * q.cout_padded());
+        conv3x3_i8::accumulate(self.kernel, q, conv3x3_i8::Board { hw, taps, zeros: &self.zeros }, bytes, sums);
+        conv3x3_i8::dequantize(q, hw, sums, scales, out, relu);
+    }
+}
+
 /// Inference-only copy of a [`PacoNet`] (see the module docs).
 #[derive(Clone, Debug)]
 pub struct FastNet {
@@ -114,6 +146,8 @@ pub struct FastNet {
     wdl_fc: Dense,
     /// `[Vh, 1]`.
     moves_left_fc: Dense,
+    /// The tower in int8 ([`FastNet::quantized`]); `None`: fp32.
+    int8: Option<Int8Tower>,
 }
 
 /// Outputs of [`FastNet::forward`] for a batch of `B` positions.
@@ -174,6 +208,19 @@ struct Scratch {
     /// Small per-position buffers (SE, head hidden layers).
     s1: Vec<f32>,
     s2: Vec<f32>,
+    /// The int8 tower's buffers.
+    int8: Int8Scratch,
+}
+
+/// Buffers of an int8 convolution.
+#[derive(Default)]
+struct Int8Scratch {
+    /// The input as bytes, `[B*HW, C padded]`.
+    bytes: Vec<u8>,
+    /// The sums, `[B*HW, C padded]`.
+    sums: Vec<i32>,
+    /// Each position's scale of its bytes, `[B]`.
+    scales: Vec<f32>,
 }
 
 thread_local! {
@@ -181,9 +228,9 @@ thread_local! {
 }
 
 /// `buf[..n]`, growing `buf` if needed (contents unspecified).
-fn take(buf: &mut Vec<f32>, n: usize) -> &mut [f32] {
+fn take<T: Copy + Default>(buf: &mut Vec<T>, n: usize) -> &mut [T] {
     if buf.len() < n {
-        buf.resize(n, 0.0);
+        buf.resize(n, T::default());
     }
     &mut buf[..n]
 }
@@ -315,7 +362,40 @@ impl FastNet {
             value_pool: net.value_pool,
             wdl_fc: wt.linear("wdl_fc", vh, 3)?,
             moves_left_fc: wt.linear("moves_left_fc", vh, 1)?,
+            int8: None,
         })
+    }
+
+    /// A copy whose tower convolutions run in int8 (`nn/src/conv3x3_i8.rs`)
+    /// on the fastest kernel this CPU has.
+    pub fn quantized(&self) -> FastNet {
+        self.quantized_with(Int8Kernel::best()).expect("the best kernel runs on this CPU")
+    }
+
+    /// A copy whose tower convolutions run in int8 on `kernel`; the error
+    /// says when the CPU lacks its instructions.
+    pub fn quantized_with(&self, kernel: Int8Kernel) -> NnResult<FastNet> {
+        if !kernel.available() {
+            return Err(NnError::Config(format!("the int8 kernel {kernel:?} needs instructions this CPU lacks")));
+        }
+        let convs = self.blocks.iter().flat_map(|block| [&block.a, &block.b]).map(|d| QuantConv::new(d, self.c)).collect();
+        let int8 = Int8Tower { convs, kernel, zeros: vec![0; self.c.next_multiple_of(4)] };
+        Ok(FastNet { int8: Some(int8), ..self.clone() })
+    }
+
+    /// The arithmetic of the tower: [`NetPrecision::Int8`] for a
+    /// [`FastNet::quantized`] copy, else [`NetPrecision::Fp32`].
+    pub fn precision(&self) -> NetPrecision {
+        if self.int8.is_some() {
+            NetPrecision::Int8
+        } else {
+            NetPrecision::Fp32
+        }
+    }
+
+    /// The kernel of the int8 tower (`None` in fp32).
+    pub fn int8_kernel(&self) -> Option<Int8Kernel> {
+        self.int8.as_ref().map(|t| t.kernel)
     }
 
     /// Policy slots.
@@ -405,10 +485,10 @@ impl FastNet {
         self.conv3x3(&self.stem, inp, b, ci, act, true, cols); // [B*HW, C]
 
         let z = take(&mut s.z, m * c);
-        for block in &self.blocks {
+        for (i, block) in self.blocks.iter().enumerate() {
             let y = &mut tmp[..m * c];
-            self.conv3x3(&block.a, act, b, c, y, true, cols); // [B*HW, C]
-            self.conv3x3(&block.b, y, b, c, z, false, cols); // [B*HW, C]
+            self.tower_conv(2 * i, &block.a, act, b, y, true, cols, &mut s.int8); // [B*HW, C]
+            self.tower_conv(2 * i + 1, &block.b, y, b, z, false, cols, &mut s.int8); // [B*HW, C]
             let y = &mut *z;
             if let Some(se) = &block.se {
                 let hidden = se.fc1.n;
@@ -514,6 +594,17 @@ impl FastNet {
             softmax3(&logits[bi * 3..bi * 3 + 3], &mut wdl[bi * 3..bi * 3 + 3]);
         }
         dense(&self.moves_left_fc, b, hid, moves_left, false); // [B, 1]
+    }
+
+    /// Tower convolution `layer` (block `layer / 2`'s `a` or `b`, the fp32
+    /// matrix `d`) of `src: [B*HW, C]` into `out: [B*HW, C]`: in int8 in a
+    /// [`FastNet::quantized`] copy, else in fp32.
+    #[allow(clippy::too_many_arguments)]
+    fn tower_conv(&self, layer: usize, d: &Dense, src: &[f32], b: usize, out: &mut [f32], relu: bool, cols: &mut [f32], int8: &mut Int8Scratch) {
+        match &self.int8 {
+            Some(tower) => tower.conv(layer, self.hw, &self.taps, src, out, relu, int8),
+            None => self.conv3x3(d, src, b, self.c, out, relu, cols),
+        }
     }
 
     /// A 3x3 same-padding convolution `src: [B*HW, cin]` -> `out: [B*HW, d.n]`

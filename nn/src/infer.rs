@@ -13,6 +13,7 @@ use crate::error::{NnError, NnResult};
 use crate::fastnet::FastNet;
 use crate::model::{NetConfig, PacoNet};
 use crate::modelfile::{load_model, ModelInfo};
+use crate::precision::NetPrecision;
 
 /// One position to evaluate, in the data schema's packed layout.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +58,10 @@ pub struct HeadOutputs {
 /// copy of the network that is several times faster at small batches; burn's
 /// forward pass stays the path for other backends and the reference. Set
 /// `PACOZERO_FASTNET=0` (or call [`Network::set_fastnet`]) to force burn.
+///
+/// FastNet's tower runs in fp32 unless [`Network::set_precision`] (or
+/// `PACOZERO_PRECISION=int8|auto|fp32` in the environment, read when the
+/// network is built, until `net.precision` reaches every command) chooses int8.
 pub struct Network {
     model: PacoNet,
     /// Always built (cheap: a copy of the weights); used when `use_fast`.
@@ -92,7 +97,31 @@ impl Network {
         let fast = FastNet::from_model(&model, &net)?;
         let fast_env = !matches!(std::env::var("PACOZERO_FASTNET").as_deref(), Ok("0") | Ok("false") | Ok("off"));
         let use_fast = fast_env && device == Device::flex();
-        Ok(Network { model, fast, use_fast, net, info, spec, device, pool: cpu_pool(threads)? })
+        let mut network = Network { model, fast, use_fast, net, info, spec, device, pool: cpu_pool(threads)? };
+        match std::env::var("PACOZERO_PRECISION") {
+            Ok(name) if !name.is_empty() => {
+                let precision = name.parse().map_err(|e| NnError::Config(format!("PACOZERO_PRECISION: {e}")))?;
+                network.set_precision(precision)?;
+            }
+            _ => {}
+        }
+        Ok(network)
+    }
+
+    /// The arithmetic of FastNet's tower ([`crate::NetPrecision`]): `Auto`
+    /// is `Int8` where the CPU has AVX-512 VNNI, else `Fp32`.
+    pub fn set_precision(&mut self, precision: NetPrecision) -> NnResult<()> {
+        let fp32 = FastNet::from_model(&self.model, &self.net)?;
+        self.fast = match precision.on_this_cpu() {
+            NetPrecision::Int8 => fp32.quantized(),
+            _ => fp32,
+        };
+        Ok(())
+    }
+
+    /// The arithmetic FastNet's tower runs in (`Fp32` or `Int8`).
+    pub fn precision(&self) -> NetPrecision {
+        self.fast.precision()
     }
 
     /// Choose the evaluation path: `true` = [`FastNet`] (CPU), `false` = burn's

@@ -53,6 +53,7 @@
 
 pub mod backend;
 mod conv3x3;
+mod conv3x3_i8;
 mod error;
 mod evaluator;
 mod fastnet;
@@ -65,9 +66,11 @@ mod model;
 pub mod modelfile;
 pub mod onnx;
 pub mod platform_onnx;
+mod precision;
 mod weights;
 
 pub use backend::{backend_name, check_backend, default_device, device_from_name, provenance};
+pub use conv3x3_i8::Int8Kernel;
 pub use error::{NnError, NnResult};
 pub use evaluator::NetworkEvaluator;
 pub use fastnet::{FastNet, FastOutput};
@@ -81,6 +84,7 @@ pub use modelfile::{
     current_model, export_model, export_to_run, export_untrained, load_model, model_header_of, model_path, models_dir, read_model_header, set_current_model,
     ModelInfo, MODEL_EXT, MODEL_FORMAT_VERSION,
 };
+pub use precision::NetPrecision;
 
 /// Re-export of burn's device type so callers need not depend on burn.
 pub use burn::tensor::Device;

@@ -1,6 +1,7 @@
 //! What the environment variables choose: the backend
-//! (`PACOZERO_BACKEND`), the evaluation path (`PACOZERO_FASTNET`) and the
-//! reference networks' folder (`PACOZERO_REFERENCE_DIR`). The tests of this
+//! (`PACOZERO_BACKEND`), the evaluation path (`PACOZERO_FASTNET`), its
+//! arithmetic (`PACOZERO_PRECISION`) and the reference networks' folder
+//! (`PACOZERO_REFERENCE_DIR`). The tests of this
 //! binary set variables of the process, so they take turns.
 
 mod common;
@@ -75,6 +76,29 @@ fn pacozero_fastnet_turns_the_fast_path_off() {
     for (value, fast) in [(None, true), (Some("1"), true), (Some("0"), false), (Some("false"), false), (Some("off"), false)] {
         assert_eq!(uses_fastnet(value), fast, "PACOZERO_FASTNET={value:?}");
     }
+}
+
+#[test]
+fn pacozero_precision_chooses_the_towers_arithmetic() {
+    let _turn = ENV.lock().unwrap_or_else(|e| e.into_inner());
+    let net = NetConfig::tiny_for(&spec(8, 8, 4, 1, 50));
+    let model = random_net(&net, 62);
+    let info = ModelInfo::untrained("m");
+    let precision = |value| {
+        with_var("PACOZERO_PRECISION", value, || Network::from_model(model.clone(), net.clone(), info.clone(), &Device::flex(), 1).map(|n| n.precision()))
+    };
+    let auto = NetPrecision::Auto.on_this_cpu();
+    for (value, want) in [
+        (None, NetPrecision::Fp32),
+        (Some(""), NetPrecision::Fp32),
+        (Some("fp32"), NetPrecision::Fp32),
+        (Some("int8"), NetPrecision::Int8),
+        (Some("auto"), auto),
+    ] {
+        assert_eq!(precision(value).unwrap(), want, "PACOZERO_PRECISION={value:?}");
+    }
+    let e = precision(Some("bf16")).err().unwrap().to_string();
+    assert!(e.contains(r#"PACOZERO_PRECISION: invalid configuration: net.precision = "bf16" is not a precision"#), "{e}");
 }
 
 #[test]

@@ -1,0 +1,582 @@
+//! The tower's 3x3 convolutions in int8, for [`crate::fastnet`]'s
+//! reduced-precision path ([`crate::NetPrecision::Int8`]).
+//!
+//! Self-play spends nearly all its time in the tower's 3x3 convolutions.
+//! In fp32 an AVX-512 fused multiply-add does 16 multiply-adds; AVX-512
+//! VNNI's `vpdpbusd` multiplies 64 pairs of bytes (unsigned × signed) and
+//! adds them, four at a time, into 16 32-bit sums. So the tower's
+//! convolutions run on bytes:
+//!
+//! * **weights**: signed 8-bit, symmetric, one scale per output channel
+//!   (`w ≈ q * w_scale[co]`, `q` in -127..=127, `w_scale[co] = max|w[.., co]|
+//!   / 127`), computed from the fp32 weights (batch norm folded in) when
+//!   the net is built: the model file keeps fp32;
+//! * **activations**: unsigned 8-bit, one scale per position and layer,
+//!   computed as the layer runs: the position's largest input is byte 255
+//!   ([`quantize_input`]). Every tower convolution reads a ReLU's output,
+//!   never negative, so unsigned bytes give it the full 8 bits, and zero
+//!   (the board's padding) is exact. Nothing saturates and nothing needs
+//!   calibrating;
+//! * **sums** in `i32`, exact: a sum of `9 * Cin` products of at most 255 ×
+//!   127 cannot overflow below 7,000 input channels, and integer addition
+//!   does not depend on its order, so every kernel gives the same sums to
+//!   the bit ([`Int8Kernel`]);
+//! * the sums are then **dequantized in fp32**: `acc * scale *
+//!   w_scale[co] + bias[co]`, ReLU where the layer has one
+//!   ([`dequantize`]). Everything between the convolutions
+//!   (squeeze-excitation, the skip connection), the stem and the heads stay
+//!   fp32.
+//!
+//! Why a scale per position, not per layer from calibration: measured on
+//! the reference network `quick-edd488c-gen71` against fp32 on 10,000
+//! positions of random games (`nn/tests/int8.rs`), the largest difference of
+//! a value was 0.011 with a scale per position, but 0.02-0.04 with static
+//! scales calibrated on 256-4,096 other positions, per layer or per input
+//! channel (folded into the weights, which then lose levels). Finding a
+//! position's largest input is one pass over activations the quantization
+//! reads anyway.
+//!
+//! Layouts: activations square-major as in fp32 (`[B*HW, Cin]`), as bytes
+//! with each row padded with zeros to a multiple of 4 channels (`vpdpbusd`
+//! takes channels four at a time); weights `[9][Cin/4][Cout][4]` (tap,
+//! group of four input channels, output channel, channel of the group),
+//! `Cout` padded with zero weights to a multiple of 16 (one 512-bit
+//! vector of sums), so that a tap's group for 16 output channels is one
+//! 64-byte load; the sums `[B*HW, Cout padded]`.
+
+use crate::weights::Dense;
+
+/// Input channels `vpdpbusd` multiplies into one sum.
+const GROUP: usize = 4;
+/// Sums of one 512-bit vector: the output channels of one column block.
+const LANES: usize = 16;
+/// Output squares of one tile of the VNNI kernel.
+const ROWS: usize = 4;
+/// The largest activation byte.
+const U8_MAX: f32 = 255.0;
+/// The largest weight byte (symmetric: -127 is the smallest, never -128).
+const I8_MAX: f32 = 127.0;
+
+/// A 3x3 convolution with int8 weights (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct QuantConv {
+    pub cin: usize,
+    pub cout: usize,
+    /// `[9][cin_padded/4][cout_padded][4]`, zeros in the padding.
+    w: Vec<i8>,
+    /// The scale of each output channel's weights, `[cout]`.
+    w_scale: Vec<f32>,
+    /// The folded batch norm's shift, `[cout]`.
+    bias: Vec<f32>,
+}
+
+impl QuantConv {
+    /// The int8 copy of the fp32 convolution `d` (`[9*cin, cout]`, row `t*cin
+    /// + c` for tap `t`).
+    pub fn new(d: &Dense, cin: usize) -> QuantConv {
+        assert_eq!(d.k, 9 * cin, "a 3x3 convolution of {cin} input channels has {} weight rows, not {}", 9 * cin, d.k);
+        let cout = d.n;
+        let w_scale = (0..cout).map(|co| scale_of((0..d.k).map(|k| d.w[k * cout + co].abs()).fold(0.0, f32::max), I8_MAX)).collect();
+        let mut q = QuantConv { cin, cout, w: Vec::new(), w_scale, bias: d.b.clone() };
+        q.w = vec![0; 9 * q.cin_padded() * q.cout_padded()];
+        for t in 0..9 {
+            for ci in 0..cin {
+                for co in 0..cout {
+                    let v = d.w[(t * cin + ci) * cout + co] / q.w_scale[co];
+                    let at = q.weight_index(t, ci, co);
+                    q.w[at] = v.round().clamp(-I8_MAX, I8_MAX) as i8;
+                }
+            }
+        }
+        q
+    }
+
+    /// Input channels with the padding to whole groups of four: the stride
+    /// of a row of input bytes.
+    pub fn cin_padded(&self) -> usize {
+        self.cin.next_multiple_of(GROUP)
+    }
+
+    /// Output channels with the padding to whole vectors: the stride of a
+    /// row of sums.
+    pub fn cout_padded(&self) -> usize {
+        self.cout.next_multiple_of(LANES)
+    }
+
+    /// Where the weight of tap `t`, input channel `ci`, output channel `co` is.
+    fn weight_index(&self, t: usize, ci: usize, co: usize) -> usize {
+        let groups = self.cin_padded() / GROUP;
+        ((t * groups + ci / GROUP) * self.cout_padded() + co) * GROUP + ci % GROUP
+    }
+
+    /// The weight of tap `t`, input channel `ci`, output channel `co`.
+    fn weight(&self, t: usize, ci: usize, co: usize) -> i8 {
+        self.w[self.weight_index(t, ci, co)]
+    }
+}
+
+/// The scale that maps `0..=max_abs` onto `0..=steps` (1 for an all-zero
+/// tensor, whose bytes are all zero whatever the scale).
+fn scale_of(max_abs: f32, steps: f32) -> f32 {
+    if max_abs > 0.0 && max_abs.is_finite() {
+        max_abs / steps
+    } else {
+        1.0
+    }
+}
+
+/// `dst[B*HW, cin_padded]` = the bytes of `src[B*HW, cin]`, position by
+/// position (`hw` squares each), at the position's scale `scales[p]`, which
+/// makes its largest input 255 (rounded; negative inputs, which a ReLU's
+/// output does not have, 0; the padding 0).
+pub(crate) fn quantize_input(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
+    let (cin, stride) = (q.cin, q.cin_padded());
+    assert_eq!(src.len() / cin, dst.len() / stride, "quantize_input: {} values of {cin} channels into {} bytes of {stride}", src.len(), dst.len());
+    assert_eq!(src.len(), scales.len() * hw * cin, "quantize_input: one scale a position");
+    for ((img, bytes), scale) in src.chunks_exact(hw * cin).zip(dst.chunks_exact_mut(hw * stride)).zip(scales.iter_mut()) {
+        *scale = scale_of(img.iter().cloned().fold(0.0, f32::max), U8_MAX);
+        let to_byte = 1.0 / *scale;
+        for (row, out) in img.chunks_exact(cin).zip(bytes.chunks_exact_mut(stride)) {
+            for (o, &x) in out.iter_mut().zip(row) {
+                *o = (x * to_byte).round().clamp(0.0, U8_MAX) as u8;
+            }
+            out[cin..].fill(0);
+        }
+    }
+}
+
+/// `out[B*HW, cout] = acc * scale * w_scale + bias` (ReLU when `relu`),
+/// from the sums `acc[B*HW, cout_padded]` of positions of `hw` squares
+/// whose input bytes had the scales `scales` ([`quantize_input`]).
+pub(crate) fn dequantize(q: &QuantConv, hw: usize, acc: &[i32], scales: &[f32], out: &mut [f32], relu: bool) {
+    let (cout, stride) = (q.cout, q.cout_padded());
+    assert_eq!(acc.len() / stride, out.len() / cout, "dequantize: {} sums of {stride} into {} values of {cout}", acc.len(), out.len());
+    assert_eq!(out.len(), scales.len() * hw * cout, "dequantize: one scale a position");
+    let mut unit = vec![0.0f32; cout];
+    for ((sums, img), &scale) in acc.chunks_exact(hw * stride).zip(out.chunks_exact_mut(hw * cout)).zip(scales) {
+        // What one unit of each output channel's sum is worth at this position.
+        unit.iter_mut().zip(&q.w_scale).for_each(|(u, &w)| *u = w * scale);
+        for (sums, row) in sums.chunks_exact(stride).zip(img.chunks_exact_mut(cout)) {
+            for (((o, &s), &unit), &b) in row.iter_mut().zip(sums).zip(&unit).zip(&q.bias) {
+                let v = s as f32 * unit + b;
+                *o = if relu { v.max(0.0) } else { v };
+            }
+        }
+    }
+}
+
+/// The board a convolution runs on, with byte activations.
+#[derive(Clone, Copy)]
+pub(crate) struct Board<'a> {
+    /// Squares `H*W`.
+    pub hw: usize,
+    /// `taps[sq*9 + t]`: the source square of tap `t = ky*3 + kx` of square
+    /// `sq`, or -1 off the board.
+    pub taps: &'a [i32],
+    /// At least `cin_padded` zero bytes: the rows read off the board.
+    pub zeros: &'a [u8],
+}
+
+/// The builds of the int8 convolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Int8Kernel {
+    /// Plain Rust on any CPU: the reference the others must equal.
+    Scalar,
+    /// AVX-512 VNNI (`vpdpbusd` on 512-bit vectors).
+    Vnni,
+}
+
+impl Int8Kernel {
+    /// Whether this CPU runs the build.
+    pub fn available(self) -> bool {
+        match self {
+            Int8Kernel::Scalar => true,
+            Int8Kernel::Vnni => has_vnni(),
+        }
+    }
+
+    /// The fastest build this CPU runs.
+    pub fn best() -> Int8Kernel {
+        if Int8Kernel::Vnni.available() {
+            Int8Kernel::Vnni
+        } else {
+            Int8Kernel::Scalar
+        }
+    }
+}
+
+/// Whether this CPU has AVX-512 VNNI (with the F and BW extensions the
+/// VNNI kernel's loads and stores use).
+pub(crate) fn has_vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("avx512vnni")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `acc[B*HW, cout_padded]` = the integer sums of the convolution `q` of the
+/// bytes `src[B*HW, cin_padded]` (see [`quantize_input`]), with `kernel`.
+pub(crate) fn accumulate(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
+    let (hw, cp, np) = (board.hw, q.cin_padded(), q.cout_padded());
+    assert!(hw > 0 && src.len().is_multiple_of(hw * cp), "accumulate: {} input bytes are not whole positions of {hw} squares x {cp}", src.len());
+    assert_eq!(acc.len(), src.len() / cp * np, "accumulate: the sums are not [B*HW, {np}]");
+    assert_eq!(board.taps.len(), 9 * hw, "accumulate: the taps are not 9 a square");
+    assert!(board.taps.iter().all(|&t| t < hw as i32), "accumulate: a tap points off the board's {hw} squares");
+    assert!(board.zeros.len() >= cp && board.zeros.iter().all(|&z| z == 0), "accumulate: fewer than {cp} zero bytes for the padding");
+    assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
+    match kernel {
+        Int8Kernel::Scalar => accumulate_scalar(q, board, src, acc),
+        // SAFETY: the CPU has the features the function is compiled for
+        // (asserted above), and the lengths it reads and writes through
+        // raw pointers are asserted above.
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Vnni => unsafe { vnni::accumulate(q, board, src, acc) },
+        #[cfg(not(target_arch = "x86_64"))]
+        Int8Kernel::Vnni => unreachable!("VNNI is x86-64 only"),
+    }
+}
+
+/// The convolution from its definition: each sum is the products of every
+/// on-board tap's input bytes with the weights, one at a time.
+fn accumulate_scalar(q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
+    let (hw, cp, np) = (board.hw, q.cin_padded(), q.cout_padded());
+    for (img, sums) in src.chunks_exact(hw * cp).zip(acc.chunks_exact_mut(hw * np)) {
+        for (sq, out) in sums.chunks_exact_mut(np).enumerate() {
+            for (co, o) in out.iter_mut().enumerate() {
+                let mut sum = 0i32;
+                for t in 0..9 {
+                    let from = board.taps[sq * 9 + t];
+                    if from < 0 {
+                        continue;
+                    }
+                    let row = &img[from as usize * cp..][..cp];
+                    for (ci, &x) in row.iter().enumerate().take(q.cin) {
+                        // Padded output channels have zero weights: their sums are 0.
+                        let w = if co < q.cout { q.weight(t, ci, co) } else { 0 };
+                        sum += x as i32 * w as i32;
+                    }
+                }
+                *o = sum;
+            }
+        }
+    }
+}
+
+/// The AVX-512 VNNI kernel: each tile of `R` squares × `V` vectors of 16
+/// output channels is summed in registers; for each tap and group of four
+/// input channels, a square's four bytes are broadcast to every lane and
+/// `vpdpbusd` adds their products with the group's weights of 16 output
+/// channels (one 64-byte load) to the sums.
+#[cfg(target_arch = "x86_64")]
+mod vnni {
+    use std::arch::x86_64::*;
+
+    use super::{Board, QuantConv, GROUP, LANES, ROWS};
+
+    /// Vectors of sums of one tile (64 output channels).
+    const MAX_VECTORS: usize = 4;
+
+    /// [`super::accumulate`] with VNNI.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, BW and VNNI; `src` is whole positions of
+    /// `board.hw` rows of `q.cin_padded()` bytes, `acc` as many rows of
+    /// `q.cout_padded()` sums, every tap is below `board.hw`, and
+    /// `board.zeros` holds at least `q.cin_padded()` bytes
+    /// ([`super::accumulate`] asserts all of it).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn accumulate(q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
+        let (hw, cp, np) = (board.hw, q.cin_padded(), q.cout_padded());
+        for (img, sums) in src.chunks_exact(hw * cp).zip(acc.chunks_exact_mut(hw * np)) {
+            let mut sq0 = 0;
+            while sq0 + ROWS <= hw {
+                // SAFETY: squares sq0..sq0 + ROWS are on the board; the rest as the caller promises.
+                unsafe { column_blocks::<ROWS>(q, board, img, sq0, sums) };
+                sq0 += ROWS;
+            }
+            while sq0 < hw {
+                // SAFETY: as above, one square.
+                unsafe { column_blocks::<1>(q, board, img, sq0, sums) };
+                sq0 += 1;
+            }
+        }
+    }
+
+    /// Squares `sq0 .. sq0 + R` of one position, all output channels, in
+    /// blocks of up to [`MAX_VECTORS`] vectors.
+    ///
+    /// # Safety
+    /// As [`accumulate`], for one position `img` and its sums, with
+    /// `sq0 + R <= board.hw`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    #[inline]
+    unsafe fn column_blocks<const R: usize>(q: &QuantConv, board: Board, img: &[u8], sq0: usize, sums: &mut [i32]) {
+        let vectors = q.cout_padded() / LANES;
+        let mut v0 = 0;
+        while v0 < vectors {
+            let v = (vectors - v0).min(MAX_VECTORS);
+            // SAFETY: vectors v0 .. v0 + v are within the padded output channels.
+            unsafe {
+                match v {
+                    4 => tile::<R, 4>(q, board, img, sq0, v0, sums),
+                    3 => tile::<R, 3>(q, board, img, sq0, v0, sums),
+                    2 => tile::<R, 2>(q, board, img, sq0, v0, sums),
+                    _ => tile::<R, 1>(q, board, img, sq0, v0, sums),
+                }
+            }
+            v0 += v;
+        }
+    }
+
+    /// One tile: squares `sq0 .. sq0 + R` × output channels `16*v0 ..
+    /// 16*(v0 + V)`.
+    ///
+    /// # Safety
+    /// As [`column_blocks`], with `v0 + V <= q.cout_padded() / 16`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    #[inline]
+    unsafe fn tile<const R: usize, const V: usize>(q: &QuantConv, board: Board, img: &[u8], sq0: usize, v0: usize, sums: &mut [i32]) {
+        let (cp, np) = (q.cin_padded(), q.cout_padded());
+        let groups = cp / GROUP;
+        let mut acc = [[_mm512_setzero_si512(); V]; R];
+        for t in 0..9 {
+            // The tile's squares' source rows for this tap (zeros off the board).
+            let mut rows = [board.zeros.as_ptr(); R];
+            for (r, row) in rows.iter_mut().enumerate() {
+                let from = board.taps[(sq0 + r) * 9 + t];
+                if from >= 0 {
+                    *row = img[from as usize * cp..][..cp].as_ptr();
+                }
+            }
+            // The tap's weights: `groups` rows of `np * 4` bytes.
+            let w_tap = q.w[t * groups * np * GROUP..][..groups * np * GROUP].as_ptr();
+            for g in 0..groups {
+                // SAFETY: row g of the tap holds np * 4 bytes, and vectors
+                // v0 .. v0 + V of 64 bytes lie within it (v0 + V <= np / 16);
+                // every source row holds cp = 4 * groups bytes (a row of the
+                // position or the zeros). Unaligned loads and reads.
+                unsafe {
+                    let w: [__m512i; V] = std::array::from_fn(|v| _mm512_loadu_si512(w_tap.add((g * np + (v0 + v) * LANES) * GROUP) as *const __m512i));
+                    for r in 0..R {
+                        let x = _mm512_set1_epi32(std::ptr::read_unaligned(rows[r].add(g * GROUP) as *const i32));
+                        for v in 0..V {
+                            acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], x, w[v]);
+                        }
+                    }
+                }
+            }
+        }
+        for (r, vectors) in acc.iter().enumerate() {
+            let out = &mut sums[(sq0 + r) * np + v0 * LANES..][..V * LANES];
+            for (v, &sum) in vectors.iter().enumerate() {
+                // SAFETY: `out` holds V vectors of 16 sums (sliced above).
+                unsafe { _mm512_storeu_si512(out[v * LANES..].as_mut_ptr() as *mut __m512i, sum) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator in [0, 1) (the test needs no crate for it).
+    struct Rng(u64);
+
+    impl Rng {
+        fn new(seed: u64) -> Rng {
+            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        }
+        fn next(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+        fn values(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
+            (0..n).map(|_| lo + (hi - lo) * self.next()).collect()
+        }
+    }
+
+    fn taps(h: usize, w: usize) -> Vec<i32> {
+        let mut t = vec![-1; h * w * 9];
+        for y in 0..h as i32 {
+            for x in 0..w as i32 {
+                for k in 0..9 {
+                    let (sy, sx) = (y + k / 3 - 1, x + k % 3 - 1);
+                    if (0..h as i32).contains(&sy) && (0..w as i32).contains(&sx) {
+                        t[(y as usize * w + x as usize) * 9 + k as usize] = sy * w as i32 + sx;
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    /// The fp32 convolution from its definition (f64 sums).
+    fn fp32_reference(d: &Dense, h: usize, w: usize, src: &[f32], cin: usize, relu: bool) -> Vec<f32> {
+        let (hw, n, taps) = (h * w, d.n, taps(h, w));
+        let mut out = vec![0.0; src.len() / cin * n];
+        for (img, dst) in src.chunks_exact(hw * cin).zip(out.chunks_exact_mut(hw * n)) {
+            for sq in 0..hw {
+                for co in 0..n {
+                    let mut sum = d.b[co] as f64;
+                    for t in 0..9 {
+                        let from = taps[sq * 9 + t];
+                        if from >= 0 {
+                            for c in 0..cin {
+                                sum += img[from as usize * cin + c] as f64 * d.w[(t * cin + c) * n + co] as f64;
+                            }
+                        }
+                    }
+                    dst[sq * n + co] = if relu { (sum as f32).max(0.0) } else { sum as f32 };
+                }
+            }
+        }
+        out
+    }
+
+    /// The sums of `kernel` for the int8 convolution `q` on `src`, and each position's scale.
+    fn sums(kernel: Int8Kernel, q: &QuantConv, h: usize, w: usize, src: &[f32]) -> (Vec<i32>, Vec<f32>) {
+        let mut bytes = vec![0xAA; src.len() / q.cin * q.cin_padded()];
+        let mut scales = vec![f32::NAN; src.len() / (h * w * q.cin)];
+        quantize_input(q, h * w, src, &mut bytes, &mut scales);
+        let (taps, zeros) = (taps(h, w), vec![0u8; q.cin_padded()]);
+        let mut acc = vec![i32::MIN; bytes.len() / q.cin_padded() * q.cout_padded()];
+        accumulate(kernel, q, Board { hw: h * w, taps: &taps, zeros: &zeros }, &bytes, &mut acc);
+        (acc, scales)
+    }
+
+    /// Shapes of both games' boards and Connect Four's (42 squares: not
+    /// whole tiles of 4), the quick net's 24 channels (a vector and a half),
+    /// channels not whole groups of 4, and wide layers of several column
+    /// blocks (144 = 9 vectors: blocks of 4, 4, 1).
+    const SHAPES: [(usize, usize, usize, usize); 8] =
+        [(8, 8, 24, 24), (10, 10, 24, 24), (6, 7, 16, 16), (8, 8, 7, 40), (10, 10, 64, 64), (8, 8, 128, 144), (3, 5, 5, 3), (1, 1, 4, 16)];
+
+    #[test]
+    fn the_vnni_kernel_gives_the_scalar_kernels_sums_exactly() {
+        if !Int8Kernel::Vnni.available() {
+            eprintln!("this CPU has no AVX-512 VNNI: only the scalar kernel runs here");
+            return;
+        }
+        let mut rng = Rng::new(1);
+        for (h, w, cin, cout) in SHAPES {
+            let d = Dense { k: 9 * cin, n: cout, w: rng.values(9 * cin * cout, -1.0, 1.0), b: rng.values(cout, -0.5, 0.5) };
+            let q = QuantConv::new(&d, cin);
+            let src = rng.values(3 * h * w * cin, 0.0, 3.5);
+            let (want, got) = (sums(Int8Kernel::Scalar, &q, h, w, &src).0, sums(Int8Kernel::Vnni, &q, h, w, &src).0);
+            assert_eq!(got.len(), want.len());
+            for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(a, b, "{h}x{w} {cin}->{cout}: sum {i} (square {}, channel {})", i / q.cout_padded(), i % q.cout_padded());
+            }
+            if cin >= 24 {
+                assert!(want.iter().any(|&s| s.abs() > 100_000), "{h}x{w} {cin}->{cout}: sums beyond 16 bits");
+            }
+        }
+    }
+
+    /// The extreme bytes: 255 against -127 and 127 in every product, the
+    /// largest sums a layer of 128 channels can have.
+    #[test]
+    fn the_largest_sums_are_exact_on_every_kernel() {
+        let (h, w, cin, cout) = (8, 8, 128, 32);
+        let mut weights = vec![1.0f32; 9 * cin * cout];
+        for (i, v) in weights.iter_mut().enumerate() {
+            if i % cout >= cout / 2 {
+                *v = -1.0;
+            }
+        }
+        let q = QuantConv::new(&Dense { k: 9 * cin, n: cout, w: weights, b: vec![0.0; cout] }, cin);
+        let src = vec![1.0; h * w * cin];
+        for kernel in [Int8Kernel::Scalar, Int8Kernel::Vnni].into_iter().filter(|k| k.available()) {
+            let acc = sums(kernel, &q, h, w, &src).0;
+            // A corner square reads 4 taps, an inner one 9.
+            let full = 9 * cin as i32 * 255 * 127;
+            assert_eq!(acc[9 * q.cout_padded()], full, "{kernel:?}: an inner square, a positive channel");
+            assert_eq!(acc[9 * q.cout_padded() + cout - 1], -full, "{kernel:?}: an inner square, a negative channel");
+            assert_eq!(acc[0], 4 * cin as i32 * 255 * 127, "{kernel:?}: the corner");
+        }
+    }
+
+    /// One layer in int8 (quantize, sum, dequantize) against fp32: each
+    /// output is off by at most the rounding of its inputs and weights. A
+    /// product `x * w` is `(qx + ex) * (qw + ew) * w_scale` with the bytes
+    /// `qx <= 255`, `|qw| <= 127` and their roundings `|ex|, |ew| <= 1/2`,
+    /// so it is off by at most `w_scale * (255/2 + 127/2 + 1/4)`, times the
+    /// position's scale.
+    #[test]
+    fn one_int8_layer_is_within_its_quantization_error_of_fp32() {
+        let mut rng = Rng::new(2);
+        for (h, w, cin, cout) in SHAPES {
+            let d = Dense { k: 9 * cin, n: cout, w: rng.values(9 * cin * cout, -0.3, 0.3), b: rng.values(cout, -0.5, 0.5) };
+            let src: Vec<f32> = rng.values(2 * h * w * cin, -1.0, 2.0).into_iter().map(|x| x.max(0.0)).collect(); // post-ReLU
+                                                                                                                  // Channels of different ranges, one of them always zero.
+            let range: Vec<f32> = (0..cin).map(|c| if c == 1 { 0.0 } else { 0.1 + c as f32 }).collect();
+            let src: Vec<f32> = src.iter().enumerate().map(|(i, x)| x * range[i % cin]).collect();
+            let q = QuantConv::new(&d, cin);
+            for relu in [false, true] {
+                let want = fp32_reference(&d, h, w, &src, cin, relu);
+                let (acc, scales) = sums(Int8Kernel::best(), &q, h, w, &src);
+                let mut got = vec![f32::NAN; want.len()];
+                dequantize(&q, h * w, &acc, &scales, &mut got, relu);
+                let taps = taps(h, w);
+                let mut worst = 0.0f32;
+                for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+                    let (position, sq, co) = (i / (h * w * cout), (i / cout) % (h * w), i % cout);
+                    let reads = (0..9).filter(|&t| taps[sq * 9 + t] >= 0).count() * cin;
+                    let bound = reads as f32 * q.w_scale[co] * scales[position] * (255.0 / 2.0 + 127.0 / 2.0 + 0.25) + 1e-5;
+                    assert!((a - b).abs() <= bound, "{h}x{w} {cin}->{cout} relu {relu} [{i}]: {a} vs {b}, bound {bound}");
+                    worst = worst.max((a - b).abs() / bound);
+                }
+                // A bound this loose would pass a wrong kernel that errs by
+                // little: the error is also small next to the outputs.
+                let rms = (want.iter().map(|v| v * v).sum::<f32>() / want.len() as f32).sqrt();
+                let err = (got.iter().zip(&want).map(|(a, b)| (a - b) * (a - b)).sum::<f32>() / want.len() as f32).sqrt();
+                assert!(err <= 0.02 * rms, "{h}x{w} {cin}->{cout} relu {relu}: rms error {err} of outputs of rms {rms}");
+                assert!(worst > 0.0, "the int8 layer is not the fp32 one");
+            }
+        }
+    }
+
+    #[test]
+    fn weights_are_symmetric_per_output_channel_and_each_position_fills_the_bytes() {
+        // One input channel, two output channels: channel 0's weights run
+        // from -2 to 2 over the taps, channel 1's from 0 to -0.5.
+        let w = (0..9).flat_map(|t| [(t as f32 - 4.0) / 2.0, -0.5 * t as f32 / 8.0]).collect();
+        let q = QuantConv::new(&Dense { k: 9, n: 2, w, b: vec![0.1, -0.2] }, 1);
+        assert_eq!(q.w_scale, vec![2.0 / 127.0, 0.5 / 127.0]);
+        assert_eq!((q.cin_padded(), q.cout_padded()), (4, 16));
+        assert_eq!((q.weight(8, 0, 0), q.weight(0, 0, 0), q.weight(4, 0, 0)), (127, -127, 0), "-2..2 onto -127..127");
+        assert_eq!((q.weight(8, 0, 1), q.weight(0, 0, 1)), (-127, 0));
+        // Three positions of six squares, each with its own range.
+        let src = [[0.0, 1.004, 2.55, -3.0, 0.006, 0.0049], [0.0, 1.0, 5.1, 2.5, -1.0, 0.5], [0.0, 0.08, 0.2, 0.0, 0.0, 0.04]].concat();
+        let (mut bytes, mut scales) = ([9u8; 72], [f32::NAN; 3]);
+        quantize_input(&q, 6, &src, &mut bytes, &mut scales);
+        let first: Vec<u8> = bytes.chunks(4).map(|row| row[0]).collect();
+        assert_eq!(first, [[0, 100, 255, 0, 1, 0], [0, 50, 255, 125, 0, 25], [0, 102, 255, 0, 0, 51]].concat(), "rounded, the largest 255");
+        for (got, want) in scales.iter().zip([0.01, 0.02, 0.2 / 255.0]) {
+            assert!((got - want).abs() < 1e-5 * want, "scales {scales:?}");
+        }
+        assert!(bytes.chunks(4).all(|row| row[1..] == [0, 0, 0]), "rows padded with zeros");
+        // All zeros: bytes 0 whatever the scale.
+        quantize_input(&q, 6, &[0.0; 6], &mut bytes[..24], &mut scales[..1]);
+        assert!(bytes[..24].iter().all(|&b| b == 0) && scales[0] == 1.0);
+        // Dequantized: sum * scale * w_scale + bias, ReLU on request.
+        let mut acc = vec![0i32; 2 * 16];
+        acc[0] = 127 * 255;
+        acc[1] = 127 * 10;
+        acc[16] = -127;
+        let mut out = [f32::NAN; 4];
+        dequantize(&q, 1, &acc, &[0.01, 0.5], &mut out, false);
+        for (got, want) in out.iter().zip([2.0 * 2.55 + 0.1, 0.5 * 0.1 - 0.2, -2.0 * 0.5 + 0.1, -0.2]) {
+            assert!((got - want).abs() < 1e-5, "{out:?}");
+        }
+        dequantize(&q, 1, &acc, &[0.01, 0.5], &mut out, true);
+        assert_eq!(out[1], 0.0, "ReLU");
+    }
+}
