@@ -50,8 +50,6 @@ use crate::weights::Dense;
 const GROUP: usize = 4;
 /// Sums of one 512-bit vector: the output channels of one column block.
 const LANES: usize = 16;
-/// Output squares of one tile of the VNNI kernel.
-const ROWS: usize = 4;
 /// The largest activation byte.
 const U8_MAX: f32 = 255.0;
 /// The largest weight byte (symmetric: -127 is the smallest, never -128).
@@ -275,8 +273,10 @@ fn accumulate_scalar(q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
 mod vnni {
     use std::arch::x86_64::*;
 
-    use super::{Board, QuantConv, GROUP, LANES, ROWS};
+    use super::{Board, QuantConv, GROUP, LANES};
 
+    /// Output squares of one tile.
+    const ROWS: usize = 4;
     /// Vectors of sums of one tile (64 output channels).
     const MAX_VECTORS: usize = 4;
 

@@ -61,7 +61,8 @@ pub struct HeadOutputs {
 ///
 /// FastNet's tower runs in fp32 unless [`Network::set_precision`] (or
 /// `PACOZERO_PRECISION=int8|auto|fp32` in the environment, read when the
-/// network is built, until `net.precision` reaches every command) chooses int8.
+/// network is built: the switch every command has until a configuration key
+/// and flags reach them) chooses int8.
 pub struct Network {
     model: PacoNet,
     /// Always built (cheap: a copy of the weights); used when `use_fast`.

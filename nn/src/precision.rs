@@ -11,7 +11,7 @@ use std::str::FromStr;
 use crate::conv3x3_i8;
 use crate::error::{NnError, NnResult};
 
-/// The arithmetic of the tower's 3x3 convolutions (`net.precision`).
+/// The arithmetic of the tower's 3x3 convolutions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NetPrecision {
     /// fp32 everywhere: the default and the reference.
@@ -56,7 +56,7 @@ impl FromStr for NetPrecision {
             "fp32" => Ok(NetPrecision::Fp32),
             "int8" => Ok(NetPrecision::Int8),
             "auto" => Ok(NetPrecision::Auto),
-            other => Err(NnError::Config(format!("net.precision = {other:?} is not a precision; expected one of {:?}", NetPrecision::NAMES))),
+            other => Err(NnError::Config(format!("{other:?} is not a precision; expected one of {:?}", NetPrecision::NAMES))),
         }
     }
 }
@@ -71,7 +71,7 @@ mod tests {
             assert_eq!(name.parse::<NetPrecision>().unwrap().to_string(), name);
         }
         let e = "bf16".parse::<NetPrecision>().unwrap_err().to_string();
-        assert_eq!(e, r#"invalid configuration: net.precision = "bf16" is not a precision; expected one of ["fp32", "int8", "auto"]"#);
+        assert_eq!(e, r#"invalid configuration: "bf16" is not a precision; expected one of ["fp32", "int8", "auto"]"#);
         assert_eq!(NetPrecision::default(), NetPrecision::Fp32);
     }
 

@@ -98,7 +98,7 @@ fn pacozero_precision_chooses_the_towers_arithmetic() {
         assert_eq!(precision(value).unwrap(), want, "PACOZERO_PRECISION={value:?}");
     }
     let e = precision(Some("bf16")).err().unwrap().to_string();
-    assert!(e.contains(r#"PACOZERO_PRECISION: invalid configuration: net.precision = "bf16" is not a precision"#), "{e}");
+    assert!(e.contains(r#"PACOZERO_PRECISION: invalid configuration: "bf16" is not a precision"#), "{e}");
 }
 
 #[test]
