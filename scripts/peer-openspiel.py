@@ -24,8 +24,8 @@ the share of positions whose move is optimal (the solver's best score) for
 the policy alone (the most likely legal action) and for OpenSpiel's own MCTS
 with the AlphaZero evaluator at each visit budget, and the value's accuracy.
 With `--every-minutes M` it takes, as `pacozero solved --run` does for a
-PacoZero run, the newest checkpoint at each step of M minutes and the last
-one; without, every checkpoint. It merges into `judged.jsonl` in `--out`
+PacoZero run, the first checkpoint, the newest at each step of M minutes
+and the last one; without, every checkpoint. It merges into `judged.jsonl` in `--out`
 (a checkpoint judged again keeps the visit budgets of both runs), one
 line per checkpoint in the format of `pacozero_run::solved_curve` (`network`,
 `seconds` since training started, `optimal` by visits, `value`,
@@ -145,8 +145,8 @@ args = dict(model_type=cfg["nn_model"], input_shape=cfg["observation_shape"], ou
 steps = sorted(int(p.rsplit("-", 1)[1]) for p in glob.glob(os.path.join(out, "checkpoint-*")) if p.rsplit("-", 1)[1].isdigit())
 age = {s: os.path.getmtime(os.path.join(out, f"checkpoint-{s}")) - started for s in steps}
 if every > 0 and steps:
-    # The newest checkpoint at each step of `every` seconds, and the last.
-    picked, t = [], every
+    # The first checkpoint, the newest at each step of `every` seconds, and the last.
+    picked, t = [steps[0]], every
     while True:
         before = [s for s in steps if age[s] <= t]
         if before and (not picked or picked[-1] != before[-1]):

@@ -174,8 +174,8 @@ pub struct SolvedArgs {
     /// an interrupted curve resumes; the report plots it.
     #[arg(long)]
     pub run: Option<PathBuf>,
-    /// With --run: minutes between the curve's points (the newest network at
-    /// each step, and the last one).
+    /// With --run: minutes between the curve's points (the first network,
+    /// the newest at each step, and the last one).
     #[arg(long, default_value_t = 5.0, requires = "run")]
     pub every_minutes: f64,
     /// With --run: a peer's curve (JSON lines as scripts/peer-openspiel.py

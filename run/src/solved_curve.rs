@@ -1,5 +1,5 @@
 //! The learning curve against perfect play (`pacozero solved --run`): a
-//! run's networks, picked at even steps of its wall time, judged on a suite
+//! run's networks, picked at even steps of its wall time (and the first), judged on a suite
 //! of solved positions (`pacozero_arena::solved`), beside a peer's
 //! checkpoints judged on the same suite by the peer's own search
 //! (`scripts/peer-openspiel.py judge`, `docs/connect4.md`).
@@ -99,10 +99,11 @@ pub fn network_times(run: &Path) -> Result<Vec<(String, f64)>> {
     Ok(out)
 }
 
-/// The networks to judge for steps of `every` seconds: at each step, the
-/// newest network that existed by then, and the last network; each once.
+/// The networks to judge for steps of `every` seconds: the first network
+/// (where the curve starts), at each step the newest network that existed
+/// by then, and the last network; each once.
 pub fn pick(times: &[(String, f64)], every: f64) -> Vec<(String, f64)> {
-    let mut out: Vec<(String, f64)> = Vec::new();
+    let mut out: Vec<(String, f64)> = times.first().into_iter().cloned().collect();
     let Some(last) = times.last() else { return out };
     let mut step = every;
     loop {
@@ -264,11 +265,12 @@ mod tests {
     fn the_curve_takes_the_newest_network_at_each_step_and_the_last() {
         let t = times(&[(1, 40.0), (2, 70.0), (3, 130.0), (4, 290.0), (5, 305.0)]);
         let names = |v: Vec<(String, f64)>| v.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
-        // Steps of 100 s: 100 -> gen 2, 200 -> gen 3, 300 -> gen 4, 400 -> gen 5 (also the last).
-        assert_eq!(names(pick(&t, 100.0)), ["gen-0002", "gen-0003", "gen-0004", "gen-0005"]);
-        // A step below the first network's time starts with the first one that exists.
-        assert_eq!(names(pick(&t, 30.0))[..2], ["gen-0001", "gen-0002"]);
-        assert_eq!(names(pick(&t, 1000.0)), ["gen-0005"]);
+        // The first; steps of 100 s: 100 -> gen 2, 200 -> gen 3, 300 -> gen 4, 400 -> gen 5 (also the last).
+        assert_eq!(names(pick(&t, 100.0)), ["gen-0001", "gen-0002", "gen-0003", "gen-0004", "gen-0005"]);
+        // A step below the first network's time adds nothing before it.
+        assert_eq!(names(pick(&t, 30.0))[..3], ["gen-0001", "gen-0002", "gen-0003"]);
+        assert_eq!(names(pick(&t, 1000.0)), ["gen-0001", "gen-0005"]);
+        assert_eq!(names(pick(&t[..1], 60.0)), ["gen-0001"]);
         assert!(pick(&[], 60.0).is_empty());
     }
 
