@@ -80,7 +80,7 @@ fn effective(path: Option<&Path>, sets: &[String], kind: Option<ConfigKind>) -> 
             (json(&LoopFile::parse(&text, &origin)?)?, origin)
         }
         ConfigKind::Selfplay => {
-            let (cfg, origin) = super::selfplay::config_at(path, sets)?;
+            let (cfg, origin) = super::selfplay_config_at(path, sets)?;
             (json(&cfg)?, origin)
         }
         ConfigKind::Train => {

@@ -88,3 +88,12 @@ pub fn train_file_at(path: Option<&std::path::Path>, sets: &[String]) -> anyhow:
     let (text, origin) = pacozero_run::overrides::config_text(path, pacozero_run::overrides::Fallback::DEFAULTS, sets)?;
     Ok((pacozero_train::TrainFile::from_toml_str(&text, &origin)?, origin))
 }
+
+/// The self-play file at `path` (the built-in settings without one) with
+/// the `--set` overrides, as `pacozero selfplay` and its store worker read
+/// it, and its name in errors.
+pub fn selfplay_config_at(path: Option<&std::path::Path>, sets: &[String]) -> Result<(pacozero_selfplay::SelfplayConfig, String)> {
+    let (text, origin) = pacozero_run::overrides::config_text(path, pacozero_run::overrides::Fallback::DEFAULTS, sets)?;
+    let cfg = pacozero_selfplay::SelfplayConfig::from_toml_str(&text).with_context(|| format!("in {origin}"))?;
+    Ok((cfg, origin))
+}

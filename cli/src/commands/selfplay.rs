@@ -6,8 +6,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_data::{check_data_dir_as, RunDir};
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_run::rounds::{selfplay_round, selfplay_rounds, RoundReport, SelfplayPlayer, Series};
-use pacozero_selfplay::SelfplayConfig;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub fn run(a: SelfplayArgs) -> Result<()> {
     if a.store.is_some() {
@@ -23,16 +22,8 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     a.game.visit(Selfplay(a))
 }
 
-/// The self-play file at `path` (the built-in settings without one) with
-/// the `--set` overrides, as `pacozero selfplay` reads it, and its name in errors.
-pub fn config_at(path: Option<&Path>, sets: &[String]) -> Result<(SelfplayConfig, String)> {
-    let (text, origin) = pacozero_run::overrides::config_text(path, pacozero_run::overrides::Fallback::DEFAULTS, sets)?;
-    let cfg = SelfplayConfig::from_toml_str(&text).with_context(|| format!("in {origin}"))?;
-    Ok((cfg, origin))
-}
-
 fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {
-    let cfg = config_at(a.config.as_deref(), &a.set)?.0;
+    let cfg = super::selfplay_config_at(a.config.as_deref(), &a.set)?.0;
     let out: PathBuf = match (&a.out, &a.run) {
         (Some(o), _) => o.clone(),
         (None, Some(r)) => RunDir::new(r).data(),

@@ -22,7 +22,7 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
     }
     let url = a.store.clone().context("selfplay in a store needs --store URL")?;
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
-    let config = super::selfplay::config_at(a.config.as_deref(), &a.set)?.0;
+    let config = super::selfplay_config_at(a.config.as_deref(), &a.set)?.0;
     let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
     a.game.visit(Worker(w))
 }
