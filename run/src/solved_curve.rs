@@ -242,6 +242,25 @@ fn read_own(path: &Path) -> Result<Vec<CurvePoint>> {
     Ok(own)
 }
 
+/// The peer's final share and when each side first reached it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToPeerFinal {
+    /// The largest visit budget of the peer's last point that the run's curve has.
+    pub visits: u32,
+    pub share: f64,
+    pub own_seconds: Option<f64>,
+    pub peer_seconds: Option<f64>,
+}
+
+/// The wall time each side needs to reach the peer's final share, at the
+/// largest budget both curves were judged at (`None`: no such budget).
+pub fn to_peer_final(own: &[CurvePoint], peer: &[CurvePoint]) -> Option<ToPeerFinal> {
+    let last = peer.last()?;
+    let visits = *last.optimal.keys().rev().find(|v| own.iter().any(|p| p.optimal.contains_key(v)))?;
+    let share = last.optimal[&visits];
+    Some(ToPeerFinal { visits, share, own_seconds: time_to_reach(own, visits, share), peer_seconds: time_to_reach(peer, visits, share) })
+}
+
 /// The run's curve and the peer's, as the report reads them (missing = empty).
 pub fn read_curves(run: &Path) -> Result<(Vec<CurvePoint>, Vec<CurvePoint>)> {
     let dir = RunDir::new(run);

@@ -5,7 +5,7 @@
 use crate::args::SolvedArgs;
 use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
-use pacozero_run::solved_curve::{import_peer, judge_curve, judge_model, time_to_reach, Judged};
+use pacozero_run::solved_curve::{import_peer, judge_curve, judge_model, to_peer_final, Judged};
 use std::path::Path;
 
 pub fn run(a: SolvedArgs) -> Result<()> {
@@ -42,18 +42,19 @@ fn curve(run: &Path, a: &SolvedArgs, suite: Option<(&str, &str)>) -> Result<()> 
         println!("[{i}/{n}] {} at {:.1} min: optimal {}; value {:.1}%", p.network, p.seconds / 60.0, shares.join(", "), p.value);
     })?;
     println!("{}: {} networks on the curve ({})", run.display(), curve.len(), pacozero_data::RunDir::new(run).solved_curve().display());
-    // The wall time each needs to reach the peer's final share, at the
-    // largest visit budget both were judged at.
-    let both = a.visits.iter().rev().find(|v| peer.last().is_some_and(|p| p.optimal.contains_key(v)));
-    if let (Some(&v), Some(last)) = (both, peer.last()) {
-        let share = last.optimal[&v];
+    if let Some(t) = to_peer_final(&curve, &peer) {
         let minutes = |t: Option<f64>| t.map_or("never".to_string(), |s| format!("{:.1} min", s / 60.0));
-        let (own, theirs) = (time_to_reach(&curve, v, share), time_to_reach(&peer, v, share));
-        let ratio = match (own, theirs) {
-            (Some(o), Some(t)) if o > 0.0 => format!("; the peer needs {:.1}x the time", t / o),
+        let ratio = match (t.own_seconds, t.peer_seconds) {
+            (Some(o), Some(p)) if o > 0.0 => format!("; the peer needs {:.1}x the time", p / o),
             _ => String::new(),
         };
-        println!("the peer's final share at {v} visits, {share:.1}%: this run reaches it at {}, the peer at {}{ratio}", minutes(own), minutes(theirs));
+        println!(
+            "the peer's final share at {} visits, {:.1}%: this run reaches it at {}, the peer at {}{ratio}",
+            t.visits,
+            t.share,
+            minutes(t.own_seconds),
+            minutes(t.peer_seconds)
+        );
     }
     Ok(())
 }

@@ -386,18 +386,16 @@ fn solved_section(run: &Path) -> Result<String> {
         "<h2 id=\"perfect-play\">Against perfect play</h2>\n<p class=\"dim\">The share of a solved suite's positions where the chosen move is optimal (the solver's best score), by visits per decision (0: the policy alone), and the share where the value's most likely result is exact. From <code>solved.jsonl</code> and <code>solved-peer.jsonl</code> (<code>pacozero solved --run</code>).</p>\n",
     );
     let visits: Vec<u32> = own.iter().chain(&peer).flat_map(|p| p.optimal.keys().copied()).collect::<BTreeSet<_>>().into_iter().collect();
-    if let Some(last) = peer.last() {
-        if let Some(&v) = visits.iter().rev().find(|v| last.optimal.contains_key(v) && own.iter().any(|p| p.optimal.contains_key(v))) {
-            let share = last.optimal[&v];
-            let at = |t: Option<f64>| t.map_or("never".to_string(), |s| format!("{:.1} minutes", s / 60.0));
-            let (mine, theirs) = (solved_curve::time_to_reach(&own, v, share), solved_curve::time_to_reach(&peer, v, share));
-            let _ = writeln!(
-                h,
-                "<p id=\"time-to-peer\">The peer's final share at {v} visits is {share:.1}%: this run reaches it after {}, the peer after {}.</p>",
-                at(mine),
-                at(theirs)
-            );
-        }
+    if let Some(t) = solved_curve::to_peer_final(&own, &peer) {
+        let at = |t: Option<f64>| t.map_or("never".to_string(), |s| format!("{:.1} minutes", s / 60.0));
+        let _ = writeln!(
+            h,
+            "<p id=\"time-to-peer\">The peer's final share at {} visits is {:.1}%: this run reaches it after {}, the peer after {}.</p>",
+            t.visits,
+            t.share,
+            at(t.own_seconds),
+            at(t.peer_seconds)
+        );
     }
     h.push_str("<table class=\"data\"><tr><th>who</th><th>network</th><th>minutes</th>");
     for v in &visits {
