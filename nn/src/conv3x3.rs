@@ -238,7 +238,7 @@ fn tile<const V: usize, const FMA: bool>(d: &Dense, board: Board, img: &[f32], c
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A small deterministic generator (the test needs no crate for it).
@@ -287,7 +287,9 @@ mod tests {
         out
     }
 
-    fn taps(h: usize, w: usize) -> Vec<i32> {
+    /// Each square's nine neighbours (`-1` off the board) on an `h` x `w`
+    /// board, for the kernels' tests here and in `conv3x3_i8`.
+    pub(crate) fn taps(h: usize, w: usize) -> Vec<i32> {
         let mut t = vec![-1; h * w * 9];
         for y in 0..h as i32 {
             for x in 0..w as i32 {

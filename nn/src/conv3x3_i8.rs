@@ -402,20 +402,7 @@ mod tests {
         }
     }
 
-    fn taps(h: usize, w: usize) -> Vec<i32> {
-        let mut t = vec![-1; h * w * 9];
-        for y in 0..h as i32 {
-            for x in 0..w as i32 {
-                for k in 0..9 {
-                    let (sy, sx) = (y + k / 3 - 1, x + k % 3 - 1);
-                    if (0..h as i32).contains(&sy) && (0..w as i32).contains(&sx) {
-                        t[(y as usize * w + x as usize) * 9 + k as usize] = sy * w as i32 + sx;
-                    }
-                }
-            }
-        }
-        t
-    }
+    use crate::conv3x3::tests::taps;
 
     /// The fp32 convolution from its definition (f64 sums).
     fn fp32_reference(d: &Dense, h: usize, w: usize, src: &[f32], cin: usize, relu: bool) -> Vec<f32> {
