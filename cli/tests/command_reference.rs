@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 #[allow(dead_code)]
 #[path = "../src/args.rs"]
 mod args;
+mod reference_page;
 
 fn reference_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("docs/commands.md")
@@ -38,21 +39,12 @@ fn escape_angle_brackets(line: &str) -> String {
 
 #[test]
 fn command_reference_is_current() {
-    let page = render();
-    let path = reference_path();
-    if std::env::var_os("PACOZERO_UPDATE_REFERENCE").is_some() {
-        std::fs::write(&path, page.as_bytes()).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    if committed != page {
-        let line = committed.lines().zip(page.lines()).position(|(a, b)| a != b).unwrap_or_else(|| committed.lines().count().min(page.lines().count()));
-        panic!(
-            "{} is not the reference the command line renders (first difference at line {}); regenerate it with\n  PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference",
-            path.display(),
-            line + 1
-        );
-    }
+    reference_page::check_current(
+        &reference_path(),
+        &render(),
+        "the command line",
+        "PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference",
+    );
 }
 
 /// Every argument and subcommand has a help text (the reference shows it).

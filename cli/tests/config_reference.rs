@@ -13,6 +13,7 @@ use pacozero_search::SearchConfig;
 use pacozero_selfplay::SelfplayConfig;
 use pacozero_train::{NetTable, TrainConfig, TrainFile};
 use serde::de::DeserializeOwned;
+mod reference_page;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -435,17 +436,7 @@ fn render() -> String {
 
 #[test]
 fn config_reference_is_current() {
-    let page = render();
-    let path = reference_path();
-    if std::env::var_os("PACOZERO_UPDATE_REFERENCE").is_some() {
-        std::fs::write(&path, page.as_bytes()).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    if committed != page {
-        let line = committed.lines().zip(page.lines()).position(|(a, b)| a != b).unwrap_or_else(|| committed.lines().count().min(page.lines().count()));
-        panic!("{} is not the reference the code renders (first difference at line {}); regenerate it with\n  {REGENERATE}", path.display(), line + 1);
-    }
+    reference_page::check_current(&reference_path(), &render(), "the code", REGENERATE);
 }
 
 /// The self-play and training files read their keys with the same structs
