@@ -4,7 +4,7 @@
 A whole run of the largest crates takes longer than one sitting on a 2-core
 machine (engine: about 3,400 mutants at 25-30 s each), so
 `scripts/mutants.sh resume <package>` runs it in pieces, and this ledger,
-kept in the repository (`docs/mutants/<package>.txt`), carries each
+kept in the repository (`scripts/mutants/<package>.txt`), carries each
 mutant's last outcome from one piece to the next. cargo-mutants' own
 `--iterate` does the skipping: the ledger's caught and unviable mutants are
 handed to it as `previously_caught.txt`.

@@ -20,7 +20,7 @@
 #       scripts/test.sh runs this.
 #   scripts/mutants.sh resume <package> [cargo-mutants args]
 #       a whole-crate run in pieces: every mutant of the package not yet
-#       settled in its ledger, docs/mutants/<package>.txt (kept in the
+#       settled in its ledger, scripts/mutants/<package>.txt (kept in the
 #       repository; format in scripts/mutants-ledger.py), which each piece
 #       updates, stopped or not. MUTANTS_MINUTES caps a piece. Needs a clean
 #       tree: the outcomes hold for the commit.
@@ -208,7 +208,7 @@ diff)
 resume)
     pkg="${1:?give a package, one of: ${PACKAGES[*]}}"
     shift
-    ledger="docs/mutants/$pkg.txt"
+    ledger="scripts/mutants/$pkg.txt"
     if ! git diff --quiet HEAD; then
         echo "mutants resume: the tree has uncommitted changes; commit them first (the ledger's outcomes hold for a commit)" >&2
         exit 1

@@ -33,7 +33,7 @@ class LedgerTest(unittest.TestCase):
             subprocess.run(["git", *args], check=True)
         os.makedirs("a/src")
         self.commit({"a/src/one.rs": "one\n", "a/src/two.rs": "two\n"})
-        self.ledger = "docs/mutants/pkg.txt"
+        self.ledger = "scripts/mutants/pkg.txt"
         self.out = "out"
         self.list = "list.txt"
         self.write_lines(self.list, [A1, A2, B1, B2, B3])

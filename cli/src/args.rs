@@ -241,7 +241,7 @@ pub struct SelfplayArgs {
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// Run directory (reads <run>/data, writes checkpoints, metrics, plots, models).
+    /// Run directory (reads <run>/data, writes checkpoints, metrics, models).
     #[arg(long)]
     pub run: PathBuf,
     /// No progress bars (the notes and results are still printed).

@@ -1,5 +1,6 @@
-//! The search-facing surface shared by every game of the engine: what
-//! self-play, training, arena and books need, and nothing more.
+//! The surface shared by every game of the engine: what self-play,
+//! training, arena and books need, and beside it the hooks of the viewer
+//! and the tools (notation, diagrams, suites).
 //!
 //! Actions are policy indices in the mover's frame (`0..NUM_ACTIONS`), so
 //! search never sees a game's own action type.

@@ -8,8 +8,8 @@
 //! ([`NetworkEvaluator`], implementing `pacozero_search::Evaluator`);
 //! finding a network by file, run directory or reference name, and the game
 //! it plays ([`load`]).
-//! Training, checkpoints, metrics and plots are in `pacozero_train`, which
-//! builds on this crate.
+//! Training, checkpoints and metrics are in `pacozero_train`, which builds
+//! on this crate; a run's plots are its report's (`pacozero_run`).
 //!
 //! burn is linked without `autodiff` and `optim`: inference needs neither
 //! (the trainer turns them on for its own build).

@@ -6,10 +6,10 @@
 //! | path | written by | content |
 //! |---|---|---|
 //! | `config.toml` | start | copy of the loop configuration (later runs use it) |
-//! | `state.json` | each stage | game, generation, the last completed stage, the best network, and in an overlapped generation the last chunk its training reads (atomic) |
+//! | `state.json` | each stage | game, generation, the last completed stage, and in an overlapped generation the last chunk its training reads (atomic) |
 //! | `data/` | self-play | Parquet chunks (atomic; see docs/DATA.md) |
-//! | `checkpoints/`, `metrics.csv`, `plots/` | training | resumable trainer state, per-step metrics, curves |
-//! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks, pointer to the best (atomic) |
+//! | `checkpoints/`, `metrics.csv` | training | resumable trainer state, per-step metrics |
+//! | `models/gen-NNNN.pzmodel`, `models/current` | training, promotion | exported networks; `current` names the best (atomic; the only record of it) |
 //! | `matches.jsonl` | evaluation | one line per match: players, W/D/L, pentanomial |
 //! | `ratings.csv`, `ratings.md` | evaluation | Elo of every player (max. likelihood over all matches) with 95% intervals |
 //! | `generations.jsonl` | each stage | one line per stage: `{"generation", "stage", figures...}` (self-play draw rate and length, losses, the losses on the generation's new games before training on them (stage `fresh`), promotion, and the wall time of each stage (stage `time`: `selfplay_seconds`, `train_seconds`, `eval_seconds`, `other_seconds`; an overlapped generation has `overlap_seconds`, self-play and training at once, instead of the first two, and stage `overlap` gives each one's own time)) |

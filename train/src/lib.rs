@@ -2,7 +2,7 @@
 //!
 //! Training of the burn networks of `pacozero_nn` (architecture, model
 //! files, backends and inference live there): the training loop
-//! ([`Trainer`], [`TrainConfig`]), checkpoints, metrics, plots, and a speed
+//! ([`Trainer`], [`TrainConfig`]), checkpoints, metrics, and a speed
 //! benchmark of inference and training ([`bench_net`]). burn is linked with
 //! `autodiff` and `optim` here only; autodiff devices come from
 //! [`backend::training_device`]. The cargo feature `tch` forwards to
@@ -39,10 +39,10 @@
 //! weight decay is part of the optimizer.
 //!
 //! ## Run directory
-//! The trainer writes `checkpoints/latest.pzckpt`, `metrics.csv`, `plots/`
-//! and, on export, `models/<name>.pzmodel` and `models/current` of a run
+//! The trainer writes `checkpoints/latest.pzckpt`, `metrics.csv` and, on export, `models/<name>.pzmodel` and `models/current` of a run
 //! directory; `pacozero_data::run_dir` names every path of a run and
-//! documents them in one table.
+//! documents them in one table. The plots of a run are the report's
+//! (`pacozero_run::report`), drawn from `metrics.csv`.
 
 mod average;
 pub mod backend;

@@ -1,5 +1,6 @@
-//! `selfplay --store URL --worker N` and `train --store URL`: the store
-//! sync of `pacozero_run::store_sync`, its notes printed.
+//! `selfplay --store URL --worker N`, `train --store URL` and `evaluate
+//! --store URL`: the store sync of `pacozero_run::store_sync` and the
+//! store's evaluator (`pacozero_run::store_eval`), their notes printed.
 
 use crate::args::{SelfplayArgs, TrainArgs};
 use anyhow::{Context, Result};

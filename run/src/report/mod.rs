@@ -11,12 +11,14 @@
 //! | `plots/length.svg` | mean game length (decisions) by generation |
 //! | `plots/ends.svg` | how self-play games end by generation: each end reason's share (stage `ends`) |
 //! | `plots/resignation.svg` | the false resignation rate of the no-resign games by generation |
+//! | `plots/time.svg` | wall time of each generation by stage (self-play, training, both at once, evaluation, other) |
 //! | `plots/fresh_value.svg` | value loss on each generation's new games (stage `fresh`) against the loss of the constant prediction of their result shares, and the draw share against its prediction |
 //! | `plots/losses.svg` | training losses by step (smoothed) |
+//! | `plots/solved.svg` | against perfect play (`solved.jsonl`, and `solved-peer.jsonl` beside it): optimal-move share by minute of the run, by visit budget; only in a run that has the curve |
 //! | `report.html` | the tables (with the yardstick ladder of `ladder.json` when the run has one), the plots and sample games with a board viewer (8x8 Paco Ŝako, 10x10 Shako) and their move lists |
 //!
 //! Inputs are the run's own files (`matches.jsonl`, `generations.jsonl`,
-//! `ratings.csv`, `metrics.csv`, the newest data chunk); any of them may be
+//! `ratings.csv`, `metrics.csv`, `solved.jsonl`, the newest data chunk); any of them may be
 //! missing early in a run, and the report shows what there is.
 
 pub mod svg;
