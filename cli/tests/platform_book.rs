@@ -6,7 +6,8 @@
 //! nothing written; a built book exported with logits that reproduce its
 //! visits; the three kinds of entry the platform's own books hold
 //! (tests/data/platform_book_kinds.json) imported, exported back value for
-//! value, probed and compared.
+//! value, probed and compared; twelve entries of the platform's own book
+//! (tests/data/platform_book_hedwig_excerpt.json) imported and replayed.
 
 use pacozero_data::book::{read_book, BookPosition};
 use pacozero_engine::paco::{parse_actions, GameState, Position};
@@ -367,4 +368,41 @@ fn probe_and_compare_on_the_three_kinds() {
     let out = run_ok(&["book", "compare", "--reference", s(&book), "--model", s(&model), "--sims", "4", "--json", "--quiet"]);
     let v: Value = serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
     assert_eq!((&v["left_out"], v["overall"]["positions"].as_u64()), (&left_out, Some(6)), "{v}");
+}
+
+/// Twelve entries taken as written from the platform's own book
+/// (`2024-05-12-book-hedwig0.8-1000-1.0.json`, see tests/data/README.md):
+/// the standard start, Fischer-random starts, a chain that passes d6 and e5
+/// three times, and a union with the king that ends the game.
+fn hedwig_excerpt() -> PathBuf {
+    manifest_dir().join("tests/data/platform_book_hedwig_excerpt.json")
+}
+
+#[test]
+fn entries_of_the_platforms_own_book_import_replay_and_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = hedwig_excerpt();
+    let book = dir.path().join("hedwig.parquet");
+    let out = run_ok(&["book", "import", "--format", "platform", s(&input), "--out", s(&book)]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // Every entry is a position the engine replays; none is left out.
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("12 positions, 12 moves, 12 start positions, imported from"), "{text}");
+    let (_, rows) = read_book(&book).unwrap();
+    assert_eq!(rows.len(), 12);
+    for r in &rows {
+        assert!(r.skipped.is_none(), "{}", r.fen);
+        replays(r);
+    }
+    let back = dir.path().join("back.json");
+    run_ok(&["book", "export", "--book", s(&book), "--format", "platform", "--out", s(&back)]);
+    assert_eq!(entries(&back), entries(&input));
+
+    let probe = |fen: &str| String::from_utf8_lossy(&run_ok(&["book", "probe", "--book", s(&book), "--fen", fen]).stdout).into_owned();
+    let p = probe("2kr1b2/ppp2p2/Q2Tpr1n/3pEB2/6a1/3oP1c1/PPPB1PP1/2KR4 b 4 - - -");
+    assert!(p.contains("Bf8xd6>e5>d6>e5>d6>e5>g3>f2") && p.contains("+0.644"), "{p}");
+    let p = probe("rn3b1r/4k3/b4n2/aaa1epep/P3P2P/2c5/2Q2PP1/RN1q1KN1 b 3 - - -");
+    assert!(p.contains("Qd1xf1") && p.contains("+1.000"), "{p}");
+    let p = probe("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 0 AHah - -");
+    assert!(p.contains("d2-d4"), "{p}");
 }
