@@ -3,7 +3,7 @@
 
 Usage: scripts/check-sentences.py [--max N] [FILE.md ...]
 
-Without files it checks every chapter docs/SUMMARY.md lists before its
+Without files it checks README.md and every chapter docs/SUMMARY.md lists before its
 `# For contributors` part, except docs/commands.md (generated from the
 command line's definitions). Only prose counts: fenced code blocks, tables,
 headings, HTML and link reference definitions are skipped. Inline code
@@ -39,7 +39,7 @@ ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "cf.", "vs.", "etc.", "Fig.", "No.", 
 
 
 def chapters():
-    """The Markdown files of the user's parts of the book, in SUMMARY.md's order."""
+    """The README, then the Markdown files of the user's parts of the book, in SUMMARY.md's order."""
     files = []
     with open(os.path.join(DOCS, "SUMMARY.md"), encoding="utf-8") as f:
         for line in f:
@@ -48,7 +48,7 @@ def chapters():
             for target in re.findall(r"\]\(([^)#]+\.md)\)", line):
                 if target not in GENERATED and target not in files:
                     files.append(target)
-    return [os.path.join(DOCS, t) for t in files]
+    return [os.path.join(os.path.dirname(DOCS), "README.md")] + [os.path.join(DOCS, t) for t in files]
 
 
 def paragraphs(lines):
@@ -133,7 +133,7 @@ def words(sentence):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max", type=int, default=40, help="most words a sentence may have (default 40)")
-    parser.add_argument("files", nargs="*", help="Markdown files (default: the user's chapters of docs/SUMMARY.md)")
+    parser.add_argument("files", nargs="*", help="Markdown files (default: README.md and the user's chapters of docs/SUMMARY.md)")
     args = parser.parse_args()
     files = args.files or chapters()
     long = []
