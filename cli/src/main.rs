@@ -1,4 +1,9 @@
 //! `pacozero`: one binary, one module per subcommand; errors are printed once, here.
+//!
+//! `args`: the command line (clap types, their doc comments the help);
+//! `commands`: one module per subcommand, calling the libraries and printing;
+//! `atomic`: whole-or-nothing writes of what a command leaves for the user;
+//! `turns`: whole turns seen through a search tree (`pacozero_search::turns`).
 
 mod args;
 mod atomic;
@@ -24,6 +29,9 @@ fn main() {
     let version: &'static str = Box::leak(pacozero_nn::provenance().to_string().into_boxed_str());
     let matches = args::Cli::command().version(version).get_matches();
     let cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some(precision) = cli.precision {
+        pacozero_nn::precision::set_from_flag(precision);
+    }
     if let Err(e) = pacozero_nn::check_backend().map_err(anyhow::Error::from).and_then(|()| commands::run(cli.command)) {
         eprintln!("error: {}", one_line(&e));
         std::process::exit(1);

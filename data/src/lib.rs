@@ -1,5 +1,21 @@
 //! # PacoZero training data
 //!
+//! Every file format of a run and the run's layout, in these modules:
+//!
+//! | module | what |
+//! |---|---|
+//! | `schema`, `writer`, `reader`, [`spec`] | the Parquet chunks of self-play (this page), their writer and reader, the game's [`GameSpec`] |
+//! | `decode` | a row's packed planes to the dense input of a network |
+//! | `bounded` | reading Parquet files from others within bounds (nothing declared is allocated before it is checked) |
+//! | [`book`] | opening books: one Parquet file of whole-turn positions |
+//! | [`platform_book`] | the platform's opening-book JSON, read and written exactly |
+//! | [`pgn`] | games of the games table as PGN |
+//! | [`run_dir`] | the run directory: every path of a run, named once ([`RunDir`]) |
+//! | [`durable`] | whole-or-nothing file writes ([`write_atomic`]) |
+//! | [`provenance`] | what made a file: build, backend, CPUs |
+//! | [`tfevents`] | TensorBoard event files of a run's scalars |
+//! | `error` | [`DataError`], naming the file, column and row |
+//!
 //! The on-disk schema shared by self-play (writer) and the trainer (reader).
 //! Data lives in *chunks*: a pair of zstd-compressed Parquet files
 //! `<stem>.positions.parquet` (one row per decision) and

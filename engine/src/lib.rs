@@ -7,6 +7,9 @@
 //!   indices, encoding, notation, turns); [`registry`]: [`GameKind`], the one
 //!   place that maps a game's name to its type.
 //! * `paco::invariants`, `shako::invariants`: the checks the fuzz targets and the corpus replay run.
+//! * [`types`]: the 8x8 games' small value types (colours, piece kinds,
+//!   squares, bitboards); `util`: hash tables keyed by Zobrist keys for the
+//!   chain searches.
 //!
 //! No ML code: positions are encoded as plain bit planes and scalars that the
 //! trainer turns into tensors. Its only dependencies are `rand` and

@@ -7,6 +7,9 @@
 //! conveniences that are plain Python (a class per game, `pacozero.Paco`
 //! ..., made from `games()`; `pacozero.data.open`, the torch dataset, the
 //! benchmark).
+//!
+//! Modules: `games` (the game classes), `data` (the training data), `net`
+//! (`Network` and `analyze`), `bench` (the Rust side of the benchmark).
 
 use pyo3::prelude::*;
 

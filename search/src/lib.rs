@@ -14,7 +14,8 @@
 //!   (analysis, opening books, the Python package).
 //! * [`analysis`]: the JSON-lines analysis engine (`pacozero analysis`):
 //!   concurrent queries whose leaves share network calls.
-//! * [`GameLimits`]: how long a game may run and how a cut game ends.
+//! * [`GameLimits`] (module `limits`): how long a game may run and how a cut game ends.
+//! * [`uci`]: a UCI engine on the search (`pacozero uci`), for every game.
 //! * [`seeds`]: the seed mixing every caller derives its random streams with.
 //! * [`lines`]: protocol input read line by line, each line capped in length.
 //!

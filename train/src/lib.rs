@@ -15,7 +15,8 @@
 //!   and calibration figures, [`FreshLoss`];
 //! * `metrics`: `metrics.csv` ([`StepMetrics`]);
 //! * `average`: weight averaging (`export_average`);
-//! * [`bench_net`], the training file ([`TrainFile`]), [`backend`].
+//! * `bench`: [`bench_net`]; `files`: the training file ([`TrainFile`]);
+//!   `error`: the trainer's errors; [`backend`]: the autodiff devices.
 //!
 //! ## Losses (per batch; `w` = row weight)
 //! * policy: cross-entropy between the search policy and the softmax of the
