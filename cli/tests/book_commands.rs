@@ -1,7 +1,7 @@
 //! Every `pacozero` command shown in the book's shell code blocks is checked
 //! against the command line: the user chapters (docs/SUMMARY.md's parts
 //! before "For contributors") and the README. Each command is parsed by the
-//! binary's own clap definitions (`cli/src/args.rs`), so a misspelt flag or
+//! binary's own clap definitions (`cli/src/args/`), so a misspelt flag or
 //! subcommand fails here with the file and line. The commands that take
 //! seconds ([`RUN`], and every `--help`) are also run, in a temporary
 //! directory with a time limit.
@@ -17,7 +17,7 @@
 mod common;
 
 #[allow(dead_code)]
-#[path = "../src/args.rs"]
+#[path = "../src/args/mod.rs"]
 mod args;
 
 use clap::{CommandFactory, FromArgMatches};

@@ -1,5 +1,5 @@
 //! The book's command reference (`docs/commands.md`) is rendered from the
-//! clap definitions of the `pacozero` binary (`cli/src/args.rs`), so it never
+//! clap definitions of the `pacozero` binary (`cli/src/args/`), so it never
 //! drifts from the command line: this test renders it and fails when the
 //! committed page differs. Regenerate it with
 //! `PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference`.
@@ -8,7 +8,7 @@ use clap::CommandFactory;
 use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
-#[path = "../src/args.rs"]
+#[path = "../src/args/mod.rs"]
 mod args;
 mod reference_page;
 
@@ -21,7 +21,7 @@ fn reference_path() -> PathBuf {
 fn render() -> String {
     let options = clap_markdown::MarkdownOptions::new().title("Command reference".to_string()).show_footer(false).show_table_of_contents(true);
     let body = clap_markdown::help_markdown_command_custom(&args::Cli::command(), &options);
-    let note = "This page is generated from the command line's definitions (`cli/src/args.rs`) by\n`cli/tests/command_reference.rs`; do not edit it by hand. Regenerate it with\n`PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference`.\n\n";
+    let note = "This page is generated from the command line's definitions (`cli/src/args/`) by\n`cli/tests/command_reference.rs`; do not edit it by hand. Regenerate it with\n`PACOZERO_UPDATE_REFERENCE=1 cargo test --release --workspace --test command_reference`.\n\n";
     let (title, rest) = body.split_once("\n\n").expect("clap-markdown starts with a title");
     let rest: Vec<String> = rest.lines().map(escape_angle_brackets).collect();
     format!("{title}\n\n{note}{}", rest.join("\n")).trim_end().to_string() + "\n"
@@ -70,5 +70,5 @@ fn every_flag_has_help() {
     }
     let mut missing = Vec::new();
     walk(&args::Cli::command(), "", &mut missing);
-    assert!(missing.is_empty(), "arguments or commands without a help text in cli/src/args.rs: {missing:?}");
+    assert!(missing.is_empty(), "arguments or commands without a help text in cli/src/args/: {missing:?}");
 }
