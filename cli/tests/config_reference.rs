@@ -49,7 +49,7 @@ const SECTIONS: &[Section] = &[
     Section {
         table: &["loop"],
         file: FileKind::Loop,
-        source: "run/src/looping.rs",
+        source: "run/src/looping/config.rs",
         name: "LoopConfig",
         accepted: accepted_keys::<pacozero_run::looping::LoopConfig>,
         about: "The loop's generations, its evaluation matches and its promotion rule.",
@@ -297,7 +297,11 @@ fn toml_literal(v: &Value) -> Option<String> {
 /// `None` for an optional key that is unset. Each is checked like the
 /// others: written into a file, it reads as a file without the key.
 fn left_out_defaults() -> Vec<(&'static str, Option<String>)> {
-    vec![("loop.previous_games", None), ("selfplay.encoding", Some(toml::Value::String(pacozero_engine::DEFAULT_ENCODING.to_string()).to_string()))]
+    vec![
+        ("loop.previous_games", None),
+        ("selfplay.encoding", Some(toml::Value::String(pacozero_engine::DEFAULT_ENCODING.to_string()).to_string())),
+        ("net.precision", Some(toml::Value::String(pacozero_nn::NetPrecision::default().to_string()).to_string())),
+    ]
 }
 
 /// A TOML text that sets `key` of the section to `literal`.
@@ -320,7 +324,8 @@ fn toml_type(field: &Field) -> String {
         let inner = Field { rust_type: inner.to_string(), key: field.key.clone(), aliases: vec![], doc: String::new(), at: field.at.clone() };
         return format!("{}, optional", toml_type(&inner));
     }
-    const STRING_ENUMS: &[&str] = &["GameKind", "Promotion", "Openings", "StartPositions", "Algorithm", "OptimizerKind", "LrSchedule", "PolicyHead"];
+    const STRING_ENUMS: &[&str] =
+        &["GameKind", "Promotion", "Openings", "StartPositions", "Algorithm", "OptimizerKind", "LrSchedule", "PolicyHead", "NetPrecision"];
     match ty {
         "u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64" => "integer".into(),
         "f32" | "f64" => "float".into(),

@@ -246,8 +246,18 @@ pub fn write_ratings(run: &Path, anchor: &str) -> Result<(String, Option<RatingL
     Ok((md, list))
 }
 
+/// The name of generation `g`'s network in a run (`gen-0003`): written
+/// here, and read back only by [`generation_of`] beside it.
 pub fn model_name(g: u32) -> String {
     format!("gen-{g:04}")
+}
+
+/// The generation a run's model name stands for (`gen-0003` → 3); `None`
+/// for any other name.
+pub fn generation_of(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("gen-")?;
+    // Only what model_name writes: digits, no sign.
+    digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok())?
 }
 
 #[cfg(test)]
@@ -259,6 +269,18 @@ mod tests {
 
     fn match_line(generation: u32, a: &str, b: &str, wins: u32, draws: u32, losses: u32, pentanomial: [u32; 5]) -> MatchLine {
         MatchLine { pentanomial, ..crate::test_support::match_line(generation, a, b, wins, draws, losses) }
+    }
+
+    #[test]
+    fn model_names_are_written_and_read_back_in_one_place() {
+        for g in [1, 7, 123, 9999, 10_000] {
+            assert_eq!(generation_of(&model_name(g)), Some(g));
+        }
+        assert_eq!(model_name(7), "gen-0007");
+        assert_eq!(generation_of("gen-12"), Some(12));
+        for other in ["rollout-200", "gen-x", "xgen-0003", "gen-", "gen-+5", "gen-0003.pzmodel", "current"] {
+            assert_eq!(generation_of(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -24,14 +24,14 @@ use anyhow::{bail, Context, Result};
 use pacozero_arena::rating_list::{rating_list, Anchor, Matchup, RatingList};
 use pacozero_arena::ratings::{Pentanomial, Wdl};
 use pacozero_arena::records::record_games_as;
-use pacozero_arena::{opening, play, Budget, EvalKind, MatchGame, Openings, Player, PlayerSpec, PlayoutMix};
+use pacozero_arena::{opening, play, Budget, EvalKind, MatchGame, NetOptions, Openings, Player, PlayerSpec};
 use pacozero_engine::{Color, Game, GameKind, Outcome};
 use pacozero_search::{derive_seed, GameLimits};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::files::{append_lines, read_jsonl, write_atomic};
+use crate::files::{append_lines, generation_of, model_name, read_jsonl, write_atomic};
 use crate::report::svg::{rating_bars, RatingBar};
 
 /// The league's file in its directory.
@@ -133,7 +133,7 @@ pub fn expand_spec(spec: &str) -> Result<Vec<LeaguePlayer>> {
     let mut gens: Vec<(u32, PathBuf)> = entries
         .filter_map(|e| {
             let p = e.ok()?.path();
-            let g = p.file_name()?.to_str()?.strip_prefix("gen-")?.strip_suffix(".pzmodel")?.parse().ok()?;
+            let g = generation_of(p.file_name()?.to_str()?.strip_suffix(".pzmodel")?)?;
             Some((g, p))
         })
         .filter(|(g, _)| g % every == 0)
@@ -146,7 +146,7 @@ pub fn expand_spec(spec: &str) -> Result<Vec<LeaguePlayer>> {
     Ok(gens
         .into_iter()
         .map(|(g, path)| LeaguePlayer {
-            name: format!("{label}/gen-{g:04}"),
+            name: format!("{label}/{}", model_name(g)),
             spec: format!("net:{}:{budget}", path.display()),
             model: Some(path),
             budget: Some(budget.clone()),
@@ -158,7 +158,7 @@ impl LeaguePlayer {
     fn player<G: Game>(&self, seed: u64) -> Result<Player<G>> {
         match (&self.model, &self.budget) {
             (Some(model), Some(budget)) => {
-                let spec = PlayerSpec::Mcts { kind: EvalKind::Net(model.clone(), PlayoutMix::NONE), budget: budget.parse()?, search: Default::default() };
+                let spec = PlayerSpec::Mcts { kind: EvalKind::Net(model.clone(), NetOptions::default()), budget: budget.parse()?, search: Default::default() };
                 Player::from_spec(self.name.clone(), spec, seed, 0)
             }
             _ => Player::from_spec(self.name.clone(), PlayerSpec::parse(&self.spec)?, seed, 0),
