@@ -348,7 +348,7 @@ pub fn no_progress(_done: u64, _total: u64) {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::players::{greedy_turn, Budget, EvalKind, PlayerSpec, PlayoutMix};
+    use crate::players::{greedy_turn, Budget, EvalKind, NetOptions, PlayerSpec, PlayoutMix};
     use pacozero_engine::{paco, shako};
 
     use crate::fake_engine::fake_engine;
@@ -605,19 +605,21 @@ mod tests {
         // Any existing file passes the spec check (the model is read later).
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
         match PlayerSpec::parse(&format!("net:{model}:50ms:mix=0.25")).unwrap() {
-            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget, .. } => {
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, NetOptions { mix, .. }), budget, .. } => {
                 assert_eq!((mix, budget), (PlayoutMix { weight: 0.25, playouts: 1 }, Budget::Millis(50)))
             }
             _ => panic!("not a network player"),
         }
         match PlayerSpec::parse(&format!("net:{model}:64")).unwrap() {
-            PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), budget, .. } => assert_eq!((mix, budget), (PlayoutMix::NONE, Budget::Simulations(64))),
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, NetOptions { mix, .. }), budget, .. } => {
+                assert_eq!((mix, budget), (PlayoutMix::NONE, Budget::Simulations(64)))
+            }
             _ => panic!("not a network player"),
         }
         // Options in either order.
         for opts in ["mix=0.5:playouts=16", "playouts=16:mix=0.5"] {
             match PlayerSpec::parse(&format!("net:{model}:50ms:{opts}")).unwrap() {
-                PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), .. } => assert_eq!(mix, PlayoutMix { weight: 0.5, playouts: 16 }),
+                PlayerSpec::Mcts { kind: EvalKind::Net(_, NetOptions { mix, .. }), .. } => assert_eq!(mix, PlayoutMix { weight: 0.5, playouts: 16 }),
                 _ => panic!("not a network player"),
             }
         }
@@ -626,6 +628,24 @@ mod tests {
             let named = bad.split(':').any(|o| e.contains(o));
             assert!(named && (e.contains("mix=<weight") || e.contains("playouts=<random") || e.contains("without mix")), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_net_player_may_name_its_precision() {
+        use pacozero_nn::NetPrecision;
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let precision = |opts: &str| match PlayerSpec::parse(&format!("net:{model}:64{opts}")).unwrap() {
+            PlayerSpec::Mcts { kind: EvalKind::Net(_, net), .. } => net,
+            _ => panic!("not a network player"),
+        };
+        assert_eq!(precision(""), NetOptions::default());
+        assert_eq!(precision(":precision=int8").precision, Some(NetPrecision::Int8));
+        let both = precision(":mix=0.5:precision=auto:playouts=4:search.c_puct=2");
+        assert_eq!(both, NetOptions { mix: PlayoutMix { weight: 0.5, playouts: 4 }, precision: Some(NetPrecision::Auto) });
+        let e = PlayerSpec::parse(&format!("net:{model}:64:mix=0.5:mix=0.25")).unwrap_err().to_string();
+        assert!(e.ends_with("'mix' is given twice"), "{e}");
+        let e = PlayerSpec::parse(&format!("net:{model}:64:precision=bf16")).unwrap_err().to_string();
+        assert!(e.contains("\"bf16\" is not a precision") && e.contains(model), "{e}");
     }
 
     #[test]

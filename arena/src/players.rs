@@ -8,8 +8,8 @@
 //! | `greedy` | one ply: wins at once if it can, otherwise avoids turns that let the opponent win at once (Paco: unite with its king; Shako: mate) |
 //! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
 //! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
-//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default); `search.<key>=<value>` changes a key of match play's search (`[search]` of the configurations, e.g. `search.root_win_in_two=false`), for equal-time ablations |
-//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
+//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:search.<key>=<value>...]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default); `precision` (`fp32`, `int8`, `auto`) is the arithmetic of its network's tower, for the process's own otherwise (`--precision`); `search.<key>=<value>` changes a key of match play's search (`[search]` of the configurations, e.g. `search.root_win_in_two=false`), for equal-time ablations |
+//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:search.<key>=<value>...]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
 //! | `uci:<command>[,<Option>=<value>...]:<budget>[:timeout=<ms>]` | an external UCI engine, one process per game, every move checked (e.g. `uci:fairy-stockfish,UCI_Variant=shako:nodes=1000`; see [`crate::uci_player`]) |
 //!
 //! A budget is a number of simulations per decision (`rollout:64`, the
@@ -28,6 +28,7 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_engine::{Game, Outcome};
+use pacozero_nn::NetPrecision;
 
 use crate::uci_player::{check_engine, Forfeit, UciProcess, UciSpec};
 use pacozero_search::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
@@ -90,8 +91,44 @@ impl std::str::FromStr for Budget {
 pub enum EvalKind {
     Uniform,
     Rollout,
-    /// A model file, and the random playouts mixed into its value.
-    Net(PathBuf, PlayoutMix),
+    /// A model file, and how it runs (the random playouts mixed into its
+    /// value, its tower's precision).
+    Net(PathBuf, NetOptions),
+}
+
+/// How a network player runs its network: the `mix=`, `playouts=` and
+/// `precision=` options of its spec.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NetOptions {
+    /// Random playouts mixed into its leaf values.
+    pub mix: PlayoutMix,
+    /// The arithmetic of its tower; `None`: the process's
+    /// (`pacozero_nn::precision::process_precision`).
+    pub precision: Option<NetPrecision>,
+}
+
+impl NetOptions {
+    /// Reads the options of a network spec after its budget (the
+    /// `search.` ones taken out): `precision=<p>` here, the rest as
+    /// [`PlayoutMix`] reads them.
+    fn parse(spec: &str, options: &[&str]) -> Result<NetOptions> {
+        let mut precision = None;
+        let mut rest = Vec::new();
+        for (i, o) in options.iter().enumerate() {
+            let key = o.split('=').next().unwrap_or(o);
+            if options[..i].iter().any(|p| p.split('=').next() == Some(key)) {
+                bail!("player '{spec}': '{key}' is given twice");
+            }
+            match o.strip_prefix("precision=") {
+                Some(p) => {
+                    let p: NetPrecision = p.parse().map_err(|e| anyhow::anyhow!("player '{spec}': {e}"))?;
+                    precision = Some(p);
+                }
+                None => rest.push(*o),
+            }
+        }
+        Ok(NetOptions { mix: PlayoutMix::parse(spec, &rest)?, precision })
+    }
 }
 
 /// Random playouts mixed into a network's leaf values (AlphaGo's leaf
@@ -105,6 +142,12 @@ pub struct PlayoutMix {
     pub weight: f32,
     /// Playouts per leaf (1..=1024).
     pub playouts: u32,
+}
+
+impl Default for PlayoutMix {
+    fn default() -> Self {
+        PlayoutMix::NONE
+    }
 }
 
 impl PlayoutMix {
@@ -125,7 +168,7 @@ impl PlayoutMix {
                     _ => bail!("player '{spec}': '{o}' should be playouts=<random playouts per leaf, 1..=1024>"),
                 }
             } else {
-                bail!("player '{spec}': unknown option '{o}' (expected mix=<weight of random playouts in the value, 0..=1> or playouts=<random playouts per leaf, 1..=1024>)");
+                bail!("player '{spec}': unknown option '{o}' (expected mix=<weight of random playouts in the value, 0..=1>, playouts=<random playouts per leaf, 1..=1024> or precision=<fp32|int8|auto>)");
             }
         }
         if mix.weight == 0.0 && mix.playouts > 1 {
@@ -210,16 +253,16 @@ impl PlayerSpec {
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
             "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))?, search: SearchOverrides::default() },
             "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))?, search: SearchOverrides::default() },
-            "net" | "ref" if parts.len() >= 2 && parts.iter().skip(3).filter(|o| !o.starts_with("search.")).count() <= 2 => {
+            "net" | "ref" if parts.len() >= 2 && parts.iter().skip(3).filter(|o| !o.starts_with("search.")).count() <= 3 => {
                 let path = if parts[0] == "ref" { pacozero_nn::reference_model(parts[1]).with_context(|| format!("player '{s}'"))? } else { PathBuf::from(parts[1]) };
                 if !path.exists() {
                     bail!("player '{s}': model file {} does not exist", path.display());
                 }
                 let (search, options) = SearchOverrides::parse(s, parts.get(3..).unwrap_or(&[]))?;
-                let mix = PlayoutMix::parse(s, &options)?;
-                PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), budget: budget(parts.get(2))?, search }
+                let net = NetOptions::parse(s, &options)?;
+                PlayerSpec::Mcts { kind: EvalKind::Net(path, net), budget: budget(parts.get(2))?, search }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf)"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:search.<key>=<value>...]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf, p the network's precision)"),
         })
     }
 }
@@ -246,8 +289,8 @@ impl<G: Game> Player<G> {
         let evaluator: Option<Arc<dyn Evaluator<G>>> = match &spec {
             PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
             PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
-            PlayerSpec::Mcts { kind: EvalKind::Net(path, mix), .. } => {
-                Some(Arc::from(pacozero_nn::network_with_playouts::<G>(path, threads, mix.weight, mix.playouts, seed)?))
+            PlayerSpec::Mcts { kind: EvalKind::Net(path, net), .. } => {
+                Some(Arc::from(pacozero_nn::network_with_playouts::<G>(path, threads, net.mix.weight, net.mix.playouts, net.precision, seed)?))
             }
             PlayerSpec::Uci(uci) => {
                 check_engine::<G>(&name, uci)?;
@@ -440,7 +483,7 @@ mod tests {
         assert!(matches!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random));
         assert!(matches!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy));
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-        for bad in ["random:1", "greedy:5", "uniform:1:2", "rollout:1:2", "net", &format!("net:{model}:1:mix=0.5:playouts=2:mix=0.1"), "alphazero:5"] {
+        for bad in ["random:1", "greedy:5", "uniform:1:2", "rollout:1:2", "net", &format!("net:{model}:1:mix=0.5:playouts=2:precision=int8:mix=0.1"), "alphazero:5"] {
             let e = PlayerSpec::parse(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("unknown player spec '{bad}'")), "{bad}: {e}");
         }
@@ -449,7 +492,7 @@ mod tests {
         assert!(PlayerSpec::parse("ref:no-such-reference-network").unwrap_err().to_string().starts_with("player 'ref:no-such-reference-network'"));
         // Search keys, checked as a configuration's `[search]` table.
         let spec = PlayerSpec::parse(&format!("net:{model}:50ms:search.root_win_in_two=false:mix=0.5:search.c_puct=2")).unwrap();
-        let PlayerSpec::Mcts { kind: EvalKind::Net(_, mix), search, .. } = spec else { panic!("not a network player") };
+        let PlayerSpec::Mcts { kind: EvalKind::Net(_, NetOptions { mix, .. }), search, .. } = spec else { panic!("not a network player") };
         let cfg = search.apply(match_search()).unwrap();
         assert_eq!((cfg.root_win_in_two, cfg.c_puct, cfg.algorithm, mix.weight), (false, 2.0, Algorithm::Puct, 0.5));
         assert!(match_search().root_win_in_two, "on by default");

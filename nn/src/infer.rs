@@ -59,10 +59,10 @@ pub struct HeadOutputs {
 /// forward pass stays the path for other backends and the reference. Set
 /// `PACOZERO_FASTNET=0` (or call [`Network::set_fastnet`]) to force burn.
 ///
-/// FastNet's tower runs in fp32 unless [`Network::set_precision`] (or
-/// `PACOZERO_PRECISION=int8|auto|fp32` in the environment, read when the
-/// network is built: the switch every command has until a configuration key
-/// and flags reach them) chooses int8.
+/// FastNet's tower runs in the process's precision when the network is
+/// built ([`crate::precision::process_precision`]: `--precision`,
+/// `PACOZERO_PRECISION`, a loop's `[net] precision`; fp32 by default), or
+/// in what [`Network::set_precision`] chooses later.
 pub struct Network {
     model: PacoNet,
     /// Always built (cheap: a copy of the weights); used when `use_fast`.
@@ -99,12 +99,9 @@ impl Network {
         let fast_env = !matches!(std::env::var("PACOZERO_FASTNET").as_deref(), Ok("0") | Ok("false") | Ok("off"));
         let use_fast = fast_env && device == Device::flex();
         let mut network = Network { model, fast, use_fast, net, info, spec, device, pool: cpu_pool(threads)? };
-        match std::env::var("PACOZERO_PRECISION") {
-            Ok(name) if !name.is_empty() => {
-                let precision = name.parse().map_err(|e| NnError::Config(format!("PACOZERO_PRECISION: {e}")))?;
-                network.set_precision(precision)?;
-            }
-            _ => {}
+        let precision = crate::precision::process_precision()?;
+        if !precision.is_fp32() {
+            network.set_precision(precision)?;
         }
         Ok(network)
     }

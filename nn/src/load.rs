@@ -33,6 +33,7 @@ pub fn resolve_model(path: &Path) -> Result<PathBuf> {
 const BUILT_IN: &[(&str, &[u8])] = &[
     ("quick-199eb03-gen28", include_bytes!("../../models/reference/quick-199eb03-gen28.pzmodel")),
     ("quick-edd488c-gen71", include_bytes!("../../models/reference/quick-edd488c-gen71.pzmodel")),
+    ("quick-0109b14-gen119", include_bytes!("../../models/reference/quick-0109b14-gen119.pzmodel")),
 ];
 
 /// Where the reference networks are: `$PACOZERO_REFERENCE_DIR`, or
@@ -150,10 +151,21 @@ pub fn load_network<G: Game>(path: &Path, threads: usize) -> Result<NetworkEvalu
     Ok(ev)
 }
 
-/// The network of a model file for game `G` on `threads` threads; with
-/// `weight > 0`, the mean of `playouts` random playouts (seeded by `seed`)
-/// mixed into its leaf values with that weight.
-pub fn network_with_playouts<G: Game>(path: &Path, threads: usize, weight: f32, playouts: u32, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
-    let net = load_network::<G>(path, threads)?;
+/// The network of a model file for game `G` on `threads` threads, its
+/// tower in `precision` (`None`: the process's); with `weight > 0`, the
+/// mean of `playouts` random playouts (seeded by `seed`) mixed into its
+/// leaf values with that weight.
+pub fn network_with_playouts<G: Game>(
+    path: &Path,
+    threads: usize,
+    weight: f32,
+    playouts: u32,
+    precision: Option<crate::NetPrecision>,
+    seed: u64,
+) -> Result<Box<dyn Evaluator<G>>> {
+    let mut net = load_network::<G>(path, threads)?;
+    if let Some(p) = precision {
+        net.net.set_precision(p).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    }
     Ok(if weight > 0.0 { Box::new(MixedEvaluator { inner: net, rollout: RolloutEvaluator::new(seed, playouts, 400), lambda: weight }) } else { Box::new(net) })
 }

@@ -43,7 +43,7 @@ fn a_reference_is_found_by_name() {
     assert_eq!(path, reference_dir().join("quick-199eb03-gen28.pzmodel"));
     assert_eq!(reference_model("quick-edd488c-gen71").unwrap(), reference_dir().join("quick-edd488c-gen71.pzmodel"));
     let e = reference_model("nope").unwrap_err().to_string();
-    assert!(e.starts_with("no reference network 'nope' in ") && e.ends_with("or built in (there are: quick-199eb03-gen28, quick-edd488c-gen71)"), "{e}");
+    assert!(e.starts_with("no reference network 'nope' in ") && e.ends_with("or built in (there are: quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71)"), "{e}");
 }
 
 #[test]
@@ -115,10 +115,10 @@ fn a_network_of_no_game_is_named_with_its_shape() {
 #[test]
 fn playouts_are_mixed_in_only_with_a_positive_weight() {
     let (_run, path) = run_with_model();
-    let plain = network_with_playouts::<paco::GameState>(&path, 1, 0.0, 4, 1).unwrap();
+    let plain = network_with_playouts::<paco::GameState>(&path, 1, 0.0, 4, None, 1).unwrap();
     assert_eq!(plain.name(), "gen-1");
-    let mixed = network_with_playouts::<paco::GameState>(&path, 1, 0.5, 4, 1).unwrap();
+    let mixed = network_with_playouts::<paco::GameState>(&path, 1, 0.5, 4, None, 1).unwrap();
     assert_eq!(mixed.name(), "gen-1+rollout0.5");
-    let e = network_with_playouts::<shako::GameState>(&path, 1, 0.5, 4, 1).err().unwrap().to_string();
+    let e = network_with_playouts::<shako::GameState>(&path, 1, 0.5, 4, None, 1).err().unwrap().to_string();
     assert!(e.contains("is not a shako network"), "{e}");
 }

@@ -31,7 +31,7 @@ impl SelfplayPlayer {
     /// playouts).
     pub fn evaluator<G: Game>(&self, cfg: &SelfplayConfig) -> Result<Box<dyn Evaluator<G>>> {
         match self {
-            SelfplayPlayer::Network { model, threads } => pacozero_nn::network_with_playouts::<G>(model, *threads, cfg.playout_mix, 1, cfg.seed),
+            SelfplayPlayer::Network { model, threads } => pacozero_nn::network_with_playouts::<G>(model, *threads, cfg.playout_mix, 1, None, cfg.seed),
             SelfplayPlayer::Baseline(name) => baseline_evaluator(name, cfg.seed),
         }
     }

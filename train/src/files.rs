@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 use pacozero_data::{spec_of, spec_of_encoding, GameSpec, RunDir};
 use pacozero_engine::GameKind;
-use pacozero_nn::{NetConfig, PolicyHead};
+use pacozero_nn::{NetConfig, NetPrecision, PolicyHead};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -57,6 +57,15 @@ pub struct NetTable {
     /// Paco Ŝako `"platform"`, the platform's own input. It must be the
     /// data's; a loop's self-play writes its data in it.
     pub encoding: String,
+    /// The arithmetic of the network's tower on the CPU when a loop plays
+    /// (self-play, evaluation): `"fp32"`, `"int8"` (int8 weights and
+    /// activations, 32-bit sums), or `"auto"` (int8 where the CPU has
+    /// AVX-512 VNNI, else fp32). Not part of the network: model files keep
+    /// fp32 weights. The command line's `--precision` and
+    /// `PACOZERO_PRECISION` win over it. Left out of written
+    /// configurations when fp32.
+    #[serde(skip_serializing_if = "NetPrecision::is_fp32")]
+    pub precision: NetPrecision,
 }
 
 impl Default for NetTable {
@@ -73,6 +82,7 @@ impl Default for NetTable {
             reply_policy: d.reply_policy,
             policy_head: d.policy_head,
             encoding: d.encoding,
+            precision: NetPrecision::Fp32,
         }
     }
 }

@@ -169,6 +169,8 @@ fn mcts<G: Game>(seconds: f64, model: Option<std::path::PathBuf>, threads: usize
         let r = bench_mcts::<G, _>(&search, &ev, threads, games_per_thread, seconds)?;
         println!("{r}");
         println!("search overhead (time outside the network): {:.1}%", 100.0 * (1.0 - r.eval_fraction));
+        let asked = pacozero_nn::precision::process_precision()?;
+        println!("network tower precision: {} (asked: {asked}; --precision)", asked.on_this_cpu());
     }
     Ok(())
 }
