@@ -146,7 +146,7 @@ fn arena_plays_the_reference_network_by_name() {
     let out = bin().args(["arena", "--players", "ref:no-such-net:4", "random", "--games", "2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-199eb03-gen28"), "{err}");
+    assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-0109b14-gen119, quick-199eb03-gen28"), "{err}");
 }
 
 /// `pacozero arena ARGS --out FILE`: its standard output (the text) and the JSON.
