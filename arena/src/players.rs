@@ -483,7 +483,9 @@ mod tests {
         assert!(matches!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random));
         assert!(matches!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy));
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-        for bad in ["random:1", "greedy:5", "uniform:1:2", "rollout:1:2", "net", &format!("net:{model}:1:mix=0.5:playouts=2:precision=int8:mix=0.1"), "alphazero:5"] {
+        for bad in
+            ["random:1", "greedy:5", "uniform:1:2", "rollout:1:2", "net", &format!("net:{model}:1:mix=0.5:playouts=2:precision=int8:mix=0.1"), "alphazero:5"]
+        {
             let e = PlayerSpec::parse(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("unknown player spec '{bad}'")), "{bad}: {e}");
         }

@@ -129,7 +129,10 @@ fn pacozero_reference_dir_holds_the_references_and_the_built_in_ones_are_written
             let e = reference_model("nope").unwrap_err().to_string();
             assert_eq!(
                 e,
-                format!("no reference network 'nope' in {} or built in (there are: mine, quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71)", refs.path().display())
+                format!(
+                    "no reference network 'nope' in {} or built in (there are: mine, quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71)",
+                    refs.path().display()
+                )
             );
         })
     });

@@ -43,7 +43,11 @@ fn a_reference_is_found_by_name() {
     assert_eq!(path, reference_dir().join("quick-199eb03-gen28.pzmodel"));
     assert_eq!(reference_model("quick-edd488c-gen71").unwrap(), reference_dir().join("quick-edd488c-gen71.pzmodel"));
     let e = reference_model("nope").unwrap_err().to_string();
-    assert!(e.starts_with("no reference network 'nope' in ") && e.ends_with("or built in (there are: quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71)"), "{e}");
+    assert!(
+        e.starts_with("no reference network 'nope' in ")
+            && e.ends_with("or built in (there are: quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71)"),
+        "{e}"
+    );
 }
 
 #[test]
