@@ -1,6 +1,6 @@
 //! The arithmetic a [`crate::FastNet`] runs its tower in: [`NetPrecision`].
 //!
-//! fp32 is the default and the reference; int8 ([`crate::conv3x3_i8`]) runs
+//! fp32 is the default and the reference; int8 (`conv3x3_i8`) runs
 //! the tower's 3x3 convolutions on bytes, several times the multiply-adds
 //! per instruction where the CPU has AVX-512 VNNI. `nn/tests/int8.rs` keeps
 //! it within bounds of fp32 on each game (policy top-1, value, KL).
