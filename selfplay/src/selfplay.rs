@@ -756,6 +756,7 @@ pub fn bench_mcts<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
     games_per_thread: usize,
     seconds: f64,
 ) -> Result<BenchReport> {
+    let defaults = SelfplayConfig::default();
     let cfg = SelfplayConfig {
         threads,
         games_per_thread,
@@ -763,7 +764,9 @@ pub fn bench_mcts<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         full_search_fraction: 1.0,
         resign_threshold: -1.0,
         search: search.clone(),
-        ..SelfplayConfig::default()
+        // The network's own input (a Shako network may read "threats").
+        encoding: evaluator.encoding().unwrap_or(defaults.encoding.clone()),
+        ..defaults
     };
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let s = run_workers::<G, E>(&cfg, evaluator, None, u64::MAX, Some(deadline), false)?;

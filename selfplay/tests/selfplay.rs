@@ -408,6 +408,39 @@ fn a_worker_error_stops_the_run() {
     assert!(ev.after.load(Ordering::SeqCst) < 1000, "{} evaluations after the failure", ev.after.load(Ordering::SeqCst));
 }
 
+/// An evaluator that reads Shako's second input encoding, as a Shako
+/// network of `encoding = "threats"` does; its values are uniform.
+struct ReadsThreats;
+
+impl pacozero_search::Evaluator<pacozero_engine::shako::GameState> for ReadsThreats {
+    fn name(&self) -> String {
+        "threats-reader".into()
+    }
+    fn needs_encoding(&self) -> bool {
+        false
+    }
+    fn encoding(&self) -> Option<String> {
+        Some("threats".into())
+    }
+    fn evaluate(
+        &self,
+        batch: &[pacozero_search::EvalRequest<'_, pacozero_engine::shako::GameState>],
+        out: &mut pacozero_search::EvalOutput,
+    ) -> anyhow::Result<()> {
+        pacozero_search::Evaluator::<pacozero_engine::shako::GameState>::evaluate(&UniformEvaluator, batch, out)
+    }
+}
+
+/// The benchmark searches with a network of any input encoding of its game
+/// (it once asked every network for the default one).
+#[test]
+fn bench_mcts_takes_the_networks_input_encoding() {
+    let search = SearchConfig { full_simulations: 4, cheap_simulations: 1, ..SearchConfig::default() };
+    let r = bench_mcts::<pacozero_engine::shako::GameState, _>(&search, &ReadsThreats, 1, 2, 0.3).unwrap();
+    assert!(r.decisions > 0, "{r}");
+    assert_eq!(r.evaluator, "threats-reader");
+}
+
 /// The benchmark runs what it says: the threads and interleaved games asked
 /// for, every decision a full search of the given simulations.
 #[test]
