@@ -43,7 +43,7 @@ export CARGO_TERM_COLOR=never
 MUTANTS_TARGET_DIR="${MUTANTS_TARGET_DIR:-$CARGO_TARGET_DIR/mutants-target}"
 
 # The crates whose scores docs/testing.md reports (issue 36).
-PACKAGES=(pacozero-engine pacozero-search pacozero-selfplay pacozero-data pacozero-nn pacozero-train pacozero-arena pacozero-run pacozero-store)
+PACKAGES=(pacozero-engine pacozero-search pacozero-protocol pacozero-selfplay pacozero-data pacozero-nn pacozero-train pacozero-arena pacozero-run pacozero-store)
 MUTANTS_VERSION=27.1.0
 NEXTEST_VERSION=0.9.151
 
@@ -153,7 +153,7 @@ diff)
     out="$CARGO_TARGET_DIR/mutants/diff"
     mkdir -p "$out"
     diff_file="$out/change.diff"
-    git diff "$base" -- $(printf '%s ' engine search selfplay data nn train arena run store) >"$diff_file"
+    git diff "$base" -- $(printf '%s ' engine search protocol selfplay data nn train arena run store) >"$diff_file"
     pkg_args=()
     for p in "${PACKAGES[@]}"; do pkg_args+=(-p "$p"); done
     cargo mutants --list --in-diff "$diff_file" "${pkg_args[@]}" >"$out/list.txt"

@@ -84,7 +84,7 @@ pub fn play<G: Game>(start: G, white: &Player<G>, black: &Player<G>, limits: Gam
                 tree.advance(a, &g);
             }
             if g.outcome().is_some() || g.to_move() != mover {
-                turns.push(pacozero_search::uci::move_token(&turn_start, &turn));
+                turns.push(pacozero_protocol::uci::move_token(&turn_start, &turn));
                 (turn_start, turn) = (g.clone(), Vec::new());
             }
         }
@@ -425,7 +425,7 @@ mod tests {
         let (mut tokens, mut answers, mut decisions) = (Vec::<String>::new(), String::new(), 0);
         for _ in 0..6 {
             let turn = g.legal_turns()[0].clone();
-            let token = pacozero_search::uci::move_token(&g, &turn);
+            let token = pacozero_protocol::uci::move_token(&g, &turn);
             let position = if tokens.is_empty() { "position startpos".to_string() } else { format!("position startpos moves {}", tokens.join(" ")) };
             answers += &format!("\"{position}\") echo 'bestmove {token}';; ");
             tokens.push(token);

@@ -17,7 +17,7 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_engine::Game;
-use pacozero_search::analysis::analysis_search_config;
+use pacozero_protocol::analysis::analysis_search_config;
 use pacozero_search::turns::{search_turn, MAX_TURN_DECISIONS};
 use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
 use serde::{Deserialize, Serialize};

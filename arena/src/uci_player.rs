@@ -34,6 +34,8 @@
 
 use anyhow::{bail, Result};
 use pacozero_engine::Game;
+use pacozero_protocol::uci::command::GoParams;
+use pacozero_protocol::uci::info::Info;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -81,15 +83,16 @@ impl UciBudget {
         })
     }
 
-    /// The `go` command of a move; `clock_left`: the mover's clock under a [`UciBudget::Clock`].
-    pub fn go(self, clock_left: Duration) -> String {
+    /// The `go` command of a move; `clock_left`: the mover's clock under a
+    /// [`UciBudget::Clock`]. The same [`GoParams`] `pacozero uci` reads.
+    pub fn go(self, clock_left: Duration) -> GoParams {
         match self {
-            UciBudget::Nodes(n) => format!("go nodes {n}"),
-            UciBudget::Depth(d) => format!("go depth {d}"),
-            UciBudget::Millis(ms) => format!("go movetime {ms}"),
+            UciBudget::Nodes(n) => GoParams { nodes: Some(n), ..GoParams::default() },
+            UciBudget::Depth(d) => GoParams { depth: Some(d), ..GoParams::default() },
+            UciBudget::Millis(ms) => GoParams { movetime: Some(ms), ..GoParams::default() },
             UciBudget::Clock { increment, .. } => {
-                let (t, i) = (clock_left.as_millis(), increment.as_millis());
-                format!("go wtime {t} btime {t} winc {i} binc {i}")
+                let (t, i) = (clock_left.as_millis() as u64, increment.as_millis() as u64);
+                GoParams { wtime: Some(t), btime: Some(t), winc: Some(i), binc: Some(i), ..GoParams::default() }
             }
         }
     }
@@ -298,7 +301,7 @@ impl UciProcess {
         let listed = if moves.is_empty() { String::new() } else { format!(" moves {}", moves.join(" ")) };
         self.send(&format!("position {setup}{listed}"))?;
         let asked = Instant::now();
-        self.send(&spec.budget.go(self.clock_left))?;
+        self.send(&spec.budget.go(self.clock_left).to_string())?;
         let lines = match spec.budget {
             UciBudget::Clock { increment, .. } => {
                 let left = self.clock_left;
@@ -317,7 +320,7 @@ impl UciProcess {
             }
             _ => self.read_until("bestmove", Instant::now() + spec.timeout, "bestmove")?,
         };
-        let nodes = lines.iter().rev().find_map(|l| info_nodes(l)).unwrap_or(0);
+        let nodes = lines.iter().rev().find_map(|l| Info::parse(l).and_then(|i| i.nodes)).unwrap_or(0);
         let answer = lines.last().expect("the bestmove line");
         let token = answer.split_whitespace().nth(1).unwrap_or("");
         match g.parse_turn(token) {
@@ -343,16 +346,6 @@ impl Drop for UciProcess {
     }
 }
 
-/// The `nodes` figure of an `info` line.
-fn info_nodes(line: &str) -> Option<u64> {
-    let mut words = line.split_whitespace();
-    if words.next() != Some("info") {
-        return None;
-    }
-    let words: Vec<&str> = words.collect();
-    words.iter().position(|&w| w == "nodes").and_then(|i| words.get(i + 1)).and_then(|n| n.parse().ok())
-}
-
 /// Checks a spec for game `G` before a match: the engine starts, speaks
 /// UCI and offers the options (one game's handshake).
 pub fn check_engine<G: Game>(spec_text: &str, spec: &UciSpec) -> Result<()> {
@@ -372,10 +365,10 @@ mod tests {
         assert_eq!((s.budget, s.timeout), (UciBudget::Nodes(1000), Duration::from_secs(30)));
         let s = UciSpec::parse("uci:sh:100ms:timeout=5000").unwrap();
         assert_eq!((s.budget, s.timeout), (UciBudget::Millis(100), Duration::from_secs(5)));
-        assert_eq!(UciSpec::parse("uci:sh:depth=3").unwrap().budget.go(Duration::ZERO), "go depth 3");
+        assert_eq!(UciSpec::parse("uci:sh:depth=3").unwrap().budget.go(Duration::ZERO).to_string(), "go depth 3");
         let clock = UciSpec::parse("uci:sh:tc=1+0.1").unwrap();
         assert_eq!(clock.budget, UciBudget::Clock { base: Duration::from_secs(1), increment: Duration::from_millis(100) });
-        assert_eq!(clock.budget.go(Duration::from_millis(734)), "go wtime 734 btime 734 winc 100 binc 100");
+        assert_eq!(clock.budget.go(Duration::from_millis(734)).to_string(), "go wtime 734 btime 734 winc 100 binc 100");
         assert_eq!(UciSpec::parse("uci:sh:tc=60").unwrap().budget, UciBudget::Clock { base: Duration::from_secs(60), increment: Duration::ZERO });
         assert_eq!(UciBudget::Millis(100).default_timeout(), Duration::from_millis(2200));
         for (bad, needle) in [
@@ -423,7 +416,7 @@ mod tests {
         let log = dir.path().join("log");
         let g0 = shako::GameState::start();
         let first = g0.legal_turns()[0].clone();
-        let token = pacozero_search::uci::move_token(&g0, &first);
+        let token = pacozero_protocol::uci::move_token(&g0, &first);
         let engine = fake_engine(
             dir.path(),
             &log,
@@ -538,7 +531,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log");
         let g = shako::GameState::start();
-        let token = pacozero_search::uci::move_token(&g, &g.legal_turns()[0]);
+        let token = pacozero_protocol::uci::move_token(&g, &g.legal_turns()[0]);
         let engine = fake_engine(dir.path(), &log, &[], &format!("sleep 0.1; echo 'bestmove {token}'"));
         let s = spec(&engine, ":tc=5+1");
         let mut p = UciProcess::start::<shako::GameState>(&s).unwrap();
@@ -559,8 +552,8 @@ mod tests {
 
     #[test]
     fn budgets_have_their_go_commands_and_limits() {
-        assert_eq!(UciBudget::Nodes(1000).go(Duration::ZERO), "go nodes 1000");
-        assert_eq!(UciBudget::Millis(250).go(Duration::ZERO), "go movetime 250");
+        assert_eq!(UciBudget::Nodes(1000).go(Duration::ZERO).to_string(), "go nodes 1000");
+        assert_eq!(UciBudget::Millis(250).go(Duration::ZERO).to_string(), "go movetime 250");
         assert_eq!(UciBudget::Nodes(5).default_timeout(), Duration::from_secs(30));
         assert_eq!(UciBudget::Depth(5).default_timeout(), Duration::from_secs(30));
         assert_eq!(UciBudget::Clock { base: Duration::from_secs(7), increment: Duration::ZERO }.default_timeout(), Duration::from_secs(7));
@@ -583,12 +576,5 @@ mod tests {
         // A bare name is found on PATH; a path must be a file.
         assert!(find_program("sh").unwrap().is_file());
         assert!(find_program("/").is_err());
-    }
-
-    #[test]
-    fn info_lines_give_their_nodes() {
-        assert_eq!(info_nodes("info depth 5 seldepth 6 multipv 1 score cp -74 nodes 1000 nps 125000 pv d8d6"), Some(1000));
-        assert_eq!(info_nodes("info string nodes are many"), None);
-        assert_eq!(info_nodes("bestmove e2e4 nodes 5"), None);
     }
 }

@@ -173,7 +173,7 @@ fn a_time_limit_ends_the_search() {
 fn bad_lines_get_one_error_each_naming_the_problem_and_good_ones_are_answered() {
     let dir = tempfile::tempdir().unwrap();
     let mut e = Engine::start(&paco_model(dir.path()), &["--visit-cap", "5000", "--max-concurrent", "1"]);
-    // Every kind of bad line is tested in process (search/tests/analysis.rs);
+    // Every kind of bad line is tested in process (protocol/tests/analysis.rs);
     // here, that the binary answers them and counts them.
     let bad: [(&str, Value, &str); 3] = [
         ("{not json", Value::Null, "line 1: not a JSON object"),

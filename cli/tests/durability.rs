@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 use common::{bin_path, s, tiny_selfplay, write_config, TINY_NET};
-#[path = "../../data/tests/syscalls/mod.rs"]
-mod syscalls;
-use syscalls::check_durable;
+use pacozero_testkit::syscalls::{self, check_durable};
 
 /// `pacozero args` under strace: each thread's calls.
 fn traced(dir: &Path, args: &[&str]) -> Vec<Vec<syscalls::Call>> {

@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use pacozero_data::{write_atomic, write_chunk};
 
 mod common;
-#[path = "syscalls/mod.rs"]
-mod syscalls;
-use syscalls::check_durable;
+use pacozero_testkit::syscalls::{self, check_durable};
 
 /// Set (to the directory to write in) in the traced child.
 const CHILD_ENV: &str = "PACOZERO_DURABILITY_TEST_CHILD";

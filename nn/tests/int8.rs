@@ -76,7 +76,7 @@ fn random_play(net: &NetConfig, n: usize, seed: u64) -> Positions {
                     let at = out.inputs.len();
                     out.inputs.resize(at + spec.input_len(), 0.0);
                     decode_into(&spec, &planes, &scalars, &mut out.inputs[at..]);
-                    let pick = legal[((rng.next() * legal.len() as f32) as usize).min(legal.len() - 1)];
+                    let pick = legal[rng.below(legal.len())];
                     out.legal.push(legal);
                     state.apply(pick);
                 }

@@ -89,7 +89,7 @@ fn packed(spec: &GameSpec, n: usize, seed: u64) -> Vec<(Vec<u64>, Vec<f32>)> {
     let mut r = Rng::new(seed);
     (0..n)
         .map(|_| {
-            let planes = (0..spec.plane_words()).map(|_| ((r.next() as f64 * 2f64.powi(24)) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+            let planes = (0..spec.plane_words()).map(|_| r.next()).collect();
             let scalars = (0..spec.scalars).map(|_| r.range(-1.0, 1.0)).collect();
             (planes, scalars)
         })

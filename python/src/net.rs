@@ -287,7 +287,7 @@ fn search_state<G: Game>(py: Python<'_>, g: &G, ev: &NetworkEvaluator, visits: u
         return Err(value_error("the side to move has no legal action"));
     }
     py.detach(|| {
-        let mut search = Search::new(pacozero_search::analysis::analysis_search_config(visits), g.clone(), Evaluator::<G>::needs_encoding(ev));
+        let mut search = Search::new(pacozero_protocol::analysis::analysis_search_config(visits), g.clone(), Evaluator::<G>::needs_encoding(ev));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
         let res = search.search_until(ev, visits, None, false, &mut rng)?;
         anyhow::Ok((search, res))
@@ -311,7 +311,7 @@ fn turn_dict<'py>(py: Python<'py>, name: String, actions: Vec<u16>, visits: u32,
 /// no noise) and returns the root's value and its most visited turns. See
 /// `pacozero.analyze`.
 #[pyfunction]
-#[pyo3(signature = (state, model, visits=pacozero_search::analysis::DEFAULT_VISITS, top=None, pv_turns=pacozero_search::analysis::DEFAULT_PV_TURNS))]
+#[pyo3(signature = (state, model, visits=pacozero_protocol::analysis::DEFAULT_VISITS, top=None, pv_turns=pacozero_protocol::analysis::DEFAULT_PV_TURNS))]
 pub fn analyze<'py>(
     py: Python<'py>,
     state: &Bound<'py, PyAny>,

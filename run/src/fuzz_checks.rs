@@ -11,11 +11,11 @@ use pacozero_arena::rating_list::Anchor;
 use pacozero_data::fuzz_checks::{assert_names_input, scratch_dir};
 use pacozero_data::RunDir;
 use pacozero_engine::{Color, Game, GameKind, GameVisitor};
-use pacozero_search::analysis::{parse_line, Line, ServeOptions};
-use pacozero_search::lines::{InputLine, LineReader};
-use pacozero_search::uci::clock::{deadline, search_limits};
-use pacozero_search::uci::command::{parse_command, Command, PositionCommand};
-use pacozero_search::uci::position_of;
+use pacozero_protocol::analysis::{parse_line, Line, ServeOptions};
+use pacozero_protocol::lines::{InputLine, LineReader};
+use pacozero_protocol::uci::clock::{deadline, search_limits};
+use pacozero_protocol::uci::command::{parse_command, Command, PositionCommand};
+use pacozero_protocol::uci::position_of;
 
 use crate::files::{append_match, load_state, read_matches, save_state, write_ratings};
 use crate::league::{read_league, LeagueHeader, LEAGUE_FILE};
@@ -174,7 +174,7 @@ pub fn league_file(data: &[u8]) -> bool {
 }
 
 /// The longest protocol line a check reads: lines above it are refused as
-/// the engines refuse lines above [`pacozero_search::lines::MAX_LINE_BYTES`],
+/// the engines refuse lines above [`pacozero_protocol::lines::MAX_LINE_BYTES`],
 /// and a fuzzer's input stays small.
 const FUZZ_LINE_BYTES: usize = 4096;
 

@@ -1,8 +1,9 @@
 //! # PacoZero search
 //!
-//! The search library that self-play, matches, books, analysis and the
-//! Python package share; it knows games only through the engine's [`Game`]
-//! trait and networks only through [`Evaluator`].
+//! The search library that self-play, matches, books, the protocols
+//! (`pacozero_protocol`) and the Python package share; it knows games only
+//! through the engine's [`Game`] trait and networks only through
+//! [`Evaluator`].
 //!
 //! * [`mcts`]: MCTS over atomic decisions (PUCT or Gumbel root search), as a
 //!   resumable state machine so that many searches share one evaluator batch.
@@ -12,12 +13,8 @@
 //! * [`config`]: [`SearchConfig`] (the `[search]` table of a configuration).
 //! * [`turns`]: a search tree's decisions grouped into whole turns
 //!   (analysis, opening books, the Python package).
-//! * [`analysis`]: the JSON-lines analysis engine (`pacozero analysis`):
-//!   concurrent queries whose leaves share network calls.
 //! * [`GameLimits`] (module `limits`): how long a game may run and how a cut game ends.
-//! * [`uci`]: a UCI engine on the search (`pacozero uci`), for every game.
 //! * [`seeds`]: the seed mixing every caller derives its random streams with.
-//! * [`lines`]: protocol input read line by line, each line capped in length.
 //!
 //! ## Conventions
 //!
@@ -29,17 +26,12 @@
 //!   repetition draws are seen by search. The tree is never merged by hash.
 //! * Running games with no legal action ("stuck") are draws in search.
 
-pub mod analysis;
 pub mod config;
 pub mod eval;
 mod limits;
-pub mod lines;
 pub mod mcts;
 pub mod seeds;
 pub mod turns;
-pub mod uci;
-#[cfg(test)]
-mod watchdog;
 
 pub use config::{Algorithm, SearchConfig};
 pub use eval::{baseline_evaluator, masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};

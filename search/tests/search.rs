@@ -8,11 +8,10 @@
 //! tests (`engine/tests/win_detection.rs`, `tests/win_and_cut.rs`), the
 //! solver too (`tests/solver.rs`).
 
-mod common;
-use common::Constant;
 use pacozero_engine::paco::{in_sako, GameState, Position};
 use pacozero_engine::{Color, Game, Outcome};
 use pacozero_search::{search, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
+use pacozero_testkit::Constant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

@@ -5,11 +5,9 @@
 //! decisions); on Nim (whose theory is known), on random positions near
 //! the end of random games of both games, and on the proved tactics suite.
 
-mod common;
-
-use common::nim::{nim, Nim};
 use pacozero_engine::{connect4, paco, shako, Color, Game, Outcome};
 use pacozero_search::{Algorithm, Proof, Proven, Search, SearchConfig, UniformEvaluator};
+use pacozero_testkit::nim::{self, nim, Nim};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -255,10 +253,10 @@ fn a_fresh_root_is_asked_once_whether_it_wins_this_turn() {
     for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
         for stones in [3u8, 5, 6, 9, 10] {
             let root = nim(stones);
-            common::nim::forget_asked();
+            nim::forget_asked();
             let mut s = Search::new(config(algorithm, true), root.clone(), false);
             s.search_until(&UniformEvaluator, 50, None, false, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
-            assert_eq!(common::nim::times_asked(&root), 1, "{algorithm:?}, {stones} stones");
+            assert_eq!(nim::times_asked(&root), 1, "{algorithm:?}, {stones} stones");
         }
     }
 }

@@ -2,12 +2,10 @@
 //! whose turns have two decisions and whose win detection is partial (known
 //! at a turn's second decision only), as a game's may be.
 
-mod common;
-
-use common::nim::nim;
 use pacozero_engine::{Color, Game, Outcome};
 use pacozero_search::turns::{root_turns, search_turn, winning_turn};
 use pacozero_search::{Algorithm, Search, SearchConfig, UniformEvaluator};
+use pacozero_testkit::nim::{nim, Nim};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -19,7 +17,7 @@ fn config(win_detection: bool) -> SearchConfig {
 
 /// The turns of a 300-simulation search from three stones: name, visits,
 /// won by the mover.
-fn turns_from_three(win_detection: bool) -> (Search<common::nim::Nim>, Vec<(String, u32, bool)>) {
+fn turns_from_three(win_detection: bool) -> (Search<Nim>, Vec<(String, u32, bool)>) {
     let mut s = Search::new(config(win_detection), nim(3), false);
     s.search_until(&UniformEvaluator, 300, None, false, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
     let mut turns: Vec<(String, u32, bool)> =

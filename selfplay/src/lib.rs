@@ -6,7 +6,11 @@
 //! * [`config`]: [`SelfplayConfig`] from TOML (its `[search]` table is
 //!   [`pacozero_search::SearchConfig`]).
 //! * [`selfplay`](mod@selfplay): [`run_selfplay`], which plays games on all
-//!   cores and writes `pacozero_data` chunks; [`bench_mcts`].
+//!   cores and writes `pacozero_data` chunks.
+//! * [`game`]: one game as a resumable state machine, its rows and its end;
+//!   [`play_game`] plays one on the calling thread.
+//! * [`summary`]: [`Summary`], a run's totals and rates.
+//! * [`bench`](mod@bench): [`bench_mcts`], the search throughput of self-play.
 //!
 //! Everything is generic over the engine's [`Game`], whose hooks include
 //! start positions and auxiliary targets. Two games implement it: Paco
@@ -46,11 +50,17 @@
 //!   with the temperature schedule. Gumbel: Gumbel noise in every search (it
 //!   is the move sampler), move = sequential-halving winner.
 
+pub mod bench;
 pub mod config;
+pub mod game;
 pub mod selfplay;
+pub mod summary;
 
+pub use bench::{bench_mcts, BenchReport};
 pub use config::{SelfplayConfig, StartPositions};
-pub use selfplay::{bench_mcts, game_id_of, game_seed, play_game, run_selfplay, BenchReport, GameRecord, Summary};
+pub use game::{game_id_of, game_seed, play_game, GameRecord};
+pub use selfplay::run_selfplay;
+pub use summary::Summary;
 
 use pacozero_engine::Game;
 

@@ -1,16 +1,13 @@
 //! Search and self-play on a toy game with two-decision turns (Nim,
-//! `search/tests/common/nim.rs`): search handles multi-decision turns (value
+//! `pacozero_testkit::nim`): search handles multi-decision turns (value
 //! signs) and self-play is generic over the game.
-
-#[path = "../../search/tests/common/nim.rs"]
-mod toy_nim;
 
 use pacozero_engine::{Color, Game};
 use pacozero_search::{search, Algorithm, Search, SearchConfig, UniformEvaluator};
 use pacozero_selfplay::{play_game, SelfplayConfig};
+use pacozero_testkit::nim::{nim, Nim};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use toy_nim::{nim, Nim};
 
 #[test]
 fn search_plays_nim_perfectly_with_two_decision_turns() {

@@ -76,7 +76,7 @@ pub enum BookCommand {
         model: Option<PathBuf>,
         /// Visits of each decision of the network's search (the tree is kept through
         /// the turn); `--sims` is read too.
-        #[arg(long = "visits", alias = "sims", default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
+        #[arg(long = "visits", alias = "sims", default_value_t = pacozero_protocol::analysis::DEFAULT_VISITS)]
         sims: u32,
         /// A book to compare instead of a network (either format): its preferred move at each position.
         #[arg(long)]

@@ -14,14 +14,14 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub fen: Option<String>,
     /// Visits of the search (`--sims` is read too).
-    #[arg(long = "visits", alias = "sims", default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
+    #[arg(long = "visits", alias = "sims", default_value_t = pacozero_protocol::analysis::DEFAULT_VISITS)]
     pub sims: u32,
     /// Turns shown.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
     /// Longest principal variation, in turns after the first (the analysis
     /// engine's and the Python package's default too).
-    #[arg(long, default_value_t = pacozero_search::analysis::DEFAULT_PV_TURNS)]
+    #[arg(long, default_value_t = pacozero_protocol::analysis::DEFAULT_PV_TURNS)]
     pub pv_turns: usize,
     /// The game of the position and the network.
     #[arg(long, default_value_t)]
@@ -34,7 +34,7 @@ pub struct AnalysisArgs {
     #[arg(long)]
     pub model: String,
     /// Visits of a query that gives neither `max_visits` nor `max_time_ms`.
-    #[arg(long, default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
+    #[arg(long, default_value_t = pacozero_protocol::analysis::DEFAULT_VISITS)]
     pub visits: u32,
     /// The most simulations a query may ask for (and the budget of a query limited by time only).
     #[arg(long, default_value_t = 1_000_000)]
@@ -62,7 +62,7 @@ pub struct UciArgs {
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Simulations of a `go` without a limit.
-    #[arg(long, default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
+    #[arg(long, default_value_t = pacozero_protocol::analysis::DEFAULT_VISITS)]
     pub visits: u32,
     /// The most simulations of one search (`go infinite` waits there for `stop`).
     #[arg(long, default_value_t = 1_000_000)]

@@ -199,7 +199,7 @@ pub enum TacticsCommand {
         /// Visits of each decision's search, the search budget every analysing
         /// command names so (0: the network's policy alone, the most likely
         /// decision each time; `--sims` is read too).
-        #[arg(long = "visits", alias = "sims", default_value_t = pacozero_search::analysis::DEFAULT_VISITS)]
+        #[arg(long = "visits", alias = "sims", default_value_t = pacozero_protocol::analysis::DEFAULT_VISITS)]
         sims: u32,
         /// The suite (default: the bundled engine/tests/data/tactics.jsonl).
         #[arg(long)]

@@ -1,12 +1,12 @@
 //! `pacozero analysis`: the JSON-lines analysis engine of
-//! `pacozero_search::analysis` on stdin and stdout, for the game of the
+//! `pacozero_protocol::analysis` on stdin and stdout, for the game of the
 //! network it is given.
 
 use crate::args::AnalysisArgs;
 use anyhow::Result;
 use pacozero_engine::{Game, GameVisitor};
 use pacozero_nn::NetworkEvaluator;
-use pacozero_search::analysis::{serve, ServeOptions};
+use pacozero_protocol::analysis::{serve, ServeOptions};
 
 pub fn run(a: AnalysisArgs) -> Result<()> {
     let evaluator = pacozero_nn::load_evaluator_spec(&a.model, a.threads)?;

@@ -11,7 +11,7 @@ use pacozero_search::{Evaluator, Search};
 use std::path::Path;
 
 /// Search settings of analysis and play: PUCT without noise, tree reuse.
-pub use pacozero_search::analysis::analysis_search_config as analysis_config;
+pub use pacozero_protocol::analysis::analysis_search_config as analysis_config;
 
 /// Refuses a finished game, or one whose mover has no legal decision.
 fn check_playable<G: Game>(g: &G) -> Result<()> {

@@ -197,9 +197,9 @@ fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], thr
         concurrency: &'a [usize],
     }
     impl GameVisitor for Bench<'_> {
-        type Output = Result<Vec<pacozero_search::analysis::BenchLine>>;
+        type Output = Result<Vec<pacozero_protocol::analysis::BenchLine>>;
         fn visit<G: Game>(self) -> Self::Output {
-            pacozero_search::analysis::bench_analysis::<G, _>(self.ev, self.queries, self.visits, self.concurrency)
+            pacozero_protocol::analysis::bench_analysis::<G, _>(self.ev, self.queries, self.visits, self.concurrency)
         }
     }
     if queries == 0 || visits == 0 {

@@ -1,10 +1,10 @@
-//! `pacozero uci`: the UCI engine of `pacozero_search::uci` on stdin and
+//! `pacozero uci`: the UCI engine of `pacozero_protocol::uci` on stdin and
 //! stdout, for the game of the network it is given.
 
 use crate::args::UciArgs;
 use anyhow::{bail, Result};
 use pacozero_engine::{Game, GameVisitor};
-use pacozero_search::uci::{serve, UciConfig};
+use pacozero_protocol::uci::{serve, UciConfig};
 use pacozero_search::Evaluator;
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests: a deterministic random stream,
+//! Helpers shared by the integration tests: the seeded random stream,
 //! networks with every weight and batch-norm statistic away from its
 //! default, decoded inputs and a tolerant comparison.
 #![allow(dead_code)]
@@ -9,26 +9,8 @@ use burn::tensor::TensorData;
 use pacozero_data::GameSpec;
 use pacozero_nn::{NetConfig, PacoNet};
 
-/// xorshift stream in [0, 1) (deterministic: the tests need no crate for it).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next()
-    }
-}
+/// The tests' seeded random stream.
+pub use pacozero_testkit::Rng;
 
 /// A data spec of `height`x`width` with these inputs and policy (two auxiliary targets).
 pub fn spec(height: u32, width: u32, bit_planes: u32, scalars: u32, policy: u32) -> GameSpec {
@@ -88,7 +70,7 @@ pub fn inputs(net: &NetConfig, batch: usize, seed: u64) -> Vec<f32> {
     let mut x = Vec::new();
     for _ in 0..batch {
         for _ in 0..bp * hw {
-            x.push((r.next() < 0.3) as u8 as f32);
+            x.push((r.unit() < 0.3) as u8 as f32);
         }
         for _ in 0..sc {
             let v = r.range(-0.5, 1.5);

@@ -1,10 +1,8 @@
 //! Shared by the self-play integration tests (each uses a part of it).
 #![allow(dead_code)]
 
-#[path = "../../../search/tests/common/mod.rs"]
-mod search_common;
 #[allow(unused_imports)]
-pub use search_common::Constant;
+pub use pacozero_testkit::Constant;
 
 /// A position row's expected `result`: the game's result (`"1-0"`, `"0-1"`,
 /// `"1/2-1/2"`) from the view of the side to move (0 = White): 1, 0 or -1.

@@ -53,7 +53,7 @@
 //! wait in arrival order, at most [`MAX_QUEUED_QUERIES`] of them; see
 //! there for what a full queue does). Each round, every search runs until it needs a
 //! leaf evaluated or finishes; the waiting leaves go to the network as one
-//! batch ([`crate::evaluate_pending`]). With one search at a time the batch
+//! batch ([`pacozero_search::evaluate_pending`]). With one search at a time the batch
 //! is one leaf, so throughput grows with the number of concurrent queries.
 
 mod bench;
@@ -69,11 +69,11 @@ use std::io::{BufRead, Write};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use crate::config::{Algorithm, SearchConfig};
-use crate::eval::{EvalOutput, Evaluator};
 use crate::lines::{InputLine, LineReader};
-use crate::mcts::{evaluate_pending, Search};
 pub use bench::{bench_analysis, bench_queries, BenchLine};
+use pacozero_search::config::{Algorithm, SearchConfig};
+use pacozero_search::eval::{EvalOutput, Evaluator};
+use pacozero_search::mcts::{evaluate_pending, Search};
 pub use query::{parse_line, Line, LineError, Query};
 
 /// Defaults and limits of an analysis engine.
@@ -336,7 +336,7 @@ impl<'a, G: Game, E: Evaluator<G> + ?Sized> Server<'a, G, E> {
         let mut search = Search::new(analysis_search_config(query.max_visits), query.state.clone(), self.evaluator.needs_encoding());
         search.begin(query.max_visits, false);
         let started = Instant::now();
-        search.set_deadline(crate::mcts::deadline(started, query.max_time));
+        search.set_deadline(pacozero_search::mcts::deadline(started, query.max_time));
         Job { query, search, started, done: terminated, terminated }
     }
 
@@ -393,9 +393,9 @@ fn write_line<W: Write>(output: &mut W, v: &Value) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::UniformEvaluator;
     use crate::lines::LongLine;
     use pacozero_engine::paco::GameState;
+    use pacozero_search::eval::UniformEvaluator;
     use serde_json::json;
 
     fn opts() -> ServeOptions {

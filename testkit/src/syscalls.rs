@@ -1,5 +1,5 @@
-//! Durability at the system-call level, shared by the tests that trace a
-//! writer (`data/tests/durability.rs`, `cli/tests/durability.rs`): runs a
+//! Durability at the system-call level, for the tests that trace a writer
+//! (`data/tests/durability.rs`, `cli/tests/durability.rs`): runs a
 //! program under `strace` and checks the order a crash-safe write needs, the
 //! temporary file written, fsynced, renamed over the final name, and then
 //! its directory fsynced. Debian's `strace` (installed by scripts/test.sh);

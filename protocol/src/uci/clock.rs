@@ -76,7 +76,7 @@ pub fn clock_share(t: u64, increment: u64, moves_to_go: Option<u32>, overhead_ms
     u64::try_from(share).expect("four fifths of a u64 fits a u64")
 }
 
-pub use crate::mcts::deadline;
+pub use pacozero_search::mcts::deadline;
 
 #[cfg(test)]
 mod tests {

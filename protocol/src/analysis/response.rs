@@ -4,9 +4,9 @@ use pacozero_engine::Game;
 use serde_json::{json, Value};
 
 use super::query::Query;
-use crate::turns::{decision_names, principal_variation, ranked_turns, winning_turn};
-use crate::Proof;
-use crate::Search;
+use pacozero_search::turns::{decision_names, principal_variation, ranked_turns, winning_turn};
+use pacozero_search::Proof;
+use pacozero_search::Search;
 
 /// Figures rounded to 6 decimals: `f32` printed through `f64` would carry
 /// digits the value does not have.
@@ -97,9 +97,9 @@ pub fn response<G: Game>(query: &Query<G>, search: &mut Search<G>, network: &str
 /// "mate": N}` (`mate` as UCI's `score mate N`, absent for a draw).
 fn proven(p: Proof) -> Value {
     let result = match p.result {
-        crate::Proven::Win => "win",
-        crate::Proven::Draw => "draw",
-        crate::Proven::Loss => "loss",
+        pacozero_search::Proven::Win => "win",
+        pacozero_search::Proven::Draw => "draw",
+        pacozero_search::Proven::Loss => "loss",
     };
     let mut v = json!({"result": result, "turns": p.turns});
     if let Some(n) = p.uci_mate() {

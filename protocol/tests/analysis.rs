@@ -10,11 +10,10 @@ use std::time::Duration;
 
 use pacozero_engine::paco::GameState;
 use pacozero_engine::{Game, Outcome};
-use pacozero_search::analysis::{serve, ServeOptions, ServeStats};
+use pacozero_protocol::analysis::{serve, ServeOptions, ServeStats};
 use serde_json::{json, Value};
 
-mod common;
-use common::Constant;
+use pacozero_testkit::Constant;
 
 /// The engine's input: lines sent from the test as it goes.
 struct Input {

@@ -1,18 +1,19 @@
-//! Tests of the engines (UCI, analysis) that could hang on a fault.
+//! Tests that could hang on a fault (an engine that never ends, a search
+//! that is never stopped).
 
 use std::sync::mpsc;
 use std::time::Duration;
 
 /// How long a test that drives an engine may run.
-pub(crate) const HANG: Duration = Duration::from_secs(20);
+pub const HANG: Duration = Duration::from_secs(20);
 
 /// Aborts the test binary when the test that holds it runs past `limit`,
 /// so that an engine that never ends (a loop, a search that is never
 /// stopped) fails the suite instead of hanging it.
-pub(crate) struct Watchdog(#[allow(dead_code)] mpsc::Sender<()>);
+pub struct Watchdog(#[allow(dead_code)] mpsc::Sender<()>);
 
 impl Watchdog {
-    pub(crate) fn new(limit: Duration) -> Watchdog {
+    pub fn new(limit: Duration) -> Watchdog {
         let (tx, rx) = mpsc::channel::<()>();
         let test = std::thread::current().name().unwrap_or("a test").to_string();
         std::thread::spawn(move || {

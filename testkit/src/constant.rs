@@ -1,27 +1,22 @@
-//! Shared by the search tests and the self-play tests (which include this
-//! file from theirs).
-#![allow(dead_code)]
+//! An evaluator for search tests whose values are known in advance.
 
-pub mod nim;
-
-use pacozero_engine::paco::GameState;
 use pacozero_engine::{Color, Game};
 use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
 
-/// Uniform priors and a constant (win, draw, loss) for each mover.
+/// Uniform priors and a constant (win, draw, loss) for each mover, in any game.
 pub struct Constant {
     pub white: [f32; 3],
     pub black: [f32; 3],
 }
 
-impl Evaluator<GameState> for Constant {
+impl<G: Game> Evaluator<G> for Constant {
     fn name(&self) -> String {
         "constant".into()
     }
     fn needs_encoding(&self) -> bool {
         false
     }
-    fn evaluate(&self, batch: &[EvalRequest<'_, GameState>], out: &mut EvalOutput) -> anyhow::Result<()> {
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> anyhow::Result<()> {
         out.reset(batch);
         for (i, r) in batch.iter().enumerate() {
             out.priors_of_mut(i).fill(1.0 / r.legal.len() as f32);

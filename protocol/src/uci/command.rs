@@ -47,6 +47,34 @@ pub struct GoParams {
     pub infinite: bool,
 }
 
+impl std::fmt::Display for GoParams {
+    /// `go` and the parameters set, in the order of the struct: the line
+    /// [`parse_command`] reads back to these parameters (a client's `go`,
+    /// as the arena sends it to an outside engine).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("go")?;
+        let numbers = [
+            ("wtime", self.wtime),
+            ("btime", self.btime),
+            ("winc", self.winc),
+            ("binc", self.binc),
+            ("movestogo", self.movestogo.map(u64::from)),
+            ("depth", self.depth.map(u64::from)),
+            ("nodes", self.nodes),
+            ("movetime", self.movetime),
+        ];
+        for (key, value) in numbers {
+            if let Some(v) = value {
+                write!(f, " {key} {v}")?;
+            }
+        }
+        if self.infinite {
+            f.write_str(" infinite")?;
+        }
+        Ok(())
+    }
+}
+
 /// Reads one line; `Ok(None)` for a blank one.
 pub fn parse_command(line: &str) -> Result<Option<Command>, String> {
     let mut words = line.split_whitespace();
@@ -147,6 +175,26 @@ fn parse_go(words: &[&str]) -> Result<GoParams, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_parameters_written_read_back_the_same() {
+        let all = GoParams {
+            wtime: Some(1000),
+            btime: Some(0),
+            winc: Some(10),
+            binc: Some(20),
+            movestogo: Some(30),
+            depth: Some(4),
+            nodes: Some(500),
+            movetime: Some(60),
+            infinite: true,
+        };
+        assert_eq!(all.to_string(), "go wtime 1000 btime 0 winc 10 binc 20 movestogo 30 depth 4 nodes 500 movetime 60 infinite");
+        let clock = GoParams { wtime: Some(734), btime: Some(734), winc: Some(100), binc: Some(100), ..GoParams::default() };
+        for go in [all, clock, GoParams { nodes: Some(1), ..GoParams::default() }, GoParams::default()] {
+            assert_eq!(parse_command(&go.to_string()), Ok(Some(Command::Go(go.clone()))), "{go}");
+        }
+    }
 
     #[test]
     fn commands_read_with_their_arguments() {

@@ -1,7 +1,7 @@
 //! A toy game with two-decision turns (Nim where a turn takes 1-3 stones as
 //! "take 1 or 2" then "take 0 or 1 more"; taking the last stone wins). Known
 //! theory: the mover loses iff stones % 4 == 0 at the start of its turn.
-//! Shared by the search tests and the self-play tests (`selfplay/tests/toy.rs`).
+//! The search tests and the self-play tests play it.
 
 use pacozero_engine::{BadNotation, Color, Encoding, Game, Outcome};
 

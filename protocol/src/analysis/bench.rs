@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
 use super::{serve_read, ServeOptions};
-use crate::eval::Evaluator;
+use pacozero_search::eval::Evaluator;
 
 /// One measurement: `queries` queries of `visits` simulations each, with
 /// up to `concurrent` searched at once.
@@ -84,8 +84,8 @@ pub fn bench_analysis<G: Game, E: Evaluator<G> + ?Sized>(evaluator: &E, queries:
 mod tests {
     use super::*;
     use crate::analysis::{parse_line, Line};
-    use crate::eval::UniformEvaluator;
     use pacozero_engine::paco::GameState;
+    use pacozero_search::eval::UniformEvaluator;
 
     #[test]
     fn a_bench_line_derives_its_rates() {
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn the_benchmark_serves_its_queries_at_each_concurrency() {
-        let _watchdog = crate::watchdog::Watchdog::new(crate::watchdog::HANG);
+        let _watchdog = pacozero_testkit::Watchdog::new(pacozero_testkit::HANG);
         let lines = bench_analysis::<GameState, _>(&UniformEvaluator, 6, 8, &[1, 3]).unwrap();
         assert_eq!(lines.iter().map(|l| (l.concurrent, l.queries)).collect::<Vec<_>>(), [(1, 6), (3, 6)]);
         assert_eq!(lines[0].mean_batch(), 1.0, "one query at a time: one leaf a call");
