@@ -38,8 +38,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// A parsed player spec.
-#[derive(Clone, Debug)]
+/// A parsed player spec. [`PlayerSpec::parse`] (or `str::parse`) reads it,
+/// and `Display` writes the spec that reads back to it: a `ref:` name as
+/// its model file, a `uci:` program as found and its timeout written out.
+#[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     Random,
     Greedy,
@@ -79,6 +81,16 @@ impl Budget {
     }
 }
 
+impl std::fmt::Display for Budget {
+    /// `64` or `50ms`, as a spec writes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Budget::Simulations(n) => write!(f, "{n}"),
+            Budget::Millis(ms) => write!(f, "{ms}ms"),
+        }
+    }
+}
+
 impl std::str::FromStr for Budget {
     type Err = anyhow::Error;
     /// `64` (simulations) or `50ms` (time per decision).
@@ -87,7 +99,7 @@ impl std::str::FromStr for Budget {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum EvalKind {
     Uniform,
     Rollout,
@@ -267,6 +279,85 @@ impl PlayerSpec {
     }
 }
 
+impl std::str::FromStr for PlayerSpec {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<PlayerSpec> {
+        PlayerSpec::parse(s)
+    }
+}
+
+impl std::fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayerSpec::Random => f.write_str("random"),
+            PlayerSpec::Greedy => f.write_str("greedy"),
+            PlayerSpec::Uci(u) => write!(f, "{u}"),
+            PlayerSpec::Mcts { kind: EvalKind::Uniform, budget, .. } => write!(f, "uniform:{budget}"),
+            PlayerSpec::Mcts { kind: EvalKind::Rollout, budget, .. } => write!(f, "rollout:{budget}"),
+            PlayerSpec::Mcts { kind: EvalKind::Net(path, net), budget, search } => {
+                write!(f, "net:{}:{budget}", path.display())?;
+                if net.mix.weight > 0.0 {
+                    write!(f, ":mix={}", net.mix.weight)?;
+                }
+                if net.mix.playouts > 1 {
+                    write!(f, ":playouts={}", net.mix.playouts)?;
+                }
+                if let Some(p) = net.precision {
+                    write!(f, ":precision={p}")?;
+                }
+                for (k, v) in &search.0 {
+                    write!(f, ":search.{k}={v}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `run:DIR[:every=K][:BUDGET]`: every K-th generation of a run's models, as
+/// network players of one budget (a league's shorthand; see
+/// `pacozero_run::league`). The directory is everything before the options,
+/// so it may hold a colon.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSpec {
+    pub dir: PathBuf,
+    /// Every K-th generation (K ≥ 1; 1 by default).
+    pub every: u32,
+    /// The networks' budget (64 simulations by default).
+    pub budget: Budget,
+}
+
+impl std::str::FromStr for RunSpec {
+    type Err = anyhow::Error;
+    fn from_str(spec: &str) -> Result<RunSpec> {
+        let Some(rest) = spec.strip_prefix("run:") else { bail!("'{spec}' is not a run: spec (run:DIR[:every=K][:BUDGET])") };
+        let mut parts: Vec<&str> = rest.split(':').collect();
+        let (mut every, mut budget) = (1u32, Budget::Simulations(64));
+        while parts.len() > 1 {
+            let last = parts[parts.len() - 1];
+            if let Some(k) = last.strip_prefix("every=") {
+                every = k.parse().ok().filter(|&k| k >= 1).with_context(|| format!("player '{spec}': '{last}' should be every=<generations, at least 1>"))?;
+            } else if let Ok(b) = last.parse::<Budget>() {
+                budget = b;
+            } else {
+                break;
+            }
+            parts.pop();
+        }
+        let dir = parts.join(":");
+        if dir.is_empty() {
+            bail!("player '{spec}': the run directory is empty (run:DIR[:every=K][:BUDGET])");
+        }
+        Ok(RunSpec { dir: PathBuf::from(dir), every, budget })
+    }
+}
+
+impl std::fmt::Display for RunSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "run:{}:every={}:{}", self.dir.display(), self.every, self.budget)
+    }
+}
+
 /// A player ready to act (evaluators are shared between games and threads).
 pub struct Player<G: Game> {
     pub name: String,
@@ -429,6 +520,53 @@ mod tests {
     use super::*;
     use pacozero_engine::paco;
     use rand::{Rng, SeedableRng};
+
+    /// Every kind of spec reads back from what it writes; the text may
+    /// differ (a `ref:` name becomes its file, defaults are written out).
+    #[test]
+    fn player_specs_write_the_spec_that_reads_them_back() {
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let texts = [
+            "random".to_string(),
+            "greedy".into(),
+            "uniform".into(),
+            "uniform:8".into(),
+            "rollout:50ms".into(),
+            format!("net:{model}"),
+            format!("net:{model}:200:precision=int8"),
+            format!("net:{model}:50ms:playouts=16:mix=0.3:search.c_puct=2:search.root_win_in_two=false"),
+            "uci:sh -c true,UCI_Variant=shako,Move Overhead=10:nodes=1000".into(),
+            "uci:sh:depth=3:timeout=900".into(),
+            "uci:sh:tc=1.5+0.1".into(),
+            "uci:sh:250ms".into(),
+        ];
+        for text in texts {
+            let spec: PlayerSpec = text.parse().unwrap();
+            let written = spec.to_string();
+            assert_eq!(written.parse::<PlayerSpec>().unwrap(), spec, "{text} -> {written}");
+        }
+        assert_eq!("rollout".parse::<PlayerSpec>().unwrap().to_string(), "rollout:64");
+        let e = format!("net:{model}:64:mix=0.1").parse::<PlayerSpec>().unwrap().to_string();
+        assert_eq!(e, format!("net:{model}:64:mix=0.1"));
+    }
+
+    #[test]
+    fn run_specs_read_their_options_from_the_end_and_write_them_back() {
+        let read = |t: &str| t.parse::<RunSpec>().unwrap();
+        assert_eq!(read("run:runs/a"), RunSpec { dir: "runs/a".into(), every: 1, budget: Budget::Simulations(64) });
+        assert_eq!(read("run:r:every=2:50ms"), RunSpec { dir: "r".into(), every: 2, budget: Budget::Millis(50) });
+        assert_eq!(read("run:r:50ms:every=3"), RunSpec { dir: "r".into(), every: 3, budget: Budget::Millis(50) });
+        // A directory may hold a colon: only known options are taken off its end.
+        assert_eq!(read("run:x:y:8"), RunSpec { dir: "x:y".into(), every: 1, budget: Budget::Simulations(8) });
+        for text in ["run:runs/a", "run:x:y:every=4:100ms", "run:64"] {
+            let spec = read(text);
+            assert_eq!(read(&spec.to_string()), spec, "{text}");
+        }
+        for (bad, says) in [("run:r:every=0", "every=<generations, at least 1>"), ("run:", "directory is empty"), ("net:x", "not a run: spec")] {
+            let e = bad.parse::<RunSpec>().unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
 
     fn after<G: Game>(g: &G, turn: &[u16]) -> G {
         let mut next = g.clone();

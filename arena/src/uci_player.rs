@@ -32,7 +32,7 @@
 //! then killed if it lingers). A spec is checked when its player is made:
 //! the program starts, speaks UCI and offers the options.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use pacozero_engine::Game;
 use pacozero_protocol::uci::command::GoParams;
 use pacozero_protocol::uci::info::Info;
@@ -98,11 +98,25 @@ impl UciBudget {
     }
 
     fn default_timeout(self) -> Duration {
+        // (the budget's spec text is its Display, below)
         match self {
             UciBudget::Millis(ms) => Duration::from_millis(2 * ms + 2000),
             UciBudget::Nodes(_) | UciBudget::Depth(_) => Duration::from_secs(30),
             // Never the limit: the clock is (see best_turn).
             UciBudget::Clock { base, .. } => base,
+        }
+    }
+}
+
+impl std::fmt::Display for UciBudget {
+    /// The budget as a spec writes it: `nodes=N`, `depth=N`, `<ms>ms` or
+    /// `tc=<base s>+<increment s>` (what [`UciSpec::parse`] reads back).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UciBudget::Nodes(n) => write!(f, "nodes={n}"),
+            UciBudget::Depth(d) => write!(f, "depth={d}"),
+            UciBudget::Millis(ms) => write!(f, "{ms}ms"),
+            UciBudget::Clock { base, increment } => write!(f, "tc={}+{}", base.as_secs_f64(), increment.as_secs_f64()),
         }
     }
 }
@@ -148,6 +162,33 @@ impl UciSpec {
         };
         let program = find_program(program).map_err(|e| anyhow::anyhow!("player '{spec}': {e}"))?;
         Ok(UciSpec { program, args: args.to_vec(), options, budget, timeout })
+    }
+
+    /// Checks an engine given without a budget (`uci:<command>[,<Option>=<value>...]`,
+    /// as `ladder --engine` takes it, each rung adding its own): the spec
+    /// with `budget`, or what is wrong.
+    pub fn with_budget(engine: &str, budget: UciBudget) -> Result<UciSpec> {
+        // An engine with a budget of its own (`uci:x:nodes=5`) reads as a
+        // spec with an option after its budget, which the parser refuses.
+        UciSpec::parse(&format!("{engine}:{budget}")).with_context(|| {
+            format!("engine '{engine}': expected uci:<command>[,<Option>=<value>...] without a budget (each use adds its own, here :{budget})")
+        })
+    }
+}
+
+impl std::fmt::Display for UciSpec {
+    /// `uci:<program>[ <args>][,<Option>=<value>...]:<budget>:timeout=<ms>`:
+    /// the program as found, and the timeout written out even when it was
+    /// the budget's default, so that [`UciSpec::parse`] reads back this spec.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "uci:{}", self.program.display())?;
+        for a in &self.args {
+            write!(f, " {a}")?;
+        }
+        for (name, value) in &self.options {
+            write!(f, ",{name}={value}")?;
+        }
+        write!(f, ":{}:timeout={}", self.budget, self.timeout.as_millis())
     }
 }
 

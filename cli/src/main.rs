@@ -1,12 +1,11 @@
 //! `pacozero`: one binary, one module per subcommand; errors are printed once, here.
 //!
 //! `args`: the command line (clap types, their doc comments the help);
-//! `commands`: one module per subcommand, calling the libraries and printing;
-//! `atomic`: whole-or-nothing writes of what a command leaves for the user;
+//! `commands`: one module per subcommand, calling the libraries and printing
+//! (what a command leaves for the user is written by `pacozero_data::write_atomic`);
 //! `turns`: whole turns seen through a search tree (`pacozero_search::turns`).
 
 mod args;
-mod atomic;
 mod commands;
 mod turns;
 

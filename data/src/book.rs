@@ -56,7 +56,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use crate::error::{arrow_err, io_err, pq_err, DataError, Result};
+use crate::error::{arrow_err, pq_err, DataError, Result};
 use crate::schema::item;
 
 /// Book format version written by this build and the only one it reads.
@@ -265,7 +265,7 @@ pub fn write_book(path: &Path, info: &BookInfo, positions: &[BookPosition]) -> R
     let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).map_err(pq_err(path))?;
     w.write(&batch).map_err(pq_err(path))?;
     let bytes = w.into_inner().map_err(pq_err(path))?;
-    crate::durable::write_atomic(path, &[&bytes]).map_err(io_err(path))?;
+    crate::durable::write_atomic(path, &[&bytes])?;
     Ok(())
 }
 

@@ -65,9 +65,35 @@ pub fn tmp_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// A whole-file write ([`write_atomic`]) that failed: the file it was
+/// writing, and the system's error (its [`source`](std::error::Error::source)).
+#[derive(Debug)]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "writing {}", self.path.display())
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// Writes `parts`, concatenated, to `path` atomically: `<path>.tmp`, sync,
 /// rename, sync of the directory. Creates the parent directory if needed.
-pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+/// The one atomic write of the workspace: every crate calls it, none wraps
+/// it; its error names the file ([`WriteError`]).
+pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<(), WriteError> {
+    write_whole(path, parts).map_err(|source| WriteError { path: path.to_path_buf(), source })
+}
+
+fn write_whole(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)?;
@@ -338,6 +364,11 @@ mod tests {
         r.is_err_and(|e| e.raw_os_error() == Some(libc::ENOSPC) && e.to_string().starts_with("No space left on device"))
     }
 
+    /// [`is_enospc`] of a whole-file write, whose error also names the file.
+    fn write_is_enospc(r: Result<(), WriteError>, path: &Path) -> bool {
+        r.is_err_and(|e| e.path == path && e.to_string() == format!("writing {}", path.display()) && is_enospc(Err(e.source)))
+    }
+
     #[test]
     fn a_full_disk_fails_the_armed_write_and_every_later_one_leaving_no_part() {
         let name = "durable::tests::a_full_disk_fails_the_armed_write_and_every_later_one_leaving_no_part";
@@ -349,7 +380,7 @@ mod tests {
             let armed = std::env::var(ENOSPC_ENV).unwrap();
             if armed == "b.json:2" {
                 // The second write of b.json fills the disk: the old file stays, whole, and no temporary is left.
-                assert!(is_enospc(write_atomic(&b, &[b"new b, ", b"longer than the old"])));
+                assert!(write_is_enospc(write_atomic(&b, &[b"new b, ", b"longer than the old"]), &b));
                 assert_eq!(std::fs::read(&b).unwrap(), b"old b");
                 assert!(!tmp_path(&b).exists());
             } else {
@@ -360,7 +391,7 @@ mod tests {
             assert_eq!(std::fs::read(&log).unwrap(), b"{\"line\":1}\n");
             // The disk stays full, for every file.
             assert!(is_enospc(append_whole(&log, b"{\"line\":3}\n", false)));
-            assert!(is_enospc(write_atomic(&a, &[b"a"])));
+            assert!(write_is_enospc(write_atomic(&a, &[b"a"]), &a));
             assert!(!a.exists() && !tmp_path(&a).exists());
             assert_eq!(std::fs::read(&log).unwrap(), b"{\"line\":1}\n");
             println!("all checked");

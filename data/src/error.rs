@@ -89,6 +89,13 @@ pub(crate) fn arrow_err(path: impl Into<PathBuf>) -> impl FnOnce(arrow::error::A
     move |source| DataError::Arrow { path, source }
 }
 
+/// A failed whole-file write is an I/O error of its file.
+impl From<crate::durable::WriteError> for DataError {
+    fn from(e: crate::durable::WriteError) -> Self {
+        DataError::Io { path: e.path, source: e.source }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,7 +140,7 @@ mod writer;
 
 pub use bounded::{decoding_guarded, MAX_DECODED_BYTES_PER_ROW_GROUP, MAX_ROWS_PER_FILE};
 pub use decode::{decode_into, decode_position};
-pub use durable::{crash_point, write_atomic};
+pub use durable::{crash_point, write_atomic, WriteError};
 pub use error::{DataError, Result};
 pub use provenance::{Build, Provenance};
 pub use reader::{

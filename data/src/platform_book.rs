@@ -223,7 +223,7 @@ pub fn platform_book_json(path: &Path, book: &PlatformBook) -> Result<String, Pl
 /// Writes a platform book atomically (`<path>.tmp`, sync, rename).
 pub fn write_platform_book(path: &Path, book: &PlatformBook) -> Result<(), PlatformBookError> {
     let text = platform_book_json(path, book)?;
-    crate::durable::write_atomic(path, &[text.as_bytes()]).map_err(|source| PlatformBookError::Io { path: path.into(), source })
+    crate::durable::write_atomic(path, &[text.as_bytes()]).map_err(|e| PlatformBookError::Io { path: e.path, source: e.source })
 }
 
 #[cfg(test)]

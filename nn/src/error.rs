@@ -33,3 +33,10 @@ pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) ->
     let path = path.into();
     move |source| NnError::Io { path, source }
 }
+
+/// A failed whole-file write is an I/O error of its file.
+impl From<pacozero_data::WriteError> for NnError {
+    fn from(e: pacozero_data::WriteError) -> Self {
+        NnError::Io { path: e.path, source: e.source }
+    }
+}

@@ -96,18 +96,12 @@ pub fn sections_of(parts: &[(&str, &[u8])]) -> Vec<Section> {
     parts.iter().map(|(n, d)| Section { name: n.to_string(), len: d.len() as u64, fnv1a64: format!("{:016x}", fnv1a64(d)) }).collect()
 }
 
-/// Write `chunks` to `path` atomically (tmp + fsync + rename, see
-/// [`pacozero_data::durable`]).
-pub fn write_atomic(path: &Path, chunks: &[&[u8]]) -> NnResult<()> {
-    pacozero_data::write_atomic(path, chunks).map_err(io_err(path))
-}
-
 /// Write a container: magic, version, JSON header, sections.
 pub fn write_container(path: &Path, magic: &[u8; 8], header: &serde_json::Value, parts: &[(&str, &[u8])]) -> NnResult<()> {
     let head = container_head(magic, header)?;
     let mut chunks: Vec<&[u8]> = vec![&head];
     chunks.extend(parts.iter().map(|(_, d)| *d));
-    write_atomic(path, &chunks)
+    Ok(pacozero_data::write_atomic(path, &chunks)?)
 }
 
 /// A container's bytes before its sections: magic, version, the header's
@@ -314,7 +308,7 @@ pub fn model_from_bytes(path: &Path, net: &NetConfig, device: &Device, bytes: Ve
 ///
 /// The model is stored in inference mode; batch-norm running statistics are included.
 pub fn export_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo, path: &Path) -> NnResult<()> {
-    write_atomic(path, &[&model_bytes(model, net, info)?])
+    Ok(pacozero_data::write_atomic(path, &[&model_bytes(model, net, info)?])?)
 }
 
 /// The bytes of the model file [`export_model`] writes.
@@ -404,7 +398,7 @@ pub fn set_current_model(run_dir: &Path, name: &str) -> NnResult<()> {
         return Err(NnError::ModelFile { path: target, message: "cannot point `current` at a missing model".into() });
     }
     let line = format!("{}\n", RunDir::model_file(name));
-    write_atomic(&RunDir::new(run_dir).current_pointer(), &[line.as_bytes()])
+    Ok(pacozero_data::write_atomic(&RunDir::new(run_dir).current_pointer(), &[line.as_bytes()])?)
 }
 
 /// The model `<run>/models/current` points at.

@@ -33,7 +33,7 @@ use pacozero_engine::{Game, GameVisitor};
 use crate::error::{NnError, NnResult};
 use crate::load::config_game;
 use crate::model::{conv_gather, NetConfig, PacoNet, PolicyHead};
-use crate::modelfile::{write_atomic, ModelInfo};
+use crate::modelfile::ModelInfo;
 use crate::weights::{Dense, FoldedConv, Weights};
 
 /// The operator set the graphs are written for.
@@ -423,7 +423,7 @@ pub fn network_model(model: &PacoNet, net: &NetConfig, info: &ModelInfo) -> NnRe
 /// Writes `model` to `path` atomically (temporary name, fsync, rename).
 pub fn write_model(model: &ModelProto, path: &Path) -> NnResult<()> {
     let bytes = model.write_to_bytes().map_err(|e| NnError::Other(format!("cannot serialise the ONNX model: {e}")))?;
-    write_atomic(path, &[&bytes])
+    Ok(pacozero_data::write_atomic(path, &[&bytes])?)
 }
 
 /// Exports a network as ONNX ([`network_model`]) to `path`.

@@ -22,12 +22,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Writes `bytes` to `<path>.tmp`, syncs it, then renames it over `path`, so a
-/// reader sees the old file or the new one, never a part.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    pacozero_data::write_atomic(path, &[bytes]).with_context(|| format!("writing {}", path.display()))
-}
-
 /// The stages of a generation, in order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -93,7 +87,7 @@ pub fn best_model(run: &Path) -> Result<String> {
 }
 
 pub fn save_state(run: &Path, s: &LoopState) -> Result<()> {
-    write_atomic(&RunDir::new(run).state(), serde_json::to_string_pretty(s)?.as_bytes())
+    Ok(pacozero_data::write_atomic(&RunDir::new(run).state(), &[serde_json::to_string_pretty(s)?.as_bytes()])?)
 }
 
 /// One match result line of `matches.jsonl`.
@@ -241,8 +235,8 @@ pub fn write_ratings(run: &Path, anchor: &str) -> Result<(String, Option<RatingL
         Some(l) => (l.to_csv(), l.to_markdown()),
         None => (RatingList { anchor: pin, ratings: Vec::new() }.to_csv(), "no matches yet\n".to_string()),
     };
-    write_atomic(&RunDir::new(run).ratings_csv(), csv.as_bytes())?;
-    write_atomic(&RunDir::new(run).ratings_md(), md.as_bytes())?;
+    pacozero_data::write_atomic(&RunDir::new(run).ratings_csv(), &[csv.as_bytes()])?;
+    pacozero_data::write_atomic(&RunDir::new(run).ratings_md(), &[md.as_bytes()])?;
     Ok((md, list))
 }
 
@@ -287,8 +281,8 @@ mod tests {
     fn a_written_file_has_the_bytes_and_no_temporary_is_left() {
         let dir = TempDir::new("atomic");
         let p = dir.join("x.json");
-        write_atomic(&p, b"old").unwrap();
-        write_atomic(&p, b"new contents").unwrap();
+        pacozero_data::write_atomic(&p, &[b"old"]).unwrap();
+        pacozero_data::write_atomic(&p, &[b"new contents"]).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"new contents");
         let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["x.json"]);

@@ -21,7 +21,7 @@
 //! above and no other, finite figures within their range, a short name)
 //! before anything is copied; a bad line is named with what is wrong.
 
-use crate::files::{append_line, model_name, read_generations, read_jsonl, write_atomic};
+use crate::files::{append_line, model_name, read_generations, read_jsonl};
 use anyhow::{bail, Context, Result};
 use pacozero_arena::solved::{judge_suite, parse_solved, JudgeLine, ValueLine};
 use pacozero_data::RunDir;
@@ -222,7 +222,7 @@ fn check_point(p: &CurvePoint) -> std::result::Result<(), String> {
 pub fn import_peer(run: &Path, file: &Path) -> Result<Vec<CurvePoint>> {
     let points = read_peer(file)?;
     let text: String = points.iter().map(|p| serde_json::to_string(p).map(|l| l + "\n")).collect::<Result<_, _>>()?;
-    write_atomic(&RunDir::new(run).solved_peer(), text.as_bytes())?;
+    pacozero_data::write_atomic(&RunDir::new(run).solved_peer(), &[text.as_bytes()])?;
     Ok(points)
 }
 

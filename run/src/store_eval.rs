@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::files::{read_matches, write_atomic, write_ratings, MatchLine};
+use crate::files::{read_matches, write_ratings, MatchLine};
 use crate::looping::{eval_matches, EvalRound, LoopFile, LoopObserver};
 use crate::store_sync::{download_model, pointer_model, POINTER};
 
@@ -115,7 +115,7 @@ pub fn store_evaluate<G: Game>(e: &StoreEvaluator, obs: &dyn LoopObserver) -> Re
             lines += &(serde_json::to_string(m)? + "\n");
         }
     }
-    write_atomic(&RunDir::new(run).matches(), lines.as_bytes())?;
+    pacozero_data::write_atomic(&RunDir::new(run).matches(), &[lines.as_bytes()])?;
     let evaluated: BTreeSet<&str> = done.iter().map(|r| r.model.as_str()).collect();
     let models = store_models(&store)?;
     let Some(anchor) = models.first().cloned() else {

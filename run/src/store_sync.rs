@@ -57,7 +57,7 @@ fn default_cache(url: &str, worker: u32) -> PathBuf {
 /// Downloads the chunk file `key` of the store into `path` (write to a temporary name, then rename).
 fn download(store: &RunStore, key: &str, path: &Path) -> Result<()> {
     let bytes = store.get(key, ObjectKind::Chunk)?.with_context(|| format!("{}: `{key}` disappeared from the store", store.url()))?;
-    crate::files::write_atomic(path, &bytes)
+    Ok(pacozero_data::write_atomic(path, &[&bytes])?)
 }
 
 /// Uploads a local file as the write-once object `key` of `kind`. An object
@@ -155,7 +155,7 @@ pub(crate) fn download_model(store: &RunStore, run_dir: &Path, name: &str) -> Re
         let key = format!("{}/{}", RunDir::MODELS, RunDir::model_file(name));
         let bytes = store.get(&key, ObjectKind::Model)?.with_context(|| format!("{}: `{key}` is not in the store", store.url()))?;
         pacozero_nn::model_header_of(&local, &bytes).map_err(|e| anyhow::anyhow!("{}: `{key}` is not a whole model: {e}", store.url()))?;
-        crate::files::write_atomic(&local, &bytes)?;
+        pacozero_data::write_atomic(&local, &[&bytes])?;
         eprintln!("downloaded {key} from {}", store.url());
     }
     Ok(local)

@@ -5,7 +5,7 @@
 //! detector, without a single simulation, and stops as soon as a won
 //! terminal proves its root, and these tests would check those instead of
 //! MCTS. Every search here asserts that it simulated. The detector has its own
-//! tests (`engine/tests/win_detection.rs`, `tests/win_and_cut.rs`), the
+//! tests (`engine/tests/paco/win_detection.rs`, `tests/win_and_cut.rs`), the
 //! solver too (`tests/solver.rs`).
 
 use pacozero_engine::paco::{in_sako, GameState, Position};

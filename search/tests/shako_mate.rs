@@ -4,7 +4,7 @@
 //! decision) lists exactly the mating moves: the policy target spreads over
 //! them and the search plays one. Positions: the five mates in one of the
 //! Fairy-Stockfish records (`engine/tests/data/shako/`) and hand-made ones
-//! that Fairy-Stockfish scores `mate 1` (`engine/tests/shako_mate.rs`).
+//! that Fairy-Stockfish scores `mate 1` (`engine/tests/shako/mate.rs`).
 
 use pacozero_engine::shako::GameState;
 use pacozero_engine::{Game, Outcome};

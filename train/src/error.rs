@@ -58,3 +58,10 @@ impl From<pacozero_nn::NnError> for TrainError {
         }
     }
 }
+
+/// A failed whole-file write is an I/O error of its file.
+impl From<pacozero_data::WriteError> for TrainError {
+    fn from(e: pacozero_data::WriteError) -> Self {
+        TrainError::Io { path: e.path, source: e.source }
+    }
+}

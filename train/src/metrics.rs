@@ -128,7 +128,7 @@ pub(crate) fn trim_metrics(path: &Path, step: u64) -> TrainResult<()> {
         }
     }
     if keep != text {
-        pacozero_nn::modelfile::write_atomic(path, &[keep.as_bytes()])?;
+        pacozero_data::write_atomic(path, &[keep.as_bytes()])?;
     }
     Ok(())
 }

@@ -5,6 +5,35 @@ use clap::{Args, Subcommand};
 use pacozero_engine::GameKind;
 use std::path::PathBuf;
 
+/// How the games of a match start and end: the same flags for `arena`,
+/// `league` and `ladder` (a ladder plays the same openings at every rung).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct MatchSettings {
+    /// `standard` or `fischer_random` (the game's random starts), spelled as
+    /// in the configurations; `fischer-random` is read too.
+    #[arg(long, default_value = "fischer_random")]
+    pub openings: pacozero_arena::Openings,
+    /// Seed of the openings and of the players' random choices (0, as every command's seed).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Decisions after which a game is cut (a draw, unless adjudicated by
+    /// material); 600, the loop's evaluation matches' default, where
+    /// self-play's `max_decisions` is 1000 (its games are also training data).
+    #[arg(long, default_value_t = 600)]
+    pub max_decisions: u32,
+    /// A cut game is won by the side ahead by at least this much material
+    /// (pawns; Shako only, Paco Ŝako has no captures); 0 = cut games are draws.
+    #[arg(long, default_value_t = 0)]
+    pub adjudicate_material: u32,
+}
+
+impl MatchSettings {
+    /// The games' limits.
+    pub fn limits(&self) -> pacozero_search::GameLimits {
+        pacozero_search::GameLimits { max_decisions: self.max_decisions, adjudicate_material: self.adjudicate_material }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
     /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>,
@@ -21,10 +50,6 @@ pub struct ArenaArgs {
     /// Games (rounded up to an even number: each opening is played with both colours).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
-    /// `standard` or `fischer_random` (the game's random starts), spelled as
-    /// in the configurations; `fischer-random` is read too.
-    #[arg(long, default_value = "fischer_random")]
-    pub openings: pacozero_arena::Openings,
     /// Openings drawn from this opening book instead (Parquet, built or
     /// imported), with probability proportional to visits^(1/book-temperature).
     #[arg(long, conflicts_with = "openings")]
@@ -33,24 +58,14 @@ pub struct ArenaArgs {
     /// visited; higher: more even).
     #[arg(long, default_value_t = 1.0, requires = "book")]
     pub book_temperature: f64,
-    /// Seed of the openings and of the players' random choices (0, as every command's seed).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
     /// A sequential probability ratio test, `elo0,elo1[,alpha,beta]`
     /// (logistic Elo; α and β default to 0.05): pairs are played until the
     /// test accepts H0 (Elo ≤ elo0) or H1 (Elo ≥ elo1), at most `--games`.
     /// The LLR is the normal approximation on the pentanomial counts.
     #[arg(long)]
     pub sprt: Option<pacozero_arena::ratings::Sprt>,
-    /// Decisions after which a game is cut (a draw, unless adjudicated by
-    /// material); 600, the loop's evaluation matches' default, where
-    /// self-play's `max_decisions` is 1000 (its games are also training data).
-    #[arg(long, default_value_t = 600)]
-    pub max_decisions: u32,
-    /// A cut game is won by the side ahead by at least this much material
-    /// (pawns; Shako only, Paco Ŝako has no captures); 0 = cut games are draws.
-    #[arg(long, default_value_t = 0)]
-    pub adjudicate_material: u32,
+    #[command(flatten)]
+    pub matches: MatchSettings,
     /// Print the result as JSON on standard output instead of the text (as
     /// every command's `--json` does).
     #[arg(long)]
@@ -98,18 +113,8 @@ pub struct LeagueArgs {
     /// The anchor's rating, or the players' mean rating without `--anchor`.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub anchor_elo: f64,
-    /// `standard` or `fischer_random` (the game's random starts).
-    #[arg(long, default_value = "fischer_random")]
-    pub openings: pacozero_arena::Openings,
-    /// Seed of the openings and of the players' random choices.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Decisions after which a game is cut (a draw, unless adjudicated by material).
-    #[arg(long, default_value_t = 600)]
-    pub max_decisions: u32,
-    /// A cut game is won by the side ahead by at least this much material (pawns; Shako only).
-    #[arg(long, default_value_t = 0)]
-    pub adjudicate_material: u32,
+    #[command(flatten)]
+    pub matches: MatchSettings,
     /// Print the rating list as JSON on standard output instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -137,18 +142,8 @@ pub struct LadderArgs {
     /// is played with both colours).
     #[arg(long, default_value_t = 100)]
     pub games: u32,
-    /// `standard` or `fischer_random` (the game's random starts).
-    #[arg(long, default_value = "fischer_random")]
-    pub openings: pacozero_arena::Openings,
-    /// Seed of the openings (the same openings at every rung) and of the players' random choices.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Decisions after which a game is cut (a draw, unless adjudicated by material).
-    #[arg(long, default_value_t = 600)]
-    pub max_decisions: u32,
-    /// A cut game is won by the side ahead by at least this much material (pawns; Shako only); 0 = cut games are draws.
-    #[arg(long, default_value_t = 0)]
-    pub adjudicate_material: u32,
+    #[command(flatten)]
+    pub matches: MatchSettings,
     /// Keep every game in this directory (the games table, as `arena --record`).
     #[arg(long)]
     pub record: Option<PathBuf>,

@@ -22,23 +22,23 @@ pub fn run(a: ArenaArgs) -> Result<()> {
 }
 
 fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
-    let pa = Player::<G>::new(&a.players[0], a.seed, 0)?;
-    let pb = Player::<G>::new(&a.players[1], a.seed.wrapping_add(1), 0)?;
+    let pa = Player::<G>::new(&a.players[0], a.matches.seed, 0)?;
+    let pb = Player::<G>::new(&a.players[1], a.matches.seed.wrapping_add(1), 0)?;
     let pairs = a.games.div_ceil(2).max(1);
-    let limits = pacozero_search::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
+    let limits = a.matches.limits();
     let book = a.book.as_ref().map(|path| BookStarts::from_file::<G>(path, a.book_temperature)).transpose()?;
     let start = |i: u64| match &book {
-        Some(book) => book.opening(a.seed, i),
-        None => opening(a.openings, a.seed, i),
+        Some(book) => book.opening(a.matches.seed, i),
+        None => opening(a.matches.openings, a.matches.seed, i),
     };
     // With an SPRT, pairs go in rounds (two per thread, at least eight) and
     // the test looks after each.
     let (m, decision) = with_match_bar(pairs, a.quiet, |progress| match &a.sprt {
         Some(t) => {
             let round = (2 * rayon::current_num_threads() as u64).max(8);
-            run_match_sprt(&pa, &pb, pairs, &start, limits, a.seed, progress, round, t).map(|(m, d)| (m, Some(d)))
+            run_match_sprt(&pa, &pb, pairs, &start, limits, a.matches.seed, progress, round, t).map(|(m, d)| (m, Some(d)))
         }
-        None => run_match_from(&pa, &pb, pairs, &start, limits, a.seed, progress).map(|m| (m, None)),
+        None => run_match_from(&pa, &pb, pairs, &start, limits, a.matches.seed, progress).map(|m| (m, None)),
     })?;
     if let Some(dir) = &a.record {
         pacozero_arena::records::record_games::<G>(dir, &m.played)?;
@@ -109,7 +109,7 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
         print!("{text}");
     }
     if let Some(path) = a.out {
-        crate::atomic::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())?;
+        pacozero_data::write_atomic(&path, &[serde_json::to_string_pretty(&v)?.as_bytes()])?;
     }
     Ok(())
 }

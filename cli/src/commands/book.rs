@@ -3,7 +3,6 @@
 //! format and `pacozero_book::platform_book` for the platform's format).
 
 use crate::args::{BookArgs, BookCommand, BookFormat, ImportFormat};
-use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 use pacozero_book::entries::lookup_rows;
 use pacozero_book::platform_book::{export_platform_book, import_platform_book, platform_info};
@@ -70,7 +69,7 @@ pub fn run(a: BookArgs) -> Result<()> {
                 print!("{}", report.table());
             }
             if let Some(path) = out {
-                write_atomic(&path, serde_json::to_string_pretty(&report)?.as_bytes())?;
+                pacozero_data::write_atomic(&path, &[serde_json::to_string_pretty(&report)?.as_bytes()])?;
             }
             Ok(())
         }
@@ -140,7 +139,7 @@ fn on_book_of<G: BookGame>(b: Book<G>, what: ProbeOrExport) -> Result<()> {
                 }
             };
             match out {
-                Some(path) => write_atomic(&path, text.as_bytes()),
+                Some(path) => Ok(pacozero_data::write_atomic(&path, &[text.as_bytes()])?),
                 None => {
                     std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
                     Ok(())

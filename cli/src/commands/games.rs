@@ -27,7 +27,7 @@ pub fn run(a: GamesArgs) -> Result<()> {
             }
             match out {
                 Some(path) => {
-                    crate::atomic::write_atomic(&path, text.as_bytes())?;
+                    pacozero_data::write_atomic(&path, &[text.as_bytes()])?;
                     eprintln!("games export: {round} games written to {}", path.display());
                 }
                 None => print!("{text}"),

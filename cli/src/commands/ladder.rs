@@ -4,17 +4,15 @@
 //! (`pacozero_arena::ladder`). Prints a markdown table (or JSON).
 
 use crate::args::LadderArgs;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use pacozero_arena::ladder::{elo_cell, fifty_percent_budget, Rung};
-use pacozero_arena::{run_match, MatchResult, Player};
+use pacozero_arena::{run_match, MatchResult, Player, PlayerSpec, UciBudget, UciSpec};
 use pacozero_data::RunDir;
 use pacozero_engine::{Game, GameVisitor};
 use std::fmt::Write as _;
 
 pub fn run(a: LadderArgs) -> Result<()> {
-    if !a.engine.starts_with("uci:") || a.engine.split(':').count() != 2 {
-        bail!("--engine '{}': expected uci:<command>[,<Option>=<value>...] without a budget (each rung adds :nodes=N)", a.engine);
-    }
+    UciSpec::with_budget(&a.engine, UciBudget::Nodes(1)).context("--engine")?;
     if a.nodes.is_empty() || a.nodes.contains(&0) || !a.nodes.is_sorted() {
         bail!("--nodes {:?}: expected node budgets of at least 1, ascending", a.nodes);
     }
@@ -36,8 +34,9 @@ fn match_elo_cell(m: &MatchResult) -> String {
 
 fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
     let pairs = a.games.div_ceil(2).max(1);
-    let limits = pacozero_search::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material };
-    let players: Vec<Player<G>> = a.players.iter().enumerate().map(|(i, p)| Player::<G>::new(p, a.seed.wrapping_add(i as u64), 0)).collect::<Result<_>>()?;
+    let limits = a.matches.limits();
+    let players: Vec<Player<G>> =
+        a.players.iter().enumerate().map(|(i, p)| Player::<G>::new(p, a.matches.seed.wrapping_add(i as u64), 0)).collect::<Result<_>>()?;
     let run = a.run.as_ref().map(RunDir::new);
     if let Some(run) = &run {
         if !run.root().is_dir() {
@@ -54,8 +53,8 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
         2 * pairs,
         pairs,
         if pairs == 1 { "pair" } else { "pairs" },
-        serde_json::to_value(a.openings)?.as_str().unwrap_or("?"),
-        a.seed
+        serde_json::to_value(a.matches.openings)?.as_str().unwrap_or("?"),
+        a.matches.seed
     );
     let _ = writeln!(table, "| player | engine nodes | games | W | D | L | score | Elo ± 95% |");
     let _ = writeln!(table, "|---|---:|---:|---:|---:|---:|---:|---|");
@@ -64,9 +63,10 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
     for p in &players {
         let mut rungs = Vec::new();
         for &nodes in &a.nodes {
-            let spec = format!("{}:nodes={nodes}", a.engine);
-            let engine = Player::<G>::new(&spec, a.seed ^ 0xE9, 0)?;
-            let m = super::arena::with_match_bar(pairs, a.quiet, |progress| run_match(p, &engine, pairs, a.openings, limits, a.seed, progress))?;
+            let spec = UciSpec::with_budget(&a.engine, UciBudget::Nodes(nodes))?;
+            let engine = Player::<G>::from_spec(format!("{}:nodes={nodes}", a.engine), PlayerSpec::Uci(spec), a.matches.seed ^ 0xE9, 0)?;
+            let m =
+                super::arena::with_match_bar(pairs, a.quiet, |progress| run_match(p, &engine, pairs, a.matches.openings, limits, a.matches.seed, progress))?;
             if let Some(dir) = &record {
                 pacozero_arena::records::record_games::<G>(dir, &m.played)?;
             }
@@ -100,7 +100,7 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
         let _ = writeln!(table, "| `{name}` | {} |", f.map_or_else(|| "no fit".to_string(), |f| f.to_string()));
     }
     if let Some(path) = &a.out {
-        crate::atomic::write_atomic(path, table.as_bytes())?;
+        pacozero_data::write_atomic(path, &[table.as_bytes()])?;
     }
     let fifty: Vec<serde_json::Value> = fifties
         .iter()
@@ -111,12 +111,12 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
         })
         .collect();
     let json = serde_json::json!({
-        "game": G::NAME, "engine": a.engine, "games_per_rung": 2 * pairs, "openings": a.openings, "seed": a.seed,
-        "max_decisions": a.max_decisions, "adjudicate_material": a.adjudicate_material, "rungs": rows, "fifty": fifty,
+        "game": G::NAME, "engine": a.engine, "games_per_rung": 2 * pairs, "openings": a.matches.openings, "seed": a.matches.seed,
+        "max_decisions": a.matches.max_decisions, "adjudicate_material": a.matches.adjudicate_material, "rungs": rows, "fifty": fifty,
     });
     if let Some(run) = &run {
-        crate::atomic::write_atomic(&run.ladder_md(), table.as_bytes())?;
-        crate::atomic::write_atomic(&run.ladder_json(), serde_json::to_string_pretty(&json)?.as_bytes())?;
+        pacozero_data::write_atomic(&run.ladder_md(), &[table.as_bytes()])?;
+        pacozero_data::write_atomic(&run.ladder_json(), &[serde_json::to_string_pretty(&json)?.as_bytes()])?;
         pacozero_run::report::write_report(run.root())?;
     }
     if a.json {

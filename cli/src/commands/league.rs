@@ -47,9 +47,9 @@ fn run_game<G: Game>(a: LeagueArgs) -> Result<()> {
         specs: a.players.clone(),
         gauntlet: a.gauntlet.clone(),
         pairs: a.pairs,
-        openings: a.openings,
-        seed: a.seed,
-        limits: pacozero_search::GameLimits { max_decisions: a.max_decisions, adjudicate_material: a.adjudicate_material },
+        openings: a.matches.openings,
+        seed: a.matches.seed,
+        limits: a.matches.limits(),
     };
     let bar = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(0) };
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pairs [{elapsed} < {eta}]").expect("template"));

@@ -3,7 +3,6 @@
 //! its wall time (`pacozero_run::solved_curve`).
 
 use crate::args::SolvedArgs;
-use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 use pacozero_run::solved_curve::{import_peer, judge_curve, judge_model, to_peer_final, Judged};
 use std::path::Path;
@@ -22,7 +21,7 @@ pub fn run(a: SolvedArgs) -> Result<()> {
     let judged = judge_model(model, suite, &a.visits)?;
     print_judged(&judged);
     if let Some(path) = &a.json {
-        write_atomic(path, format!("{}\n", serde_json::to_string_pretty(&figures(&judged))?).as_bytes())?;
+        pacozero_data::write_atomic(path, &[format!("{}\n", serde_json::to_string_pretty(&figures(&judged))?).as_bytes()])?;
     }
     Ok(())
 }

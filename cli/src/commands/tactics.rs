@@ -2,7 +2,6 @@
 //! `pacozero_arena::tactics`, written to a file or measured on a network.
 
 use crate::args::{TacticsArgs, TacticsCommand};
-use crate::atomic::write_atomic;
 use anyhow::bail;
 use anyhow::{Context, Result};
 use pacozero_arena::platform_tactics::{generate_suite, BUNDLED_GAMES, MAX_CHAIN_STATES, MAX_UNIONS};
@@ -31,7 +30,7 @@ fn generate(out: &Path, max_depth: u8, quiet: bool) -> Result<()> {
         text.push_str(&serde_json::to_string(line)?);
         text.push('\n');
     }
-    write_atomic(out, text.as_bytes())?;
+    pacozero_data::write_atomic(out, &[text.as_bytes()])?;
     println!(
         "{} positions ({} distinct) proved: {} Paco in 1, {} Paco in 2 ({} left out: more than {MAX_UNIONS} unions or {MAX_CHAIN_STATES} chain states), written to {}",
         s.candidates,

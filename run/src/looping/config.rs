@@ -296,7 +296,7 @@ pub(super) fn open_run(run: &Path, args: ConfigArgs<'_>, obs: &dyn LoopObserver)
     let (text, origin) = new_run_text(args.config, args.sets)?;
     LoopFile::parse(&text, &origin)?;
     let text = format!("# made by pacozero {}\n{text}", pacozero_nn::provenance());
-    write_atomic(&copy, text.as_bytes())?;
+    pacozero_data::write_atomic(&copy, &[text.as_bytes()])?;
     LoopFile::parse(&text, &copy.display().to_string())
 }
 

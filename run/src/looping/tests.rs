@@ -407,7 +407,7 @@ fn a_new_run_saves_its_configuration_with_the_overrides_and_a_resumed_one_keeps_
 fn run_with_state(dir: &TempDir, sets: &[&str], state: &LoopState) -> PathBuf {
     let run = dir.join("run");
     std::fs::create_dir_all(&run).unwrap();
-    write_atomic(&RunDir::new(&run).config(), tiny_loop(sets).as_bytes()).unwrap();
+    pacozero_data::write_atomic(&RunDir::new(&run).config(), &[tiny_loop(sets).as_bytes()]).unwrap();
     save_state(&run, state).unwrap();
     run
 }

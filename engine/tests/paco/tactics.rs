@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 #[test]
 fn a_sample_of_the_suite_is_proved_again() {
-    let lines: Vec<serde_json::Value> = include_str!("data/tactics.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = include_str!("../data/tactics.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(lines.len() >= 300, "the suite has {} positions", lines.len());
     let depth2 = lines.iter().filter(|l| l["depth"] == 2).count();
     assert!(depth2 >= 50, "{depth2} Paco-in-2 positions");
@@ -43,7 +43,7 @@ fn positions_without_a_forced_paco_are_not_proved() {
     // Not even when the rest of a winning turn is one place away: the suite's
     // first Paco in 1, its winning piece lifted.
     let line: serde_json::Value =
-        include_str!("data/tactics.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).find(|l: &serde_json::Value| l["depth"] == 1).unwrap();
+        include_str!("../data/tactics.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).find(|l: &serde_json::Value| l["depth"] == 1).unwrap();
     let mut p: Position = line["fen"].as_str().unwrap().parse().unwrap();
     assert!(prover.prove(&p, 1).unwrap().is_some());
     let win = line["winning_actions"][0].as_str().unwrap();
@@ -63,7 +63,7 @@ fn a_reply_that_draws_refutes_a_paco_in_2() {
     let mut prover = Prover::default();
     let mut replies = FullMoveGen::new();
     let mut fewer = 0;
-    let lines = include_str!("data/tactics.jsonl").lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
+    let lines = include_str!("../data/tactics.jsonl").lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
     for l in lines.filter(|l| l["depth"] == 2).take(12) {
         let fen = l["fen"].as_str().unwrap();
         let mut s: Setup = fen.parse().unwrap();

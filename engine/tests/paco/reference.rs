@@ -6,8 +6,7 @@ use pacozero_engine::Game;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-mod common;
-use common::manifest_dir;
+use crate::common::manifest_dir;
 
 fn read_jsonl(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/{name}", manifest_dir());

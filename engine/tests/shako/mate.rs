@@ -12,8 +12,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
-mod common;
-use common::manifest_dir;
+use crate::common::manifest_dir;
 
 /// The slow reference: every legal move, played on the whole game state, and
 /// the game's own result asked.

@@ -10,7 +10,7 @@ use pacozero_engine::PieceKind;
 fn shortcuts_agree_with_the_exhaustive_search_on_the_reference_positions() {
     let mut checked = 0;
     let mut cut_short = 0;
-    for line in include_str!("data/vectors.jsonl").lines() {
+    for line in include_str!("../data/vectors.jsonl").lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let fen = v["fen"].as_str().unwrap();
         if v["fen_exact"] != true || v["required_action"] != "Lift" {

@@ -12,8 +12,7 @@ use pacozero_engine::paco::{
 };
 use pacozero_engine::Game;
 
-mod common;
-use common::Rng;
+use crate::common::Rng;
 
 fn mirrored_legal(g: &GameState) -> Vec<u16> {
     let mover = g.to_move();

@@ -8,8 +8,7 @@
 use pacozero_engine::paco::{fischer_random, GameState, Hand, Position, Rules, PLATFORM_BIT_PLANES, PLATFORM_SCALARS};
 use pacozero_engine::{Color, Game, PieceKind, Square};
 
-mod common;
-use common::Rng;
+use crate::common::Rng;
 
 /// The bit of `sq` in the mover's frame: Black sees the board flipped
 /// vertically (rank r as 7 - r, the file kept).

@@ -9,8 +9,7 @@ use pacozero_engine::{Color, Fact, Game, Outcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-mod common;
-use common::manifest_dir;
+use crate::common::manifest_dir;
 
 fn read_jsonl(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/shako/{name}", manifest_dir());
