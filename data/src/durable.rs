@@ -49,6 +49,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
+pub use crate::error::WriteError;
+
 /// The environment variable that arms a crash point (see the module docs).
 pub const CRASH_ENV: &str = "PACOZERO_CRASH_AT";
 
@@ -63,26 +65,6 @@ pub fn tmp_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(crate::TMP_SUFFIX);
     PathBuf::from(s)
-}
-
-/// A whole-file write ([`write_atomic`]) that failed: the file it was
-/// writing, and the system's error (its [`source`](std::error::Error::source)).
-#[derive(Debug)]
-pub struct WriteError {
-    pub path: PathBuf,
-    pub source: std::io::Error,
-}
-
-impl std::fmt::Display for WriteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "writing {}", self.path.display())
-    }
-}
-
-impl std::error::Error for WriteError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
 }
 
 /// Writes `parts`, concatenated, to `path` atomically: `<path>.tmp`, sync,

@@ -89,9 +89,29 @@ pub(crate) fn arrow_err(path: impl Into<PathBuf>) -> impl FnOnce(arrow::error::A
     move |source| DataError::Arrow { path, source }
 }
 
+/// A whole-file write ([`crate::write_atomic`]) that failed: the file it was
+/// writing, and the system's error (its [`source`](std::error::Error::source)).
+#[derive(Debug)]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "writing {}", self.path.display())
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// A failed whole-file write is an I/O error of its file.
-impl From<crate::durable::WriteError> for DataError {
-    fn from(e: crate::durable::WriteError) -> Self {
+impl From<WriteError> for DataError {
+    fn from(e: WriteError) -> Self {
         DataError::Io { path: e.path, source: e.source }
     }
 }
