@@ -80,7 +80,9 @@ pub fn bench_mcts<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         wall_secs: s.wall_secs,
         simulations: s.simulations,
         node_visits: s.node_visits,
-        decisions: s.positions,
+        // Those of unfinished games too: a short run abandons several
+        // games of up to 300 decisions, whose simulations are counted.
+        decisions: s.positions + s.unfinished_decisions,
         batches: s.batches,
         avg_batch: s.requests as f64 / s.batches.max(1) as f64,
         simulations_per_sec: s.simulations_per_sec(),

@@ -257,6 +257,11 @@ impl<G: SelfplayGame> Runner<G> {
         }
     }
 
+    /// Decisions played so far (a row each once the game is recorded).
+    pub(crate) fn decisions(&self) -> u64 {
+        self.drafts.len() as u64
+    }
+
     pub(crate) fn record(self, sh: &Shared<'_>) -> GameRecord {
         let (winner, reason) = self.end.clone().expect("finished game");
         let n = self.drafts.len() as u32;

@@ -34,6 +34,8 @@ struct WorkerStats {
     batches: u64,
     requests: u64,
     chunks: Vec<String>,
+    /// Decisions of the games in progress when the deadline came.
+    unfinished_decisions: u64,
 }
 
 /// One worker: `games_per_thread` interleaved games until `total` games have
@@ -54,7 +56,7 @@ fn worker<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         Some(d) => Some(ChunkWriter::new(d, game_spec_as::<G>(sh.encoding)).with_context(|| format!("creating chunk writer in {}", d.display()))?),
         None => None,
     };
-    let mut stats = WorkerStats { eval_secs: 0.0, batches: 0, requests: 0, chunks: Vec::new() };
+    let mut stats = WorkerStats { eval_secs: 0.0, batches: 0, requests: 0, chunks: Vec::new(), unfinished_decisions: 0 };
     let mut seq = 0u64;
     let mut slots: Vec<Option<Runner<G>>> = (0..cfg.games_per_thread).map(|_| None).collect();
     let mut out = EvalOutput::default();
@@ -65,7 +67,9 @@ fn worker<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
             break;
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            // Benchmarks stop at the deadline, abandoning games in progress.
+            // Benchmarks stop at the deadline, abandoning games in progress;
+            // their decisions count, as their simulations do.
+            stats.unfinished_decisions = slots.iter().flatten().map(|r| r.decisions()).sum();
             break;
         }
         // Advance every game to its next leaf request.
@@ -213,6 +217,7 @@ pub(crate) fn run_workers<G: SelfplayGame, E: Evaluator<G> + ?Sized>(
         summary.eval_secs += st.eval_secs;
         summary.batches += st.batches;
         summary.requests += st.requests;
+        summary.unfinished_decisions += st.unfinished_decisions;
         summary.chunks.extend(st.chunks);
     }
     summary.chunks.sort();

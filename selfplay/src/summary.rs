@@ -38,6 +38,9 @@ pub struct Summary {
     /// Games of the run already in the output directory (same seed and
     /// index, e.g. written before a crash), not played again.
     pub skipped: u64,
+    /// Decisions of the games a deadline abandoned unfinished (benchmarks):
+    /// their simulations are in `simulations`, their rows nowhere.
+    pub unfinished_decisions: u64,
 }
 
 impl Summary {

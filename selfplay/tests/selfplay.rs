@@ -458,3 +458,32 @@ fn bench_mcts_runs_the_configured_search() {
     let text = r.to_string();
     assert!(text.contains("1 threads x 3 games") && text.contains(&format!("{} decisions", r.decisions)), "{text}");
 }
+
+/// Uniform values, a millisecond a batch: a benchmark of a fraction of a
+/// second then finishes no game of up to 300 decisions.
+struct Slow;
+
+impl pacozero_search::Evaluator<GameState> for Slow {
+    fn name(&self) -> String {
+        "slow".into()
+    }
+    fn needs_encoding(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, batch: &[pacozero_search::EvalRequest<'_, GameState>], out: &mut pacozero_search::EvalOutput) -> anyhow::Result<()> {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        pacozero_search::Evaluator::<GameState>::evaluate(&UniformEvaluator, batch, out)
+    }
+}
+
+/// The benchmark counts the decisions of the games its deadline abandons,
+/// as it counts their simulations: it once counted only finished games',
+/// so a loaded machine, finishing fewer, reported more simulations a decision.
+#[test]
+fn bench_mcts_counts_the_decisions_of_unfinished_games() {
+    let search = SearchConfig { full_simulations: 6, cheap_simulations: 1, ..SearchConfig::default() };
+    let r = bench_mcts::<GameState, _>(&search, &Slow, 1, 2, 0.3).unwrap();
+    assert!(r.decisions > 0, "{r}");
+    let per = r.simulations as f64 / r.decisions as f64;
+    assert!((5.0..=7.5).contains(&per), "{per} simulations a decision: {r}");
+}
