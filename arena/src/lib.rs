@@ -32,4 +32,4 @@ pub mod uci_player;
 
 pub use matches::{no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchGame, MatchResult, Openings};
 pub use players::{greedy_turn, Budget, EvalKind, NetOptions, Player, PlayerSpec, PlayoutMix, RunSpec};
-pub use uci_player::{Forfeit, UciBudget, UciSpec};
+pub use uci_player::{Forfeit, UciBudget, UciEngine, UciSpec};

@@ -176,6 +176,35 @@ impl UciSpec {
     }
 }
 
+/// An engine given without a budget (`ladder --engine`, each rung adding
+/// its own): the text as given, for names and tables, and the spec it was
+/// checked as (a placeholder budget of one node).
+#[derive(Clone, Debug)]
+pub struct UciEngine {
+    text: String,
+    spec: UciSpec,
+}
+
+impl UciEngine {
+    /// The engine's spec at `budget`, with that budget's default timeout.
+    pub fn at(&self, budget: UciBudget) -> UciSpec {
+        UciSpec { budget, timeout: budget.default_timeout(), ..self.spec.clone() }
+    }
+}
+
+impl std::str::FromStr for UciEngine {
+    type Err = anyhow::Error;
+    fn from_str(text: &str) -> Result<UciEngine> {
+        Ok(UciEngine { text: text.to_string(), spec: UciSpec::with_budget(text, UciBudget::Nodes(1))? })
+    }
+}
+
+impl std::fmt::Display for UciEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 impl std::fmt::Display for UciSpec {
     /// `uci:<program>[ <args>][,<Option>=<value>...]:<budget>:timeout=<ms>`:
     /// the program as found, and the timeout written out even when it was
@@ -589,6 +618,18 @@ mod tests {
         let second: u64 = words[2].parse().unwrap();
         assert_eq!(words, ["go", "wtime", words[2], "btime", words[2], "winc", "1000", "binc", "1000"]);
         assert!((5_100..=5_900).contains(&second), "{second}");
+    }
+
+    #[test]
+    fn an_engine_without_a_budget_takes_each_rungs() {
+        let engine: UciEngine = "uci:sh,UCI_Variant=shako".parse().unwrap();
+        assert_eq!(engine.to_string(), "uci:sh,UCI_Variant=shako");
+        assert_eq!(engine.at(UciBudget::Nodes(5)), UciSpec::parse("uci:sh,UCI_Variant=shako:nodes=5").unwrap());
+        assert_eq!(engine.at(UciBudget::Millis(40)), UciSpec::parse("uci:sh,UCI_Variant=shako:40ms").unwrap());
+        for bad in ["uci:sh:nodes=5", "uci:sh:timeout=9", "sh", "uci:"] {
+            let e = format!("{:#}", bad.parse::<UciEngine>().unwrap_err());
+            assert!(e.contains("without a budget"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -134,7 +134,7 @@ pub struct LadderArgs {
     /// The engine without a budget, uci:<command>[,<Option>=<value>...]
     /// (e.g. uci:fairy-stockfish,UCI_Variant=shako); each rung plays it at :nodes=N.
     #[arg(long)]
-    pub engine: String,
+    pub engine: pacozero_arena::UciEngine,
     /// The engine's node budgets, one rung each (comma-separated, ascending).
     #[arg(long, value_delimiter = ',', default_value = "1,10,100,1000,10000")]
     pub nodes: Vec<u64>,

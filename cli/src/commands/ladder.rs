@@ -4,15 +4,14 @@
 //! (`pacozero_arena::ladder`). Prints a markdown table (or JSON).
 
 use crate::args::LadderArgs;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use pacozero_arena::ladder::{elo_cell, fifty_percent_budget, Rung};
-use pacozero_arena::{run_match, MatchResult, Player, PlayerSpec, UciBudget, UciSpec};
+use pacozero_arena::{run_match, MatchResult, Player, PlayerSpec, UciBudget};
 use pacozero_data::RunDir;
 use pacozero_engine::{Game, GameVisitor};
 use std::fmt::Write as _;
 
 pub fn run(a: LadderArgs) -> Result<()> {
-    UciSpec::with_budget(&a.engine, UciBudget::Nodes(1)).context("--engine")?;
     if a.nodes.is_empty() || a.nodes.contains(&0) || !a.nodes.is_sorted() {
         bail!("--nodes {:?}: expected node budgets of at least 1, ascending", a.nodes);
     }
@@ -63,8 +62,8 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
     for p in &players {
         let mut rungs = Vec::new();
         for &nodes in &a.nodes {
-            let spec = UciSpec::with_budget(&a.engine, UciBudget::Nodes(nodes))?;
-            let engine = Player::<G>::from_spec(format!("{}:nodes={nodes}", a.engine), PlayerSpec::Uci(spec), a.matches.seed ^ 0xE9, 0)?;
+            let engine =
+                Player::<G>::from_spec(format!("{}:nodes={nodes}", a.engine), PlayerSpec::Uci(a.engine.at(UciBudget::Nodes(nodes))), a.matches.seed ^ 0xE9, 0)?;
             let m =
                 super::arena::with_match_bar(pairs, a.quiet, |progress| run_match(p, &engine, pairs, a.matches.openings, limits, a.matches.seed, progress))?;
             if let Some(dir) = &record {
@@ -111,7 +110,7 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
         })
         .collect();
     let json = serde_json::json!({
-        "game": G::NAME, "engine": a.engine, "games_per_rung": 2 * pairs, "openings": a.matches.openings, "seed": a.matches.seed,
+        "game": G::NAME, "engine": a.engine.to_string(), "games_per_rung": 2 * pairs, "openings": a.matches.openings, "seed": a.matches.seed,
         "max_decisions": a.matches.max_decisions, "adjudicate_material": a.matches.adjudicate_material, "rungs": rows, "fifty": fifty,
     });
     if let Some(run) = &run {
