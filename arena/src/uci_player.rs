@@ -163,17 +163,6 @@ impl UciSpec {
         let program = find_program(program).map_err(|e| anyhow::anyhow!("player '{spec}': {e}"))?;
         Ok(UciSpec { program, args: args.to_vec(), options, budget, timeout })
     }
-
-    /// Checks an engine given without a budget (`uci:<command>[,<Option>=<value>...]`,
-    /// as `ladder --engine` takes it, each rung adding its own): the spec
-    /// with `budget`, or what is wrong.
-    pub fn with_budget(engine: &str, budget: UciBudget) -> Result<UciSpec> {
-        // An engine with a budget of its own (`uci:x:nodes=5`) reads as a
-        // spec with an option after its budget, which the parser refuses.
-        UciSpec::parse(&format!("{engine}:{budget}")).with_context(|| {
-            format!("engine '{engine}': expected uci:<command>[,<Option>=<value>...] without a budget (each use adds its own, here :{budget})")
-        })
-    }
 }
 
 /// An engine given without a budget (`ladder --engine`, each rung adding
@@ -194,8 +183,15 @@ impl UciEngine {
 
 impl std::str::FromStr for UciEngine {
     type Err = anyhow::Error;
+    /// Checks the engine as a spec with a budget of one node: one with a
+    /// budget of its own (`uci:x:nodes=5`) reads as a spec with an option
+    /// after its budget, which the parser refuses.
     fn from_str(text: &str) -> Result<UciEngine> {
-        Ok(UciEngine { text: text.to_string(), spec: UciSpec::with_budget(text, UciBudget::Nodes(1))? })
+        let budget = UciBudget::Nodes(1);
+        let spec = UciSpec::parse(&format!("{text}:{budget}")).with_context(|| {
+            format!("engine '{text}': expected uci:<command>[,<Option>=<value>...] without a budget (each use adds its own, here :{budget})")
+        })?;
+        Ok(UciEngine { text: text.to_string(), spec })
     }
 }
 
