@@ -5,6 +5,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`, `uci:<engine>:<budget>`) and how each chooses |
+//! | [`given`] | a value read from the user's text, kept with that text (which names it and is what files record) |
 //! | [`uci_player`] | external UCI engines as players: one process per game, every move checked, forfeits |
 //! | [`ladder`] | players against an external engine at rising node budgets; the budget where each scores 50% (a logistic fit) |
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
@@ -19,6 +20,7 @@
 
 #[cfg(test)]
 mod fake_engine;
+pub mod given;
 pub mod ladder;
 pub mod matches;
 pub mod platform_tactics;
@@ -30,6 +32,7 @@ pub mod solved;
 pub mod tactics;
 pub mod uci_player;
 
+pub use given::Given;
 pub use matches::{no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchGame, MatchResult, Openings};
 pub use players::{greedy_turn, Budget, EvalKind, NetOptions, Player, PlayerSpec, PlayoutMix, RunSpec};
 pub use uci_player::{Forfeit, UciBudget, UciEngine, UciSpec};

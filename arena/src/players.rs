@@ -30,6 +30,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_engine::{Game, Outcome};
 use pacozero_nn::NetPrecision;
 
+use crate::given::Given;
 use crate::uci_player::{check_engine, Forfeit, UciProcess, UciSpec};
 use pacozero_search::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
 use rand::seq::SliceRandom;
@@ -367,9 +368,9 @@ pub struct Player<G: Game> {
 }
 
 impl<G: Game> Player<G> {
-    /// The player a spec's text names (see the module docs), named by it.
-    pub fn new(spec_text: &str, seed: u64, threads: usize) -> Result<Player<G>> {
-        Self::from_spec(spec_text.to_string(), PlayerSpec::parse(spec_text)?, seed, threads)
+    /// The player of a spec as given (see the module docs), named by its text.
+    pub fn new(spec: &Given<PlayerSpec>, seed: u64, threads: usize) -> Result<Player<G>> {
+        Self::from_spec(spec.text().to_string(), spec.value().clone(), seed, threads)
     }
 
     /// The player of a typed spec, named `name` (programs that build players,
@@ -587,7 +588,7 @@ mod tests {
         let spec = pacozero_data::game_spec::<paco::GameState>();
         let model = dir.path().join("tiny.pzmodel");
         pacozero_nn::export_untrained(&pacozero_nn::NetConfig::tiny_for(&spec), "tiny", &model).unwrap();
-        let p = Player::<paco::GameState>::new(&format!("net:{}:3", model.display()), 1, 1).unwrap();
+        let p = Player::<paco::GameState>::new(&format!("net:{}:3", model.display()).parse().unwrap(), 1, 1).unwrap();
         assert!(p.evaluator.is_some());
         let g = paco::GameState::start();
         let so_far = GameSoFar { start: &g, moves: &[] };
@@ -596,9 +597,9 @@ mod tests {
             Act::Forfeit(f) => panic!("{f:?}"),
         }
         let not_a_model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-        assert!(Player::<paco::GameState>::new(&format!("net:{not_a_model}:3"), 1, 1).is_err());
+        assert!(Player::<paco::GameState>::new(&format!("net:{not_a_model}:3").parse().unwrap(), 1, 1).is_err());
         // An engine that ends at once, before its handshake.
-        let e = Player::<paco::GameState>::new("uci:sh -c true:nodes=1", 1, 1).err().expect("refused").to_string();
+        let e = Player::<paco::GameState>::new(&"uci:sh -c true:nodes=1".parse().unwrap(), 1, 1).err().expect("refused").to_string();
         assert!(e.starts_with("player 'uci:sh -c true:nodes=1': "), "{e}");
         let s = &p.search;
         assert_eq!((s.algorithm, s.dirichlet_epsilon, s.gumbel_noise, s.tree_reuse, s.full_simulations), (Algorithm::Puct, 0.0, false, true, 4096));
@@ -661,7 +662,7 @@ mod tests {
         let g = paco::GameState::start();
         let mut legal = Vec::new();
         g.playable_actions(&mut legal);
-        let p = Player::<paco::GameState>::new("random", 1, 1).unwrap();
+        let p = Player::<paco::GameState>::new(&"random".parse().unwrap(), 1, 1).unwrap();
         let mut seen = std::collections::HashSet::new();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..400 {
@@ -682,13 +683,13 @@ mod tests {
     #[test]
     fn an_mcts_player_searches_its_budget_in_its_seat() {
         let g = paco::GameState::start();
-        let p = Player::<paco::GameState>::new("uniform:16", 1, 1).unwrap();
+        let p = Player::<paco::GameState>::new(&"uniform:16".parse().unwrap(), 1, 1).unwrap();
         let mut seat = Seat::new();
         let so_far = GameSoFar { start: &g, moves: &[] };
         let Act::Decisions(d, sims) = p.act(&g, &mut seat, &so_far, &mut ChaCha8Rng::seed_from_u64(1)).unwrap() else { panic!("forfeit") };
         assert_eq!((d.len(), sims), (1, 16));
         assert!(seat.tree.is_some());
-        let timed = Player::<paco::GameState>::new("uniform:30ms", 1, 1).unwrap();
+        let timed = Player::<paco::GameState>::new(&"uniform:30ms".parse().unwrap(), 1, 1).unwrap();
         let t = Instant::now();
         let Act::Decisions(_, sims) = timed.act(&g, &mut Seat::new(), &so_far, &mut ChaCha8Rng::seed_from_u64(1)).unwrap() else { panic!("forfeit") };
         assert!(sims > 16 && t.elapsed() >= std::time::Duration::from_millis(30), "{sims} in {:?}", t.elapsed());

@@ -99,8 +99,8 @@ mod tests {
 
     #[test]
     fn a_match_is_recorded_game_by_game_and_reads_back() {
-        let a = Player::<shako::GameState>::new("rollout:4", 1, 1).unwrap();
-        let b = Player::<shako::GameState>::new("greedy", 2, 1).unwrap();
+        let a = Player::<shako::GameState>::new(&"rollout:4".parse().unwrap(), 1, 1).unwrap();
+        let b = Player::<shako::GameState>::new(&"greedy".parse().unwrap(), 2, 1).unwrap();
         let m = run_match(&a, &b, 2, Openings::FischerRandom, GameLimits { max_decisions: 30, adjudicate_material: 0 }, 3, &no_progress).unwrap();
         assert_eq!(m.played.len(), 4);
         let dir = tempfile::tempdir().unwrap();

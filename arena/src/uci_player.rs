@@ -181,6 +181,13 @@ impl UciEngine {
     }
 }
 
+impl std::str::FromStr for UciSpec {
+    type Err = anyhow::Error;
+    fn from_str(text: &str) -> Result<UciSpec> {
+        UciSpec::parse(text)
+    }
+}
+
 impl std::str::FromStr for UciEngine {
     type Err = anyhow::Error;
     /// Checks the engine as a spec with a budget of one node: one with a

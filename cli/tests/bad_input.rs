@@ -43,6 +43,17 @@ fn fails_with(args: &[&str], needles: &[&str]) -> String {
     err
 }
 
+/// `pacozero args` is refused by the argument parser (exit status 2, a
+/// usage error) with a message holding every needle.
+fn usage_error(args: &[&str], needles: &[&str]) {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "pacozero {args:?} should be a usage error (exit status 2), not {}; stderr:\n{err}", out.status);
+    for n in needles {
+        assert!(err.contains(n), "pacozero {args:?}: the message lacks {n:?}:\n{err}");
+    }
+}
+
 /// A run directory with data (two chunks), a checkpoint and a current model
 /// `m`, made once; tests copy what they break.
 struct Fixture {
@@ -300,7 +311,8 @@ fn broken_model_files_are_named() {
     // A checkpoint is not a model.
     std::fs::copy(fixture().run.join("checkpoints/latest.pzckpt"), &m).unwrap();
     fails_with(&arena, &["broken.pzmodel", "bad magic bytes (it is a checkpoint file)"]);
-    fails_with(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["/nonexistent/x.pzmodel does not exist"]);
+    // A spec is checked as the arguments are parsed, before anything runs.
+    usage_error(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["'--players", "/nonexistent/x.pzmodel does not exist"]);
 }
 
 /// A model whose header declares a 1.1 TB policy layer, read by every
@@ -513,8 +525,5 @@ fn train_reads_a_loop_runs_own_config_and_selfplay_run_refuses_a_model() {
     std::fs::write(&own, format!("[loop]\ngenerations = 1\n{}", std::fs::read_to_string(&f.train_cfg).unwrap())).unwrap();
     ok(&["train", "--run", s(&rd), "--steps", "1"]);
     ok(&["train", "--run", s(&rd), "--config", s(&own), "--steps", "1"]);
-    let out = run(&["selfplay", "--run", s(&rd), "--model", s(&rd), "--games", "1"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "a usage error: {err}");
-    assert!(err.contains("--model"), "{err}");
+    usage_error(&["selfplay", "--run", s(&rd), "--model", s(&rd), "--games", "1"], &["--model"]);
 }

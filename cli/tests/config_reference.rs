@@ -320,6 +320,10 @@ fn file_setting(table: &[&str], key: &str, literal: &str) -> String {
 /// not know is an error, so that a new one is named here on purpose.
 fn toml_type(field: &Field) -> String {
     let ty = field.rust_type.as_str();
+    // An engine spec as given, written "" for none (`loop.external`).
+    if ty == "Option<Given<UciSpec>>" {
+        return "string".into();
+    }
     if let Some(inner) = ty.strip_prefix("Option<").and_then(|t| t.strip_suffix('>')) {
         let inner = Field { rust_type: inner.to_string(), key: field.key.clone(), aliases: vec![], doc: String::new(), at: field.at.clone() };
         return format!("{}, optional", toml_type(&inner));

@@ -24,7 +24,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_arena::rating_list::{rating_list, Anchor, Matchup, RatingList};
 use pacozero_arena::ratings::{Pentanomial, Wdl};
 use pacozero_arena::records::record_games_as;
-use pacozero_arena::{opening, play, EvalKind, MatchGame, NetOptions, Openings, Player, PlayerSpec, RunSpec};
+use pacozero_arena::{opening, play, EvalKind, Given, MatchGame, NetOptions, Openings, Player, PlayerSpec, RunSpec};
 use pacozero_engine::{Color, Game, GameKind, Outcome};
 use pacozero_search::{derive_seed, GameLimits};
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,22 @@ pub enum Schedule {
     Gauntlet(String),
 }
 
-/// One player of a league: its name and the spec it was made from.
+/// A league's player spec: an arena player, or `run:` for a run's generations.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LeagueSpec {
+    Player(PlayerSpec),
+    Run(RunSpec),
+}
+
+impl std::str::FromStr for LeagueSpec {
+    type Err = anyhow::Error;
+    fn from_str(text: &str) -> Result<LeagueSpec> {
+        Ok(if text.starts_with("run:") { LeagueSpec::Run(text.parse()?) } else { LeagueSpec::Player(text.parse()?) })
+    }
+}
+
+/// One player of a league as its file records it: its name and the spec it
+/// was made from (text, as the file is read before anything is trusted).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeaguePlayer {
     pub name: String,
@@ -97,7 +112,7 @@ pub struct PairLine {
 #[derive(Clone, Debug)]
 pub struct LeagueConfig {
     pub game: GameKind,
-    pub specs: Vec<String>,
+    pub specs: Vec<Given<LeagueSpec>>,
     /// The gauntlet's player: a spec of `specs` or a player's name; `None` = round robin.
     pub gauntlet: Option<String>,
     pub pairs: u32,
@@ -106,13 +121,29 @@ pub struct LeagueConfig {
     pub limits: GameLimits,
 }
 
-/// The players a spec stands for: itself, or a run's generations.
-pub fn expand_spec(spec: &str) -> Result<Vec<LeaguePlayer>> {
-    if !spec.starts_with("run:") {
-        PlayerSpec::parse(spec)?;
-        return Ok(vec![LeaguePlayer { name: spec.to_string(), spec: spec.to_string(), model: None, budget: None }]);
+/// A player of the command line: its record in the league's file and the
+/// spec it plays by (the command line's, never read back from the file).
+#[derive(Clone, Debug)]
+pub struct Entrant {
+    pub record: LeaguePlayer,
+    pub spec: PlayerSpec,
+}
+
+impl Entrant {
+    fn player<G: Game>(&self, seed: u64) -> Result<Player<G>> {
+        Player::from_spec(self.record.name.clone(), self.spec.clone(), seed, 0)
     }
-    let RunSpec { dir, every, budget } = spec.parse()?;
+}
+
+/// The players a spec stands for: itself, or a run's generations.
+pub fn expand_spec(given: &Given<LeagueSpec>) -> Result<Vec<Entrant>> {
+    let spec = given.text();
+    let RunSpec { dir, every, budget } = match given.value() {
+        LeagueSpec::Player(p) => {
+            return Ok(vec![Entrant { record: LeaguePlayer { name: spec.to_string(), spec: spec.to_string(), model: None, budget: None }, spec: p.clone() }])
+        }
+        LeagueSpec::Run(run) => run.clone(),
+    };
     let models = pacozero_data::RunDir::new(&dir).models();
     let entries = std::fs::read_dir(&models).with_context(|| format!("player '{spec}': reading {}", models.display()))?;
     let mut gens: Vec<(u32, PathBuf)> = entries
@@ -130,38 +161,31 @@ pub fn expand_spec(spec: &str) -> Result<Vec<LeaguePlayer>> {
     let label = dir.file_name().and_then(|n| n.to_str()).unwrap_or("run").to_string();
     Ok(gens
         .into_iter()
-        .map(|(g, path)| LeaguePlayer {
-            name: format!("{label}/{}", model_name(g)),
-            spec: format!("net:{}:{budget}", path.display()),
-            model: Some(path),
-            budget: Some(budget.to_string()),
+        .map(|(g, path)| Entrant {
+            record: LeaguePlayer {
+                name: format!("{label}/{}", model_name(g)),
+                spec: format!("net:{}:{budget}", path.display()),
+                model: Some(path.clone()),
+                budget: Some(budget.to_string()),
+            },
+            spec: PlayerSpec::Mcts { kind: EvalKind::Net(path, NetOptions::default()), budget, search: Default::default() },
         })
         .collect())
 }
 
-impl LeaguePlayer {
-    fn player<G: Game>(&self, seed: u64) -> Result<Player<G>> {
-        match (&self.model, &self.budget) {
-            (Some(model), Some(budget)) => {
-                let spec = PlayerSpec::Mcts { kind: EvalKind::Net(model.clone(), NetOptions::default()), budget: budget.parse()?, search: Default::default() };
-                Player::from_spec(self.name.clone(), spec, seed, 0)
-            }
-            _ => Player::from_spec(self.name.clone(), PlayerSpec::parse(&self.spec)?, seed, 0),
-        }
-    }
-}
-
 impl LeagueHeader {
-    fn of(cfg: &LeagueConfig) -> Result<LeagueHeader> {
-        let mut players: Vec<LeaguePlayer> = Vec::new();
+    /// The header of a new league, and its players as the command line gives them.
+    fn of(cfg: &LeagueConfig) -> Result<(LeagueHeader, Vec<Entrant>)> {
+        let mut entrants: Vec<Entrant> = Vec::new();
         for s in &cfg.specs {
             for p in expand_spec(s)? {
-                if players.iter().any(|q| q.name == p.name) {
-                    bail!("two players are named {} (from '{s}'): give each player once", p.name);
+                if entrants.iter().any(|q| q.record.name == p.record.name) {
+                    bail!("two players are named {} (from '{s}'): give each player once", p.record.name);
                 }
-                players.push(p);
+                entrants.push(p);
             }
         }
+        let players: Vec<LeaguePlayer> = entrants.iter().map(|e| e.record.clone()).collect();
         if players.len() < 2 {
             bail!("a league needs at least two players, got {}", players.len());
         }
@@ -179,10 +203,10 @@ impl LeagueHeader {
         if cfg.pairs == 0 {
             bail!("a league needs at least one pair of games a matchup");
         }
-        Ok(LeagueHeader {
+        let header = LeagueHeader {
             league: 1,
             game: cfg.game.name().to_string(),
-            specs: cfg.specs.clone(),
+            specs: cfg.specs.iter().map(|s| s.text().to_string()).collect(),
             players,
             schedule,
             pairs: cfg.pairs,
@@ -190,7 +214,8 @@ impl LeagueHeader {
             seed: cfg.seed,
             max_decisions: cfg.limits.max_decisions,
             adjudicate_material: cfg.limits.adjudicate_material,
-        })
+        };
+        Ok((header, entrants))
     }
 
     /// The matchups (player indices), in schedule order.
@@ -276,11 +301,11 @@ pub fn read_league(dir: &Path) -> Result<Option<LeagueFile>> {
 /// it would start or the model it would read. (A run of a `run:` spec may
 /// have more generations now than when the league began: those are not in
 /// the file, and not played.)
-fn players_of_command_line(path: &Path, file: &LeagueHeader, wanted: &LeagueHeader) -> Result<Vec<LeaguePlayer>> {
+fn players_of_command_line(path: &Path, file: &LeagueHeader, wanted: &[Entrant]) -> Result<Vec<Entrant>> {
     let mut players = Vec::new();
     let mut strangers = Vec::new();
     for p in &file.players {
-        match wanted.players.iter().find(|w| *w == p) {
+        match wanted.iter().find(|w| w.record == *p) {
             Some(w) => players.push(w.clone()),
             None => strangers.push(match (&p.model, p.spec.starts_with("uci:")) {
                 (Some(model), _) => format!("{} (the model {})", p.name, model.display()),
@@ -311,33 +336,34 @@ pub trait LeagueObserver: Sync {
 /// threads; returns the league's file as it ends.
 pub fn play_league<G: Game>(dir: &Path, cfg: &LeagueConfig, round: usize, obs: &dyn LeagueObserver) -> Result<LeagueFile> {
     use rayon::prelude::*;
-    let wanted = LeagueHeader::of(cfg)?;
+    let (wanted, entrants) = LeagueHeader::of(cfg)?;
     let path = dir.join(LEAGUE_FILE);
-    let (header, done) = match read_league(dir)? {
+    let (header, entrants, done) = match read_league(dir)? {
         Some(f) => {
             let diff = f.header.differences(&wanted);
             if !diff.is_empty() {
                 bail!("{} is another league ({} differ): resume it with the same settings, or give a new directory", path.display(), diff.join(", "));
             }
-            let header = LeagueHeader { players: players_of_command_line(&path, &f.header, &wanted)?, ..f.header };
+            let entrants = players_of_command_line(&path, &f.header, &entrants)?;
+            let header = LeagueHeader { players: entrants.iter().map(|e| e.record.clone()).collect(), ..f.header };
             // Rewritten without a cut last line, so that appends start on a line of their own.
             let mut text = serde_json::to_string(&header)? + "\n";
             for p in &f.pairs {
                 text += &(serde_json::to_string(p)? + "\n");
             }
             pacozero_data::write_atomic(&path, &[text.as_bytes()])?;
-            (header, f.pairs)
+            (header, entrants, f.pairs)
         }
         None => {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             pacozero_data::write_atomic(&path, &[(serde_json::to_string(&wanted)? + "\n").as_bytes()])?;
-            (wanted, Vec::new())
+            (wanted, entrants, Vec::new())
         }
     };
     if header.game != G::NAME {
         bail!("{} is a league of {}, not {}", path.display(), header.game, G::NAME);
     }
-    let players: Vec<Player<G>> = header.players.iter().enumerate().map(|(i, p)| p.player::<G>(derive_seed(header.seed, i as u64))).collect::<Result<_>>()?;
+    let players: Vec<Player<G>> = entrants.iter().enumerate().map(|(i, p)| p.player::<G>(derive_seed(header.seed, i as u64))).collect::<Result<_>>()?;
     let limits = GameLimits { max_decisions: header.max_decisions, adjudicate_material: header.adjudicate_material };
     let played: BTreeSet<(usize, usize, u32)> = done.iter().map(|p| (p.a, p.b, p.pair)).collect();
     let todo: Vec<(usize, usize, u32)> = header.schedule().into_iter().filter(|k| !played.contains(k)).collect();

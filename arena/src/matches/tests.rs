@@ -92,7 +92,7 @@ fn engines_are_sent_every_turn_so_far() {
             let log = dir.path().join(side);
             let on_go = format!("pos=$(tail -n 2 '{}' | head -n 1); case \"$pos\" in {answers}*) echo 'bestmove 0000';; esac", log.display());
             let engine = fake_engine(dir.path(), &log, &[], &on_go);
-            Player::new(&format!("uci:{}:nodes=1", engine.display()), 1, 1).unwrap()
+            Player::new(&format!("uci:{}:nodes=1", engine.display()).parse().unwrap(), 1, 1).unwrap()
         })
         .collect();
     let r = play(shako::GameState::start(), &players[0], &players[1], GameLimits { max_decisions: decisions, adjudicate_material: 0 }, 5).unwrap();
@@ -109,8 +109,8 @@ fn engines_are_sent_every_turn_so_far() {
 /// seeds of all bits 0 or 1), and progress counts the games one by one.
 #[test]
 fn games_have_their_own_seeds_and_progress_counts_each() {
-    let a = Player::<shako::GameState>::new("random", 1, 1).unwrap();
-    let b = Player::<shako::GameState>::new("random", 2, 1).unwrap();
+    let a = Player::<shako::GameState>::new(&"random".parse().unwrap(), 1, 1).unwrap();
+    let b = Player::<shako::GameState>::new(&"random".parse().unwrap(), 2, 1).unwrap();
     let limits = GameLimits { max_decisions: 4, adjudicate_material: 0 };
     for seed in [0, 5, u64::MAX] {
         let calls = std::sync::Mutex::new(Vec::new());
@@ -139,8 +139,8 @@ fn an_illegal_answer_forfeits_the_game() {
     let dir = tempfile::tempdir().unwrap();
     let engine = fake_engine(dir.path(), &dir.path().join("log"), &[], "echo 'bestmove a1a1'");
     let spec = format!("uci:{}:nodes=1", engine.display());
-    let white = Player::<shako::GameState>::new("random", 1, 1).unwrap();
-    let black = Player::<shako::GameState>::new(&spec, 1, 1).unwrap();
+    let white = Player::<shako::GameState>::new(&"random".parse().unwrap(), 1, 1).unwrap();
+    let black = Player::<shako::GameState>::new(&spec.parse().unwrap(), 1, 1).unwrap();
     let start = shako::GameState::start();
     let r = play(start.clone(), &white, &black, GameLimits { max_decisions: 100, adjudicate_material: 0 }, 5).unwrap();
     assert_eq!((r.outcome, r.end_reason, r.decisions, r.decisions_by), (Outcome::Win(Color::White), "illegal_move", 1, [1, 0]));
@@ -155,8 +155,8 @@ fn an_illegal_answer_forfeits_the_game() {
 #[test]
 fn a_cut_game_is_drawn_or_adjudicated_on_material() {
     let start = shako::GameState::from_fen("9k/10/10/10/10/10/10/10/10/R8K w - - 0 1").unwrap();
-    let white = Player::<shako::GameState>::new("uniform:4", 1, 1).unwrap();
-    let black = Player::<shako::GameState>::new("random", 2, 1).unwrap();
+    let white = Player::<shako::GameState>::new(&"uniform:4".parse().unwrap(), 1, 1).unwrap();
+    let black = Player::<shako::GameState>::new(&"random".parse().unwrap(), 2, 1).unwrap();
     let cut = GameLimits { max_decisions: 4, adjudicate_material: 0 };
     let r = play(start.clone(), &white, &black, cut, 3).unwrap();
     assert_eq!((r.outcome, r.end_reason, r.decisions, r.decisions_by), (Outcome::Draw, "max_length", 4, [2, 2]));
@@ -171,7 +171,7 @@ fn a_cut_game_is_drawn_or_adjudicated_on_material() {
     assert_eq!(won.actions, r.actions, "the same seed, the same game");
     // A game ended by the rules before the cut says how.
     let mate = shako::GameState::from_fen("9k/10/8K1/10/10/10/10/10/R9/10 w - - 0 1").unwrap();
-    let greedy = Player::<shako::GameState>::new("greedy", 1, 1).unwrap();
+    let greedy = Player::<shako::GameState>::new(&"greedy".parse().unwrap(), 1, 1).unwrap();
     let r = play(mate.clone(), &greedy, &black, cut, 3).unwrap();
     assert_eq!((r.outcome, r.end_reason, r.decisions, r.actions.as_str()), (Outcome::Win(Color::White), mate_reason(&mate), 1, "a2a10"));
 }
@@ -186,8 +186,8 @@ fn mate_reason(g: &shako::GameState) -> &'static str {
 /// the same games, seeds and players, and the progress counts them.
 #[test]
 fn a_stopped_match_is_the_start_of_the_whole_one() {
-    let a = Player::<shako::GameState>::new("random", 1, 1).unwrap();
-    let b = Player::<shako::GameState>::new("greedy", 2, 1).unwrap();
+    let a = Player::<shako::GameState>::new(&"random".parse().unwrap(), 1, 1).unwrap();
+    let b = Player::<shako::GameState>::new(&"greedy".parse().unwrap(), 2, 1).unwrap();
     let limits = GameLimits { max_decisions: 12, adjudicate_material: 0 };
     let start = |i: u64| opening::<shako::GameState>(Openings::FischerRandom, 4, i);
     let (calls, last_total) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -214,8 +214,8 @@ fn a_stopped_match_is_the_start_of_the_whole_one() {
 /// the test, and reports that decision; at its cap, undecided.
 #[test]
 fn a_sequential_match_stops_at_its_first_decision() {
-    let a = Player::<shako::GameState>::new("random", 1, 1).unwrap();
-    let b = Player::<shako::GameState>::new("random", 2, 1).unwrap();
+    let a = Player::<shako::GameState>::new(&"random".parse().unwrap(), 1, 1).unwrap();
+    let b = Player::<shako::GameState>::new(&"random".parse().unwrap(), 2, 1).unwrap();
     let limits = GameLimits { max_decisions: 6, adjudicate_material: 0 };
     let start = |i: u64| opening::<shako::GameState>(Openings::FischerRandom, 4, i);
     // Cut games are draws: every pair scores 1, which H0 (0 Elo) explains.
@@ -298,8 +298,8 @@ fn a_net_player_may_name_its_precision() {
 
 #[test]
 fn shako_match_between_search_players() {
-    let a = Player::<shako::GameState>::new("rollout:4", 1, 1).unwrap();
-    let b = Player::<shako::GameState>::new("greedy", 2, 1).unwrap();
+    let a = Player::<shako::GameState>::new(&"rollout:4".parse().unwrap(), 1, 1).unwrap();
+    let b = Player::<shako::GameState>::new(&"greedy".parse().unwrap(), 2, 1).unwrap();
     let m = run_match(&a, &b, 1, Openings::FischerRandom, GameLimits { max_decisions: 30, adjudicate_material: 0 }, 3, &no_progress).unwrap();
     assert_eq!(m.games, 2);
     assert_eq!(m.wdl.games(), 2);

@@ -46,7 +46,7 @@ pub struct ArenaArgs {
     /// match's search (e.g. search.root_win_in_two=false); uci: an external engine (a bare name is also
     /// looked up in /usr/games), e.g. uci:fairy-stockfish,UCI_Variant=shako:nodes=1000.
     #[arg(long, num_args = 2, required = true)]
-    pub players: Vec<String>,
+    pub players: Vec<pacozero_arena::Given<pacozero_arena::PlayerSpec>>,
     /// Games (rounded up to an even number: each opening is played with both colours).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
@@ -94,7 +94,7 @@ pub struct LeagueArgs {
     /// (`DIR/models/gen-NNNN.pzmodel`, named `<DIR's name>/gen-NNNN`; budget
     /// 64 simulations unless given).
     #[arg(long, num_args = 1.., required = true)]
-    pub players: Vec<String>,
+    pub players: Vec<pacozero_arena::Given<pacozero_run::league::LeagueSpec>>,
     /// The league's directory: `league.jsonl` (every pair played; a restart
     /// with the same settings plays only what is missing), the rating list
     /// (`ratings.csv`, `.json`, `.md`, `.svg`) and `report.html`.
@@ -130,7 +130,7 @@ pub struct LeagueArgs {
 pub struct LadderArgs {
     /// The players laddered, arena player specs (e.g. net:<model>:100ms rollout:100ms).
     #[arg(long, num_args = 1.., required = true)]
-    pub players: Vec<String>,
+    pub players: Vec<pacozero_arena::Given<pacozero_arena::PlayerSpec>>,
     /// The engine without a budget, uci:<command>[,<Option>=<value>...]
     /// (e.g. uci:fairy-stockfish,UCI_Variant=shako); each rung plays it at :nodes=N.
     #[arg(long)]

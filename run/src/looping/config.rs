@@ -19,6 +19,27 @@ mod game_name {
     }
 }
 
+/// `loop.external`, an external UCI engine as written (`""`: none). It is
+/// checked as it is read, naming the file, line and key.
+mod external_engine {
+    use pacozero_arena::{Given, UciSpec};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(engine: &Option<Given<UciSpec>>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(engine.as_ref().map_or("", |e| e.text()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Given<UciSpec>>, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        text.parse().map(Some).map_err(|e: anyhow::Error| {
+            serde::de::Error::custom(format!("loop.external must be a uci:<command>[,<Option>=<value>...]:<budget> player spec, or \"\" for none: {e:#}"))
+        })
+    }
+}
+
 /// The embedded default loop configuration (`configs/quick.toml`).
 pub const QUICK_TOML: &str = include_str!("../../../configs/quick.toml");
 
@@ -82,7 +103,8 @@ pub struct LoopConfig {
     /// `"uci:fairy-stockfish,UCI_Variant=shako:nodes=100"`, see
     /// `pacozero_arena::uci_player`); `""` = none. Its matches go to
     /// `matches.jsonl` and the ratings like the others.
-    pub external: String,
+    #[serde(with = "external_engine")]
+    pub external: Option<Given<UciSpec>>,
     /// Games of each evaluated candidate against `external` (even, 2..=100000 when `external` is set).
     pub external_games: u32,
     /// Evaluation openings: `"standard"` or `"fischer_random"`.
@@ -150,7 +172,7 @@ impl Default for LoopConfig {
             baseline_games: 20,
             baseline_simulations: 32,
             baseline_movetime_ms: 0,
-            external: String::new(),
+            external: None,
             external_games: 10,
             openings: Openings::FischerRandom,
             max_decisions: 600,
@@ -205,9 +227,7 @@ impl LoopFile {
             check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games.is_multiple_of(2), "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
-            if !l.external.is_empty() {
-                check("external", l.external.starts_with("uci:"), "a uci:<command>[,<Option>=<value>...]:<budget> player spec, or \"\" for none")?;
-                pacozero_arena::UciSpec::parse(&l.external).context("loop.external")?;
+            if l.external.is_some() {
                 check(
                     "external_games",
                     (2..=100_000).contains(&l.external_games) && l.external_games.is_multiple_of(2),
@@ -313,8 +333,8 @@ pub fn new_run_text(config: Option<&Path>, sets: &[String]) -> Result<(String, S
 /// `selfplay.book_file`), with what each is.
 pub fn named_outside(f: &LoopFile) -> Vec<(&'static str, String, &'static str)> {
     let mut named = Vec::new();
-    if !f.looping.external.is_empty() {
-        named.push(("loop.external", f.looping.external.clone(), "a program"));
+    if let Some(engine) = &f.looping.external {
+        named.push(("loop.external", engine.text().to_string(), "a program"));
     }
     for (key, path) in [("selfplay.fen_file", &f.selfplay.fen_file), ("selfplay.book_file", &f.selfplay.book_file)] {
         if let Some(p) = path {

@@ -178,9 +178,9 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
         obs.note(&format!("{} vs {} (previous): +{} ={} -{}", cand.name, before.name, m.wdl.wins, m.wdl.draws, m.wdl.losses));
         record(&cand, &before, &m, None, "previous")?;
     }
-    if !l.external.is_empty() {
+    if let Some(engine) = &l.external {
         // The external engine: one process per game, each move checked; a forfeit loses the game.
-        let ext = Player::<G>::new(&l.external, seed.external, 0)?;
+        let ext = Player::<G>::from_spec(engine.text().to_string(), PlayerSpec::Uci(engine.value().clone()), seed.external, 0)?;
         let m = run_match(&cand, &ext, l.external_games / 2, l.openings, limits, seed.external_match, &|d, t| obs.match_progress(d, t))?;
         obs.note(&format!(
             "{} vs {} (external): +{} ={} -{} (end reasons {})",

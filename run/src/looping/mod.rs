@@ -35,7 +35,7 @@
 
 use anyhow::{bail, Context, Result};
 use pacozero_arena::ratings::{Sprt, SprtDecision};
-use pacozero_arena::{run_match, Budget, EvalKind, MatchResult, NetOptions, Openings, Player, PlayerSpec, PlayoutMix};
+use pacozero_arena::{run_match, Budget, EvalKind, Given, MatchResult, NetOptions, Openings, Player, PlayerSpec, PlayoutMix, UciSpec};
 use pacozero_arena::{run_match_from, run_match_sprt};
 use pacozero_data::{check_data_dir_as, game_spec_as, spec_of_encoding, RunDir};
 use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor, DEFAULT_ENCODING};

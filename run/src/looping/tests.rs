@@ -134,6 +134,7 @@ fn each_loop_range_refuses_the_first_value_outside_it_and_names_the_key() {
         }
     }
     refused(&["loop.external=rollout:10"], "loop.external must be a uci:<command>");
+    refused(&["loop.external=uci:/no/such/engine:nodes=1"], "no program /no/such/engine");
     refused(&["loop.external=uci:/bin/sh:nodes=1", "loop.external_games=3"], "loop.external_games must be even, in 2..=100000 (with external)");
     // The last values inside.
     let f = parse_with(&[
@@ -467,8 +468,9 @@ fn a_resumed_run_starts_no_program_its_config_names_unless_the_command_line_repe
     refused(ConfigArgs { sets: &["loop.seed=7".into()], ..ConfigArgs::default() });
     // A --config that names it, or --trust-run-files, takes the run's file.
     std::fs::write(&other, tiny_loop(&[&set])).unwrap();
-    assert_eq!(open_run(&run, ConfigArgs::file(&other), &Notes::new()).unwrap().looping.external, external);
-    assert_eq!(open_run(&run, ConfigArgs { trust_run_files: true, ..ConfigArgs::default() }, &Notes::new()).unwrap().looping.external, external);
+    let engine = |args: ConfigArgs<'_>| open_run(&run, args, &Notes::new()).unwrap().looping.external.map(|e| e.text().to_string());
+    assert_eq!(engine(ConfigArgs::file(&other)), Some(external.clone()));
+    assert_eq!(engine(ConfigArgs { trust_run_files: true, ..ConfigArgs::default() }), Some(external.clone()));
     assert!(!marker.exists());
     // Repeated with --set, it plays.
     run_loop(&run, ConfigArgs { sets: std::slice::from_ref(&set), ..ConfigArgs::default() }, Some(1), &Notes::new()).unwrap();
