@@ -127,10 +127,27 @@ fn scale_of(max_abs: f32, steps: f32) -> f32 {
 /// position (`hw` squares each), at the position's scale `scales[p]`, which
 /// makes its largest input 255 (rounded; negative inputs, which a ReLU's
 /// output does not have, 0; the padding 0).
-pub(crate) fn quantize_input(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
+/// `kernel` picks the build; every build writes the same bytes and scales.
+pub(crate) fn quantize_input(kernel: Int8Kernel, q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
     let (cin, stride) = (q.cin, q.cin_padded());
     assert_eq!(src.len() / cin, dst.len() / stride, "quantize_input: {} values of {cin} channels into {} bytes of {stride}", src.len(), dst.len());
     assert_eq!(src.len(), scales.len() * hw * cin, "quantize_input: one scale a position");
+    assert_eq!(src.len() % cin, 0, "quantize_input: {} values are not rows of {cin}", src.len());
+    assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
+    match kernel {
+        Int8Kernel::Scalar => quantize_input_scalar(q, hw, src, dst, scales),
+        // SAFETY: the CPU has the features (asserted above); the lengths
+        // are as the function needs them (asserted above).
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Vnni => unsafe { vnni::quantize_input(q, hw, src, dst, scales) },
+        #[cfg(not(target_arch = "x86_64"))]
+        Int8Kernel::Vnni => unreachable!("VNNI is x86-64 only"),
+    }
+}
+
+/// [`quantize_input`] one value at a time: the reference.
+fn quantize_input_scalar(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
+    let (cin, stride) = (q.cin, q.cin_padded());
     for ((img, bytes), scale) in src.chunks_exact(hw * cin).zip(dst.chunks_exact_mut(hw * stride)).zip(scales.iter_mut()) {
         *scale = scale_of(img.iter().cloned().fold(0.0, f32::max), U8_MAX);
         let to_byte = 1.0 / *scale;
@@ -146,10 +163,27 @@ pub(crate) fn quantize_input(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u
 /// `out[B*HW, cout] = acc * scale * w_scale + bias` (ReLU when `relu`),
 /// from the sums `acc[B*HW, cout_padded]` of positions of `hw` squares
 /// whose input bytes had the scales `scales` ([`quantize_input`]).
-pub(crate) fn dequantize(q: &QuantConv, hw: usize, acc: &[i32], scales: &[f32], out: &mut [f32], relu: bool) {
+/// `kernel` picks the build; every build writes the same values.
+pub(crate) fn dequantize(kernel: Int8Kernel, q: &QuantConv, hw: usize, acc: &[i32], scales: &[f32], out: &mut [f32], relu: bool) {
     let (cout, stride) = (q.cout, q.cout_padded());
     assert_eq!(acc.len() / stride, out.len() / cout, "dequantize: {} sums of {stride} into {} values of {cout}", acc.len(), out.len());
     assert_eq!(out.len(), scales.len() * hw * cout, "dequantize: one scale a position");
+    assert_eq!(acc.len(), scales.len() * hw * stride, "dequantize: the sums are not [B*HW, {stride}]");
+    assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
+    match kernel {
+        Int8Kernel::Scalar => dequantize_scalar(q, hw, acc, scales, out, relu),
+        // SAFETY: the CPU has the features (asserted above); the lengths
+        // are as the function needs them (asserted above).
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Vnni => unsafe { vnni::dequantize(q, hw, acc, scales, out, relu) },
+        #[cfg(not(target_arch = "x86_64"))]
+        Int8Kernel::Vnni => unreachable!("VNNI is x86-64 only"),
+    }
+}
+
+/// [`dequantize`] one value at a time: the reference.
+fn dequantize_scalar(q: &QuantConv, hw: usize, acc: &[i32], scales: &[f32], out: &mut [f32], relu: bool) {
+    let (cout, stride) = (q.cout, q.cout_padded());
     let mut unit = vec![0.0f32; cout];
     for ((sums, img), &scale) in acc.chunks_exact(hw * stride).zip(out.chunks_exact_mut(hw * cout)).zip(scales) {
         // What one unit of each output channel's sum is worth at this position.
@@ -273,7 +307,97 @@ fn accumulate_scalar(q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
 mod vnni {
     use std::arch::x86_64::*;
 
-    use super::{Board, QuantConv, GROUP, LANES};
+    use super::{scale_of, Board, QuantConv, GROUP, LANES, U8_MAX};
+
+    /// The mask of the first `n` of 16 lanes.
+    fn first(n: usize) -> __mmask16 {
+        debug_assert!(n <= LANES);
+        ((1u32 << n) - 1) as __mmask16
+    }
+
+    /// [`super::quantize_input`] sixteen values at a time. The bytes are
+    /// the scalar kernel's: the same product `x * to_byte`, clamped to
+    /// 0..=255 (a NaN to 0, as `as u8` makes it), then rounded half away
+    /// from zero as `f32::round` does (truncate, add one where the
+    /// fraction is at least a half).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; `src` is whole positions of `hw` rows
+    /// of `q.cin` values, `dst` as many rows of `q.cin_padded()` bytes, and
+    /// `scales` one a position ([`super::quantize_input`] asserts it).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn quantize_input(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
+        let (cin, stride) = (q.cin, q.cin_padded());
+        for ((img, bytes), scale) in src.chunks_exact(hw * cin).zip(dst.chunks_exact_mut(hw * stride)).zip(scales.iter_mut()) {
+            // SAFETY (every block below): loads and stores stay within
+            // `img`, `row` and `out`, masked to the lanes that exist.
+            let mut top = _mm512_setzero_ps();
+            for block in img.chunks(LANES) {
+                let x = unsafe { _mm512_maskz_loadu_ps(first(block.len()), block.as_ptr()) };
+                // A NaN input leaves the maximum as it was, as f32::max does.
+                top = _mm512_max_ps(x, top);
+            }
+            *scale = scale_of(_mm512_reduce_max_ps(top), U8_MAX);
+            let to_byte = _mm512_set1_ps(1.0 / *scale);
+            let (zero, most, half, one) = (_mm512_setzero_ps(), _mm512_set1_ps(U8_MAX), _mm512_set1_ps(0.5), _mm512_set1_ps(1.0));
+            let bytes_of = |x: __m512| {
+                // max(y, 0) with y second: a NaN y gives 0.
+                let y = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, to_byte), zero), most);
+                let whole = _mm512_roundscale_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(y);
+                let up = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(_mm512_sub_ps(y, whole), half);
+                _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(_mm512_mask_add_ps(whole, up, whole, one)))
+            };
+            if cin == stride {
+                // Rows without padding: the position is one run of values.
+                for (block, out) in img.chunks(LANES).zip(bytes.chunks_mut(LANES)) {
+                    let m = first(block.len());
+                    unsafe { _mm_mask_storeu_epi8(out.as_mut_ptr() as *mut i8, m, bytes_of(_mm512_maskz_loadu_ps(m, block.as_ptr()))) };
+                }
+            } else {
+                for (row, out) in img.chunks_exact(cin).zip(bytes.chunks_exact_mut(stride)) {
+                    for (block, out) in row.chunks(LANES).zip(out.chunks_mut(LANES)) {
+                        let m = first(block.len());
+                        unsafe { _mm_mask_storeu_epi8(out.as_mut_ptr() as *mut i8, m, bytes_of(_mm512_maskz_loadu_ps(m, block.as_ptr()))) };
+                    }
+                    out[cin..].fill(0);
+                }
+            }
+        }
+    }
+
+    /// [`super::dequantize`] sixteen values at a time, with the scalar
+    /// kernel's arithmetic: a product, then a sum (no fused multiply-add,
+    /// which rounds once where the scalar kernel rounds twice).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F; `acc` is whole positions of `hw` rows of
+    /// `q.cout_padded()` sums, `out` as many rows of `q.cout` values, and
+    /// `scales` one a position ([`super::dequantize`] asserts it).
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn dequantize(q: &QuantConv, hw: usize, acc: &[i32], scales: &[f32], out: &mut [f32], relu: bool) {
+        let (cout, stride) = (q.cout, q.cout_padded());
+        let mut unit = vec![0.0f32; stride];
+        let mut bias = vec![0.0f32; stride];
+        bias[..cout].copy_from_slice(&q.bias);
+        let zero = _mm512_setzero_ps();
+        for ((sums, img), &scale) in acc.chunks_exact(hw * stride).zip(out.chunks_exact_mut(hw * cout)).zip(scales) {
+            unit.iter_mut().zip(&q.w_scale).for_each(|(u, &w)| *u = w * scale);
+            for (sums, row) in sums.chunks_exact(stride).zip(img.chunks_exact_mut(cout)) {
+                for (v, out) in row.chunks_mut(LANES).enumerate() {
+                    let (m, at) = (first(out.len()), v * LANES);
+                    // SAFETY: lanes `at .. at + 16` lie within the padded
+                    // rows of sums, units and biases; the store is masked to `out`.
+                    unsafe {
+                        let s = _mm512_cvtepi32_ps(_mm512_loadu_si512(sums[at..].as_ptr() as *const __m512i));
+                        let x = _mm512_add_ps(_mm512_mul_ps(s, _mm512_loadu_ps(unit[at..].as_ptr())), _mm512_loadu_ps(bias[at..].as_ptr()));
+                        // max(x, 0) with 0 second: a NaN gives 0, as f32::max does.
+                        let x = if relu { _mm512_max_ps(x, zero) } else { x };
+                        _mm512_mask_storeu_ps(out.as_mut_ptr(), m, x);
+                    }
+                }
+            }
+        }
+    }
 
     /// Output squares of one tile.
     const ROWS: usize = 4;
@@ -431,7 +555,7 @@ mod tests {
     fn sums(kernel: Int8Kernel, q: &QuantConv, h: usize, w: usize, src: &[f32]) -> (Vec<i32>, Vec<f32>) {
         let mut bytes = vec![0xAA; src.len() / q.cin * q.cin_padded()];
         let mut scales = vec![f32::NAN; src.len() / (h * w * q.cin)];
-        quantize_input(q, h * w, src, &mut bytes, &mut scales);
+        quantize_input(kernel, q, h * w, src, &mut bytes, &mut scales);
         let (taps, zeros) = (taps(h, w), vec![0u8; q.cin_padded()]);
         let mut acc = vec![i32::MIN; bytes.len() / q.cin_padded() * q.cout_padded()];
         accumulate(kernel, q, Board { hw: h * w, taps: &taps, zeros: &zeros }, &bytes, &mut acc);
@@ -510,7 +634,7 @@ mod tests {
                 let want = fp32_reference(&d, h, w, &src, cin, relu);
                 let (acc, scales) = sums(Int8Kernel::best(), &q, h, w, &src);
                 let mut got = vec![f32::NAN; want.len()];
-                dequantize(&q, h * w, &acc, &scales, &mut got, relu);
+                dequantize(Int8Kernel::best(), &q, h * w, &acc, &scales, &mut got, relu);
                 let taps = taps(h, w);
                 let mut worst = 0.0f32;
                 for (i, (a, b)) in got.iter().zip(&want).enumerate() {
@@ -540,30 +664,84 @@ mod tests {
         assert_eq!((q.cin_padded(), q.cout_padded()), (4, 16));
         assert_eq!((q.weight(8, 0, 0), q.weight(0, 0, 0), q.weight(4, 0, 0)), (127, -127, 0), "-2..2 onto -127..127");
         assert_eq!((q.weight(8, 0, 1), q.weight(0, 0, 1)), (-127, 0));
-        // Three positions of six squares, each with its own range.
-        let src = [[0.0, 1.004, 2.55, -3.0, 0.006, 0.0049], [0.0, 1.0, 5.1, 2.5, -1.0, 0.5], [0.0, 0.08, 0.2, 0.0, 0.0, 0.04]].concat();
-        let (mut bytes, mut scales) = ([9u8; 72], [f32::NAN; 3]);
-        quantize_input(&q, 6, &src, &mut bytes, &mut scales);
-        let first: Vec<u8> = bytes.chunks(4).map(|row| row[0]).collect();
-        assert_eq!(first, [[0, 100, 255, 0, 1, 0], [0, 50, 255, 125, 0, 25], [0, 102, 255, 0, 0, 51]].concat(), "rounded, the largest 255");
-        for (got, want) in scales.iter().zip([0.01, 0.02, 0.2 / 255.0]) {
-            assert!((got - want).abs() < 1e-5 * want, "scales {scales:?}");
+        for kernel in [Int8Kernel::Scalar, Int8Kernel::Vnni].into_iter().filter(|k| k.available()) {
+            // Three positions of six squares, each with its own range.
+            let src = [[0.0, 1.004, 2.55, -3.0, 0.006, 0.0049], [0.0, 1.0, 5.1, 2.5, -1.0, 0.5], [0.0, 0.08, 0.2, 0.0, 0.0, 0.04]].concat();
+            let (mut bytes, mut scales) = ([9u8; 72], [f32::NAN; 3]);
+            quantize_input(kernel, &q, 6, &src, &mut bytes, &mut scales);
+            let first: Vec<u8> = bytes.chunks(4).map(|row| row[0]).collect();
+            assert_eq!(first, [[0, 100, 255, 0, 1, 0], [0, 50, 255, 125, 0, 25], [0, 102, 255, 0, 0, 51]].concat(), "{kernel:?}: rounded, the largest 255");
+            for (got, want) in scales.iter().zip([0.01, 0.02, 0.2 / 255.0]) {
+                assert!((got - want).abs() < 1e-5 * want, "{kernel:?}: scales {scales:?}");
+            }
+            assert!(bytes.chunks(4).all(|row| row[1..] == [0, 0, 0]), "{kernel:?}: rows padded with zeros");
+            // All zeros: bytes 0 whatever the scale.
+            quantize_input(kernel, &q, 6, &[0.0; 6], &mut bytes[..24], &mut scales[..1]);
+            assert!(bytes[..24].iter().all(|&b| b == 0) && scales[0] == 1.0, "{kernel:?}");
+            // Dequantized: sum * scale * w_scale + bias, ReLU on request.
+            let mut acc = vec![0i32; 2 * 16];
+            acc[0] = 127 * 255;
+            acc[1] = 127 * 10;
+            acc[16] = -127;
+            let mut out = [f32::NAN; 4];
+            dequantize(kernel, &q, 1, &acc, &[0.01, 0.5], &mut out, false);
+            for (got, want) in out.iter().zip([2.0 * 2.55 + 0.1, 0.5 * 0.1 - 0.2, -2.0 * 0.5 + 0.1, -0.2]) {
+                assert!((got - want).abs() < 1e-5, "{kernel:?}: {out:?}");
+            }
+            dequantize(kernel, &q, 1, &acc, &[0.01, 0.5], &mut out, true);
+            assert_eq!(out[1], 0.0, "{kernel:?}: ReLU");
         }
-        assert!(bytes.chunks(4).all(|row| row[1..] == [0, 0, 0]), "rows padded with zeros");
-        // All zeros: bytes 0 whatever the scale.
-        quantize_input(&q, 6, &[0.0; 6], &mut bytes[..24], &mut scales[..1]);
-        assert!(bytes[..24].iter().all(|&b| b == 0) && scales[0] == 1.0);
-        // Dequantized: sum * scale * w_scale + bias, ReLU on request.
-        let mut acc = vec![0i32; 2 * 16];
-        acc[0] = 127 * 255;
-        acc[1] = 127 * 10;
-        acc[16] = -127;
-        let mut out = [f32::NAN; 4];
-        dequantize(&q, 1, &acc, &[0.01, 0.5], &mut out, false);
-        for (got, want) in out.iter().zip([2.0 * 2.55 + 0.1, 0.5 * 0.1 - 0.2, -2.0 * 0.5 + 0.1, -0.2]) {
-            assert!((got - want).abs() < 1e-5, "{out:?}");
+    }
+
+    /// The AVX-512 quantization and dequantization against the scalar
+    /// reference, value for value: halves (rounded away from zero, where
+    /// adding a half and truncating would round 0.49999997 up), negatives,
+    /// NaN, values above the largest, rows with and without padding, and
+    /// whole positions of zeros.
+    #[test]
+    fn the_vnni_quantization_writes_the_scalar_kernels_bytes_and_values() {
+        if !Int8Kernel::Vnni.available() {
+            eprintln!("this CPU has no AVX-512 VNNI: only the scalar kernel runs here");
+            return;
         }
-        dequantize(&q, 1, &acc, &[0.01, 0.5], &mut out, true);
-        assert_eq!(out[1], 0.0, "ReLU");
+        let same = |a: f32, b: f32| a == b || (a.is_nan() && b.is_nan());
+        let mut rng = Rng::new(3);
+        let awkward = [0.5, 1.5, 2.5, 254.5, 0.499_999_97, 0.500_000_06, -0.5, -3.0, f32::NAN, 1e-9, 255.0, 0.0, -0.0];
+        for (h, w, cin, cout) in SHAPES {
+            let hw = h * w;
+            let d = Dense { k: 9 * cin, n: cout, w: rng.values(9 * cin * cout, -1.0, 1.0), b: rng.values(cout, -0.5, 0.5) };
+            let q = QuantConv::new(&d, cin);
+            // Position 0 random, position 1 with the awkward values at the
+            // scale 1 (its largest input is 255, a NaN is no largest), position 2 all zeros.
+            let mut src = rng.values(hw * cin, 0.0, 3.5);
+            src.extend((0..hw * cin).map(|i| if i == 0 { 255.0 } else { awkward[i % awkward.len()] }));
+            src.extend(vec![0.0; hw * cin]);
+            let run = |kernel| {
+                let mut bytes = vec![0xAA; 3 * hw * q.cin_padded()];
+                let mut scales = vec![f32::NAN; 3];
+                quantize_input(kernel, &q, hw, &src, &mut bytes, &mut scales);
+                let acc: Vec<i32> = (0..bytes.len() / q.cin_padded() * q.cout_padded()).map(|i| (i as i32 * 7919) % 200_001 - 100_000).collect();
+                let outs = [false, true].map(|relu| {
+                    let mut out = vec![f32::NAN; 3 * hw * cout];
+                    dequantize(kernel, &q, hw, &acc, &scales, &mut out, relu);
+                    out
+                });
+                (bytes, scales, outs)
+            };
+            let (want, got) = (run(Int8Kernel::Scalar), run(Int8Kernel::Vnni));
+            assert_eq!(got.0, want.0, "{h}x{w} {cin}->{cout}: bytes");
+            assert!(got.1.iter().zip(&want.1).all(|(&a, &b)| a.to_bits() == b.to_bits()), "{h}x{w} {cin}->{cout}: scales {:?} vs {:?}", got.1, want.1);
+            for (relu, (g, e)) in got.2.iter().zip(&want.2).enumerate() {
+                for (i, (&a, &b)) in g.iter().zip(e).enumerate() {
+                    assert!(same(a, b), "{h}x{w} {cin}->{cout} relu {relu}: value {i}: {a} vs {b}");
+                }
+            }
+            let awkward_bytes: Vec<u8> =
+                want.0[hw * q.cin_padded()..][..hw * q.cin_padded()].chunks(q.cin_padded()).flat_map(|row| row[..cin].to_vec()).collect();
+            for (i, (&byte, x)) in awkward_bytes.iter().zip(awkward.iter().cycle()).enumerate().skip(1) {
+                let expected = if x.is_nan() { 0 } else { x.round().clamp(0.0, 255.0) as u8 };
+                assert_eq!(byte, expected, "{h}x{w} {cin}->{cout}: input {x} (value {i}) rounds half away from zero");
+            }
+        }
     }
 }

@@ -105,10 +105,10 @@ impl Int8Tower {
         let rows = src.len() / q.cin;
         let bytes = take(&mut scratch.bytes, rows * q.cin_padded());
         let scales = take(&mut scratch.scales, rows / hw);
-        conv3x3_i8::quantize_input(q, hw, src, bytes, scales);
+        conv3x3_i8::quantize_input(self.kernel, q, hw, src, bytes, scales);
         let sums = take(&mut scratch.sums, rows * q.cout_padded());
         conv3x3_i8::accumulate(self.kernel, q, conv3x3_i8::Board { hw, taps, zeros: &self.zeros }, bytes, sums);
-        conv3x3_i8::dequantize(q, hw, sums, scales, out, relu);
+        conv3x3_i8::dequantize(self.kernel, q, hw, sums, scales, out, relu);
     }
 }
 
