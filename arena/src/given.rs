@@ -32,8 +32,11 @@ impl<T> Given<T> {
 
 impl<T: FromStr<Err = anyhow::Error>> FromStr for Given<T> {
     type Err = anyhow::Error;
+    /// The error is flattened into one message with its causes
+    /// (`context: cause`), as the argument parser prints only the outer one.
     fn from_str(text: &str) -> anyhow::Result<Given<T>> {
-        Ok(Given { text: text.to_string(), value: text.parse()? })
+        let value = text.parse().map_err(|e: anyhow::Error| anyhow::anyhow!("{e:#}"))?;
+        Ok(Given { text: text.to_string(), value })
     }
 }
 
@@ -55,7 +58,8 @@ mod tests {
         assert_eq!(g.to_string(), "rollout");
         assert!(matches!(g.value(), PlayerSpec::Mcts { budget: Budget::Simulations(64), .. }));
         assert_eq!(g.to_string().parse::<Given<PlayerSpec>>().unwrap(), g);
-        let e = "rollout:fast".parse::<Given<PlayerSpec>>().unwrap_err().to_string();
-        assert!(e.contains("rollout:fast"), "{e}");
+        // One message, with the cause the context would hide.
+        let e = "ref:no-such-reference-network".parse::<Given<PlayerSpec>>().unwrap_err().to_string();
+        assert!(e.starts_with("player 'ref:no-such-reference-network': no reference network"), "{e}");
     }
 }

@@ -195,9 +195,10 @@ impl std::str::FromStr for UciEngine {
     /// after its budget, which the parser refuses.
     fn from_str(text: &str) -> Result<UciEngine> {
         let budget = UciBudget::Nodes(1);
-        let spec = UciSpec::parse(&format!("{text}:{budget}")).with_context(|| {
-            format!("engine '{text}': expected uci:<command>[,<Option>=<value>...] without a budget (each use adds its own, here :{budget})")
-        })?;
+        let spec = UciSpec::parse(&format!("{text}:{budget}"))
+            .with_context(|| format!("engine '{text}': expected uci:<command>[,<Option>=<value>...] without a budget (each use adds its own, here :{budget})"))
+            // One message with its cause: the argument parser prints only the outer one.
+            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
         Ok(UciEngine { text: text.to_string(), spec })
     }
 }

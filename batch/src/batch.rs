@@ -3,7 +3,7 @@
 //! trainer and the Python package's data iterator build the same batches.
 
 use pacozero_data::{decode_into, GameSpec, PositionRow};
-use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor};
+use pacozero_engine::{encoding_index, Game, GameKind};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -24,15 +24,12 @@ impl Symmetry {
     /// The mirror of the data of `spec`: of the registered game it names,
     /// in its encoding (an unknown game or encoding has none).
     fn of(spec: &GameSpec) -> Option<Symmetry> {
-        struct Of<'a>(&'a str);
-        impl GameVisitor for Of<'_> {
-            type Output = Option<Symmetry>;
-            fn visit<G: Game>(self) -> Option<Symmetry> {
-                let encoding = encoding_index::<G>(self.0).ok()?;
-                Some(Symmetry { planes: G::mirror_planes_as, encoding, action: G::mirror_action_index })
-            }
+        fn of<G: Game>(encoding: &str) -> Option<Symmetry> {
+            let encoding = encoding_index::<G>(encoding).ok()?;
+            Some(Symmetry { planes: G::mirror_planes_as, encoding, action: G::mirror_action_index })
         }
-        spec.game.parse::<GameKind>().ok()?.visit(Of(&spec.encoding))
+        let kind = spec.game.parse::<GameKind>().ok()?;
+        pacozero_engine::with_game!(kind, G => of::<G>(&spec.encoding))
     }
 }
 

@@ -143,8 +143,9 @@ fn arena_plays_the_reference_network_by_name() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("ref:quick-199eb03-gen28:4") && text.contains("W/D/L"), "{text}");
+    // An unknown name is refused as the arguments are parsed (a usage error).
     let out = bin().args(["arena", "--players", "ref:no-such-net:4", "random", "--games", "2"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no reference network 'no-such-net'") && err.contains("there are: quick-0109b14-gen119, quick-199eb03-gen28"), "{err}");
 }

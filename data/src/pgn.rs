@@ -20,7 +20,7 @@
 //! The movetext numbers the turns from 1 (`1. e5 e6 2. Ng4`; `1... e6` when
 //! Black starts) and ends with the result.
 
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{Game, GameKind};
 
 use crate::schema::GameRow;
 
@@ -39,14 +39,7 @@ pub fn termination(reason: &str) -> &'static str {
 /// blank line); `round`: its number in the export. The error names the
 /// decision that does not replay.
 pub fn pgn_game(kind: GameKind, row: &GameRow, round: usize) -> Result<String, String> {
-    struct Write<'a>(&'a GameRow, usize);
-    impl GameVisitor for Write<'_> {
-        type Output = Result<String, String>;
-        fn visit<G: Game>(self) -> Result<String, String> {
-            pgn_of::<G>(self.0, self.1)
-        }
-    }
-    kind.visit(Write(row, round))
+    pacozero_engine::with_game!(kind, G => pgn_of::<G>(row, round))
 }
 
 fn pgn_of<G: Game>(row: &GameRow, round: usize) -> Result<String, String> {

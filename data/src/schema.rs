@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use pacozero_engine::{Game, GameKind, GameVisitor, DEFAULT_ENCODING};
+use pacozero_engine::{Game, GameKind, DEFAULT_ENCODING};
 
 use crate::error::{DataError, Result};
 
@@ -257,14 +257,13 @@ impl std::fmt::Display for GameSpec {
 /// The auxiliary targets' names of a version-1 file of `game`
 /// ([`V1_AUX_COLUMNS`]).
 fn v1_aux_names(game: &str) -> Vec<String> {
-    struct Names;
-    impl GameVisitor for Names {
-        type Output = Option<Vec<String>>;
-        fn visit<G: Game>(self) -> Option<Vec<String>> {
-            (G::AUX_TARGETS.len() == V1_AUX_COLUMNS.len()).then(|| G::AUX_TARGETS.iter().map(|s| s.to_string()).collect())
-        }
+    fn names<G: Game>() -> Option<Vec<String>> {
+        (G::AUX_TARGETS.len() == V1_AUX_COLUMNS.len()).then(|| G::AUX_TARGETS.iter().map(|s| s.to_string()).collect())
     }
-    game.parse::<GameKind>().ok().and_then(|k| k.visit(Names)).unwrap_or_else(|| V1_AUX_COLUMNS.iter().map(|s| s.to_string()).collect())
+    game.parse::<GameKind>()
+        .ok()
+        .and_then(|k| pacozero_engine::with_game!(k, G => names::<G>()))
+        .unwrap_or_else(|| V1_AUX_COLUMNS.iter().map(|s| s.to_string()).collect())
 }
 
 /// One decision of a game: one row of the positions table.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{Game, GameKind};
 
 use crate::{list_chunks, read_file_spec, DataError, GameSpec, Result};
 
@@ -32,26 +32,12 @@ pub fn game_spec_as<G: Game>(encoding: usize) -> GameSpec {
 /// The data spec of game `kind` in its input encoding `encoding` (a name);
 /// the error names the game's encodings.
 pub fn spec_of_encoding(kind: GameKind, encoding: &str) -> std::result::Result<GameSpec, String> {
-    struct Spec<'a>(&'a str);
-    impl GameVisitor for Spec<'_> {
-        type Output = std::result::Result<GameSpec, String>;
-        fn visit<G: Game>(self) -> Self::Output {
-            Ok(game_spec_as::<G>(pacozero_engine::encoding_index::<G>(self.0)?))
-        }
-    }
-    kind.visit(Spec(encoding))
+    pacozero_engine::with_game!(kind, G => Ok(game_spec_as::<G>(pacozero_engine::encoding_index::<G>(encoding)?)))
 }
 
 /// The data spec of a registered game.
 pub fn spec_of(kind: GameKind) -> GameSpec {
-    struct Spec;
-    impl GameVisitor for Spec {
-        type Output = GameSpec;
-        fn visit<G: Game>(self) -> GameSpec {
-            game_spec::<G>()
-        }
-    }
-    kind.visit(Spec)
+    pacozero_engine::with_game!(kind, G => game_spec::<G>())
 }
 
 /// The registry's spec of the game that `spec` (read from a file) names,

@@ -133,23 +133,19 @@ fn a_writer_continues_a_directory_of_version_1_chunks() {
 /// A version-1 file of a registered game names that game's targets.
 #[test]
 fn a_version_1_file_of_a_registered_game_names_its_targets() {
-    use pacozero_engine::{Game, GameKind, GameVisitor};
-    struct Check;
-    impl GameVisitor for Check {
-        type Output = ();
-        fn visit<G: Game>(self) {
-            let dir = tempfile::tempdir().unwrap();
-            let spec = game_spec::<G>();
-            let mut m = spec.to_metadata();
-            m.insert("schema_version".into(), "1".into());
-            m.remove("aux_targets");
-            let read = GameSpec::from_metadata(dir.path(), &m).unwrap();
-            assert_eq!(read, spec, "{}", G::NAME);
-            assert_eq!(read.aux_targets.len(), V1_AUX_COLUMNS.len());
-        }
+    use pacozero_engine::{Game, GameKind};
+    fn check<G: Game>() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = game_spec::<G>();
+        let mut m = spec.to_metadata();
+        m.insert("schema_version".into(), "1".into());
+        m.remove("aux_targets");
+        let read = GameSpec::from_metadata(dir.path(), &m).unwrap();
+        assert_eq!(read, spec, "{}", G::NAME);
+        assert_eq!(read.aux_targets.len(), V1_AUX_COLUMNS.len());
     }
     for kind in GameKind::ALL {
-        kind.visit(Check);
+        pacozero_engine::with_game!(kind, G => check::<G>());
     }
 }
 

@@ -26,5 +26,5 @@ pub mod types;
 mod util;
 
 pub use game::{encoding_index, ensure_running, parse_decision_names, perft, BadNotation, Encoding, Fact, Game, Outcome, PolicyPlanes, DEFAULT_ENCODING};
-pub use registry::{GameKind, GameVisitor, UnknownGame};
+pub use registry::{GameKind, UnknownGame};
 pub use types::{BitBoard, Color, PieceKind, Square};

@@ -38,22 +38,13 @@
 //! game. Tic-tac-toe (`toy/`, a test game) runs the same checks through the
 //! `Game` trait's default methods, which the registered games override.
 
-use pacozero_engine::{encoding_index, perft, Game, GameKind, GameVisitor, Outcome, DEFAULT_ENCODING};
+use pacozero_engine::{encoding_index, perft, Game, GameKind, Outcome, DEFAULT_ENCODING};
 
 mod toy;
 use toy::TicTacToe;
 
 mod common;
 use common::Rng;
-
-struct Conformance {
-    /// Playouts at least; more until `min_states` states were checked (a
-    /// game of short playouts, as Connect Four's, plays more of them).
-    playouts: usize,
-    min_states: usize,
-    max_decisions: usize,
-    seed: u64,
-}
 
 /// What one game's run checked, for the test's own sanity assertions.
 #[derive(Debug, Default)]
@@ -65,52 +56,52 @@ struct Checked {
     enumerated: usize,
 }
 
-impl GameVisitor for Conformance {
-    type Output = Checked;
-
-    fn visit<G: Game>(self) -> Checked {
-        // A bit per square, in whole words.
-        let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
-        assert_eq!(G::WORDS_PER_PLANE, words, "{}", G::NAME);
-        check_aux_target_names::<G>();
-        check_encoding_names::<G>();
-        check_policy_planes::<G>();
-        let mut rng = Rng(self.seed);
-        let mut checked = Checked::default();
-        let mut legal = Vec::new();
-        let mut played = 0;
-        while played < self.playouts || checked.states < self.min_states {
-            played += 1;
-            let mut g = G::start();
-            let mut turn_start = g.clone();
-            let mut turn = Vec::new();
-            for _ in 0..self.max_decisions {
-                if !turn.is_empty() && (g.outcome().is_some() || g.to_move() != turn_start.to_move()) {
-                    check_turn(&turn_start, &turn);
-                    if checked.turns % 10 == 0 {
-                        checked.enumerated += check_legal_turns(&turn_start);
-                    }
-                    checked.turns += 1;
-                    turn_start = g.clone();
-                    turn.clear();
+/// The conformance checks of `G`, on seeded (`seed`) random playouts of at
+/// most `max_decisions` decisions: `playouts` at least; more until
+/// `min_states` states were checked (a game of short playouts, as Connect
+/// Four's, plays more of them).
+fn check_conformance<G: Game>(playouts: usize, min_states: usize, max_decisions: usize, seed: u64) -> Checked {
+    // A bit per square, in whole words.
+    let words = (G::BOARD_HEIGHT * G::BOARD_WIDTH).div_ceil(64);
+    assert_eq!(G::WORDS_PER_PLANE, words, "{}", G::NAME);
+    check_aux_target_names::<G>();
+    check_encoding_names::<G>();
+    check_policy_planes::<G>();
+    let mut rng = Rng(seed);
+    let mut checked = Checked::default();
+    let mut legal = Vec::new();
+    let mut played = 0;
+    while played < playouts || checked.states < min_states {
+        played += 1;
+        let mut g = G::start();
+        let mut turn_start = g.clone();
+        let mut turn = Vec::new();
+        for _ in 0..max_decisions {
+            if !turn.is_empty() && (g.outcome().is_some() || g.to_move() != turn_start.to_move()) {
+                check_turn(&turn_start, &turn);
+                if checked.turns % 10 == 0 {
+                    checked.enumerated += check_legal_turns(&turn_start);
                 }
-                check_state(&g, words, &mut legal);
-                checked.states += 1;
-                checked.decisions += legal.len();
-                if g.outcome().is_some() {
-                    checked.finished += 1;
-                    break;
-                }
-                if legal.is_empty() {
-                    break; // stuck: callers adjudicate
-                }
-                let a = legal[rng.below(legal.len())];
-                g.apply(a);
-                turn.push(a);
+                checked.turns += 1;
+                turn_start = g.clone();
+                turn.clear();
             }
+            check_state(&g, words, &mut legal);
+            checked.states += 1;
+            checked.decisions += legal.len();
+            if g.outcome().is_some() {
+                checked.finished += 1;
+                break;
+            }
+            if legal.is_empty() {
+                break; // stuck: callers adjudicate
+            }
+            let a = legal[rng.below(legal.len())];
+            g.apply(a);
+            turn.push(a);
         }
-        checked
     }
+    checked
 }
 
 /// The default encoding is the one `encode` writes; every encoding names
@@ -336,7 +327,7 @@ fn check_refused<G: Game>(g: &G, action: u16) {
 #[test]
 fn every_registered_game_passes_the_conformance_checks() {
     for kind in GameKind::ALL {
-        let checked = kind.visit(Conformance { playouts: 40, min_states: 2_500, max_decisions: 300, seed: 0x5041_434F_0015 });
+        let checked = pacozero_engine::with_game!(kind, G => check_conformance::<G>(40, 2_500, 300, 0x5041_434F_0015));
         eprintln!("{kind}: {checked:?}");
         assert!(
             checked.states > 2_000 && checked.decisions > checked.states && checked.turns > 1_000 && checked.enumerated > 1_000,
@@ -355,79 +346,64 @@ fn the_registry_names_every_game_once() {
     assert!(err.contains("\"chess\"") && err.contains("paco") && err.contains("shako"), "{err}");
 }
 
-struct RuleOptions;
-
-impl GameVisitor for RuleOptions {
-    type Output = ();
-    fn visit<G: Game>(self) {
-        let start = G::start().notation();
-        let plain = G::from_notation_with_rules(&start, &[]).unwrap_or_else(|e| panic!("{}: no rules: {e}", G::NAME));
-        assert_eq!(plain.hash(), G::start().hash(), "{}: no rules is the standard game", G::NAME);
-        for &name in G::RULE_OPTIONS {
-            G::from_notation_with_rules(&start, &[name]).unwrap_or_else(|e| panic!("{}: rule {name}: {e}", G::NAME));
-        }
-        let err = G::from_notation_with_rules(&start, &["no_such_rule"]).err().expect("an unknown rule is refused");
-        assert!(err.message.contains("no_such_rule"), "{}: {err}", G::NAME);
-        // Shown to a user: what is wrong, and the text that was read.
-        let shown = err.to_string();
-        assert!(shown.contains(&err.message) && shown.contains(&start), "{}: {shown:?}", G::NAME);
+fn check_rule_options<G: Game>() {
+    let start = G::start().notation();
+    let plain = G::from_notation_with_rules(&start, &[]).unwrap_or_else(|e| panic!("{}: no rules: {e}", G::NAME));
+    assert_eq!(plain.hash(), G::start().hash(), "{}: no rules is the standard game", G::NAME);
+    for &name in G::RULE_OPTIONS {
+        G::from_notation_with_rules(&start, &[name]).unwrap_or_else(|e| panic!("{}: rule {name}: {e}", G::NAME));
     }
+    let err = G::from_notation_with_rules(&start, &["no_such_rule"]).err().expect("an unknown rule is refused");
+    assert!(err.message.contains("no_such_rule"), "{}: {err}", G::NAME);
+    // Shown to a user: what is wrong, and the text that was read.
+    let shown = err.to_string();
+    assert!(shown.contains(&err.message) && shown.contains(&start), "{}: {shown:?}", G::NAME);
 }
 
 #[test]
 fn every_game_reads_its_rule_options_and_refuses_others() {
     for kind in GameKind::ALL {
-        kind.visit(RuleOptions);
+        pacozero_engine::with_game!(kind, G => check_rule_options::<G>());
     }
 }
 
-struct BadTurns;
-
-impl GameVisitor for BadTurns {
-    type Output = ();
-    fn visit<G: Game>(self) {
-        let g = G::start();
-        for text in ["", "zz9", "a1-a1"] {
-            assert!(g.parse_turn(text).is_err(), "{}: {text:?} read as a turn", G::NAME);
-        }
-        // A whole turn, then the decisions of the next one and one more.
-        let mut decisions = g.legal_turns().swap_remove(0);
-        let mut next = g.clone();
-        for &d in &decisions {
-            next.apply(d);
-        }
-        for _ in 0..2 {
-            let mut legal = Vec::new();
-            next.playable_actions(&mut legal);
-            decisions.push(legal[0]);
-            next.apply(legal[0]);
-        }
-        let text = g.turn_notation(&decisions);
-        assert!(g.parse_turn(&text).is_err(), "{}: {text:?} (more than a turn) read as one turn", G::NAME);
+fn check_bad_turns<G: Game>() {
+    let g = G::start();
+    for text in ["", "zz9", "a1-a1"] {
+        assert!(g.parse_turn(text).is_err(), "{}: {text:?} read as a turn", G::NAME);
     }
+    // A whole turn, then the decisions of the next one and one more.
+    let mut decisions = g.legal_turns().swap_remove(0);
+    let mut next = g.clone();
+    for &d in &decisions {
+        next.apply(d);
+    }
+    for _ in 0..2 {
+        let mut legal = Vec::new();
+        next.playable_actions(&mut legal);
+        decisions.push(legal[0]);
+        next.apply(legal[0]);
+    }
+    let text = g.turn_notation(&decisions);
+    assert!(g.parse_turn(&text).is_err(), "{}: {text:?} (more than a turn) read as one turn", G::NAME);
 }
 
 #[test]
 fn every_game_refuses_turns_that_are_not_legal() {
     for kind in GameKind::ALL {
-        kind.visit(BadTurns);
+        pacozero_engine::with_game!(kind, G => check_bad_turns::<G>());
     }
 }
 
 /// Each game's own perft ([`Game::fast_perft`]) counts what the generic
 /// one does, by whole turns and by decisions, from the start and from
 /// random starts.
-struct FastPerft;
-
-impl GameVisitor for FastPerft {
-    type Output = ();
-    fn visit<G: Game>(self) {
-        for g in [G::start(), G::random_start(7), G::random_start(500)] {
-            for (depth, whole_turns) in [(2, true), (4, false)] {
-                let generic = perft(&g, depth, whole_turns);
-                assert!(generic > 0, "{}: no leaves from {}", G::NAME, g.notation());
-                assert_eq!(g.fast_perft(depth, whole_turns), generic, "{}: depth {depth}, whole turns {whole_turns}, from {}", G::NAME, g.notation());
-            }
+fn check_fast_perft<G: Game>() {
+    for g in [G::start(), G::random_start(7), G::random_start(500)] {
+        for (depth, whole_turns) in [(2, true), (4, false)] {
+            let generic = perft(&g, depth, whole_turns);
+            assert!(generic > 0, "{}: no leaves from {}", G::NAME, g.notation());
+            assert_eq!(g.fast_perft(depth, whole_turns), generic, "{}: depth {depth}, whole turns {whole_turns}, from {}", G::NAME, g.notation());
         }
     }
 }
@@ -435,7 +411,7 @@ impl GameVisitor for FastPerft {
 #[test]
 fn every_games_fast_perft_matches_the_generic_one() {
     for kind in GameKind::ALL {
-        kind.visit(FastPerft);
+        pacozero_engine::with_game!(kind, G => check_fast_perft::<G>());
     }
 }
 
@@ -453,24 +429,19 @@ fn the_generic_perft_matches_each_games_own() {
     assert_eq!(perft(&s, 3, false), s.position().perft(3));
 }
 
-struct FischerRandom;
-
-impl GameVisitor for FischerRandom {
-    type Output = ();
-    fn visit<G: Game>(self) {
-        match G::fischer_random(0, &[]) {
-            Ok(g) => assert!(g.outcome().is_none() && g.is_turn_start(), "{}: setup 0 is {}", G::NAME, g.notation()),
-            Err(e) => assert!(!e.is_empty(), "{}: refused without a reason", G::NAME),
-        }
-        assert!(G::fischer_random(u64::MAX, &[]).is_err(), "{}: setup u64::MAX", G::NAME);
-        assert!(G::fischer_random(0, &["no_such_rule"]).is_err(), "{}: an unknown rule", G::NAME);
+fn check_fischer_random<G: Game>() {
+    match G::fischer_random(0, &[]) {
+        Ok(g) => assert!(g.outcome().is_none() && g.is_turn_start(), "{}: setup 0 is {}", G::NAME, g.notation()),
+        Err(e) => assert!(!e.is_empty(), "{}: refused without a reason", G::NAME),
     }
+    assert!(G::fischer_random(u64::MAX, &[]).is_err(), "{}: setup u64::MAX", G::NAME);
+    assert!(G::fischer_random(0, &["no_such_rule"]).is_err(), "{}: an unknown rule", G::NAME);
 }
 
 #[test]
 fn every_game_numbers_its_fischer_random_setups_or_says_it_has_none() {
     for kind in GameKind::ALL {
-        kind.visit(FischerRandom);
+        pacozero_engine::with_game!(kind, G => check_fischer_random::<G>());
     }
 }
 
@@ -480,14 +451,14 @@ fn every_game_numbers_its_fischer_random_setups_or_says_it_has_none() {
 #[test]
 fn tictactoe_passes_the_conformance_checks_with_the_traits_defaults() {
     let playouts = 400;
-    let checked = Conformance { playouts, min_states: 0, max_decisions: 20, seed: 7 }.visit::<TicTacToe>();
+    let checked = check_conformance::<TicTacToe>(playouts, 0, 20, 7);
     // Every playout ends (a running game always has a decision).
     assert_eq!(checked.finished, playouts, "{checked:?}");
     assert!(checked.states > 2_000 && checked.enumerated > 1_000, "{checked:?}");
-    RuleOptions.visit::<TicTacToe>();
-    BadTurns.visit::<TicTacToe>();
-    FastPerft.visit::<TicTacToe>();
-    FischerRandom.visit::<TicTacToe>();
+    check_rule_options::<TicTacToe>();
+    check_bad_turns::<TicTacToe>();
+    check_fast_perft::<TicTacToe>();
+    check_fischer_random::<TicTacToe>();
 
     let g = TicTacToe::start();
     assert!(g.notation_is_complete() && g.is_turn_start() && !g.can_win_this_turn());

@@ -9,7 +9,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use pacozero_data::game_spec_as;
-use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor};
+use pacozero_engine::{encoding_index, Game, GameKind};
 use pacozero_search::{Evaluator, MixedEvaluator, RolloutEvaluator};
 use std::path::{Path, PathBuf};
 
@@ -111,17 +111,13 @@ pub fn load_evaluator_spec(spec: &str, threads: usize) -> Result<NetworkEvaluato
 /// The registered game whose inputs (in the network's encoding) and policy
 /// a network of `cfg` has (at most one: the games differ in shape).
 pub fn config_game(cfg: &NetConfig) -> Option<GameKind> {
-    struct Fits<'a>(&'a NetConfig);
-    impl GameVisitor for Fits<'_> {
-        type Output = bool;
-        fn visit<G: Game>(self) -> bool {
-            let Ok(e) = encoding_index::<G>(&self.0.encoding) else { return false };
-            let spec = game_spec_as::<G>(e);
-            (self.0.input_channels(), self.0.height, self.0.width, self.0.policy_size as usize, self.0.aux_targets as usize)
-                == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS, spec.num_aux_targets())
-        }
+    fn fits<G: Game>(cfg: &NetConfig) -> bool {
+        let Ok(e) = encoding_index::<G>(&cfg.encoding) else { return false };
+        let spec = game_spec_as::<G>(e);
+        (cfg.input_channels(), cfg.height, cfg.width, cfg.policy_size as usize, cfg.aux_targets as usize)
+            == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS, spec.num_aux_targets())
     }
-    GameKind::ALL.into_iter().find(|k| k.visit(Fits(cfg)))
+    GameKind::ALL.into_iter().find(|&k| pacozero_engine::with_game!(k, G => fits::<G>(cfg)))
 }
 
 /// The game whose inputs and policy the network of `ev` (loaded from

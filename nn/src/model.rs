@@ -9,7 +9,7 @@ use burn::prelude::*;
 use burn::tensor::activation::{relu, sigmoid};
 use serde::{Deserialize, Serialize};
 
-use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor};
+use pacozero_engine::{encoding_index, Game, GameKind};
 
 use crate::error::{NnError, NnResult};
 
@@ -210,18 +210,14 @@ impl NetConfig {
     /// ([`pacozero_engine::Game::policy_planes`]), which a `"conv"` policy
     /// head writes; the error says why there are none.
     pub fn policy_planes(&self) -> NnResult<pacozero_engine::PolicyPlanes> {
-        struct Planes<'a>(&'a NetConfig);
-        impl GameVisitor for Planes<'_> {
-            type Output = Option<Option<pacozero_engine::PolicyPlanes>>;
-            fn visit<G: Game>(self) -> Self::Output {
-                let e = encoding_index::<G>(&self.0.encoding).ok()?;
-                let spec = pacozero_data::game_spec_as::<G>(e);
-                let fits = (self.0.input_channels(), self.0.height, self.0.width, self.0.policy_size as usize)
-                    == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS);
-                fits.then(G::policy_planes)
-            }
+        fn planes<G: Game>(cfg: &NetConfig) -> Option<Option<pacozero_engine::PolicyPlanes>> {
+            let e = encoding_index::<G>(&cfg.encoding).ok()?;
+            let spec = pacozero_data::game_spec_as::<G>(e);
+            let fits = (cfg.input_channels(), cfg.height, cfg.width, cfg.policy_size as usize)
+                == (spec.input_channels(), spec.board_height, spec.board_width, G::NUM_ACTIONS);
+            fits.then(G::policy_planes)
         }
-        match GameKind::ALL.into_iter().find_map(|k| k.visit(Planes(self))) {
+        match GameKind::ALL.into_iter().find_map(|k| pacozero_engine::with_game!(k, G => planes::<G>(self))) {
             Some(Some(pp)) => Ok(pp),
             Some(None) => Err(NnError::Config("net.policy_head = \"conv\": the game of this network has no policy planes".into())),
             None => Err(NnError::Config(format!(

@@ -28,7 +28,7 @@ use onnx_protobuf::{
     AttributeProto, GraphProto, Message, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto, TensorProto, TensorShapeProto, TypeProto,
     ValueInfoProto,
 };
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 
 use crate::error::{NnError, NnResult};
 use crate::load::config_game;
@@ -329,13 +329,9 @@ pub(crate) struct GameFacts {
 
 /// The facts of the game whose inputs and policy `net` has.
 pub(crate) fn game_facts(net: &NetConfig) -> NnResult<GameFacts> {
-    struct Facts<'a>(&'a str);
-    impl GameVisitor for Facts<'_> {
-        type Output = GameFacts;
-        fn visit<G: Game>(self) -> GameFacts {
-            let e = G::ENCODINGS.iter().find(|e| e.name == self.0).expect("config_game found the network's encoding");
-            GameFacts { game: G::NAME, encoding: *e, action_layout: G::ACTION_LAYOUT, aux_targets: G::AUX_TARGETS }
-        }
+    fn facts<G: Game>(encoding: &str) -> GameFacts {
+        let e = G::ENCODINGS.iter().find(|e| e.name == encoding).expect("config_game found the network's encoding");
+        GameFacts { game: G::NAME, encoding: *e, action_layout: G::ACTION_LAYOUT, aux_targets: G::AUX_TARGETS }
     }
     let kind = config_game(net).ok_or_else(|| {
         NnError::Config(format!(
@@ -347,7 +343,7 @@ pub(crate) fn game_facts(net: &NetConfig) -> NnResult<GameFacts> {
             net.policy_size
         ))
     })?;
-    Ok(kind.visit(Facts(&net.encoding)))
+    Ok(pacozero_engine::with_game!(kind, G => facts::<G>(&net.encoding)))
 }
 
 /// The `metadata_props` of a network's ONNX file (see docs/onnx.md):

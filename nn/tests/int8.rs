@@ -22,7 +22,7 @@ use burn::prelude::*;
 use burn::tensor::TensorData;
 use common::Rng;
 use pacozero_data::{decode_into, game_spec_as, spec_of, spec_of_encoding};
-use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor};
+use pacozero_engine::{encoding_index, Game, GameKind};
 use pacozero_nn::*;
 
 /// Positions each net is compared on.
@@ -54,37 +54,32 @@ impl Positions {
 /// its encoding: from the game's randomised starts, uniformly random
 /// playable decisions, at most `MAX_DECISIONS` a game.
 fn random_play(net: &NetConfig, n: usize, seed: u64) -> Positions {
-    struct Play<'a>(&'a NetConfig, usize, u64);
-    impl GameVisitor for Play<'_> {
-        type Output = Positions;
-        fn visit<G: Game>(self) -> Positions {
-            let Play(net, n, seed) = self;
-            let encoding = encoding_index::<G>(&net.encoding).unwrap();
-            let spec = game_spec_as::<G>(encoding);
-            let (mut planes, mut scalars) = (vec![0u64; spec.plane_words()], vec![0f32; spec.scalars as usize]);
-            let (mut out, mut rng, mut game) = (Positions::default(), Rng::new(seed), 0);
-            while out.len() < n {
-                let mut state = G::random_start(seed.wrapping_add(game));
-                game += 1;
-                for _ in 0..MAX_DECISIONS {
-                    let mut legal = Vec::new();
-                    state.playable_actions(&mut legal);
-                    if state.outcome().is_some() || legal.is_empty() || out.len() == n {
-                        break;
-                    }
-                    state.encode_as(encoding, &mut planes, &mut scalars);
-                    let at = out.inputs.len();
-                    out.inputs.resize(at + spec.input_len(), 0.0);
-                    decode_into(&spec, &planes, &scalars, &mut out.inputs[at..]);
-                    let pick = legal[rng.below(legal.len())];
-                    out.legal.push(legal);
-                    state.apply(pick);
+    fn play<G: Game>(net: &NetConfig, n: usize, seed: u64) -> Positions {
+        let encoding = encoding_index::<G>(&net.encoding).unwrap();
+        let spec = game_spec_as::<G>(encoding);
+        let (mut planes, mut scalars) = (vec![0u64; spec.plane_words()], vec![0f32; spec.scalars as usize]);
+        let (mut out, mut rng, mut game) = (Positions::default(), Rng::new(seed), 0);
+        while out.len() < n {
+            let mut state = G::random_start(seed.wrapping_add(game));
+            game += 1;
+            for _ in 0..MAX_DECISIONS {
+                let mut legal = Vec::new();
+                state.playable_actions(&mut legal);
+                if state.outcome().is_some() || legal.is_empty() || out.len() == n {
+                    break;
                 }
+                state.encode_as(encoding, &mut planes, &mut scalars);
+                let at = out.inputs.len();
+                out.inputs.resize(at + spec.input_len(), 0.0);
+                decode_into(&spec, &planes, &scalars, &mut out.inputs[at..]);
+                let pick = legal[rng.below(legal.len())];
+                out.legal.push(legal);
+                state.apply(pick);
             }
-            out
         }
+        out
     }
-    config_game(net).expect("a network of a game").visit(Play(net, n, seed))
+    pacozero_engine::with_game!(config_game(net).expect("a network of a game"), G => play::<G>(net, n, seed))
 }
 
 /// Draws every parameter as a trained network's might be: weights

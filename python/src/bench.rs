@@ -7,7 +7,7 @@ use std::time::Instant;
 use pacozero_batch::{permutation, Batch, TrainConfig};
 use pacozero_data::decode_into;
 use pacozero_data::game_spec;
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{Game, GameKind};
 use pyo3::prelude::*;
 use rand::{RngCore, SeedableRng};
 
@@ -97,19 +97,17 @@ fn data_pass(path: &str, batch_size: usize) -> Result<(u64, f64), String> {
     Ok((rows, t.elapsed().as_secs_f64()))
 }
 
-/// The timed game benchmarks, for [`GameKind::visit`]: returns seconds.
+/// The timed game benchmarks, for [`game_bench`].
 enum GameBench {
     Playout(u64),
     Encode(u64),
 }
 
-impl GameVisitor for GameBench {
-    type Output = f64;
-    fn visit<G: Game>(self) -> f64 {
-        match self {
-            GameBench::Playout(n) => playout::<G>(n),
-            GameBench::Encode(n) => encode::<G>(n),
-        }
+/// Runs a timed game benchmark of game `G`: returns seconds.
+fn game_bench<G: Game>(bench: GameBench) -> f64 {
+    match bench {
+        GameBench::Playout(n) => playout::<G>(n),
+        GameBench::Encode(n) => encode::<G>(n),
     }
 }
 
@@ -127,8 +125,8 @@ pub fn bench_rust(py: Python<'_>, what: &str, game: Option<&str>, n: u64, path: 
     let what = what.to_string();
     let path = path.map(str::to_string);
     py.detach(move || match what.as_str() {
-        "playout" => Ok((n, kind.visit(GameBench::Playout(n)))),
-        "encode" => Ok((n, kind.visit(GameBench::Encode(n)))),
+        "playout" => Ok((n, pacozero_engine::with_game!(kind, G => game_bench::<G>(GameBench::Playout(n))))),
+        "encode" => Ok((n, pacozero_engine::with_game!(kind, G => game_bench::<G>(GameBench::Encode(n))))),
         "data" => data_pass(path.as_deref().ok_or("the data benchmark needs a path")?, batch_size),
         _ => Err(format!("unknown benchmark {what:?} for game {kind}")),
     })

@@ -8,8 +8,8 @@
 //!
 //! The state is a boxed [`DynState`], the object-safe part of [`Game`] that
 //! the binding needs (every `Game` is one). Code that needs the game's type
-//! (the search of `analyze`) gets it back through [`GameKind::visit`] and
-//! [`DynState::as_any`].
+//! (the search of `analyze`) gets it back through
+//! [`with_game!`](pacozero_engine::with_game) and [`DynState::as_any`].
 //!
 //! `apply(a)` returns a new state and leaves this one as it was (search
 //! trees, replays and data pipelines keep every state they saw); `push(a)`
@@ -22,7 +22,7 @@ use std::cell::Cell;
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray3};
 use pacozero_data::{decode_into, game_spec, game_spec_as, spec_of, GameSpec};
-use pacozero_engine::{encoding_index, Color, Game, GameKind, GameVisitor, Outcome, DEFAULT_ENCODING};
+use pacozero_engine::{encoding_index, Color, Game, GameKind, Outcome, DEFAULT_ENCODING};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
@@ -36,7 +36,8 @@ pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
 /// methods with the checks that input from Python needs. Every [`Game`] is
 /// one.
 pub trait DynState: Send + Sync {
-    /// The state as its game's type, for [`GameKind::visit`] code.
+    /// The state as its game's type, for code run through
+    /// [`with_game!`](pacozero_engine::with_game).
     fn as_any(&self) -> &dyn Any;
     /// The game of the state.
     fn kind(&self) -> GameKind;
@@ -186,7 +187,7 @@ pub fn outcome_name(o: Option<Outcome>) -> Option<&'static str> {
     })
 }
 
-/// How a new state is made, for [`GameKind::visit`].
+/// How a new state is made, for [`new_state`].
 enum Make<'a> {
     Start,
     RandomStart(u64),
@@ -194,26 +195,14 @@ enum Make<'a> {
     Notation(&'a str, &'a [&'a str]),
 }
 
-impl GameVisitor for Make<'_> {
-    type Output = Result<Box<dyn DynState>, String>;
-    fn visit<G: Game>(self) -> Self::Output {
-        Ok(match self {
-            Make::Start => Box::new(G::start()),
-            Make::RandomStart(n) => Box::new(G::random_start(n)),
-            Make::FischerRandom(n, rules) => Box::new(G::fischer_random(n, rules)?),
-            Make::Notation(s, rules) => Box::new(G::from_notation_with_rules(s, rules).map_err(|e| e.message)?),
-        })
-    }
-}
-
-/// The game's [`Game::RULE_OPTIONS`].
-struct RuleOptions;
-
-impl GameVisitor for RuleOptions {
-    type Output = &'static [&'static str];
-    fn visit<G: Game>(self) -> Self::Output {
-        G::RULE_OPTIONS
-    }
+/// A new state of game `G`, made as `how` says.
+fn new_state<G: Game>(how: Make<'_>) -> Result<Box<dyn DynState>, String> {
+    Ok(match how {
+        Make::Start => Box::new(G::start()),
+        Make::RandomStart(n) => Box::new(G::random_start(n)),
+        Make::FischerRandom(n, rules) => Box::new(G::fischer_random(n, rules)?),
+        Make::Notation(s, rules) => Box::new(G::from_notation_with_rules(s, rules).map_err(|e| e.message)?),
+    })
 }
 
 /// The Python class names of the registered games.
@@ -285,7 +274,8 @@ pub struct State {
 
 impl State {
     fn with<'py>(cls: &Bound<'py, PyType>, make: Make<'_>) -> PyResult<Bound<'py, PyAny>> {
-        let st = kind_of(cls)?.visit(make).map_err(value_error)?;
+        let kind = kind_of(cls)?;
+        let st = pacozero_engine::with_game!(kind, G => new_state::<G>(make)).map_err(value_error)?;
         instance(cls, st)
     }
 
@@ -307,7 +297,8 @@ impl State {
         if let Some(st) = ADOPT.with(|c| c.take()) {
             return Ok(State { st });
         }
-        let st = kind_of(cls)?.visit(Make::Start).map_err(value_error)?;
+        let kind = kind_of(cls)?;
+        let st = pacozero_engine::with_game!(kind, G => new_state::<G>(Make::Start)).map_err(value_error)?;
         Ok(State { st })
     }
 
@@ -483,6 +474,7 @@ impl State {
     /// trainer decodes a data row. `encoding`: one of the game's input
     /// encodings (`"pacozero"`, or for Paco Ŝako `"platform"`).
     #[pyo3(signature = (encoding=DEFAULT_ENCODING))]
+    #[allow(clippy::type_complexity)] // pyo3's bound arrays, written out once
     fn encode<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<(Bound<'py, PyArray3<f32>>, Bound<'py, PyArray1<f32>>)> {
         let spec = self.st.spec_as(encoding).map_err(value_error)?;
         let (h, w, p) = (spec.board_height as usize, spec.board_width as usize, spec.bit_planes as usize);
@@ -573,6 +565,6 @@ pub fn game_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
     d.set_item("bit_planes", spec.bit_planes as usize)?;
     d.set_item("scalars", spec.scalars as usize)?;
     d.set_item("board", (h, w))?;
-    d.set_item("rule_options", kind.visit(RuleOptions).to_vec())?;
+    d.set_item("rule_options", pacozero_engine::with_game!(kind, G => G::RULE_OPTIONS).to_vec())?;
     Ok(d)
 }

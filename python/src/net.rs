@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pacozero_data::GameSpec;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use pacozero_nn::NetworkEvaluator;
 use pacozero_search::{masked_softmax, turns, Evaluator, Search, SearchResult};
 use pyo3::prelude::*;
@@ -209,7 +209,7 @@ impl Network {
         let net = &self.ev.net;
         let out = py.detach(|| net.forward_heads(data, batch, fastnet));
         let d = PyDict::new(py);
-        let mut put = |name: &str, v: Vec<f32>| -> PyResult<()> {
+        let put = |name: &str, v: Vec<f32>| -> PyResult<()> {
             let cols = v.len() / batch;
             let a: Bound<'py, PyArray2<f32>> = Array::from_shape_vec((batch, cols), v).map_err(value_error)?.into_pyarray(py);
             d.set_item(name, a)
@@ -334,7 +334,7 @@ pub fn analyze<'py>(
     };
     let out = PyDict::new(py);
     let st = state.cast::<State>().map_err(|_| value_error("state must be a pacozero game state"))?.borrow().st.clone_box();
-    let turns_out = st.kind().visit(Analyze { py, out: &out, st: &*st, net: &net, visits, take: top.unwrap_or(usize::MAX), pv_turns })?;
+    let turns_out = pacozero_engine::with_game!(st.kind(), G => analyze_state::<G>(py, &out, &*st, &net, visits, top.unwrap_or(usize::MAX), pv_turns))?;
     out.set_item("network", net.ev.net.info().name.clone())?;
     out.set_item("turns", turns_out)?;
     Ok(out)
@@ -349,32 +349,26 @@ fn fill_root<G: Game>(out: &Bound<'_, PyDict>, g: &G, res: &SearchResult) -> PyR
     Ok(())
 }
 
-/// Searches `st` (of the game visited) and returns its most visited turns
-/// (at most `take`) as dictionaries, filling the root's figures into `out`.
-struct Analyze<'a, 'py> {
+/// Searches `st` (of game `G`) and returns its most visited turns (at most
+/// `take`) as dictionaries, filling the root's figures into `out`.
+fn analyze_state<'py, G: Game>(
     py: Python<'py>,
-    out: &'a Bound<'py, PyDict>,
-    st: &'a dyn DynState,
-    net: &'a Network,
+    out: &Bound<'py, PyDict>,
+    st: &dyn DynState,
+    net: &Network,
     visits: u32,
     take: usize,
     pv_turns: usize,
-}
-
-impl<'py> GameVisitor for Analyze<'_, 'py> {
-    type Output = PyResult<Vec<Bound<'py, PyDict>>>;
-    fn visit<G: Game>(self) -> Self::Output {
-        let Analyze { py, out, st, net, visits, take, pv_turns } = self;
-        let g: &G = st.as_any().downcast_ref().expect("a state is of its kind's game");
-        net.check_game(&st.spec_as(&net.ev.net.config().encoding).map_err(value_error)?)?;
-        let (search, res) = search_state(py, g, &net.ev, visits)?;
-        let mut turns_out = Vec::new();
-        for t in turns::root_turns(&search).into_iter().take(take) {
-            let mut pv = vec![t.name.clone()];
-            pv.extend(turns::principal_variation(&search, &t.path, &t.state, pv_turns));
-            turns_out.push(turn_dict(py, t.name, t.path, t.visits, t.wdl, t.prior, pv)?);
-        }
-        fill_root(out, g, &res)?;
-        Ok(turns_out)
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let g: &G = st.as_any().downcast_ref().expect("a state is of its kind's game");
+    net.check_game(&st.spec_as(&net.ev.net.config().encoding).map_err(value_error)?)?;
+    let (search, res) = search_state(py, g, &net.ev, visits)?;
+    let mut turns_out = Vec::new();
+    for t in turns::root_turns(&search).into_iter().take(take) {
+        let mut pv = vec![t.name.clone()];
+        pv.extend(turns::principal_variation(&search, &t.path, &t.state, pv_turns));
+        turns_out.push(turn_dict(py, t.name, t.path, t.visits, t.wdl, t.prior, pv)?);
     }
+    fill_root(out, g, &res)?;
+    Ok(turns_out)
 }

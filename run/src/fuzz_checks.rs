@@ -10,7 +10,7 @@
 use pacozero_arena::rating_list::Anchor;
 use pacozero_data::fuzz_checks::{assert_names_input, scratch_dir};
 use pacozero_data::RunDir;
-use pacozero_engine::{Color, Game, GameKind, GameVisitor};
+use pacozero_engine::{Color, Game, GameKind};
 use pacozero_protocol::analysis::{parse_line, Line, ServeOptions};
 use pacozero_protocol::lines::{InputLine, LineReader};
 use pacozero_protocol::uci::clock::{deadline, search_limits};
@@ -214,15 +214,11 @@ pub fn uci_lines(data: &[u8]) -> bool {
         match command {
             Command::Position(p) => {
                 /// Reads the position in one game (any result: it must not panic).
-                struct PositionIn<'a>(&'a PositionCommand);
-                impl GameVisitor for PositionIn<'_> {
-                    type Output = ();
-                    fn visit<G: Game>(self) {
-                        let _ = position_of::<G>(self.0);
-                    }
+                fn position_in<G: Game>(p: &PositionCommand) {
+                    let _ = position_of::<G>(p);
                 }
                 for kind in GameKind::ALL {
-                    kind.visit(PositionIn(&p));
+                    pacozero_engine::with_game!(kind, G => position_in::<G>(&p));
                 }
             }
             Command::Go(go) => {
@@ -255,17 +251,6 @@ pub fn uci_lines(data: &[u8]) -> bool {
 /// a query or a termination.
 pub fn analysis_lines(data: &[u8]) -> bool {
     /// Reads one line in one game: whether it was a query or a termination.
-    struct LineIn<'a> {
-        text: &'a str,
-        number: usize,
-        opts: &'a ServeOptions,
-    }
-    impl GameVisitor for LineIn<'_> {
-        type Output = bool;
-        fn visit<G: Game>(self) -> bool {
-            check::<G>(self.text, self.number, self.opts)
-        }
-    }
     fn check<G: Game>(text: &str, number: usize, opts: &ServeOptions) -> bool {
         match parse_line::<G>(text, number, opts) {
             Ok(Line::Query(q)) => {
@@ -285,7 +270,7 @@ pub fn analysis_lines(data: &[u8]) -> bool {
     let mut read = false;
     for (number, text) in protocol_lines(data) {
         for kind in GameKind::ALL {
-            read |= kind.visit(LineIn { text: &text, number, opts: &opts });
+            read |= pacozero_engine::with_game!(kind, G => check::<G>(&text, number, &opts));
         }
     }
     read

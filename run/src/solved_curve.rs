@@ -25,7 +25,7 @@ use crate::files::{append_line, model_name, read_generations, read_jsonl};
 use anyhow::{bail, Context, Result};
 use pacozero_arena::solved::{judge_suite, parse_solved, JudgeLine, ValueLine};
 use pacozero_data::RunDir;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use pacozero_search::Evaluator;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -58,28 +58,19 @@ pub struct Judged {
 pub fn judge_model(model: &Path, suite: Option<(&str, &str)>, visits: &[u32]) -> Result<Judged> {
     let evaluator = pacozero_nn::load_evaluator(model, 0)?;
     let game = pacozero_nn::network_game(&evaluator, &model.display().to_string())?;
-    struct Judge<'a> {
-        evaluator: &'a pacozero_nn::NetworkEvaluator,
-        suite: Option<(&'a str, &'a str)>,
-        model: &'a Path,
-        visits: &'a [u32],
+    fn judge<G: Game>(evaluator: &pacozero_nn::NetworkEvaluator, suite: Option<(&str, &str)>, model: &Path, visits: &[u32]) -> Result<Judged> {
+        let (text, name) = match suite {
+            Some((text, name)) => (text, name.to_string()),
+            None => match G::SOLVED_SUITE {
+                Some(text) => (text, "the bundled suite".to_string()),
+                None => bail!("{} is a {} network, and {} has no bundled suite of solved positions: pass --suite", model.display(), G::NAME, G::NAME),
+            },
+        };
+        let suite = parse_solved::<G>(text, &name)?;
+        let (lines, value) = judge_suite::<G, _>(evaluator, &suite, visits)?;
+        Ok(Judged { network: Evaluator::<G>::name(evaluator), suite: name, lines, value })
     }
-    impl GameVisitor for Judge<'_> {
-        type Output = Result<Judged>;
-        fn visit<G: Game>(self) -> Result<Judged> {
-            let (text, name) = match self.suite {
-                Some((text, name)) => (text, name.to_string()),
-                None => match G::SOLVED_SUITE {
-                    Some(text) => (text, "the bundled suite".to_string()),
-                    None => bail!("{} is a {} network, and {} has no bundled suite of solved positions: pass --suite", self.model.display(), G::NAME, G::NAME),
-                },
-            };
-            let suite = parse_solved::<G>(text, &name)?;
-            let (lines, value) = judge_suite::<G, _>(self.evaluator, &suite, self.visits)?;
-            Ok(Judged { network: Evaluator::<G>::name(self.evaluator), suite: name, lines, value })
-        }
-    }
-    game.visit(Judge { evaluator: &evaluator, suite, model, visits })
+    pacozero_engine::with_game!(game, G => judge::<G>(&evaluator, suite, model, visits))
 }
 
 /// The run's networks with the wall time at which each existed: the stage

@@ -4,7 +4,7 @@
 
 use crate::args::AnalysisArgs;
 use anyhow::Result;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use pacozero_nn::NetworkEvaluator;
 use pacozero_protocol::analysis::{serve, ServeOptions};
 
@@ -18,27 +18,19 @@ pub fn run(a: AnalysisArgs) -> Result<()> {
         max_concurrent: a.max_concurrent.max(1),
         ..ServeOptions::default()
     };
-    game.visit(Serve { evaluator: &evaluator, opts: &opts })
+    pacozero_engine::with_game!(game, G => serve_game::<G>(&evaluator, &opts))
 }
 
-struct Serve<'a> {
-    evaluator: &'a NetworkEvaluator,
-    opts: &'a ServeOptions,
-}
-
-impl GameVisitor for Serve<'_> {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        let input = std::io::BufReader::new(std::io::stdin());
-        let mut output = std::io::stdout().lock();
-        let stats = serve::<G, _, _, _>(input, &mut output, self.evaluator, self.opts)?;
-        eprintln!(
-            "analysis: {} queries answered, {} lines refused; {} network calls, {:.1} leaves per call",
-            stats.answered,
-            stats.errors,
-            stats.batches,
-            stats.mean_batch()
-        );
-        Ok(())
-    }
+fn serve_game<G: Game>(evaluator: &NetworkEvaluator, opts: &ServeOptions) -> Result<()> {
+    let input = std::io::BufReader::new(std::io::stdin());
+    let mut output = std::io::stdout().lock();
+    let stats = serve::<G, _, _, _>(input, &mut output, evaluator, opts)?;
+    eprintln!(
+        "analysis: {} queries answered, {} lines refused; {} network calls, {:.1} leaves per call",
+        stats.answered,
+        stats.errors,
+        stats.batches,
+        stats.mean_batch()
+    );
+    Ok(())
 }

@@ -4,7 +4,7 @@
 use crate::args::AnalyzeArgs;
 use crate::turns::{principal_variation, root_turns};
 use anyhow::{bail, Result};
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use pacozero_nn::NetworkEvaluator;
 use pacozero_search::turns::search_decision;
 use pacozero_search::{Evaluator, Search};
@@ -38,58 +38,52 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     if a.sims == 0 {
         bail!("--sims must be at least 1");
     }
-    a.game.visit(Analyze(&a))
+    pacozero_engine::with_game!(a.game, G => analyze::<G>(&a))
 }
 
-struct Analyze<'a>(&'a AnalyzeArgs);
-
-impl GameVisitor for Analyze<'_> {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        let a = self.0;
-        let (g, evaluator) = position_and_network::<G>(a.fen.as_deref(), &a.model)?;
-        let mut search = Search::new(analysis_config(a.sims), g.clone(), Evaluator::<G>::needs_encoding(&evaluator));
-        let res = search_decision(&mut search, &evaluator, a.sims)?;
-        let turns = root_turns(&search);
-        println!("position: {}", g.notation());
-        println!(
-            "{} to move; {} simulations with {}: value {:+.3} (W {:.1}% D {:.1}% L {:.1}%)",
-            g.to_move().title(),
-            res.simulations,
-            Evaluator::<G>::name(&evaluator),
-            res.root_q,
-            100.0 * res.root_wdl[0],
-            100.0 * res.root_wdl[1],
-            100.0 * res.root_wdl[2]
-        );
-        if search.root_is_detected_win() {
-            if let Some(turn) = pacozero_search::turns::winning_turn(&g) {
-                println!("forced win this turn: {}", g.turn_notation(&turn));
-            }
-            return Ok(());
+fn analyze<G: Game>(a: &AnalyzeArgs) -> Result<()> {
+    let (g, evaluator) = position_and_network::<G>(a.fen.as_deref(), &a.model)?;
+    let mut search = Search::new(analysis_config(a.sims), g.clone(), Evaluator::<G>::needs_encoding(&evaluator));
+    let res = search_decision(&mut search, &evaluator, a.sims)?;
+    let turns = root_turns(&search);
+    println!("position: {}", g.notation());
+    println!(
+        "{} to move; {} simulations with {}: value {:+.3} (W {:.1}% D {:.1}% L {:.1}%)",
+        g.to_move().title(),
+        res.simulations,
+        Evaluator::<G>::name(&evaluator),
+        res.root_q,
+        100.0 * res.root_wdl[0],
+        100.0 * res.root_wdl[1],
+        100.0 * res.root_wdl[2]
+    );
+    if search.root_is_detected_win() {
+        if let Some(turn) = pacozero_search::turns::winning_turn(&g) {
+            println!("forced win this turn: {}", g.turn_notation(&turn));
         }
-        let shown: Vec<_> = turns.iter().take(a.top.max(1)).collect();
-        let width = shown.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-        println!(" #  {:<width$}  {:>7}  {:>7}  {:>5}  {:>5}  {:>5}  {:>6}", "move", "visits", "Q", "W%", "D%", "L%", "prior");
-        for (i, t) in shown.iter().enumerate() {
-            println!(
-                "{:>2}  {:<width$}  {:>7}  {:>+7.3}  {:>5.1}  {:>5.1}  {:>5.1}  {:>5.1}%",
-                i + 1,
-                t.name,
-                t.visits,
-                t.wdl[0] - t.wdl[2],
-                100.0 * t.wdl[0],
-                100.0 * t.wdl[1],
-                100.0 * t.wdl[2],
-                100.0 * t.prior
-            );
-            let mut pv = vec![t.name.clone()];
-            pv.extend(principal_variation(&search, &t.path, &t.state, a.pv_turns));
-            println!("    pv: {}", pv.join(" "));
-        }
-        if turns.is_empty() {
-            println!("(no turn was completed inside the search tree: raise --sims)");
-        }
-        Ok(())
+        return Ok(());
     }
+    let shown: Vec<_> = turns.iter().take(a.top.max(1)).collect();
+    let width = shown.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    println!(" #  {:<width$}  {:>7}  {:>7}  {:>5}  {:>5}  {:>5}  {:>6}", "move", "visits", "Q", "W%", "D%", "L%", "prior");
+    for (i, t) in shown.iter().enumerate() {
+        println!(
+            "{:>2}  {:<width$}  {:>7}  {:>+7.3}  {:>5.1}  {:>5.1}  {:>5.1}  {:>5.1}%",
+            i + 1,
+            t.name,
+            t.visits,
+            t.wdl[0] - t.wdl[2],
+            100.0 * t.wdl[0],
+            100.0 * t.wdl[1],
+            100.0 * t.wdl[2],
+            100.0 * t.prior
+        );
+        let mut pv = vec![t.name.clone()];
+        pv.extend(principal_variation(&search, &t.path, &t.state, a.pv_turns));
+        println!("    pv: {}", pv.join(" "));
+    }
+    if turns.is_empty() {
+        println!("(no turn was completed inside the search tree: raise --sims)");
+    }
+    Ok(())
 }

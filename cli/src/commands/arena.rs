@@ -8,17 +8,10 @@ use anyhow::Result;
 use pacozero_arena::ratings::SprtDecision;
 use pacozero_arena::{opening, run_match_from, run_match_sprt, Player};
 use pacozero_book::BookStarts;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 
 pub fn run(a: ArenaArgs) -> Result<()> {
-    struct Arena(ArenaArgs);
-    impl GameVisitor for Arena {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            run_game::<G>(self.0)
-        }
-    }
-    a.game.visit(Arena(a))
+    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
 }
 
 fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {

@@ -2,14 +2,16 @@
 
 use crate::args::{BenchArgs, BenchWhat};
 use anyhow::{bail, Context, Result};
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{Game, GameKind};
 use pacozero_search::SearchConfig;
 use pacozero_selfplay::SelfplayConfig;
 
 pub fn run(a: BenchArgs) -> Result<()> {
     match a.what {
         BenchWhat::Perft { depth, atomic_depth, repeat, positions } => super::platform_perft::perft(depth, atomic_depth, repeat, positions),
-        BenchWhat::Mcts { game, seconds, model, threads, games_per_thread } => game.visit(Mcts { seconds, model, threads, games_per_thread }),
+        BenchWhat::Mcts { game, seconds, model, threads, games_per_thread } => {
+            pacozero_engine::with_game!(game, G => mcts::<G>(seconds, model, threads, games_per_thread))
+        }
         BenchWhat::Net { game, blocks, channels, seconds } => net(game, blocks, channels, seconds),
         BenchWhat::Analysis { model, queries, visits, concurrency, threads } => analysis(&model, queries, visits, &concurrency, threads),
         BenchWhat::Memory { game, games_per_thread, threads, games, max_decisions, sims, evaluator, games_per_chunk, tree_reuse } => {
@@ -21,7 +23,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 search: SearchConfig { full_simulations: sims, cheap_simulations: (sims / 4).max(1), tree_reuse, ..SearchConfig::default() },
                 ..SelfplayConfig::default()
             };
-            game.visit(Memory { cfg: &cfg, games, evaluator: &evaluator })
+            pacozero_engine::with_game!(game, G => memory::<G>(&cfg, games, &evaluator))
         }
     }
 }
@@ -73,19 +75,6 @@ fn proc_status_kb(field: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = text.lines().find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))?;
     line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
-}
-
-struct Memory<'a> {
-    cfg: &'a SelfplayConfig,
-    games: Option<u64>,
-    evaluator: &'a str,
-}
-
-impl GameVisitor for Memory<'_> {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        memory::<G>(self.cfg, self.games, self.evaluator)
-    }
 }
 
 fn memory<G: Game>(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) -> Result<()> {
@@ -144,20 +133,6 @@ fn memory<G: Game>(cfg: &SelfplayConfig, games: Option<u64>, evaluator: &str) ->
     Ok(())
 }
 
-struct Mcts {
-    seconds: f64,
-    model: Option<std::path::PathBuf>,
-    threads: usize,
-    games_per_thread: usize,
-}
-
-impl GameVisitor for Mcts {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        mcts::<G>(self.seconds, self.model, self.threads, self.games_per_thread)
-    }
-}
-
 fn mcts<G: Game>(seconds: f64, model: Option<std::path::PathBuf>, threads: usize, games_per_thread: usize) -> Result<()> {
     use pacozero_search::{SearchConfig, UniformEvaluator};
     use pacozero_selfplay::bench_mcts;
@@ -189,19 +164,6 @@ fn net(game: GameKind, blocks: u32, channels: u32, seconds: f64) -> Result<()> {
 }
 
 fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], threads: usize) -> Result<()> {
-    use pacozero_engine::{Game, GameVisitor};
-    struct Bench<'a> {
-        ev: &'a pacozero_nn::NetworkEvaluator,
-        queries: usize,
-        visits: u32,
-        concurrency: &'a [usize],
-    }
-    impl GameVisitor for Bench<'_> {
-        type Output = Result<Vec<pacozero_protocol::analysis::BenchLine>>;
-        fn visit<G: Game>(self) -> Self::Output {
-            pacozero_protocol::analysis::bench_analysis::<G, _>(self.ev, self.queries, self.visits, self.concurrency)
-        }
-    }
     if queries == 0 || visits == 0 {
         bail!("--queries and --visits must be at least 1");
     }
@@ -209,7 +171,8 @@ fn analysis(model: &str, queries: usize, visits: u32, concurrency: &[usize], thr
     let game = pacozero_nn::network_game(&ev, model)?;
     println!("analysis engine, {game} network {model}: {queries} queries of {visits} visits (positions from seeded random play)");
     println!("{:>10} {:>10} {:>10} {:>12} {:>14} {:>7}", "concurrent", "queries/s", "seconds", "net calls", "leaves/call", "fill");
-    for l in game.visit(Bench { ev: &ev, queries, visits, concurrency })? {
+    let lines = pacozero_engine::with_game!(game, G => pacozero_protocol::analysis::bench_analysis::<G, _>(&ev, queries, visits, concurrency))?;
+    for l in lines {
         println!(
             "{:>10} {:>10.2} {:>10.2} {:>12} {:>14.1} {:>6.0}%",
             l.concurrent,

@@ -8,10 +8,9 @@ use pacozero_book::entries::lookup_rows;
 use pacozero_book::platform_book::{export_platform_book, import_platform_book, platform_info};
 use pacozero_book::platform_compare::{compare_books, compare_search, PlatformGame};
 use pacozero_book::{book_game, build, read_any_book, Book, BookConfig, BookGame};
-use pacozero_data::book::{write_book, BookInfo, BookPosition};
+use pacozero_data::book::{write_book, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
-use pacozero_engine::GameKind;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::{Game, GameKind};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,14 +27,7 @@ pub fn run(a: BookArgs) -> Result<()> {
                 cfg.fischer_random = k;
             }
             cfg.validate().context("with the command-line overrides")?;
-            struct Build<'a>(&'a BookConfig, &'a Path, &'a Path, bool);
-            impl GameVisitor for Build<'_> {
-                type Output = Result<()>;
-                fn visit<G: Game>(self) -> Result<()> {
-                    build_book::<G>(self.0, self.1, self.2, self.3)
-                }
-            }
-            game.visit(Build(&cfg, &model, &out, quiet))
+            pacozero_engine::with_game!(game, G => build_book::<G>(&cfg, &model, &out, quiet))
         }
         BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
         BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),
@@ -111,16 +103,9 @@ enum ProbeOrExport {
 
 /// Probes or exports a book of whichever game it was built for.
 fn on_book(path: &Path, what: ProbeOrExport) -> Result<()> {
-    struct OnBook<'a>(&'a Path, BookInfo, Vec<BookPosition>, ProbeOrExport);
-    impl GameVisitor for OnBook<'_> {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            on_book_of(Book::<G>::from_rows(self.0, self.1, self.2)?, self.3)
-        }
-    }
     let (info, rows) = read_any_book(path)?;
     let game: GameKind = book_game(&info).parse().with_context(|| format!("book {}", path.display()))?;
-    game.visit(OnBook(path, info, rows, what))
+    pacozero_engine::with_game!(game, G => on_book_of(Book::<G>::from_rows(path, info, rows)?, what))
 }
 
 fn on_book_of<G: BookGame>(b: Book<G>, what: ProbeOrExport) -> Result<()> {

@@ -8,21 +8,14 @@ use anyhow::{bail, Result};
 use pacozero_arena::ladder::{elo_cell, fifty_percent_budget, Rung};
 use pacozero_arena::{run_match, MatchResult, Player, PlayerSpec, UciBudget};
 use pacozero_data::RunDir;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use std::fmt::Write as _;
 
 pub fn run(a: LadderArgs) -> Result<()> {
     if a.nodes.is_empty() || a.nodes.contains(&0) || !a.nodes.is_sorted() {
         bail!("--nodes {:?}: expected node budgets of at least 1, ascending", a.nodes);
     }
-    struct Ladder(LadderArgs);
-    impl GameVisitor for Ladder {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            run_game::<G>(self.0)
-        }
-    }
-    a.game.visit(Ladder(a))
+    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
 }
 
 /// Elo with its 95% interval as a table cell ([`elo_cell`]).

@@ -4,18 +4,11 @@
 use crate::args::LeagueArgs;
 use anyhow::Result;
 use pacozero_arena::rating_list::Anchor;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use pacozero_run::league::{play_league, write_league_outputs, LeagueConfig, LeagueHeader, LeagueObserver};
 
 pub fn run(a: LeagueArgs) -> Result<()> {
-    struct League(LeagueArgs);
-    impl GameVisitor for League {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            run_game::<G>(self.0)
-        }
-    }
-    a.game.visit(League(a))
+    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
 }
 
 /// Draws the progress bar (or nothing with `--quiet`) and says what a start resumes.

@@ -20,32 +20,27 @@
 
 use crate::args::LegalArgs;
 use anyhow::{anyhow, bail, Context, Result};
-use pacozero_engine::{Fact, Game, GameVisitor};
+use pacozero_engine::{Fact, Game};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
 pub fn run(a: LegalArgs) -> Result<()> {
-    a.game.visit(Legal)
+    pacozero_engine::with_game!(a.game, G => legal::<G>())
 }
 
-struct Legal;
-
-impl GameVisitor for Legal {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        let stdin = std::io::stdin();
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        for (n, line) in stdin.lock().lines().enumerate() {
-            let line = line?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let answer = answer::<G>(&line).unwrap_or_else(|e| json!({ "error": format!("line {}: {e:#}", n + 1) }));
-            writeln!(out, "{answer}")?;
-            out.flush()?;
+fn legal<G: Game>() -> Result<()> {
+    let stdin = std::io::stdin();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
         }
-        Ok(())
+        let answer = answer::<G>(&line).unwrap_or_else(|e| json!({ "error": format!("line {}: {e:#}", n + 1) }));
+        writeln!(out, "{answer}")?;
+        out.flush()?;
     }
+    Ok(())
 }
 
 fn string_field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<Option<&'a str>> {

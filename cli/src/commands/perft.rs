@@ -6,36 +6,30 @@
 use super::game_at;
 use crate::args::PerftArgs;
 use anyhow::Result;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use std::time::Instant;
 
 pub fn run(a: PerftArgs) -> Result<()> {
-    a.game.visit(Perft(&a))
+    pacozero_engine::with_game!(a.game, G => perft::<G>(&a))
 }
 
-struct Perft<'a>(&'a PerftArgs);
-
-impl GameVisitor for Perft<'_> {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        let a = self.0;
-        let g: G = game_at(a.fen.as_deref(), None)?;
-        let whole_turns = !a.atomic;
-        let start = Instant::now();
-        let total = if a.divide { divide(&g, a.depth, whole_turns) } else { g.fast_perft(a.depth, whole_turns) };
-        let secs = start.elapsed().as_secs_f64();
-        eprintln!(
-            "{} {} perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)",
-            G::NAME,
-            if whole_turns { "whole-turn" } else { "decision" },
-            a.depth,
-            total,
-            secs,
-            total as f64 / secs.max(1e-9) / 1e6
-        );
-        println!("{total}");
-        Ok(())
-    }
+fn perft<G: Game>(a: &PerftArgs) -> Result<()> {
+    let g: G = game_at(a.fen.as_deref(), None)?;
+    let whole_turns = !a.atomic;
+    let start = Instant::now();
+    let total = if a.divide { divide(&g, a.depth, whole_turns) } else { g.fast_perft(a.depth, whole_turns) };
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{} {} perft depth {}: {} leaves in {:.3} s ({:.2} M leaves/s)",
+        G::NAME,
+        if whole_turns { "whole-turn" } else { "decision" },
+        a.depth,
+        total,
+        secs,
+        total as f64 / secs.max(1e-9) / 1e6
+    );
+    println!("{total}");
+    Ok(())
 }
 
 /// Prints `first turn: leaves` for every first turn (or decision), sorted by

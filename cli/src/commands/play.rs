@@ -10,7 +10,7 @@
 use super::analyze::{analysis_config, position_and_network};
 use crate::args::{PlayArgs, Side};
 use anyhow::{bail, Context, Result};
-use pacozero_engine::{Color, Game, GameVisitor, Outcome};
+use pacozero_engine::{Color, Game, Outcome};
 use pacozero_search::turns::search_turn;
 use pacozero_search::Evaluator;
 use std::io::{BufRead, Write};
@@ -26,22 +26,16 @@ pub fn run(a: PlayArgs) -> Result<()> {
     if a.sims == 0 {
         bail!("--sims must be at least 1");
     }
-    a.game.visit(Play(&a))
+    pacozero_engine::with_game!(a.game, G => play_game::<G>(&a))
 }
 
-struct Play<'a>(&'a PlayArgs);
-
-impl GameVisitor for Play<'_> {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        let a = self.0;
-        let (g, evaluator) = position_and_network::<G>(a.fen.as_deref(), &a.model)?;
-        let human = match a.color {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        };
-        play(g, human, a.sims, &evaluator, &mut std::io::stdin().lock(), &mut std::io::stdout().lock())
-    }
+fn play_game<G: Game>(a: &PlayArgs) -> Result<()> {
+    let (g, evaluator) = position_and_network::<G>(a.fen.as_deref(), &a.model)?;
+    let human = match a.color {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    };
+    play(g, human, a.sims, &evaluator, &mut std::io::stdin().lock(), &mut std::io::stdout().lock())
 }
 
 /// The session loop, on any input and output (the tests drive it with scripts).

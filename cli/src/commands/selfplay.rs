@@ -4,7 +4,7 @@
 use crate::args::SelfplayArgs;
 use anyhow::{bail, Context, Result};
 use pacozero_data::{check_data_dir_as, RunDir};
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use pacozero_run::rounds::{selfplay_round, selfplay_rounds, RoundReport, SelfplayPlayer, Series};
 use std::path::PathBuf;
 
@@ -12,14 +12,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     if a.store.is_some() {
         return super::store::selfplay(a);
     }
-    struct Selfplay(SelfplayArgs);
-    impl GameVisitor for Selfplay {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            run_game::<G>(self.0)
-        }
-    }
-    a.game.visit(Selfplay(a))
+    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
 }
 
 fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {

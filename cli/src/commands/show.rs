@@ -5,20 +5,15 @@
 use super::game_at;
 use crate::args::ShowArgs;
 use anyhow::Result;
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 
 pub fn run(a: ShowArgs) -> Result<()> {
-    a.game.visit(Show(&a))
+    pacozero_engine::with_game!(a.game, G => show::<G>(&a))
 }
 
-struct Show<'a>(&'a ShowArgs);
-
-impl GameVisitor for Show<'_> {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        let g: G = game_at(self.0.fen.as_deref(), self.0.actions.as_deref())?;
-        print!("{}", g.diagram());
-        println!("{} to move; status: {}", g.to_move().title(), g.status_text());
-        Ok(())
-    }
+fn show<G: Game>(a: &ShowArgs) -> Result<()> {
+    let g: G = game_at(a.fen.as_deref(), a.actions.as_deref())?;
+    print!("{}", g.diagram());
+    println!("{} to move; status: {}", g.to_move().title(), g.status_text());
+    Ok(())
 }

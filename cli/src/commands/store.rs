@@ -4,7 +4,6 @@
 
 use crate::args::{SelfplayArgs, TrainArgs};
 use anyhow::{Context, Result};
-use pacozero_engine::{Game, GameVisitor};
 use pacozero_run::store_eval::{store_evaluate, StoreEvaluator};
 use pacozero_run::store_sync::{store_selfplay, store_train, StoreWorker};
 
@@ -14,18 +13,11 @@ fn print(text: &str) {
 
 /// `pacozero selfplay --store URL --worker N`.
 pub fn selfplay(a: SelfplayArgs) -> Result<()> {
-    struct Worker(StoreWorker);
-    impl GameVisitor for Worker {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            store_selfplay::<G>(&self.0, &print)
-        }
-    }
     let url = a.store.clone().context("selfplay in a store needs --store URL")?;
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
     let config = super::selfplay_config_at(a.config.as_deref(), &a.set)?.0;
     let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
-    a.game.visit(Worker(w))
+    pacozero_engine::with_game!(a.game, G => store_selfplay::<G>(&w, &print))
 }
 
 /// `pacozero train --store URL --run CACHE`.
@@ -49,13 +41,6 @@ pub fn evaluate(a: crate::args::EvaluateArgs) -> Result<()> {
             self.bar.set_position(done);
         }
     }
-    struct Evaluate<'a>(&'a StoreEvaluator, &'a Notes);
-    impl GameVisitor for Evaluate<'_> {
-        type Output = Result<usize>;
-        fn visit<G: Game>(self) -> Result<usize> {
-            store_evaluate::<G>(self.0, self.1)
-        }
-    }
     let fallback = pacozero_run::overrides::Fallback { text: pacozero_run::looping::QUICK_TOML, name: "the embedded configs/quick.toml" };
     let (text, origin) = pacozero_run::overrides::config_text(a.config.as_deref(), fallback, &a.set)?;
     let config = pacozero_run::looping::LoopFile::parse(&text, &origin)?;
@@ -64,7 +49,7 @@ pub fn evaluate(a: crate::args::EvaluateArgs) -> Result<()> {
     let bar = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(0) };
     let notes = Notes { bar };
     loop {
-        game.visit(Evaluate(&e, &notes))?;
+        pacozero_engine::with_game!(game, G => store_evaluate::<G>(&e, &notes))?;
         if a.watch == 0 {
             return Ok(());
         }

@@ -6,7 +6,7 @@ use anyhow::bail;
 use anyhow::{Context, Result};
 use pacozero_arena::platform_tactics::{generate_suite, BUNDLED_GAMES, MAX_CHAIN_STATES, MAX_UNIONS};
 use pacozero_arena::tactics::{parse_suite, solve_suite, Knowledge, BUNDLED_SUITE};
-use pacozero_engine::{Game, GameKind, GameVisitor};
+use pacozero_engine::{Game, GameKind};
 use pacozero_search::Evaluator;
 use std::path::Path;
 
@@ -53,28 +53,19 @@ fn solve(model: &Path, sims: u32, suite: Option<&Path>, knowledge: Knowledge) ->
         }
         None => (BUNDLED_SUITE.to_string(), "the bundled suite".to_string()),
     };
-    struct Solve<'a> {
-        evaluator: &'a pacozero_nn::NetworkEvaluator,
-        text: &'a str,
-        name: &'a str,
-        sims: u32,
-        knowledge: Knowledge,
-    }
-    impl GameVisitor for Solve<'_> {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            let suite = parse_suite::<G>(self.text, self.name)?;
-            let r = solve_suite::<G, _>(self.evaluator, &suite, self.sims, self.knowledge)?;
-            let how = match (self.sims, self.knowledge) {
-                (0, _) => "its policy alone",
-                (_, Knowledge::Search) => "the search as it plays (win detection, proven results)",
-                (_, Knowledge::NetworkOnly) => "the network alone (no win detection, no solver)",
-            };
-            println!("{} at {} simulations per decision, {how}, on {} positions:", Evaluator::<G>::name(self.evaluator), self.sims, suite.len());
-            println!("  win in 1: {}/{} solved ({:.1}%)", r.solved[0], r.total[0], r.rate(1));
-            println!("  win in 2: {}/{} solved ({:.1}%)", r.solved[1], r.total[1], r.rate(2));
-            Ok(())
-        }
-    }
-    game.visit(Solve { evaluator: &evaluator, text: &text, name: &name, sims, knowledge })
+    pacozero_engine::with_game!(game, G => solve_game::<G>(&evaluator, &text, &name, sims, knowledge))
+}
+
+fn solve_game<G: Game>(evaluator: &pacozero_nn::NetworkEvaluator, text: &str, name: &str, sims: u32, knowledge: Knowledge) -> Result<()> {
+    let suite = parse_suite::<G>(text, name)?;
+    let r = solve_suite::<G, _>(evaluator, &suite, sims, knowledge)?;
+    let how = match (sims, knowledge) {
+        (0, _) => "its policy alone",
+        (_, Knowledge::Search) => "the search as it plays (win detection, proven results)",
+        (_, Knowledge::NetworkOnly) => "the network alone (no win detection, no solver)",
+    };
+    println!("{} at {} simulations per decision, {how}, on {} positions:", Evaluator::<G>::name(evaluator), sims, suite.len());
+    println!("  win in 1: {}/{} solved ({:.1}%)", r.solved[0], r.total[0], r.rate(1));
+    println!("  win in 2: {}/{} solved ({:.1}%)", r.solved[1], r.total[1], r.rate(2));
+    Ok(())
 }

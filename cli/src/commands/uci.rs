@@ -3,7 +3,7 @@
 
 use crate::args::UciArgs;
 use anyhow::{bail, Result};
-use pacozero_engine::{Game, GameVisitor};
+use pacozero_engine::Game;
 use pacozero_protocol::uci::{serve, UciConfig};
 use pacozero_search::Evaluator;
 use std::path::Path;
@@ -29,22 +29,13 @@ pub fn run(a: UciArgs) -> Result<()> {
         default_visits: a.visits,
         visit_cap: a.visit_cap,
     };
-    game.visit(Serve { evaluator, config })
+    pacozero_engine::with_game!(game, G => serve_game::<G>(evaluator, &config))
 }
 
-struct Serve {
-    evaluator: pacozero_nn::NetworkEvaluator,
-    config: UciConfig,
-}
-
-impl GameVisitor for Serve {
-    type Output = Result<()>;
-    fn visit<G: Game>(self) -> Result<()> {
-        // `Model` and `Threads` load a network of this game only.
-        let loader =
-            |model: &str, threads: usize| -> Result<Box<dyn Evaluator<G>>> { Ok(Box::new(pacozero_nn::load_network::<G>(Path::new(model), threads)?)) };
-        let input = std::io::BufReader::new(std::io::stdin());
-        let mut output = std::io::stdout().lock();
-        serve::<G, _, _>(input, &mut output, Box::new(self.evaluator), &loader, &self.config)
-    }
+fn serve_game<G: Game>(evaluator: pacozero_nn::NetworkEvaluator, config: &UciConfig) -> Result<()> {
+    // `Model` and `Threads` load a network of this game only.
+    let loader = |model: &str, threads: usize| -> Result<Box<dyn Evaluator<G>>> { Ok(Box::new(pacozero_nn::load_network::<G>(Path::new(model), threads)?)) };
+    let input = std::io::BufReader::new(std::io::stdin());
+    let mut output = std::io::stdout().lock();
+    serve::<G, _, _>(input, &mut output, Box::new(evaluator), &loader, config)
 }

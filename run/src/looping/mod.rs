@@ -38,7 +38,7 @@ use pacozero_arena::ratings::{Sprt, SprtDecision};
 use pacozero_arena::{run_match, Budget, EvalKind, Given, MatchResult, NetOptions, Openings, Player, PlayerSpec, PlayoutMix, UciSpec};
 use pacozero_arena::{run_match_from, run_match_sprt};
 use pacozero_data::{check_data_dir_as, game_spec_as, spec_of_encoding, RunDir};
-use pacozero_engine::{encoding_index, Game, GameKind, GameVisitor, DEFAULT_ENCODING};
+use pacozero_engine::{encoding_index, Game, GameKind, DEFAULT_ENCODING};
 use pacozero_search::derive_seed;
 use pacozero_selfplay::{SelfplayConfig, Summary};
 use pacozero_train::{Export, NetTable, Steps, TrainConfig, TrainStage};
@@ -83,22 +83,10 @@ pub trait LoopObserver: Sync {
 /// ([`crate::overrides`]) and saves the result as its `config.toml`; a
 /// resumed run uses its saved configuration (see `open_run`).
 pub fn run_loop(run: &Path, args: ConfigArgs<'_>, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {
-    struct Loop<'a> {
-        run: &'a Path,
-        cfg: &'a LoopFile,
-        generations: Option<u32>,
-        obs: &'a dyn LoopObserver,
-    }
-    impl GameVisitor for Loop<'_> {
-        type Output = Result<()>;
-        fn visit<G: Game>(self) -> Result<()> {
-            run_game::<G>(self.run, self.cfg, self.generations, self.obs)
-        }
-    }
     let cfg = open_run(run, args, obs)?;
     // Every network the loop loads (self-play, matches) runs in it.
     pacozero_nn::precision::set_from_config(cfg.net.precision);
-    cfg.looping.game.visit(Loop { run, cfg: &cfg, generations, obs })
+    pacozero_engine::with_game!(cfg.looping.game, G => run_game::<G>(run, &cfg, generations, obs))
 }
 
 fn run_game<G: Game>(run: &Path, cfg: &LoopFile, generations: Option<u32>, obs: &dyn LoopObserver) -> Result<()> {

@@ -181,17 +181,12 @@ pub(super) fn sample_games(run: &Path, n: usize) -> Vec<Result<SampleGame>> {
         Ok(kind) => kind,
         Err(e) => return vec![Err(anyhow::anyhow!("{}: {e}", last.games_path.display()))],
     };
-    struct Replay<'a>(&'a pacozero_data::GameRow);
-    impl GameVisitor for Replay<'_> {
-        type Output = Result<SampleGame>;
-        fn visit<G: Game>(self) -> Result<SampleGame> {
-            let g = self.0;
-            let title = format!("game {} ({}, {} decisions, {}, {})", g.game_id, g.result, g.num_decisions, g.reason, g.network_id);
-            sample_game::<G>(title, &g.start_fen, &g.actions).with_context(|| format!("game {}", g.game_id))
-        }
+    fn replay<G: Game>(g: &pacozero_data::GameRow) -> Result<SampleGame> {
+        let title = format!("game {} ({}, {} decisions, {}, {})", g.game_id, g.result, g.num_decisions, g.reason, g.network_id);
+        sample_game::<G>(title, &g.start_fen, &g.actions).with_context(|| format!("game {}", g.game_id))
     }
     games.sort_by_key(|g| (g.result == "1/2-1/2", g.num_decisions));
-    games.iter().take(n).map(|g| kind.visit(Replay(g))).collect()
+    games.iter().take(n).map(|g| pacozero_engine::with_game!(kind, G => replay::<G>(g))).collect()
 }
 
 /// The wall time of the generations with a full time record, in seconds.

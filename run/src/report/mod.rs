@@ -40,7 +40,7 @@ use crate::files::{generation_of, model_name, read_generations, read_matches, Ge
 use crate::solved_curve;
 use anyhow::{Context, Result};
 use pacozero_data::RunDir;
-use pacozero_engine::{Color, Game, GameKind, GameVisitor};
+use pacozero_engine::{Color, Game, GameKind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
