@@ -5,6 +5,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`players`] | player specs (`random`, `greedy`, `rollout:50ms`, `net:<model>`, `ref:<name>`, `uci:<engine>:<budget>`) and how each chooses |
+//! | [`budget`] | how long a player searches a decision: simulations, time, nodes, depth or a clock, for MCTS players and engines alike |
 //! | [`given`] | a value read from the user's text, kept with that text (which names it and is what files record) |
 //! | [`uci_player`] | external UCI engines as players: one process per game, every move checked, forfeits |
 //! | [`ladder`] | players against an external engine at rising node budgets; the budget where each scores 50% (a logistic fit) |
@@ -18,6 +19,7 @@
 //!
 //! Everything is generic over the engine's `Game` (Paco Ŝako, Shako, Connect Four).
 
+pub mod budget;
 #[cfg(test)]
 mod fake_engine;
 pub mod given;
@@ -32,7 +34,8 @@ pub mod solved;
 pub mod tactics;
 pub mod uci_player;
 
+pub use budget::Budget;
 pub use given::Given;
 pub use matches::{no_progress, opening, play, run_match, run_match_from, run_match_sprt, run_match_until, GameResult, MatchGame, MatchResult, Openings};
-pub use players::{greedy_turn, Budget, EvalKind, NetOptions, Player, PlayerSpec, PlayoutMix, RunSpec};
-pub use uci_player::{Forfeit, UciBudget, UciEngine, UciSpec};
+pub use players::{greedy_turn, EvalKind, NetOptions, Player, PlayerSpec, PlayoutMix, RunSpec};
+pub use uci_player::{Forfeit, UciEngine, UciSpec};

@@ -30,6 +30,7 @@ use anyhow::{bail, Context, Result};
 use pacozero_engine::{Game, Outcome};
 use pacozero_nn::NetPrecision;
 
+use crate::budget::Budget;
 use crate::given::Given;
 use crate::uci_player::{check_engine, Forfeit, UciProcess, UciSpec};
 use pacozero_search::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
@@ -54,50 +55,6 @@ pub enum PlayerSpec {
     },
     /// An external UCI engine.
     Uci(UciSpec),
-}
-
-/// How long an MCTS player searches each decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Budget {
-    Simulations(u32),
-    Millis(u32),
-}
-
-impl Budget {
-    /// Most simulations of a timed search (it normally stops on time first).
-    const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
-
-    fn parse(spec: &str, text: Option<&&str>) -> Result<Budget> {
-        let Some(t) = text else { return Ok(Budget::Simulations(64)) };
-        let (digits, timed) = match t.strip_suffix("ms") {
-            Some(d) => (d, true),
-            None => (*t, false),
-        };
-        let n: u32 =
-            digits.parse().with_context(|| format!("player '{spec}': '{t}' is neither a number of simulations (64) nor a time per decision (50ms)"))?;
-        if n == 0 {
-            bail!("player '{spec}': the budget must be at least 1");
-        }
-        Ok(if timed { Budget::Millis(n) } else { Budget::Simulations(n) })
-    }
-}
-
-impl std::fmt::Display for Budget {
-    /// `64` or `50ms`, as a spec writes it.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Budget::Simulations(n) => write!(f, "{n}"),
-            Budget::Millis(ms) => write!(f, "{ms}ms"),
-        }
-    }
-}
-
-impl std::str::FromStr for Budget {
-    type Err = anyhow::Error;
-    /// `64` (simulations) or `50ms` (time per decision).
-    fn from_str(s: &str) -> Result<Budget> {
-        Budget::parse(s, Some(&s))
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -260,7 +217,7 @@ impl PlayerSpec {
             return Ok(PlayerSpec::Uci(UciSpec::parse(s)?));
         }
         let parts: Vec<&str> = s.split(':').collect();
-        let budget = |p: Option<&&str>| Budget::parse(s, p);
+        let budget = |p: Option<&&str>| Budget::for_search(s, p.copied());
         Ok(match parts[0] {
             "random" if parts.len() == 1 => PlayerSpec::Random,
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
@@ -338,7 +295,7 @@ impl std::str::FromStr for RunSpec {
             let last = parts[parts.len() - 1];
             if let Some(k) = last.strip_prefix("every=") {
                 every = k.parse().ok().filter(|&k| k >= 1).with_context(|| format!("player '{spec}': '{last}' should be every=<generations, at least 1>"))?;
-            } else if let Ok(b) = last.parse::<Budget>() {
+            } else if let Ok(b @ (Budget::Simulations(_) | Budget::Millis(_))) = last.parse::<Budget>() {
                 budget = b;
             } else {
                 break;
@@ -415,7 +372,9 @@ impl<G: Game> Player<G> {
                 let ev = self.evaluator.as_ref().expect("MCTS players have an evaluator");
                 let (sims, deadline) = match *budget {
                     Budget::Simulations(n) => (n, None),
-                    Budget::Millis(ms) => (Budget::MAX_TIMED_SIMULATIONS, Some(Instant::now() + std::time::Duration::from_millis(ms as u64))),
+                    Budget::Millis(ms) => (Budget::MAX_TIMED_SIMULATIONS, Some(Instant::now() + std::time::Duration::from_millis(ms))),
+                    // Specs refuse these for MCTS players (Budget::for_search).
+                    engine_only => bail!("player '{}': an MCTS player cannot search by {engine_only}", self.name),
                 };
                 let s = seat.tree.get_or_insert_with(|| Search::new(self.search.clone(), g.clone(), ev.needs_encoding()));
                 debug_assert_eq!(s.root_state().hash(), g.hash(), "the tree follows the game");
@@ -609,9 +568,11 @@ mod tests {
     fn budgets_and_specs_are_read_and_bad_ones_named() {
         assert_eq!("64".parse::<Budget>().unwrap(), Budget::Simulations(64));
         assert_eq!("50ms".parse::<Budget>().unwrap(), Budget::Millis(50));
-        for (bad, why) in [("0", "at least 1"), ("0ms", "at least 1"), ("fast", "neither a number"), ("-1", "neither a number")] {
-            let e = bad.parse::<Budget>().unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{bad}'")), "{bad}: {e}");
+        for (bad, why) in
+            [("0", "at least 1"), ("0ms", "at least 1"), ("fast", "neither a number"), ("-1", "neither a number"), ("nodes=5", "an engine's budget")]
+        {
+            let e = PlayerSpec::parse(&format!("rollout:{bad}")).unwrap_err().to_string();
+            assert!(e.contains(why) && e.contains(&format!("'rollout:{bad}'")), "{bad}: {e}");
         }
         let budget = |spec: &str| match PlayerSpec::parse(spec).unwrap() {
             PlayerSpec::Mcts { kind, budget, .. } => (format!("{kind:?}"), budget),

@@ -32,9 +32,9 @@
 //! then killed if it lingers). A spec is checked when its player is made:
 //! the program starts, speaks UCI and offers the options.
 
+use crate::budget::Budget;
 use anyhow::{bail, Context, Result};
 use pacozero_engine::Game;
-use pacozero_protocol::uci::command::GoParams;
 use pacozero_protocol::uci::info::Info;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -47,80 +47,6 @@ pub const GAMES_DIR: &str = "/usr/games";
 /// How long an engine may take to start (`uciok`) and to be ready (`readyok`).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// How long an external engine searches each move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UciBudget {
-    Nodes(u64),
-    Depth(u32),
-    Millis(u64),
-    /// A game clock: the base time, and the increment added after each move.
-    Clock {
-        base: Duration,
-        increment: Duration,
-    },
-}
-
-impl UciBudget {
-    fn parse(spec: &str, text: &str) -> Result<UciBudget> {
-        let number = |digits: &str| digits.parse::<u64>().ok().filter(|&n| n >= 1);
-        let budget = if let Some(n) = text.strip_prefix("nodes=") {
-            number(n).map(UciBudget::Nodes)
-        } else if let Some(n) = text.strip_prefix("depth=") {
-            number(n).filter(|&d| d <= 1000).map(|d| UciBudget::Depth(d as u32))
-        } else if let Some(n) = text.strip_suffix("ms") {
-            number(n).map(UciBudget::Millis)
-        } else if let Some(tc) = text.strip_prefix("tc=") {
-            let seconds = |s: &str| s.parse::<f64>().ok().filter(|x| x.is_finite() && (0.0..=86_400.0).contains(x)).map(Duration::from_secs_f64);
-            match tc.split_once('+') {
-                Some((b, i)) => seconds(b).zip(seconds(i)).filter(|(b, _)| !b.is_zero()).map(|(base, increment)| UciBudget::Clock { base, increment }),
-                None => seconds(tc).filter(|b| !b.is_zero()).map(|base| UciBudget::Clock { base, increment: Duration::ZERO }),
-            }
-        } else {
-            None
-        };
-        budget.ok_or_else(|| {
-            anyhow::anyhow!("player '{spec}': budget '{text}' should be nodes=<N>, depth=<N> (1..=1000), <milliseconds>ms, each at least 1, or tc=<base seconds>[+<increment seconds>] with a base above 0")
-        })
-    }
-
-    /// The `go` command of a move; `clock_left`: the mover's clock under a
-    /// [`UciBudget::Clock`]. The same [`GoParams`] `pacozero uci` reads.
-    pub fn go(self, clock_left: Duration) -> GoParams {
-        match self {
-            UciBudget::Nodes(n) => GoParams { nodes: Some(n), ..GoParams::default() },
-            UciBudget::Depth(d) => GoParams { depth: Some(d), ..GoParams::default() },
-            UciBudget::Millis(ms) => GoParams { movetime: Some(ms), ..GoParams::default() },
-            UciBudget::Clock { increment, .. } => {
-                let (t, i) = (clock_left.as_millis() as u64, increment.as_millis() as u64);
-                GoParams { wtime: Some(t), btime: Some(t), winc: Some(i), binc: Some(i), ..GoParams::default() }
-            }
-        }
-    }
-
-    fn default_timeout(self) -> Duration {
-        // (the budget's spec text is its Display, below)
-        match self {
-            UciBudget::Millis(ms) => Duration::from_millis(2 * ms + 2000),
-            UciBudget::Nodes(_) | UciBudget::Depth(_) => Duration::from_secs(30),
-            // Never the limit: the clock is (see best_turn).
-            UciBudget::Clock { base, .. } => base,
-        }
-    }
-}
-
-impl std::fmt::Display for UciBudget {
-    /// The budget as a spec writes it: `nodes=N`, `depth=N`, `<ms>ms` or
-    /// `tc=<base s>+<increment s>` (what [`UciSpec::parse`] reads back).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UciBudget::Nodes(n) => write!(f, "nodes={n}"),
-            UciBudget::Depth(d) => write!(f, "depth={d}"),
-            UciBudget::Millis(ms) => write!(f, "{ms}ms"),
-            UciBudget::Clock { base, increment } => write!(f, "tc={}+{}", base.as_secs_f64(), increment.as_secs_f64()),
-        }
-    }
-}
-
 /// A parsed `uci:` player spec (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UciSpec {
@@ -129,7 +55,7 @@ pub struct UciSpec {
     pub args: Vec<String>,
     /// UCI options set before each game, in order.
     pub options: Vec<(String, String)>,
-    pub budget: UciBudget,
+    pub budget: Budget,
     /// The longest a move may take.
     pub timeout: Duration,
 }
@@ -152,7 +78,7 @@ impl UciSpec {
                 _ => bail!("player '{spec}': option '{o}' should be <Option>=<value>"),
             }
         }
-        let budget = UciBudget::parse(spec, parts[2])?;
+        let budget = Budget::for_engine(spec, parts[2])?;
         let timeout = match parts.get(3) {
             None => budget.default_timeout(),
             Some(t) => match t.strip_prefix("timeout=").and_then(|ms| ms.parse::<u64>().ok()).filter(|&ms| ms >= 1) {
@@ -176,7 +102,7 @@ pub struct UciEngine {
 
 impl UciEngine {
     /// The engine's spec at `budget`, with that budget's default timeout.
-    pub fn at(&self, budget: UciBudget) -> UciSpec {
+    pub fn at(&self, budget: Budget) -> UciSpec {
         UciSpec { budget, timeout: budget.default_timeout(), ..self.spec.clone() }
     }
 }
@@ -194,7 +120,7 @@ impl std::str::FromStr for UciEngine {
     /// budget of its own (`uci:x:nodes=5`) reads as a spec with an option
     /// after its budget, which the parser refuses.
     fn from_str(text: &str) -> Result<UciEngine> {
-        let budget = UciBudget::Nodes(1);
+        let budget = Budget::Nodes(1);
         let spec = UciSpec::parse(&format!("{text}:{budget}"))
             .with_context(|| format!("engine '{text}': expected uci:<command>[,<Option>=<value>...] without a budget (each use adds its own, here :{budget})"))
             // One message with its cause: the argument parser prints only the outer one.
@@ -261,7 +187,7 @@ pub struct UciProcess {
     lines: mpsc::Receiver<String>,
     /// The options it offers: name and `type ...` rest of the line.
     offered: Vec<(String, String)>,
-    /// What is left on its clock under a [`UciBudget::Clock`] (unused otherwise).
+    /// What is left on its clock under a [`Budget::Clock`] (unused otherwise).
     clock_left: Duration,
 }
 
@@ -289,7 +215,7 @@ impl UciProcess {
         });
         let stdin = child.stdin.take();
         let clock_left = match spec.budget {
-            UciBudget::Clock { base, .. } => base,
+            Budget::Clock { base, .. } => base,
             _ => Duration::ZERO,
         };
         let mut p = UciProcess { child, stdin, lines, offered: Vec::new(), clock_left };
@@ -377,7 +303,7 @@ impl UciProcess {
         let asked = Instant::now();
         self.send(&spec.budget.go(self.clock_left).to_string())?;
         let lines = match spec.budget {
-            UciBudget::Clock { increment, .. } => {
+            Budget::Clock { increment, .. } => {
                 let left = self.clock_left;
                 let flag = |used: Duration| Forfeit {
                     reason: "engine_timeout",
@@ -436,15 +362,15 @@ mod tests {
         assert!(s.program.ends_with("sh"));
         assert_eq!(s.args, ["-c", "true"]);
         assert_eq!(s.options, [("UCI_Variant".to_string(), "shako".to_string()), ("Move Overhead".to_string(), "10".to_string())]);
-        assert_eq!((s.budget, s.timeout), (UciBudget::Nodes(1000), Duration::from_secs(30)));
+        assert_eq!((s.budget, s.timeout), (Budget::Nodes(1000), Duration::from_secs(30)));
         let s = UciSpec::parse("uci:sh:100ms:timeout=5000").unwrap();
-        assert_eq!((s.budget, s.timeout), (UciBudget::Millis(100), Duration::from_secs(5)));
+        assert_eq!((s.budget, s.timeout), (Budget::Millis(100), Duration::from_secs(5)));
         assert_eq!(UciSpec::parse("uci:sh:depth=3").unwrap().budget.go(Duration::ZERO).to_string(), "go depth 3");
         let clock = UciSpec::parse("uci:sh:tc=1+0.1").unwrap();
-        assert_eq!(clock.budget, UciBudget::Clock { base: Duration::from_secs(1), increment: Duration::from_millis(100) });
+        assert_eq!(clock.budget, Budget::Clock { base: Duration::from_secs(1), increment: Duration::from_millis(100) });
         assert_eq!(clock.budget.go(Duration::from_millis(734)).to_string(), "go wtime 734 btime 734 winc 100 binc 100");
-        assert_eq!(UciSpec::parse("uci:sh:tc=60").unwrap().budget, UciBudget::Clock { base: Duration::from_secs(60), increment: Duration::ZERO });
-        assert_eq!(UciBudget::Millis(100).default_timeout(), Duration::from_millis(2200));
+        assert_eq!(UciSpec::parse("uci:sh:tc=60").unwrap().budget, Budget::Clock { base: Duration::from_secs(60), increment: Duration::ZERO });
+        assert_eq!(Budget::Millis(100).default_timeout(), Duration::from_millis(2200));
         for (bad, needle) in [
             ("uci:sh", "expected uci:<command>"),
             ("uci::nodes=5", "the command is empty"),
@@ -628,8 +554,8 @@ mod tests {
     fn an_engine_without_a_budget_takes_each_rungs() {
         let engine: UciEngine = "uci:sh,UCI_Variant=shako".parse().unwrap();
         assert_eq!(engine.to_string(), "uci:sh,UCI_Variant=shako");
-        assert_eq!(engine.at(UciBudget::Nodes(5)), UciSpec::parse("uci:sh,UCI_Variant=shako:nodes=5").unwrap());
-        assert_eq!(engine.at(UciBudget::Millis(40)), UciSpec::parse("uci:sh,UCI_Variant=shako:40ms").unwrap());
+        assert_eq!(engine.at(Budget::Nodes(5)), UciSpec::parse("uci:sh,UCI_Variant=shako:nodes=5").unwrap());
+        assert_eq!(engine.at(Budget::Millis(40)), UciSpec::parse("uci:sh,UCI_Variant=shako:40ms").unwrap());
         for bad in ["uci:sh:nodes=5", "uci:sh:timeout=9", "sh", "uci:"] {
             let e = format!("{:#}", bad.parse::<UciEngine>().unwrap_err());
             assert!(e.contains("without a budget"), "{bad}: {e}");
@@ -638,13 +564,13 @@ mod tests {
 
     #[test]
     fn budgets_have_their_go_commands_and_limits() {
-        assert_eq!(UciBudget::Nodes(1000).go(Duration::ZERO).to_string(), "go nodes 1000");
-        assert_eq!(UciBudget::Millis(250).go(Duration::ZERO).to_string(), "go movetime 250");
-        assert_eq!(UciBudget::Nodes(5).default_timeout(), Duration::from_secs(30));
-        assert_eq!(UciBudget::Depth(5).default_timeout(), Duration::from_secs(30));
-        assert_eq!(UciBudget::Clock { base: Duration::from_secs(7), increment: Duration::ZERO }.default_timeout(), Duration::from_secs(7));
-        assert_eq!(UciSpec::parse("uci:sh:depth=1000").unwrap().budget, UciBudget::Depth(1000));
-        assert_eq!(UciSpec::parse("uci:sh:tc=86400+0").unwrap().budget, UciBudget::Clock { base: Duration::from_secs(86_400), increment: Duration::ZERO });
+        assert_eq!(Budget::Nodes(1000).go(Duration::ZERO).to_string(), "go nodes 1000");
+        assert_eq!(Budget::Millis(250).go(Duration::ZERO).to_string(), "go movetime 250");
+        assert_eq!(Budget::Nodes(5).default_timeout(), Duration::from_secs(30));
+        assert_eq!(Budget::Depth(5).default_timeout(), Duration::from_secs(30));
+        assert_eq!(Budget::Clock { base: Duration::from_secs(7), increment: Duration::ZERO }.default_timeout(), Duration::from_secs(7));
+        assert_eq!(UciSpec::parse("uci:sh:depth=1000").unwrap().budget, Budget::Depth(1000));
+        assert_eq!(UciSpec::parse("uci:sh:tc=86400+0").unwrap().budget, Budget::Clock { base: Duration::from_secs(86_400), increment: Duration::ZERO });
         assert_eq!(UciSpec::parse("uci:sh:1ms:timeout=1").unwrap().timeout, Duration::from_millis(1));
         for bad in [
             "uci:sh:depth=1001",

@@ -1,5 +1,6 @@
 use super::*;
-use crate::players::{greedy_turn, Budget, EvalKind, NetOptions, PlayerSpec, PlayoutMix};
+use crate::budget::Budget;
+use crate::players::{greedy_turn, EvalKind, NetOptions, PlayerSpec, PlayoutMix};
 use pacozero_engine::{paco, shako};
 
 use crate::fake_engine::fake_engine;

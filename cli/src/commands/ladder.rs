@@ -6,7 +6,7 @@
 use crate::args::LadderArgs;
 use anyhow::{bail, Result};
 use pacozero_arena::ladder::{elo_cell, fifty_percent_budget, Rung};
-use pacozero_arena::{run_match, MatchResult, Player, PlayerSpec, UciBudget};
+use pacozero_arena::{run_match, Budget, MatchResult, Player, PlayerSpec};
 use pacozero_data::RunDir;
 use pacozero_engine::Game;
 use std::fmt::Write as _;
@@ -56,7 +56,7 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
         let mut rungs = Vec::new();
         for &nodes in &a.nodes {
             let engine =
-                Player::<G>::from_spec(format!("{}:nodes={nodes}", a.engine), PlayerSpec::Uci(a.engine.at(UciBudget::Nodes(nodes))), a.matches.seed ^ 0xE9, 0)?;
+                Player::<G>::from_spec(format!("{}:nodes={nodes}", a.engine), PlayerSpec::Uci(a.engine.at(Budget::Nodes(nodes))), a.matches.seed ^ 0xE9, 0)?;
             let m =
                 super::arena::with_match_bar(pairs, a.quiet, |progress| run_match(p, &engine, pairs, a.matches.openings, limits, a.matches.seed, progress))?;
             if let Some(dir) = &record {

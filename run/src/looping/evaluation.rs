@@ -140,11 +140,11 @@ pub fn eval_matches<G: Game>(run: &Path, cfg: &LoopFile, round: &EvalRound, obs:
         // At equal time when configured: both sides get the same milliseconds per decision.
         let (budget, base_name) = match l.baseline_movetime_ms {
             0 => (Budget::Simulations(l.baseline_simulations), format!("rollout-{}", l.baseline_simulations)),
-            ms => (Budget::Millis(ms), format!("rollout-{ms}ms")),
+            ms => (Budget::Millis(ms.into()), format!("rollout-{ms}ms")),
         };
         let timed_cand;
         let cand_here = if l.baseline_movetime_ms > 0 {
-            timed_cand = player_with_budget(run, cfg, round.candidate, Budget::Millis(l.baseline_movetime_ms), seed.candidate)?;
+            timed_cand = player_with_budget(run, cfg, round.candidate, Budget::Millis(l.baseline_movetime_ms.into()), seed.candidate)?;
             &timed_cand
         } else {
             &cand
