@@ -39,7 +39,7 @@ impl Budget {
 
     /// An MCTS player's budget in the spec `spec`: `text`, or 64
     /// simulations when the spec gives none.
-    pub(crate) fn for_search(spec: &str, text: Option<&str>) -> Result<Budget> {
+    pub fn for_search(spec: &str, text: Option<&str>) -> Result<Budget> {
         let Some(t) = text else { return Ok(Budget::Simulations(64)) };
         match t.parse::<Budget>() {
             Ok(b @ (Budget::Simulations(_) | Budget::Millis(_))) => Ok(b),
@@ -50,7 +50,7 @@ impl Budget {
     }
 
     /// An external engine's budget in the spec `spec`.
-    pub(crate) fn for_engine(spec: &str, text: &str) -> Result<Budget> {
+    pub fn for_engine(spec: &str, text: &str) -> Result<Budget> {
         match text.parse::<Budget>() {
             Ok(Budget::Simulations(_)) | Err(_) => bail!(
                 "player '{spec}': budget '{text}' should be nodes=<N>, depth=<N> (1..=1000), <milliseconds>ms, each at least 1, or tc=<base seconds>[+<increment seconds>] with a base above 0"

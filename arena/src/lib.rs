@@ -9,6 +9,7 @@
 //! | [`given`] | a value read from the user's text, kept with that text (which names it and is what files record) |
 //! | [`uci_player`] | external UCI engines as players: one process per game, every move checked, forfeits |
 //! | [`ladder`] | players against an external engine at rising node budgets; the budget where each scores 50% (a logistic fit) |
+//! | [`league`] | many players, one resumable schedule of paired games (a round robin or a gauntlet), one rating list |
 //! | [`matches`](mod@matches) | one game, paired-opening matches on all cores, W/D/L, pentanomials, Elo with its interval |
 //! | [`records`] | every game of a match kept in the games table of the training data (Parquet), with the players' specs |
 //! | [`ratings`] | one match's figures: W/D/L, pentanomials, Elo and nElo with intervals, the SPRT |
@@ -24,6 +25,7 @@ pub mod budget;
 mod fake_engine;
 pub mod given;
 pub mod ladder;
+pub mod league;
 pub mod matches;
 pub mod platform_tactics;
 pub mod players;

@@ -274,7 +274,7 @@ impl std::fmt::Display for PlayerSpec {
 
 /// `run:DIR[:every=K][:BUDGET]`: every K-th generation of a run's models, as
 /// network players of one budget (a league's shorthand; see
-/// `pacozero_run::league`). The directory is everything before the options,
+/// [`crate::league`]). The directory is everything before the options,
 /// so it may hold a colon.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSpec {

@@ -10,8 +10,9 @@
 //! | [`book`] | opening books: one Parquet file of whole-turn positions |
 //! | [`platform_book`] | the platform's opening-book JSON, read and written exactly |
 //! | [`pgn`] | games of the games table as PGN |
-//! | [`run_dir`] | the run directory: every path of a run, named once ([`RunDir`]) |
+//! | [`run_dir`] | the run directory: every path of a run, named once ([`RunDir`]), and the generations' model names (`gen-0003`) |
 //! | [`durable`] | whole-or-nothing file writes ([`write_atomic`]) |
+//! | [`jsonl`] | JSON-lines files appended whole and read back past a cut last line |
 //! | [`provenance`] | what made a file: build, backend, CPUs |
 //! | [`tfevents`] | TensorBoard event files of a run's scalars |
 //! | `error` | [`DataError`], naming the file, column and row |
@@ -128,6 +129,7 @@ mod error;
 /// The checks of the fuzz targets in `fuzz/` (not an API).
 #[doc(hidden)]
 pub mod fuzz_checks;
+pub mod jsonl;
 pub mod pgn;
 pub mod platform_book;
 pub mod provenance;

@@ -203,9 +203,35 @@ impl RunDir {
     }
 }
 
+/// The name of generation `g`'s network in a run (`gen-0003`): written
+/// here, and read back only by [`generation_of`] beside it.
+pub fn model_name(g: u32) -> String {
+    format!("gen-{g:04}")
+}
+
+/// The generation a run's model name stands for (`gen-0003` → 3); `None`
+/// for any other name.
+pub fn generation_of(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("gen-")?;
+    // Only what model_name writes: digits, no sign.
+    digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok())?
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_names_are_written_and_read_back_in_one_place() {
+        for g in [1, 7, 123, 9999, 10_000] {
+            assert_eq!(generation_of(&model_name(g)), Some(g));
+        }
+        assert_eq!(model_name(7), "gen-0007");
+        assert_eq!(generation_of("gen-12"), Some(12));
+        for other in ["rollout-200", "gen-x", "xgen-0003", "gen-", "gen-+5", "gen-0003.pzmodel", "current"] {
+            assert_eq!(generation_of(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn model_names_are_file_names_never_paths() {

@@ -12,9 +12,10 @@
 //! | `matches.jsonl` | [`MatchLine`]s: players, W/D/L, pentanomial, time and simulations per decision |
 //! | `ratings.csv`, `ratings.md` | Elo of every player over all matches, anchored at `gen-0001` ([`write_ratings`]) |
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use pacozero_arena::rating_list::{rating_list, Anchor, Matchup, RatingList};
 use pacozero_arena::ratings::{Pentanomial, Wdl};
+use pacozero_data::jsonl::{append_line, read_jsonl};
 use pacozero_data::tfevents::EventWriter;
 use pacozero_data::RunDir;
 use serde::{Deserialize, Serialize};
@@ -169,42 +170,8 @@ pub fn read_generations(run: &Path) -> Result<Generations> {
     Ok(out)
 }
 
-/// Appends `line` and syncs it, whole or not at all (a full disk cuts a half
-/// line off again, so the file still ends on a whole line).
-pub fn append_line(p: &Path, line: &str) -> Result<()> {
-    append_lines(p, &[line.to_string()])
-}
-
-/// Appends `lines` in one write, all or none (see [`append_line`]).
-pub fn append_lines(p: &Path, lines: &[String]) -> Result<()> {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    pacozero_data::durable::append_whole(p, text.as_bytes(), true).with_context(|| format!("appending to {}", p.display()))
-}
-
-/// Reads a JSON-lines file (missing = empty). Only the last line may be cut
-/// (a crash while appending); it is skipped with a warning.
-pub fn read_jsonl<T: serde::de::DeserializeOwned>(p: &Path) -> Result<Vec<T>> {
-    if !p.exists() {
-        return Ok(Vec::new());
-    }
-    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if l.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str(l) {
-            Ok(m) => out.push(m),
-            Err(e) if i + 1 == lines.len() && !text.ends_with('\n') => eprintln!("warning: {}:{}: ignoring an incomplete last line ({e})", p.display(), i + 1),
-            Err(e) => bail!("{}:{}: {e}", p.display(), i + 1),
-        }
-    }
-    Ok(out)
-}
-
 pub fn append_match(run: &Path, m: &MatchLine) -> Result<()> {
-    append_line(&RunDir::new(run).matches(), &serde_json::to_string(m)?)
+    Ok(append_line(&RunDir::new(run).matches(), &serde_json::to_string(m)?)?)
 }
 
 /// The matches of a run. An evaluation stage repeated after a crash appends
@@ -240,20 +207,6 @@ pub fn write_ratings(run: &Path, anchor: &str) -> Result<(String, Option<RatingL
     Ok((md, list))
 }
 
-/// The name of generation `g`'s network in a run (`gen-0003`): written
-/// here, and read back only by [`generation_of`] beside it.
-pub fn model_name(g: u32) -> String {
-    format!("gen-{g:04}")
-}
-
-/// The generation a run's model name stands for (`gen-0003` → 3); `None`
-/// for any other name.
-pub fn generation_of(name: &str) -> Option<u32> {
-    let digits = name.strip_prefix("gen-")?;
-    // Only what model_name writes: digits, no sign.
-    digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok())?
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,18 +216,6 @@ mod tests {
 
     fn match_line(generation: u32, a: &str, b: &str, wins: u32, draws: u32, losses: u32, pentanomial: [u32; 5]) -> MatchLine {
         MatchLine { pentanomial, ..crate::test_support::match_line(generation, a, b, wins, draws, losses) }
-    }
-
-    #[test]
-    fn model_names_are_written_and_read_back_in_one_place() {
-        for g in [1, 7, 123, 9999, 10_000] {
-            assert_eq!(generation_of(&model_name(g)), Some(g));
-        }
-        assert_eq!(model_name(7), "gen-0007");
-        assert_eq!(generation_of("gen-12"), Some(12));
-        for other in ["rollout-200", "gen-x", "xgen-0003", "gen-", "gen-+5", "gen-0003.pzmodel", "current"] {
-            assert_eq!(generation_of(other), None, "{other}");
-        }
     }
 
     #[test]
@@ -358,31 +299,6 @@ mod tests {
     }
 
     #[test]
-    fn json_lines_skip_a_cut_last_line_and_name_the_line_of_any_other_bad_one() {
-        let dir = TempDir::new("jsonl");
-        let p = dir.join("x.jsonl");
-        assert!(read_jsonl::<u32>(&p).unwrap().is_empty(), "a missing file is empty");
-        append_line(&p, "1").unwrap();
-        append_line(&p, "").unwrap();
-        append_line(&p, "2").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "1\n\n2\n");
-        assert_eq!(read_jsonl::<u32>(&p).unwrap(), [1, 2], "blank lines are skipped");
-        // A kill while appending: the cut last line is dropped.
-        std::fs::write(&p, "1\n2\n{\"cut").unwrap();
-        assert_eq!(read_jsonl::<u32>(&p).unwrap(), [1, 2]);
-        // A whole bad last line is an error, with its file and line.
-        std::fs::write(&p, "1\n2\nx\n").unwrap();
-        let e = err_text(read_jsonl::<u32>(&p));
-        assert!(e.starts_with(&format!("{}:3: ", p.display())), "{e}");
-        // And so is a bad line before the last, cut or not.
-        for text in ["1\nx\n2\n", "1\nx\n2"] {
-            std::fs::write(&p, text).unwrap();
-            let e = err_text(read_jsonl::<u32>(&p));
-            assert!(e.starts_with(&format!("{}:2: ", p.display())), "{text:?}: {e}");
-        }
-    }
-
-    #[test]
     fn a_match_repeated_after_a_crash_counts_once_with_its_last_line() {
         let dir = TempDir::new("matches");
         let run = dir.path();
@@ -418,11 +334,5 @@ mod tests {
         let list = list.unwrap();
         assert_eq!(list.anchor, Anchor::Mean(0.0));
         assert!((list.get("gen-0002").unwrap().elo - elo / 2.0).abs() < 0.1 && (list.get("gen-0001").unwrap().elo + elo / 2.0).abs() < 0.1, "{list:?}");
-    }
-
-    #[test]
-    fn models_are_named_by_generation_with_four_digits_at_least() {
-        assert_eq!(model_name(7), "gen-0007");
-        assert_eq!(model_name(12345), "gen-12345");
     }
 }

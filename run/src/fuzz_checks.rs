@@ -18,9 +18,9 @@ use pacozero_protocol::uci::command::{parse_command, Command, PositionCommand};
 use pacozero_protocol::uci::position_of;
 
 use crate::files::{append_match, load_state, read_matches, save_state, write_ratings};
-use crate::league::{read_league, LeagueHeader, LEAGUE_FILE};
 use crate::looping::{named_outside, LoopFile};
 use crate::overrides::apply;
+use pacozero_arena::league::{read_league, LeagueHeader, LEAGUE_FILE};
 
 /// The most matches or pairs whose ratings a check fits: the fit's work
 /// grows with the players, and a check must stay quick.

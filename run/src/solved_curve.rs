@@ -21,9 +21,11 @@
 //! above and no other, finite figures within their range, a short name)
 //! before anything is copied; a bad line is named with what is wrong.
 
-use crate::files::{append_line, model_name, read_generations, read_jsonl};
+use crate::files::read_generations;
 use anyhow::{bail, Context, Result};
 use pacozero_arena::solved::{judge_suite, parse_solved, JudgeLine, ValueLine};
+use pacozero_data::jsonl::{append_line, read_jsonl};
+use pacozero_data::run_dir::model_name;
 use pacozero_data::RunDir;
 use pacozero_engine::Game;
 use pacozero_search::Evaluator;

@@ -94,7 +94,7 @@ pub struct LeagueArgs {
     /// (`DIR/models/gen-NNNN.pzmodel`, named `<DIR's name>/gen-NNNN`; budget
     /// 64 simulations unless given).
     #[arg(long, num_args = 1.., required = true)]
-    pub players: Vec<pacozero_arena::Given<pacozero_run::league::LeagueSpec>>,
+    pub players: Vec<pacozero_arena::Given<pacozero_arena::league::LeagueSpec>>,
     /// The league's directory: `league.jsonl` (every pair played; a restart
     /// with the same settings plays only what is missing), the rating list
     /// (`ratings.csv`, `.json`, `.md`, `.svg`) and `report.html`.

@@ -1,11 +1,13 @@
 //! `pacozero league`: many players, paired openings, one rating list; the
-//! library (`pacozero_run::league`) plays and rates, this prints.
+//! library (`pacozero_arena::league`) plays and rates, `pacozero_run::league`
+//! writes its list, plot and page, this prints.
 
 use crate::args::LeagueArgs;
 use anyhow::Result;
+use pacozero_arena::league::{play_league, LeagueConfig, LeagueHeader, LeagueObserver};
 use pacozero_arena::rating_list::Anchor;
 use pacozero_engine::Game;
-use pacozero_run::league::{play_league, write_league_outputs, LeagueConfig, LeagueHeader, LeagueObserver};
+use pacozero_run::league::write_league_outputs;
 
 pub fn run(a: LeagueArgs) -> Result<()> {
     pacozero_engine::with_game!(a.game, G => run_game::<G>(a))

@@ -47,10 +47,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::files::{
-    append_match, append_stage, best_model, load_state, model_name, read_generations, read_matches, save_state, write_ratings, LoopState, MatchLine, Stage,
+    append_match, append_stage, best_model, load_state, read_generations, read_matches, save_state, write_ratings, LoopState, MatchLine, Stage,
 };
 use crate::overrides::Fallback;
 use crate::rounds::{selfplay_round, SelfplayPlayer};
+use pacozero_data::run_dir::model_name;
 
 mod budget;
 mod config;

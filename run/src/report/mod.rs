@@ -36,9 +36,10 @@ use charts::*;
 pub use inputs::*;
 pub use sections::*;
 
-use crate::files::{generation_of, model_name, read_generations, read_matches, Generations, MatchLine};
+use crate::files::{read_generations, read_matches, Generations, MatchLine};
 use crate::solved_curve;
 use anyhow::{Context, Result};
+use pacozero_data::run_dir::{generation_of, model_name};
 use pacozero_data::RunDir;
 use pacozero_engine::{Color, Game, GameKind};
 use std::collections::{BTreeMap, BTreeSet};

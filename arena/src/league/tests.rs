@@ -1,5 +1,25 @@
 use super::*;
-use crate::test_support::{err_text, tiny_model_in, TempDir};
+use tempfile::TempDir;
+
+/// The whole message of an error (with its causes).
+fn err_text<T>(r: Result<T>) -> String {
+    match r {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+/// An untrained tiny network of game `G` as `dir/<name>.pzmodel`.
+fn tiny_model_in<G: Game>(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.pzmodel"));
+    pacozero_nn::export_untrained(&pacozero_nn::NetConfig::tiny_for(&pacozero_data::game_spec::<G>()), name, &path).unwrap();
+    path
+}
+
+/// A new temporary directory.
+fn temp_dir() -> TempDir {
+    tempfile::tempdir().unwrap()
+}
 use pacozero_engine::paco::GameState as Paco;
 use std::sync::Mutex;
 
@@ -65,7 +85,7 @@ fn pair(a: usize, b: usize, pair: u32, points: [f64; 2]) -> PairLine {
 
 /// A run directory `dir/<name>` whose `models/` holds empty files named `files`.
 fn run_with_files(dir: &TempDir, name: &str, files: &[&str]) -> PathBuf {
-    let run = dir.join(name);
+    let run = dir.path().join(name);
     std::fs::create_dir_all(run.join("models")).unwrap();
     for f in files {
         std::fs::write(run.join("models").join(f), b"").unwrap();
@@ -81,7 +101,7 @@ fn a_spec_is_one_player_named_by_it() {
 
 #[test]
 fn a_run_spec_is_every_kth_generation_of_the_run_with_its_budget() {
-    let dir = TempDir::new("run-spec");
+    let dir = temp_dir();
     let files = ["gen-0001.pzmodel", "gen-0002.pzmodel", "gen-0003.pzmodel", "gen-0004.pzmodel", "gen-x.pzmodel", "other.pzmodel", "current"];
     let run = run_with_files(&dir, "run-a", &files);
     let names = |spec: &str| -> Vec<(String, String, Option<String>)> { expand(spec).unwrap().into_iter().map(|p| (p.name, p.spec, p.budget)).collect() };
@@ -107,9 +127,9 @@ fn a_run_spec_is_every_kth_generation_of_the_run_with_its_budget() {
 
 #[test]
 fn a_generation_in_a_folder_with_a_colon_plays_from_its_model_file() {
-    let dir = TempDir::new("colon");
-    tiny_model_in::<Paco>(&dir.join("x:y/models"), "gen-0001", 0);
-    let players = expand_spec(&format!("run:{}:8", dir.join("x:y").display()).parse().unwrap()).unwrap();
+    let dir = temp_dir();
+    tiny_model_in::<Paco>(&dir.path().join("x:y/models"), "gen-0001");
+    let players = expand_spec(&format!("run:{}:8", dir.path().join("x:y").display()).parse().unwrap()).unwrap();
     let p = players[0].player::<Paco>(1).unwrap();
     assert_eq!(p.name, "x:y/gen-0001");
 }
@@ -130,7 +150,7 @@ fn a_league_header_has_two_players_at_least_each_once_and_a_pair_a_matchup() {
 
 #[test]
 fn the_gauntlets_player_is_found_by_name_or_by_spec() {
-    let dir = TempDir::new("gauntlet");
+    let dir = temp_dir();
     let run = run_with_files(&dir, "r", &["gen-0001.pzmodel", "gen-0002.pzmodel"]);
     let specs = ["greedy".to_string(), format!("run:{}", run.display()), "random".to_string()];
     let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
@@ -177,10 +197,10 @@ fn a_resumed_league_names_every_setting_that_differs() {
 
 #[test]
 fn a_league_file_is_read_with_its_pairs_and_a_pair_outside_the_league_is_named_by_line() {
-    let dir = TempDir::new("read-league");
+    let dir = temp_dir();
     assert!(read_league(dir.path()).unwrap().is_none());
     let h = header(&["p0", "p1", "p2"], Schedule::RoundRobin, 2);
-    let path = dir.join(LEAGUE_FILE);
+    let path = dir.path().join(LEAGUE_FILE);
     let line = |p: &PairLine| serde_json::to_string(p).unwrap();
     let head = serde_json::to_string(&h).unwrap();
     // The last players and the last pair are inside; a cut last line is dropped.
@@ -206,7 +226,7 @@ fn a_league_file_is_read_with_its_pairs_and_a_pair_outside_the_league_is_named_b
 /// A UCI engine that leaves the file `marker` when it starts, then
 /// forfeits every game at its first move.
 fn marking_engine(dir: &TempDir, marker: &Path) -> PathBuf {
-    let path = dir.join("x.sh");
+    let path = dir.path().join("x.sh");
     let script = format!(
             "#!/bin/sh\ntouch '{}'\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name x'; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'bestmove zz99';;\n    quit) exit 0;;\n  esac\ndone\n",
             marker.display()
@@ -219,12 +239,12 @@ fn marking_engine(dir: &TempDir, marker: &Path) -> PathBuf {
 
 #[test]
 fn a_resumed_league_starts_no_program_and_reads_no_model_that_only_its_file_names() {
-    let dir = TempDir::new("league-untrusted");
-    let marker = dir.join("started");
+    let dir = temp_dir();
+    let marker = dir.path().join("started");
     let program = format!("uci:{}:nodes=1", marking_engine(&dir, &marker).display());
-    let outside = tiny_model_in::<Paco>(&dir.join("elsewhere"), "m", 0);
+    let outside = tiny_model_in::<Paco>(&dir.path().join("elsewhere"), "m");
     let cfg = config(&["random", "greedy"], None, 1);
-    let league = dir.join("league");
+    let league = dir.path().join("league");
     std::fs::create_dir_all(&league).unwrap();
     let path = league.join(LEAGUE_FILE);
     // The file's specs are the command line's; its second player is not.
@@ -261,11 +281,11 @@ fn a_resumed_league_starts_no_program_and_reads_no_model_that_only_its_file_name
 
 #[test]
 fn a_gauntlet_whose_player_is_not_in_the_league_is_refused_at_reading() {
-    let dir = TempDir::new("gauntlet-stranger");
+    let dir = temp_dir();
     let h = header(&["p0", "p1"], Schedule::Gauntlet("p9".into()), 1);
-    std::fs::write(dir.join(LEAGUE_FILE), serde_json::to_string(&h).unwrap() + "\n").unwrap();
+    std::fs::write(dir.path().join(LEAGUE_FILE), serde_json::to_string(&h).unwrap() + "\n").unwrap();
     let e = err_text(read_league(dir.path()));
-    assert_eq!(e, format!("{}:1: the gauntlet's player p9 is not one of the league's players", dir.join(LEAGUE_FILE).display()));
+    assert_eq!(e, format!("{}:1: the gauntlet's player p9 is not one of the league's players", dir.path().join(LEAGUE_FILE).display()));
 }
 
 #[test]
@@ -295,22 +315,12 @@ fn pairs_add_up_by_matchup_to_wins_draws_losses_and_pair_counts() {
 }
 
 #[test]
-fn the_league_ratings_and_their_files() {
-    let dir = TempDir::new("league-outputs");
+fn the_league_ratings_fit_every_pair_with_the_lists_prior() {
     // p1 scores 3 of 4 against p0, 4 of 6 with the list's two virtual draws: 400 log10(4 / 2) = +120.4 Elo.
     let f = LeagueFile { header: header(&["p0", "p1"], Schedule::RoundRobin, 2), pairs: vec![pair(0, 1, 0, [0.0, 0.0]), pair(0, 1, 1, [1.0, 0.0])] };
     let list = f.ratings(&Anchor::Player { name: "p0".into(), elo: 0.0 }).unwrap();
     assert_eq!(list.get("p0").unwrap().elo, 0.0);
     assert!((list.get("p1").unwrap().elo - 400.0 * 2f64.log10()).abs() < 0.1, "{list:?}");
-    let md = write_league_outputs(dir.path(), &f, &list).unwrap();
-    assert_eq!(md, list.to_markdown());
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
-    assert_eq!(read("ratings.md"), md);
-    assert_eq!(read("ratings.csv"), list.to_csv());
-    let json: serde_json::Value = serde_json::from_str(&read("ratings.json")).unwrap();
-    assert_eq!((json["anchor"].as_str(), json["ratings"][0]["player"].as_str(), json["ratings"][1]["elo"].as_f64()), (Some("p0 at 0"), Some("p1"), Some(0.0)));
-    let title = "League of 2 players, 2 pairs played (paco)";
-    assert!(read("ratings.svg").contains(title) && read("report.html").contains(title));
 }
 
 /// A league observer that keeps what it hears.
@@ -331,8 +341,8 @@ impl LeagueObserver for Heard {
 
 #[test]
 fn a_league_plays_its_schedule_in_rounds_and_a_restart_plays_only_what_is_missing() {
-    let dir = TempDir::new("play-league");
-    let league = dir.join("league");
+    let dir = temp_dir();
+    let league = dir.path().join("league");
     let cfg = config(&["random", "greedy", "uniform:2"], None, 2);
     let heard = Heard::default();
     let f = play_league::<Paco>(&league, &cfg, 2, &heard).unwrap();
@@ -372,6 +382,6 @@ fn a_league_plays_its_schedule_in_rounds_and_a_restart_plays_only_what_is_missin
     let e = err_text(play_league::<Paco>(&league, &other, 2, &Heard::default()));
     assert_eq!(e, format!("{} is another league (pairs, seed differ): resume it with the same settings, or give a new directory", path.display()));
     // And so is a league of one game played as another.
-    let e = err_text(play_league::<pacozero_engine::shako::GameState>(&dir.join("shako"), &cfg, 2, &Heard::default()));
+    let e = err_text(play_league::<pacozero_engine::shako::GameState>(&dir.path().join("shako"), &cfg, 2, &Heard::default()));
     assert!(e.ends_with("is a league of paco, not shako"), "{e}");
 }
