@@ -42,7 +42,9 @@ use std::time::Instant;
 
 /// A parsed player spec. [`PlayerSpec::parse`] (or `str::parse`) reads it,
 /// and `Display` writes the spec that reads back to it: a `ref:` name as
-/// its model file, a `uci:` program as found and its timeout written out.
+/// its model file, a `uci:` program as named and its timeout written out.
+/// Reading a spec touches no file: a missing model or program is found when
+/// the player is made ([`Player::from_spec`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     Random,
@@ -225,9 +227,6 @@ impl PlayerSpec {
             "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))?, search: SearchOverrides::default() },
             "net" | "ref" if parts.len() >= 2 && parts.iter().skip(3).filter(|o| !o.starts_with("search.")).count() <= 3 => {
                 let path = if parts[0] == "ref" { pacozero_nn::reference_model(parts[1]).with_context(|| format!("player '{s}'"))? } else { PathBuf::from(parts[1]) };
-                if !path.exists() {
-                    bail!("player '{s}': model file {} does not exist", path.display());
-                }
                 let (search, options) = SearchOverrides::parse(s, parts.get(3..).unwrap_or(&[]))?;
                 let net = NetOptions::parse(s, &options)?;
                 PlayerSpec::Mcts { kind: EvalKind::Net(path, net), budget: budget(parts.get(2))?, search }
@@ -339,6 +338,9 @@ impl<G: Game> Player<G> {
             PlayerSpec::Mcts { kind: EvalKind::Uniform, .. } => Some(Arc::new(UniformEvaluator)),
             PlayerSpec::Mcts { kind: EvalKind::Rollout, .. } => Some(Arc::new(RolloutEvaluator::new(seed, 1, 400))),
             PlayerSpec::Mcts { kind: EvalKind::Net(path, net), .. } => {
+                if !path.exists() {
+                    bail!("player '{name}': model file {} does not exist", path.display());
+                }
                 Some(Arc::from(pacozero_nn::network_with_playouts::<G>(path, threads, net.mix.weight, net.mix.playouts, net.precision, seed)?))
             }
             PlayerSpec::Uci(uci) => {
@@ -589,7 +591,8 @@ mod tests {
             let e = PlayerSpec::parse(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("unknown player spec '{bad}'")), "{bad}: {e}");
         }
-        let e = PlayerSpec::parse("net:/no/such/model.pzmodel").unwrap_err().to_string();
+        let missing = PlayerSpec::parse("net:/no/such/model.pzmodel").unwrap();
+        let e = Player::<paco::GameState>::from_spec("net:/no/such/model.pzmodel".into(), missing, 1, 1).err().expect("no model").to_string();
         assert_eq!(e, "player 'net:/no/such/model.pzmodel': model file /no/such/model.pzmodel does not exist");
         assert!(PlayerSpec::parse("ref:no-such-reference-network").unwrap_err().to_string().starts_with("player 'ref:no-such-reference-network'"));
         // Search keys, checked as a configuration's `[search]` table.

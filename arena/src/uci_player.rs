@@ -50,7 +50,9 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 /// A parsed `uci:` player spec (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UciSpec {
-    /// The program, found on `PATH` or in [`GAMES_DIR`] when named bare.
+    /// The program as named: a path, or a bare name looked up on `PATH`,
+    /// then in [`GAMES_DIR`], when it starts ([`find_program`]). Reading a
+    /// spec touches no file, so a command line parses on any machine.
     pub program: PathBuf,
     pub args: Vec<String>,
     /// UCI options set before each game, in order.
@@ -86,8 +88,7 @@ impl UciSpec {
                 None => bail!("player '{spec}': '{t}' should be timeout=<milliseconds a move may take, at least 1>"),
             },
         };
-        let program = find_program(program).map_err(|e| anyhow::anyhow!("player '{spec}': {e}"))?;
-        Ok(UciSpec { program, args: args.to_vec(), options, budget, timeout })
+        Ok(UciSpec { program: PathBuf::from(program), args: args.to_vec(), options, budget, timeout })
     }
 }
 
@@ -137,7 +138,7 @@ impl std::fmt::Display for UciEngine {
 
 impl std::fmt::Display for UciSpec {
     /// `uci:<program>[ <args>][,<Option>=<value>...]:<budget>:timeout=<ms>`:
-    /// the program as found, and the timeout written out even when it was
+    /// the program as named, and the timeout written out even when it was
     /// the budget's default, so that [`UciSpec::parse`] reads back this spec.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "uci:{}", self.program.display())?;
@@ -196,7 +197,8 @@ impl UciProcess {
     /// game: `uci`, the options (and `UCI_Variant` when it has it and the
     /// spec does not set it), `isready`, `ucinewgame`, `isready`.
     pub fn start<G: Game>(spec: &UciSpec) -> Result<UciProcess, Forfeit> {
-        let mut child = Command::new(&spec.program)
+        let program = find_program(&spec.program.to_string_lossy()).map_err(Forfeit::crash)?;
+        let mut child = Command::new(&program)
             .args(&spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -381,11 +383,18 @@ mod tests {
             ("uci:sh:tc=0+1", "budget 'tc=0+1'"),
             ("uci:sh:tc=1+x", "tc=<base seconds>[+<increment seconds>]"),
             ("uci:sh:tc=-1", "budget 'tc=-1'"),
-            ("uci:no-such-engine-anywhere:nodes=5", "no program `no-such-engine-anywhere` on PATH or in /usr/games"),
-            ("uci:/no/such/engine:nodes=5", "no program /no/such/engine"),
         ] {
             let e = UciSpec::parse(bad).expect_err(bad).to_string();
             assert!(e.contains(needle), "{bad}: {e}");
+        }
+        // The program is looked for when it starts, not when the spec is read.
+        for (text, needle) in [
+            ("uci:no-such-engine-anywhere:nodes=5", "no program `no-such-engine-anywhere` on PATH or in /usr/games"),
+            ("uci:/no/such/engine:nodes=5", "no program /no/such/engine"),
+        ] {
+            let spec = UciSpec::parse(text).unwrap();
+            let e = check_engine::<pacozero_engine::paco::GameState>(text, &spec).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("player '{text}': ")) && e.contains(needle), "{text}: {e}");
         }
         // An option needs a name.
         let e = UciSpec::parse("uci:sh, =5:nodes=1").unwrap_err().to_string();
@@ -510,7 +519,12 @@ mod tests {
         let f = UciProcess::start::<shako::GameState>(&mute).err().unwrap();
         assert_eq!(f.reason, "engine_crash");
         assert!(f.detail.contains("while we waited for `uciok`"), "{f:?}");
-        let f = UciProcess::start::<shako::GameState>(&UciSpec { program: dir.path().join("none"), ..mute }).err().unwrap();
+        let f = UciProcess::start::<shako::GameState>(&UciSpec { program: dir.path().join("none"), ..mute.clone() }).err().unwrap();
+        assert!(f.reason == "engine_crash" && f.detail.starts_with("no program "), "{f:?}");
+        // A file that is there but cannot run.
+        let text = dir.path().join("text");
+        std::fs::write(&text, "not a program").unwrap();
+        let f = UciProcess::start::<shako::GameState>(&UciSpec { program: text, ..mute }).err().unwrap();
         assert!(f.reason == "engine_crash" && f.detail.starts_with("cannot start "), "{f:?}");
 
         // 0.3 s on the clock, 0.6 s to answer: lost on time, before the answer.

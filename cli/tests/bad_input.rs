@@ -311,8 +311,10 @@ fn broken_model_files_are_named() {
     // A checkpoint is not a model.
     std::fs::copy(fixture().run.join("checkpoints/latest.pzckpt"), &m).unwrap();
     fails_with(&arena, &["broken.pzmodel", "bad magic bytes (it is a checkpoint file)"]);
-    // A spec is checked as the arguments are parsed, before anything runs.
-    usage_error(&["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"], &["'--players", "/nonexistent/x.pzmodel does not exist"]);
+    fails_with(
+        &["arena", "--players", "net:/nonexistent/x.pzmodel", "random", "--games", "2"],
+        &["player 'net:/nonexistent/x.pzmodel'", "/nonexistent/x.pzmodel does not exist"],
+    );
 }
 
 /// A model whose header declares a 1.1 TB policy layer, read by every

@@ -1,7 +1,7 @@
 //! Arguments of `bench`: what it measures.
 
+use super::GameArg;
 use clap::{Args, Subcommand};
-use pacozero_engine::GameKind;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -31,9 +31,8 @@ pub enum BenchWhat {
     },
     /// MCTS simulations and node visits per second; with --model, the share of time in the network.
     Mcts {
-        /// The game searched (the model must be one of its networks).
-        #[arg(long, default_value_t)]
-        game: GameKind,
+        #[command(flatten)]
+        game: GameArg,
         /// Seconds each measurement runs.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
@@ -50,9 +49,8 @@ pub enum BenchWhat {
     /// Peak memory of self-play with many concurrent games per worker (resident
     /// set size from /proc/self/status; games are written to a temporary directory).
     Memory {
-        /// The game played.
-        #[arg(long, default_value_t)]
-        game: GameKind,
+        #[command(flatten)]
+        game: GameArg,
         /// Concurrent games per worker thread.
         #[arg(long, default_value_t = 1000)]
         games_per_thread: usize,
@@ -100,9 +98,8 @@ pub enum BenchWhat {
     },
     /// Network inference (batch 1, 32, 256) and training speed, against plain matrix multiplications.
     Net {
-        /// The game whose input and policy sizes the network has.
-        #[arg(long, default_value_t)]
-        game: GameKind,
+        #[command(flatten)]
+        game: GameArg,
         /// Residual blocks.
         #[arg(long, default_value_t = 6)]
         blocks: u32,

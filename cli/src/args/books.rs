@@ -1,7 +1,7 @@
 //! Arguments of `book`: build, probe, export, import, compare.
 
+use super::GameArg;
 use clap::{Args, Subcommand, ValueEnum};
-use pacozero_engine::GameKind;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -37,10 +37,8 @@ pub enum BookCommand {
         /// No progress lines.
         #[arg(long)]
         quiet: bool,
-        /// The game of the book (the model must be a network of that game; probe
-        /// and export read the game from the book).
-        #[arg(long, default_value_t)]
-        game: GameKind,
+        #[command(flatten)]
+        game: GameArg,
     },
     /// Print the book moves of a position.
     Probe {

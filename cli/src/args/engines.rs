@@ -1,6 +1,7 @@
 //! Arguments of the commands that play or analyse with a network:
 //! `analyze`, `analysis`, `uci`, `play`.
 
+use super::GameArg;
 use clap::{Args, ValueEnum};
 use pacozero_engine::GameKind;
 use std::path::PathBuf;
@@ -23,9 +24,8 @@ pub struct AnalyzeArgs {
     /// engine's and the Python package's default too).
     #[arg(long, default_value_t = pacozero_protocol::analysis::DEFAULT_PV_TURNS)]
     pub pv_turns: usize,
-    /// The game of the position and the network.
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameArg,
 }
 
 #[derive(Args, Debug)]
@@ -94,7 +94,6 @@ pub struct PlayArgs {
     /// Start position in the platform's FEN (default: the standard one).
     #[arg(long)]
     pub fen: Option<String>,
-    /// The game (the network must be one of this game's).
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameArg,
 }

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod books;
+mod common;
 mod engines;
 mod rules;
 mod strength;
@@ -17,6 +18,7 @@ mod training;
 
 pub use bench::*;
 pub use books::*;
+pub use common::*;
 pub use engines::*;
 pub use rules::*;
 pub use strength::*;

@@ -1,7 +1,7 @@
 //! Arguments of the rules commands: `perft`, `legal`, `show`.
 
+use super::GameArg;
 use clap::Args;
-use pacozero_engine::GameKind;
 
 #[derive(Args, Debug)]
 pub struct PerftArgs {
@@ -17,23 +17,20 @@ pub struct PerftArgs {
     /// Print the count below each first move.
     #[arg(long)]
     pub divide: bool,
-    /// The game of the position.
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameArg,
 }
 
 #[derive(Args, Debug)]
 pub struct LegalArgs {
-    /// The game of the positions.
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameArg,
 }
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The game of the position.
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameArg,
     /// Position in the game's FEN (default: the start position).
     #[arg(long)]
     pub fen: Option<String>,

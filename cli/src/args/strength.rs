@@ -1,8 +1,8 @@
 //! Arguments of the strength commands: `arena`, `league`, `ladder`,
 //! `tactics` and `solved`.
 
+use super::{GameArg, OutputArgs};
 use clap::{Args, Subcommand};
-use pacozero_engine::GameKind;
 use std::path::PathBuf;
 
 /// How the games of a match start and end: the same flags for `arena`,
@@ -66,10 +66,8 @@ pub struct ArenaArgs {
     pub sprt: Option<pacozero_arena::ratings::Sprt>,
     #[command(flatten)]
     pub matches: MatchSettings,
-    /// Print the result as JSON on standard output instead of the text (as
-    /// every command's `--json` does).
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Also write the result as JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -78,13 +76,9 @@ pub struct ArenaArgs {
     /// `pacozero games export DIR` writes them as PGN.
     #[arg(long)]
     pub record: Option<PathBuf>,
-    /// No progress bars (the notes and results are still printed).
-    #[arg(long)]
-    pub quiet: bool,
 
-    /// The game to play (`fischer_random` openings of Shako are a few random plies from the start).
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameArg,
 }
 
 #[derive(Args, Debug)]
@@ -115,15 +109,10 @@ pub struct LeagueArgs {
     pub anchor_elo: f64,
     #[command(flatten)]
     pub matches: MatchSettings,
-    /// Print the rating list as JSON on standard output instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
-    /// The game to play.
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub game: GameArg,
 }
 
 #[derive(Args, Debug)]
@@ -155,15 +144,10 @@ pub struct LadderArgs {
     /// and the run's report (report.html) shows the table.
     #[arg(long)]
     pub run: Option<PathBuf>,
-    /// Print the ladder as JSON on standard output instead of the markdown.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bars.
-    #[arg(long)]
-    pub quiet: bool,
-    /// The game to play.
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub game: GameArg,
 }
 
 #[derive(Args, Debug)]

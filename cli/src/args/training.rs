@@ -1,8 +1,8 @@
 //! Arguments of the training commands: `selfplay`, `train`, `evaluate`,
 //! `loop`, `report`, `config`, `games` and `export`.
 
+use super::GameArg;
 use clap::{Args, Subcommand, ValueEnum};
-use pacozero_engine::GameKind;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -34,9 +34,8 @@ pub struct SelfplayArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
-    /// The game to play.
-    #[arg(long, default_value_t)]
-    pub game: GameKind,
+    #[command(flatten)]
+    pub game: GameArg,
     /// Object store of the run (s3://bucket/run, gs://, az://, file:///dir): games are
     /// uploaded to data/w<NNNN>/ there and the model is read from its models/current
     /// (see docs/scale-out.md); --run is then the local cache (default: under the

@@ -38,7 +38,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     if a.sims == 0 {
         bail!("--sims must be at least 1");
     }
-    pacozero_engine::with_game!(a.game, G => analyze::<G>(&a))
+    pacozero_engine::with_game!(a.game.kind, G => analyze::<G>(&a))
 }
 
 fn analyze<G: Game>(a: &AnalyzeArgs) -> Result<()> {

@@ -11,7 +11,7 @@ use pacozero_book::BookStarts;
 use pacozero_engine::Game;
 
 pub fn run(a: ArenaArgs) -> Result<()> {
-    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
+    pacozero_engine::with_game!(a.game.kind, G => run_game::<G>(a))
 }
 
 fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
@@ -26,7 +26,7 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     };
     // With an SPRT, pairs go in rounds (two per thread, at least eight) and
     // the test looks after each.
-    let (m, decision) = with_match_bar(pairs, a.quiet, |progress| match &a.sprt {
+    let (m, decision) = with_match_bar(pairs, a.output.quiet, |progress| match &a.sprt {
         Some(t) => {
             let round = (2 * rayon::current_num_threads() as u64).max(8);
             run_match_sprt(&pa, &pb, pairs, &start, limits, a.matches.seed, progress, round, t).map(|(m, d)| (m, Some(d)))
@@ -96,7 +96,7 @@ fn run_game<G: Game>(a: ArenaArgs) -> Result<()> {
     });
     // `--json`: the JSON instead of the text on standard output (as `book
     // compare --json`); `--out FILE`: a JSON copy in a file.
-    if a.json {
+    if a.output.json {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{text}");

@@ -10,9 +10,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
     match a.what {
         BenchWhat::Perft { depth, atomic_depth, repeat, positions } => super::platform_perft::perft(depth, atomic_depth, repeat, positions),
         BenchWhat::Mcts { game, seconds, model, threads, games_per_thread } => {
-            pacozero_engine::with_game!(game, G => mcts::<G>(seconds, model, threads, games_per_thread))
+            pacozero_engine::with_game!(game.kind, G => mcts::<G>(seconds, model, threads, games_per_thread))
         }
-        BenchWhat::Net { game, blocks, channels, seconds } => net(game, blocks, channels, seconds),
+        BenchWhat::Net { game, blocks, channels, seconds } => net(game.kind, blocks, channels, seconds),
         BenchWhat::Analysis { model, queries, visits, concurrency, threads } => analysis(&model, queries, visits, &concurrency, threads),
         BenchWhat::Memory { game, games_per_thread, threads, games, max_decisions, sims, evaluator, games_per_chunk, tree_reuse } => {
             let cfg = SelfplayConfig {
@@ -23,7 +23,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 search: SearchConfig { full_simulations: sims, cheap_simulations: (sims / 4).max(1), tree_reuse, ..SearchConfig::default() },
                 ..SelfplayConfig::default()
             };
-            pacozero_engine::with_game!(game, G => memory::<G>(&cfg, games, &evaluator))
+            pacozero_engine::with_game!(game.kind, G => memory::<G>(&cfg, games, &evaluator))
         }
     }
 }

@@ -27,7 +27,7 @@ pub fn run(a: BookArgs) -> Result<()> {
                 cfg.fischer_random = k;
             }
             cfg.validate().context("with the command-line overrides")?;
-            pacozero_engine::with_game!(game, G => build_book::<G>(&cfg, &model, &out, quiet))
+            pacozero_engine::with_game!(game.kind, G => build_book::<G>(&cfg, &model, &out, quiet))
         }
         BookCommand::Probe { book, fen } => on_book(&book, ProbeOrExport::Probe(fen)),
         BookCommand::Export { book, format, out } => on_book(&book, ProbeOrExport::Export(format, out)),

@@ -15,7 +15,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
     if a.nodes.is_empty() || a.nodes.contains(&0) || !a.nodes.is_sorted() {
         bail!("--nodes {:?}: expected node budgets of at least 1, ascending", a.nodes);
     }
-    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
+    pacozero_engine::with_game!(a.game.kind, G => run_game::<G>(a))
 }
 
 /// Elo with its 95% interval as a table cell ([`elo_cell`]).
@@ -57,8 +57,9 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
         for &nodes in &a.nodes {
             let engine =
                 Player::<G>::from_spec(format!("{}:nodes={nodes}", a.engine), PlayerSpec::Uci(a.engine.at(Budget::Nodes(nodes))), a.matches.seed ^ 0xE9, 0)?;
-            let m =
-                super::arena::with_match_bar(pairs, a.quiet, |progress| run_match(p, &engine, pairs, a.matches.openings, limits, a.matches.seed, progress))?;
+            let m = super::arena::with_match_bar(pairs, a.output.quiet, |progress| {
+                run_match(p, &engine, pairs, a.matches.openings, limits, a.matches.seed, progress)
+            })?;
             if let Some(dir) = &record {
                 pacozero_arena::records::record_games::<G>(dir, &m.played)?;
             }
@@ -111,7 +112,7 @@ fn run_game<G: Game>(a: LadderArgs) -> Result<()> {
         pacozero_data::write_atomic(&run.ladder_json(), &[serde_json::to_string_pretty(&json)?.as_bytes()])?;
         pacozero_run::report::write_report(run.root())?;
     }
-    if a.json {
+    if a.output.json {
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         print!("{table}");

@@ -10,7 +10,7 @@ use pacozero_engine::Game;
 use pacozero_run::league::write_league_outputs;
 
 pub fn run(a: LeagueArgs) -> Result<()> {
-    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
+    pacozero_engine::with_game!(a.game.kind, G => run_game::<G>(a))
 }
 
 /// Draws the progress bar (or nothing with `--quiet`) and says what a start resumes.
@@ -38,7 +38,7 @@ impl LeagueObserver for Progress {
 
 fn run_game<G: Game>(a: LeagueArgs) -> Result<()> {
     let cfg = LeagueConfig {
-        game: a.game,
+        game: a.game.kind,
         specs: a.players.clone(),
         gauntlet: a.gauntlet.clone(),
         pairs: a.pairs,
@@ -46,7 +46,7 @@ fn run_game<G: Game>(a: LeagueArgs) -> Result<()> {
         seed: a.matches.seed,
         limits: a.matches.limits(),
     };
-    let bar = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(0) };
+    let bar = if a.output.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(0) };
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pairs [{elapsed} < {eta}]").expect("template"));
     // Rounds of two pairs a thread: each round's pairs are appended to the
     // league's file as they end.
@@ -63,7 +63,7 @@ fn run_game<G: Game>(a: LeagueArgs) -> Result<()> {
     };
     let list = league.ratings(&anchor)?;
     let table = write_league_outputs(&a.out, &league, &list)?;
-    if a.json {
+    if a.output.json {
         println!("{}", serde_json::to_string_pretty(&list.to_json())?);
     } else {
         print!("{table}");

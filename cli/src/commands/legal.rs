@@ -25,7 +25,7 @@ use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
 pub fn run(a: LegalArgs) -> Result<()> {
-    pacozero_engine::with_game!(a.game, G => legal::<G>())
+    pacozero_engine::with_game!(a.game.kind, G => legal::<G>())
 }
 
 fn legal<G: Game>() -> Result<()> {

@@ -10,7 +10,7 @@ use pacozero_engine::Game;
 use std::time::Instant;
 
 pub fn run(a: PerftArgs) -> Result<()> {
-    pacozero_engine::with_game!(a.game, G => perft::<G>(&a))
+    pacozero_engine::with_game!(a.game.kind, G => perft::<G>(&a))
 }
 
 fn perft<G: Game>(a: &PerftArgs) -> Result<()> {

@@ -26,7 +26,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
     if a.sims == 0 {
         bail!("--sims must be at least 1");
     }
-    pacozero_engine::with_game!(a.game, G => play_game::<G>(&a))
+    pacozero_engine::with_game!(a.game.kind, G => play_game::<G>(&a))
 }
 
 fn play_game<G: Game>(a: &PlayArgs) -> Result<()> {

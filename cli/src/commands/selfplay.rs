@@ -12,7 +12,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     if a.store.is_some() {
         return super::store::selfplay(a);
     }
-    pacozero_engine::with_game!(a.game, G => run_game::<G>(a))
+    pacozero_engine::with_game!(a.game.kind, G => run_game::<G>(a))
 }
 
 fn run_game<G: Game>(a: SelfplayArgs) -> Result<()> {

@@ -8,7 +8,7 @@ use anyhow::Result;
 use pacozero_engine::Game;
 
 pub fn run(a: ShowArgs) -> Result<()> {
-    pacozero_engine::with_game!(a.game, G => show::<G>(&a))
+    pacozero_engine::with_game!(a.game.kind, G => show::<G>(&a))
 }
 
 fn show<G: Game>(a: &ShowArgs) -> Result<()> {

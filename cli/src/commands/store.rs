@@ -17,7 +17,7 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
     let worker = a.worker.context("--store needs --worker N (each worker its own index)")?;
     let config = super::selfplay_config_at(a.config.as_deref(), &a.set)?.0;
     let w = StoreWorker { url, worker, cache: a.run.clone(), games: a.games, config, evaluator: a.evaluator.clone(), progress: !a.quiet };
-    pacozero_engine::with_game!(a.game, G => store_selfplay::<G>(&w, &print))
+    pacozero_engine::with_game!(a.game.kind, G => store_selfplay::<G>(&w, &print))
 }
 
 /// `pacozero train --store URL --run CACHE`.

@@ -227,7 +227,9 @@ impl LoopFile {
             check("baseline_games", l.baseline_games <= 100_000 && l.baseline_games.is_multiple_of(2), "even, at most 100000")?;
             check("baseline_simulations", (1..=100_000).contains(&l.baseline_simulations), "in 1..=100000")?;
             check("baseline_movetime_ms", l.baseline_movetime_ms <= 600_000, "at most 600000")?;
-            if l.external.is_some() {
+            if let Some(engine) = &l.external {
+                // The program is there when the run starts, not at its first evaluation.
+                pacozero_arena::uci_player::find_program(&engine.value().program.to_string_lossy()).map_err(|e| anyhow::anyhow!("loop.external: {e}"))?;
                 check(
                     "external_games",
                     (2..=100_000).contains(&l.external_games) && l.external_games.is_multiple_of(2),
