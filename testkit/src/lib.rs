@@ -8,10 +8,12 @@
 //! * [`constant`]: [`Constant`], an evaluator with uniform priors and a fixed
 //!   (win, draw, loss) for each mover.
 //! * [`watchdog`]: [`Watchdog`], which aborts a test that hangs.
+//! * [`engines`]: a UCI engine script that marks that it was started.
 //! * [`syscalls`]: a program traced under `strace`, and the order a
 //!   crash-safe write needs.
 
 pub mod constant;
+pub mod engines;
 pub mod nim;
 pub mod rng;
 pub mod syscalls;

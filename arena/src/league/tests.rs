@@ -1,4 +1,5 @@
 use super::*;
+use pacozero_testkit::engines::marking_engine;
 use tempfile::TempDir;
 
 /// The whole message of an error (with its causes).
@@ -223,25 +224,11 @@ fn a_league_file_is_read_with_its_pairs_and_a_pair_outside_the_league_is_named_b
     assert!(err_text(read_league(dir.path())).starts_with(&format!("{}:1: not a league header", path.display())));
 }
 
-/// A UCI engine that leaves the file `marker` when it starts, then
-/// forfeits every game at its first move.
-fn marking_engine(dir: &TempDir, marker: &Path) -> PathBuf {
-    let path = dir.path().join("x.sh");
-    let script = format!(
-            "#!/bin/sh\ntouch '{}'\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name x'; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'bestmove zz99';;\n    quit) exit 0;;\n  esac\ndone\n",
-            marker.display()
-        );
-    std::fs::write(&path, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
-
 #[test]
 fn a_resumed_league_starts_no_program_and_reads_no_model_that_only_its_file_names() {
     let dir = temp_dir();
     let marker = dir.path().join("started");
-    let program = format!("uci:{}:nodes=1", marking_engine(&dir, &marker).display());
+    let program = format!("uci:{}:nodes=1", marking_engine(dir.path(), &marker).display());
     let outside = tiny_model_in::<Paco>(&dir.path().join("elsewhere"), "m");
     let cfg = config(&["random", "greedy"], None, 1);
     let league = dir.path().join("league");

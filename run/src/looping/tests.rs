@@ -3,6 +3,7 @@ use crate::test_support::{err_text, forfeiting_engine, json_lines, tiny_loop, ti
 use pacozero_arena::ratings::{Pentanomial, Wdl};
 use pacozero_data::spec_of;
 use pacozero_engine::paco::GameState as Paco;
+use pacozero_testkit::engines::marking_engine;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -426,25 +427,11 @@ fn a_run_cannot_switch_games() {
     assert!(e.contains("is a paco run; its config.toml now says game = \"shako\""), "{e}");
 }
 
-/// A UCI engine that leaves the file `marker` when it starts, then
-/// forfeits every game at its first move.
-fn marking_engine(dir: &TempDir, marker: &Path) -> PathBuf {
-    let path = dir.join("x.sh");
-    let script = format!(
-        "#!/bin/sh\ntouch '{}'\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name x'; echo uciok;;\n    isready) echo readyok;;\n    go*) echo 'bestmove zz99';;\n    quit) exit 0;;\n  esac\ndone\n",
-        marker.display()
-    );
-    std::fs::write(&path, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
-
 #[test]
 fn a_resumed_run_starts_no_program_its_config_names_unless_the_command_line_repeats_it() {
     let dir = TempDir::new("external-resume");
     let marker = dir.join("started");
-    let external = format!("uci:{}:nodes=1", marking_engine(&dir, &marker).display());
+    let external = format!("uci:{}:nodes=1", marking_engine(dir.path(), &marker).display());
     let set = format!("loop.external={external}");
     // Generation 1 trained: its evaluation, with the external match, is next.
     let state = LoopState { game: "paco".into(), generation: 1, done: Stage::Train, ..LoopState::default() };
