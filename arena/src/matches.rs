@@ -25,12 +25,12 @@ pub struct GameResult {
     pub seconds: [f64; 2],
     pub decisions_by: [u32; 2],
     pub simulations: [u64; 2],
-    /// [`Game::end_reason`] of the final position, `"max_length"` for a cut
+    /// [`GameRules::end_reason`](pacozero_engine::GameRules::end_reason) of the final position, `"max_length"` for a cut
     /// game, `"stuck"`, or the [`Forfeit::reason`] of an external engine's loss.
     pub end_reason: &'static str,
     /// The start position in the game's notation.
     pub start_fen: String,
-    /// The decisions played, by name ([`Game::action_name`]), space-separated
+    /// The decisions played, by name ([`Notation::action_name`](pacozero_engine::Notation::action_name)), space-separated
     /// (the games table's `actions`).
     pub actions: String,
     /// Why the loser forfeited, when an external engine did.

@@ -105,7 +105,7 @@ pub fn generate_suite(games: &str, vectors: &str, max_depth: u8, progress: &mut 
 mod tests {
     use super::*;
     use crate::tactics::{parse_suite, BUNDLED_SUITE};
-    use pacozero_engine::Game;
+    use pacozero_engine::prelude::*;
 
     const VECTORS: &str = include_str!("../../engine/tests/data/vectors.jsonl");
 

@@ -21,7 +21,7 @@
 //! the chain after a place) start from the visits the first one gave them.
 //!
 //! Everything is generic over the engine's [`Game`] (Paco Ŝako and Shako): openings
-//! are the game's standard start or its [`Game::random_start`]
+//! are the game's standard start or its [`GameRules::random_start`](pacozero_engine::GameRules::random_start)
 //! (`fischer_random`: Fischer-random setups for Paco, a few random plies
 //! from the standard start for Shako), or positions of an opening book
 //! (`pacozero_book::BookStarts::opening`; a built book or one imported from the platform).
@@ -437,9 +437,9 @@ pub(crate) struct GameSoFar<'a, G> {
 }
 
 /// The `greedy` player's turn (empty when stuck): a whole turn that wins at
-/// once if there is one ([`Game::legal_turns`]); otherwise a random turn
+/// once if there is one ([`GameRules::legal_turns`](pacozero_engine::GameRules::legal_turns)); otherwise a random turn
 /// after which the opponent cannot win at once (it is not sure to win this
-/// turn, [`Game::can_win_this_turn`], and no single decision of its wins),
+/// turn, [`GameRules::can_win_this_turn`](pacozero_engine::GameRules::can_win_this_turn), and no single decision of its wins),
 /// or any turn if none is safe. A turn that ends the game in a draw is safe.
 pub fn greedy_turn<G: Game>(g: &G, rng: &mut ChaCha8Rng) -> Vec<u16> {
     let me = g.to_move();
@@ -481,6 +481,7 @@ pub fn greedy_turn<G: Game>(g: &G, rng: &mut ChaCha8Rng) -> Vec<u16> {
 mod tests {
     use super::*;
     use pacozero_engine::paco;
+    use pacozero_engine::prelude::*;
     use rand::{Rng, SeedableRng};
 
     /// Every kind of spec reads back from what it writes; the text may

@@ -87,6 +87,7 @@ pub fn record_games_as<G: Game>(dir: &Path, stem: Option<&str>, games: &[MatchGa
 mod tests {
     use super::*;
     use crate::{no_progress, run_match, Openings, Player};
+    use pacozero_engine::prelude::*;
     use pacozero_engine::shako;
     use pacozero_search::GameLimits;
 

@@ -1,7 +1,7 @@
 //! Solved positions: a suite of positions whose exact values and optimal
 //! moves a perfect solver computed, and how close a network's play comes
 //! to perfect play on them ([`judge_suite`]; `pacozero solved`). A game
-//! bundles its suite as [`Game::SOLVED_SUITE`]: Connect Four's
+//! bundles its suite as [`Tools::SOLVED_SUITE`](pacozero_engine::Tools::SOLVED_SUITE): Connect Four's
 //! (`engine/tests/data/connect4-solved.jsonl`) was labelled by solvers
 //! others wrote (`tools/connect4-solvers/`, docs/connect4.md). A suite of
 //! any game in this format is judged the same way.
@@ -193,6 +193,7 @@ pub fn judge_suite<G: Game, E: Evaluator<G>>(evaluator: &E, suite: &[SolvedLine]
 mod tests {
     use super::*;
     use pacozero_engine::connect4;
+    use pacozero_engine::prelude::*;
     use pacozero_search::{EvalRequest, UniformEvaluator};
     use std::collections::HashMap;
 

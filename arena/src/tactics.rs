@@ -156,6 +156,7 @@ fn is_winning_turn<G: Game>(g: &G, turn: &[u16], t: &TacticLine) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pacozero_engine::prelude::*;
     use pacozero_engine::{paco, Outcome};
 
     /// A policy that knows the engine: all its prior on the decisions that

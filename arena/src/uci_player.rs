@@ -357,6 +357,7 @@ pub fn check_engine<G: Game>(spec_text: &str, spec: &UciSpec) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pacozero_engine::prelude::*;
 
     #[test]
     fn specs_read_the_command_options_budget_and_timeout() {

@@ -15,7 +15,7 @@ use crate::targets::{moves_left_weight, Targets};
 #[derive(Clone, Copy)]
 struct Symmetry {
     planes: fn(usize, &mut [u64]) -> bool,
-    /// The index in `Game::ENCODINGS` of the rows' encoding.
+    /// The index in `Encode::ENCODINGS` of the rows' encoding.
     encoding: usize,
     action: fn(usize) -> usize,
 }
@@ -82,7 +82,7 @@ impl Batch {
 
     /// [`Batch::build`] where the `k`-th row of the batch is mirrored (its
     /// planes and its policy indices) when `mirror(k)` says so and the row's
-    /// game has a mirror for it ([`Game::mirror_planes`]: Paco Ŝako's a ↔ h
+    /// game has a mirror for it ([`Encode::mirror_planes`](pacozero_engine::Encode::mirror_planes): Paco Ŝako's a ↔ h
     /// file mirror, for rows without a castling right).
     /// The value targets mix and the reply targets come as `targets` says
     /// ([`crate::targets`]).

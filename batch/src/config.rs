@@ -76,7 +76,7 @@ pub struct TrainConfig {
     pub value_weight: f64,
     /// Weight of the moves-left MSE on `ln(1 + moves_left)` (>= 0).
     pub moves_left_weight: f64,
-    /// Weight of the auxiliary targets' BCE: the game's `Game::AUX_TARGETS`,
+    /// Weight of the auxiliary targets' BCE: the game's `Encode::AUX_TARGETS`,
     /// whatever they are (>= 0). The name is from Paco Ŝako's; it is kept so
     /// that configurations and `metrics.csv`'s `sako_loss` still read.
     pub sako_weight: f64,

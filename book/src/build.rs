@@ -3,7 +3,7 @@
 //! ## Book nodes and moves
 //!
 //! A book node is a position at the start of a turn (nothing in hand; a
-//! pending promotion may open the turn, `Game::is_turn_start`), keyed by the
+//! pending promotion may open the turn, `GameRules::is_turn_start`), keyed by the
 //! engine's position hash, so transpositions share one node; repetition
 //! history is not part of a node (each node is searched from its FEN). A book
 //! read from the platform may hold several rows of a node (FENs differing in
@@ -191,7 +191,7 @@ pub trait BookGame: Game {
         Ok(g.without_history())
     }
     /// `count` distinct start positions other than the standard one: the
-    /// game's random starts ([`Game::random_start`]: Fischer-random setups
+    /// game's random starts ([`GameRules::random_start`](pacozero_engine::GameRules::random_start): Fischer-random setups
     /// for Paco, a few random plies for Shako) numbered by draws of `rng`.
     fn other_starts(count: usize, rng: &mut ChaCha8Rng) -> Vec<Self> {
         let mut seen = HashSet::from([Self::start().hash()]);

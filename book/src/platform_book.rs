@@ -21,7 +21,7 @@
 //! the cycle in file order). Self-play's book starts (weights
 //! `visits^(1/T)`) and arena openings therefore work on an imported book as
 //! on a built one. A position (the board, a pending promotion included,
-//! see `Game::is_turn_start`) starts a turn when nothing is in hand.
+//! see `GameRules::is_turn_start`) starts a turn when nothing is in hand.
 //!
 //! ## What import keeps, uses and refuses
 //!
@@ -57,11 +57,12 @@ use std::path::{Path, PathBuf};
 use pacozero_data::book::{BookInfo, BookMove, BookPosition};
 use pacozero_data::platform_book::{PlatformBook, PlatformBookError, PlatformMove, PlatformPosition};
 use pacozero_engine::paco::{action_from_index, action_index, parse_actions, turn_to_string, GameState, Position};
-use pacozero_engine::{Color, Game};
+use pacozero_engine::Color;
 
 use pacozero_engine::paco::actions_text;
 
 use crate::entries::SAME_POSITION;
+use pacozero_engine::prelude::*;
 
 /// Total visits an imported position's moves share (rounding: a move of
 /// probability p gets round(p · `IMPORT_VISITS`), at least 1).
@@ -414,7 +415,7 @@ fn set_depths_and_weights(rows: &mut [BookPosition]) {
 
 /// Our book's rows in the platform's format (rows in the given order).
 pub fn export_platform_book(info: &BookInfo, rows: &[BookPosition]) -> Result<PlatformBook, PlatformExportError> {
-    if !info.game.is_empty() && info.game != <GameState as Game>::NAME {
+    if !info.game.is_empty() && info.game != <GameState as GameRules>::NAME {
         return Err(PlatformExportError::Game(info.game.clone()));
     }
     let mut positions = Vec::with_capacity(rows.len());
@@ -435,7 +436,7 @@ pub fn export_platform_book(info: &BookInfo, rows: &[BookPosition]) -> Result<Pl
 /// The header of a book imported from the platform file `path`.
 pub fn platform_info(path: &Path) -> BookInfo {
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    BookInfo { game: <GameState as Game>::NAME.into(), network: format!("platform:{name}"), config: String::new() }
+    BookInfo { game: <GameState as GameRules>::NAME.into(), network: format!("platform:{name}"), config: String::new() }
 }
 
 #[cfg(test)]

@@ -40,7 +40,6 @@ use pacozero_engine::paco::{action_from_index, GameState, Position};
 
 /// The game of the platform's books: the one game `book compare` compares.
 pub type PlatformGame = GameState;
-use pacozero_engine::Game;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -48,6 +47,7 @@ use serde::Serialize;
 use pacozero_search::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
 
 use crate::entries::{left_out_text, lookup_rows};
+use pacozero_engine::prelude::*;
 
 /// Reference |value| above which value signs are compared.
 pub const SIGN_THRESHOLD: f32 = 0.2;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 mod common;
 use common::{bin, s, tiny_model_of};
+use pacozero_engine::prelude::*;
 
 /// A running analysis engine.
 struct Engine {

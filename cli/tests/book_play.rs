@@ -10,6 +10,7 @@ use std::process::{Output, Stdio};
 
 mod common;
 use common::{bin, manifest_dir, tiny_model_of};
+use pacozero_engine::prelude::*;
 
 fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
@@ -373,7 +374,6 @@ fn play_with_scripted_input() {
 #[test]
 fn shako_books_are_built_probed_exported_and_used_by_selfplay() {
     use pacozero_engine::shako;
-    use pacozero_engine::Game;
     let dir = tempfile::tempdir().unwrap();
     let (model, cfg, book) = book_fixture(dir.path(), tiny_model_of::<shako::GameState>(dir.path(), "tiny-shako"), "shako.parquet");
     let (m, c, b) = (model.to_str().unwrap(), cfg.to_str().unwrap(), book.to_str().unwrap());

@@ -16,6 +16,7 @@
 
 mod common;
 use common::{run_ok, s, write_config};
+use pacozero_engine::prelude::*;
 
 const LEARN: &str = r#"
 [loop]
@@ -74,7 +75,6 @@ threads = 1
 /// share of optimal moves among the legal ones (a uniformly random move),
 /// and the share of the commonest exact result (a constant value guess).
 fn knowing_nothing() -> (f64, f64) {
-    use pacozero_engine::Game;
     let suite = pacozero_engine::connect4::GameState::SOLVED_SUITE.expect("Connect Four bundles its solved suite");
     let lines: Vec<serde_json::Value> = suite.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
     let n = lines.len() as f64;

@@ -9,7 +9,8 @@ use std::process::Stdio;
 
 mod common;
 use common::{bin, s, tiny_model_of};
-use pacozero_engine::{shako, Game};
+use pacozero_engine::prelude::*;
+use pacozero_engine::shako;
 
 const START: &str = "c8c/ernbqkbnre/pppppppppp/10/10/10/10/PPPPPPPPPP/ERNBQKBNRE/C8C w KQkq - 0 1";
 

@@ -177,7 +177,7 @@ fn name_findings(files: &[(String, String)]) -> Vec<String> {
                 findings.push(format!("{at}: a run-directory path spelled outside data/src/run_dir.rs (use pacozero_data::RunDir): {}", line.trim()));
             }
             if old_aux.is_match(line) && path != "data/src/schema.rs" && !game_name_allowed(path, line, &games) {
-                findings.push(format!("{at}: an auxiliary target named outside its game (Game::AUX_TARGETS) and data/src/schema.rs: {}", line.trim()));
+                findings.push(format!("{at}: an auxiliary target named outside its game (Encode::AUX_TARGETS) and data/src/schema.rs: {}", line.trim()));
             }
             if game_name.is_match(line) && !game_name_allowed(path, line, &games) {
                 findings.push(format!("{at}: a game named outside its directory and the registry (go through Game/GameKind): {}", line.trim()));

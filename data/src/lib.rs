@@ -27,7 +27,7 @@
 //! `schema_version`, `game`, `board_height`, `board_width`, `bit_planes`,
 //! `scalars`, `policy_size` (decimal strings), and `aux_targets`: the names of
 //! the game's auxiliary targets ([`GameSpec::aux_targets`], from the game's
-//! `Game::AUX_TARGETS`), comma-separated, in the order of the `aux_targets`
+//! `Encode::AUX_TARGETS`), comma-separated, in the order of the `aux_targets`
 //! column.
 //!
 //! ## Positions table (`*.positions.parquet`)
@@ -52,7 +52,7 @@
 //! | `action` | UInt16 | policy slot actually played |
 //! | `result` | Int8 | final result for the mover: `1` win, `0` draw, `-1` loss (a truncated game's: the cut's, no training target) |
 //! | `moves_left` | UInt32 | decisions remaining until the game ended (0 on the last decision; a truncated game's: until the cut, no training target) |
-//! | `aux_targets` | FixedSizeList\<Boolean, n\> | the game's `n` auxiliary targets, named in the metadata key `aux_targets` (each game's `Game::AUX_TARGETS`, documented there), in that order; mid-turn, the values of the turn's settled start |
+//! | `aux_targets` | FixedSizeList\<Boolean, n\> | the game's `n` auxiliary targets, named in the metadata key `aux_targets` (each game's `Encode::AUX_TARGETS`, documented there), in that order; mid-turn, the values of the turn's settled start |
 //! | `weight` | Float32 | sample weight, default `1`, finite and `>= 0` |
 //! | `network_id` | Utf8 | model that played, e.g. `"gen-0003"` or `"uniform"` |
 //! | `truncated` | Boolean | the game was cut at its length cap, not ended by its rules ([`is_truncation`] of its reason); optional, `false` in files without it |

@@ -25,11 +25,11 @@ pub const OLDEST_READ_VERSION: u16 = 1;
 /// two targets, under whose column names both games of that version stored
 /// their two (Shako: in check, has a checking move). Readers of version-1
 /// files read them into [`PositionRow::aux_targets`]; a version-1 file of a
-/// registered game gets that game's [`Game::AUX_TARGETS`] as its names
+/// registered game gets that game's [`Encode::AUX_TARGETS`] as its names
 /// (every game of version 1 declared these two, in this order), any other
 /// game these column names. Nothing else names them.
 ///
-/// [`Game::AUX_TARGETS`]: pacozero_engine::Game::AUX_TARGETS
+/// [`Encode::AUX_TARGETS`]: pacozero_engine::Encode::AUX_TARGETS
 pub const V1_AUX_COLUMNS: [&str; 2] = ["mover_in_sako", "mover_can_paco"];
 
 /// Most auxiliary targets a spec may declare.
@@ -60,18 +60,18 @@ pub struct GameSpec {
     pub scalars: u32,
     /// Number of policy slots (metadata key `policy_size`).
     pub policy_size: u32,
-    /// Names of the game's auxiliary targets ([`Game::AUX_TARGETS`]), in
+    /// Names of the game's auxiliary targets ([`Encode::AUX_TARGETS`]), in
     /// the order of the `aux_targets` column (metadata key `aux_targets`,
     /// the names comma-separated).
     ///
-    /// [`Game::AUX_TARGETS`]: pacozero_engine::Game::AUX_TARGETS
+    /// [`Encode::AUX_TARGETS`]: pacozero_engine::Encode::AUX_TARGETS
     pub aux_targets: Vec<String>,
     /// The input encoding of the planes and scalars (one of the game's
-    /// [`Game::ENCODINGS`]; metadata key `encoding`, written only when it
+    /// [`Encode::ENCODINGS`]; metadata key `encoding`, written only when it
     /// is not the game's own, [`DEFAULT_ENCODING`], which files without the
     /// key hold).
     ///
-    /// [`Game::ENCODINGS`]: pacozero_engine::Game::ENCODINGS
+    /// [`Encode::ENCODINGS`]: pacozero_engine::Encode::ENCODINGS
     pub encoding: String,
 }
 

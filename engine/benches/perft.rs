@@ -5,6 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pacozero_engine::paco::{GameState, Position};
+use pacozero_engine::prelude::*;
 use pacozero_engine::shako;
 
 fn middlegames() -> Vec<(Position, u64)> {
@@ -118,7 +119,7 @@ fn shako_records() -> Vec<shako::GameState> {
 /// search leaf) against legal move generation on the same positions, and
 /// against playing every move out and asking the game's result.
 fn shako_mate_in_one(c: &mut Criterion) {
-    use pacozero_engine::{Game, Outcome};
+    use pacozero_engine::Outcome;
     let games = shako_records();
     let mut g = c.benchmark_group("shako mate in one");
     g.throughput(Throughput::Elements(games.len() as u64));

@@ -45,6 +45,7 @@ use toy::TicTacToe;
 
 mod common;
 use common::Rng;
+use pacozero_engine::prelude::*;
 
 /// What one game's run checked, for the test's own sanity assertions.
 #[derive(Debug, Default)]
@@ -395,7 +396,7 @@ fn every_game_refuses_turns_that_are_not_legal() {
     }
 }
 
-/// Each game's own perft ([`Game::fast_perft`]) counts what the generic
+/// Each game's own perft ([`Tools::fast_perft`]) counts what the generic
 /// one does, by whole turns and by decisions, from the start and from
 /// random starts.
 fn check_fast_perft<G: Game>() {

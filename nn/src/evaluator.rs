@@ -34,7 +34,7 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
         self.id.clone()
     }
     /// The search encodes leaves in the game's own encoding
-    /// ([`Game::encode`]); a network reading another encodes them itself.
+    /// ([`Encode::encode`](pacozero_engine::Encode::encode)); a network reading another encodes them itself.
     fn needs_encoding(&self) -> bool {
         matches!(self.encoding_of::<G>(), Ok(0))
     }

@@ -45,7 +45,7 @@
 //!   (with `reply_policy`, a second linear layer on the same features: the
 //!   opponent's reply, an auxiliary target search does not use); or with
 //!   `policy_head = "conv"`: 3x3 conv (`policy_channels`) + BN + ReLU → 1x1
-//!   conv (with bias) to the game's policy planes (`Game::policy_planes`)
+//!   conv (with bias) to the game's policy planes (`Encode::policy_planes`)
 //!   → each slot's logit gathered from its plane and square (or a plane's
 //!   mean), and the reply head a second 1x1 conv;
 //! * value trunk: 1x1 conv (`value_channels`) + BN + ReLU → (with

@@ -22,7 +22,7 @@ pub enum PolicyHead {
     #[default]
     Fc,
     /// A 3x3 convolution (`policy_channels`) and a 1x1 convolution to the
-    /// game's policy planes ([`pacozero_engine::Game::policy_planes`]); each
+    /// game's policy planes ([`pacozero_engine::Encode::policy_planes`]); each
     /// slot's logit is read from its plane and square.
     Conv,
 }
@@ -99,13 +99,13 @@ pub struct NetConfig {
     /// Policy slots (1..=65536).
     pub policy_size: u32,
     /// Logits of the auxiliary head: the game's auxiliary targets (from the
-    /// data spec, `Game::AUX_TARGETS`; 0..=64). Default 2 (both games have
+    /// data spec, `Encode::AUX_TARGETS`; 0..=64). Default 2 (both games have
     /// two, and the files of earlier builds have no such key); written only
     /// when it differs, so their headers stay as they were.
     #[serde(default = "d_aux_targets", skip_serializing_if = "is_d_aux_targets")]
     pub aux_targets: u32,
     /// The input encoding the network reads (one of the game's
-    /// `Game::ENCODINGS`, from the data spec): `"pacozero"`, each game's
+    /// `Encode::ENCODINGS`, from the data spec): `"pacozero"`, each game's
     /// own, or for Paco Ŝako `"platform"`, the platform's input (see the
     /// book's chapter "ONNX export"). Written only when it is not
     /// `"pacozero"`, so the headers of earlier files, which have no such
@@ -207,7 +207,7 @@ impl NetConfig {
 
     /// The policy planes of the game whose inputs (in this network's
     /// encoding), board and policy this network has
-    /// ([`pacozero_engine::Game::policy_planes`]), which a `"conv"` policy
+    /// ([`pacozero_engine::Encode::policy_planes`]), which a `"conv"` policy
     /// head writes; the error says why there are none.
     pub fn policy_planes(&self) -> NnResult<pacozero_engine::PolicyPlanes> {
         fn planes<G: Game>(cfg: &NetConfig) -> Option<Option<pacozero_engine::PolicyPlanes>> {
@@ -434,7 +434,7 @@ pub struct NetOutput {
     pub wdl: Tensor<2>,
     /// Predicted `ln(1 + moves_left)`, `[B, 1]`.
     pub moves_left: Tensor<2>,
-    /// Logits of the game's auxiliary targets (`Game::AUX_TARGETS`, in
+    /// Logits of the game's auxiliary targets (`Encode::AUX_TARGETS`, in
     /// order), `[B, A]` with `A` = [`NetConfig::aux_targets`].
     pub aux: Tensor<2>,
     /// Logits of the opponent's reply, `[B, P]` (not masked), with

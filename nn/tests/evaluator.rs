@@ -8,7 +8,8 @@ mod common;
 use common::random_net;
 use pacozero_data::{spec_of, spec_of_encoding};
 use pacozero_engine::paco::GameState;
-use pacozero_engine::{Game, GameKind};
+use pacozero_engine::prelude::*;
+use pacozero_engine::GameKind;
 use pacozero_nn::{default_device, EvalInput, ModelInfo, NetConfig, Network, NetworkEvaluator};
 use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
 

@@ -21,7 +21,7 @@ fn tiny() -> NetworkEvaluator {
 fn network_evaluator_searches_and_plays() {
     let ev = tiny();
     assert_eq!(Evaluator::<GameState>::name(&ev), "gen-test");
-    let g = <GameState as pacozero_engine::Game>::start();
+    let g = <GameState as pacozero_engine::GameRules>::start();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
     let r = search(&SearchConfig { algorithm: Algorithm::Gumbel, ..SearchConfig::default() }, &g, &ev, 16, true, &mut rng).unwrap();
     assert_eq!(r.simulations, 16);

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use onnx_protobuf::{Message, ModelProto, ValueInfoProto};
 use pacozero_data::spec_of;
+use pacozero_engine::prelude::*;
 use pacozero_engine::GameKind;
 use pacozero_nn::{default_device, ModelInfo, NetConfig, PolicyHead};
 
@@ -218,7 +219,6 @@ fn nodes_are_numbered_in_order_and_their_values_named_after_the_layers() {
 
 #[test]
 fn the_metadata_names_the_game_its_encoding_inputs_layout_and_the_model() {
-    use pacozero_engine::Game;
     type G = pacozero_engine::paco::GameState;
     let net = NetConfig { blocks: 2, ..NetConfig::tiny_for(&spec_of(GameKind::Paco)) };
     let model = net.init_seeded(&default_device(), 7).unwrap();

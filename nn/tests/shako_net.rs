@@ -2,8 +2,8 @@
 //! through the search and self-play.
 
 use pacozero_data::game_spec;
+use pacozero_engine::prelude::*;
 use pacozero_engine::shako::GameState;
-use pacozero_engine::Game;
 use pacozero_nn::{default_device, EvalInput, ModelInfo, NetConfig, Network, NetworkEvaluator};
 use pacozero_search::{search, Algorithm, SearchConfig};
 use pacozero_selfplay::{run_selfplay, SelfplayConfig, StartPositions};

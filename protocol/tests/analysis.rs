@@ -9,10 +9,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use pacozero_engine::paco::GameState;
-use pacozero_engine::{Game, Outcome};
+use pacozero_engine::Outcome;
 use pacozero_protocol::analysis::{serve, ServeOptions, ServeStats};
 use serde_json::{json, Value};
 
+use pacozero_engine::prelude::*;
 use pacozero_testkit::Constant;
 
 /// The engine's input: lines sent from the test as it goes.

@@ -6,7 +6,7 @@
   legal actions is a fixed function of the decision count, the same in both
   languages, so both play the same games); Python with ``apply`` (a new
   state per decision) and with ``push`` (in place), Rust with the engine's
-  ``Game::playable_actions`` + ``Game::apply``;
+  ``GameRules::playable_actions`` + ``GameRules::apply``;
 * ``encode``: the states of those playouts to (planes, scalars) arrays;
 * ``data``: one shuffled pass over a data directory in batches of 256
   (``pacozero.data.open`` against ``Batch::build`` on the same window; the

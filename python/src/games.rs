@@ -6,23 +6,23 @@
 //! constructors make. A game added to the registry appears in Python with
 //! no change here.
 //!
-//! The state is a boxed [`DynState`], the object-safe part of [`Game`] that
-//! the binding needs (every `Game` is one). Code that needs the game's type
-//! (the search of `analyze`) gets it back through
-//! [`with_game!`](pacozero_engine::with_game) and [`DynState::as_any`].
+//! The state is an [`AnyState`], the engine's enum of the registered
+//! games' states, and every method runs the game's own code through
+//! [`with_state!`](pacozero_engine::with_state): the same dispatch as the
+//! rest of the pipeline, with no second copy of the game traits.
 //!
 //! `apply(a)` returns a new state and leaves this one as it was (search
 //! trees, replays and data pipelines keep every state they saw); `push(a)`
 //! changes this state in place, for loops that only go forward. Both take
-//! decisions through the engine's check ([`Game::try_apply`]).
+//! decisions through the engine's check ([`Notation::try_apply`]).
 
-use std::any::Any;
 use std::cell::Cell;
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray3};
 use pacozero_data::{decode_into, game_spec, game_spec_as, spec_of, GameSpec};
-use pacozero_engine::{encoding_index, Color, Game, GameKind, Outcome, DEFAULT_ENCODING};
+use pacozero_engine::prelude::*;
+use pacozero_engine::{encoding_index, with_state, AnyState, GameKind, Outcome, DEFAULT_ENCODING};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
@@ -32,134 +32,48 @@ pub fn value_error(msg: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(msg.to_string())
 }
 
-/// What the Python class needs of a game state, object-safe: [`Game`]'s
-/// methods with the checks that input from Python needs. Every [`Game`] is
-/// one.
-pub trait DynState: Send + Sync {
-    /// The state as its game's type, for code run through
-    /// [`with_game!`](pacozero_engine::with_game).
-    fn as_any(&self) -> &dyn Any;
-    /// The game of the state.
-    fn kind(&self) -> GameKind;
-    fn clone_box(&self) -> Box<dyn DynState>;
-    fn to_move(&self) -> Color;
-    fn outcome(&self) -> Option<Outcome>;
-    fn end_reason(&self) -> &'static str;
-    fn hash(&self) -> u64;
-    fn repetitions(&self) -> usize;
-    fn notation(&self) -> String;
-    fn num_actions(&self) -> usize;
-    fn legal_actions(&self, out: &mut Vec<u16>);
-    fn playable_actions(&self, out: &mut Vec<u16>);
-    fn action_name(&self, action: u16) -> String;
-    /// [`Game::read_action`]: a decision from its name, legal here or not.
-    fn read_action(&self, name: &str) -> Result<u16, String>;
-    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String>;
-    /// The notation of decisions played from here, after checking that
-    /// they are legal and stay within one turn.
-    fn turn_name(&self, actions: &[u16]) -> Result<String, String>;
-    /// Every legal turn with its notation (none once the game is over).
-    fn named_turns(&self) -> Vec<(String, Vec<u16>)>;
-    /// [`Game::try_apply`].
-    fn try_apply(&mut self, action: u16) -> Result<(), String>;
-    fn perft(&self, depth: u32, whole_turns: bool) -> u64;
-    /// The game's data spec (encoding and policy sizes).
-    fn spec(&self) -> GameSpec;
-    /// The packed encoding: `(planes words, scalars)`.
-    fn encode_packed(&self) -> (Vec<u64>, Vec<f32>);
-    /// The data spec of the game's input encoding `encoding` (a name of
-    /// `Game::ENCODINGS`); the error names the game's encodings.
-    fn spec_as(&self, encoding: &str) -> Result<GameSpec, String>;
-    /// The packed encoding in input encoding `encoding`.
-    fn encode_packed_as(&self, encoding: &str) -> Result<(Vec<u64>, Vec<f32>), String>;
+/// The notation of `actions` played from `g`, after checking that they
+/// are legal and stay within one turn.
+fn turn_name<G: Game>(g: &G, actions: &[u16]) -> Result<String, String> {
+    let mover = g.to_move();
+    let mut after = g.clone();
+    for (i, &a) in actions.iter().enumerate() {
+        if i > 0 && (after.outcome().is_some() || after.to_move() != mover) {
+            return Err(format!("decision {} ({a}) comes after the turn has ended", i + 1));
+        }
+        after.try_apply(a).map_err(|e| format!("decision {} ({a}): {e}", i + 1))?;
+    }
+    Ok(g.turn_notation(actions))
 }
 
-impl<G: Game> DynState for G {
-    fn as_any(&self) -> &dyn Any {
-        self
+/// Every legal turn from `g` with its notation (none once the game is over).
+fn named_turns<G: Game>(g: &G) -> Vec<(String, Vec<u16>)> {
+    if g.outcome().is_some() {
+        return Vec::new();
     }
-    fn kind(&self) -> GameKind {
-        G::NAME.parse().expect("every game is registered")
-    }
-    fn clone_box(&self) -> Box<dyn DynState> {
-        Box::new(self.clone())
-    }
-    fn to_move(&self) -> Color {
-        Game::to_move(self)
-    }
-    fn outcome(&self) -> Option<Outcome> {
-        Game::outcome(self)
-    }
-    fn end_reason(&self) -> &'static str {
-        Game::end_reason(self)
-    }
-    fn hash(&self) -> u64 {
-        Game::hash(self)
-    }
-    fn repetitions(&self) -> usize {
-        Game::repetitions(self)
-    }
-    fn notation(&self) -> String {
-        Game::notation(self)
-    }
-    fn num_actions(&self) -> usize {
-        G::NUM_ACTIONS
-    }
-    fn legal_actions(&self, out: &mut Vec<u16>) {
-        Game::legal_actions(self, out)
-    }
-    fn playable_actions(&self, out: &mut Vec<u16>) {
-        Game::playable_actions(self, out)
-    }
-    fn action_name(&self, action: u16) -> String {
-        Game::action_name(self, action)
-    }
-    fn read_action(&self, name: &str) -> Result<u16, String> {
-        Game::read_action(self, name)
-    }
-    fn parse_turn(&self, text: &str) -> Result<Vec<u16>, String> {
-        Game::parse_turn(self, text).map_err(|e| e.to_string())
-    }
-    fn turn_name(&self, actions: &[u16]) -> Result<String, String> {
-        let mover = Game::to_move(self);
-        let mut g = self.clone();
-        for (i, &a) in actions.iter().enumerate() {
-            if i > 0 && (Game::outcome(&g).is_some() || Game::to_move(&g) != mover) {
-                return Err(format!("decision {} ({a}) comes after the turn has ended", i + 1));
-            }
-            Game::try_apply(&mut g, a).map_err(|e| format!("decision {} ({a}): {e}", i + 1))?;
-        }
-        Ok(Game::turn_notation(self, actions))
-    }
-    fn named_turns(&self) -> Vec<(String, Vec<u16>)> {
-        if Game::outcome(self).is_some() {
-            return Vec::new();
-        }
-        Game::legal_turns(self).into_iter().map(|t| (Game::turn_notation(self, &t), t)).collect()
-    }
-    fn try_apply(&mut self, action: u16) -> Result<(), String> {
-        Game::try_apply(self, action)
-    }
-    fn perft(&self, depth: u32, whole_turns: bool) -> u64 {
-        Game::fast_perft(self, depth, whole_turns)
-    }
-    fn spec(&self) -> GameSpec {
-        game_spec::<G>()
-    }
-    fn encode_packed(&self) -> (Vec<u64>, Vec<f32>) {
-        encode_packed(self)
-    }
-    fn spec_as(&self, encoding: &str) -> Result<GameSpec, String> {
-        Ok(game_spec_as::<G>(encoding_index::<G>(encoding)?))
-    }
-    fn encode_packed_as(&self, encoding: &str) -> Result<(Vec<u64>, Vec<f32>), String> {
-        let e = encoding_index::<G>(encoding)?;
-        let spec = game_spec_as::<G>(e);
-        let mut planes = vec![0u64; spec.plane_words()];
-        let mut scalars = vec![0f32; spec.scalars as usize];
-        self.encode_as(e, &mut planes, &mut scalars);
-        Ok((planes, scalars))
-    }
+    g.legal_turns().into_iter().map(|t| (g.turn_notation(&t), t)).collect()
+}
+
+/// The data spec of `G`'s input encoding `encoding` (a name of
+/// `Encode::ENCODINGS`); the error names the game's encodings.
+pub fn spec_as<G: Game>(_: &G, encoding: &str) -> Result<GameSpec, String> {
+    Ok(game_spec_as::<G>(encoding_index::<G>(encoding)?))
+}
+
+/// The packed encoding of `g` in input encoding `encoding`: `(planes
+/// words, scalars)`.
+fn encode_packed_as<G: Game>(g: &G, encoding: &str) -> Result<(Vec<u64>, Vec<f32>), String> {
+    let e = encoding_index::<G>(encoding)?;
+    let spec = game_spec_as::<G>(e);
+    let mut planes = vec![0u64; spec.plane_words()];
+    let mut scalars = vec![0f32; spec.scalars as usize];
+    g.encode_as(e, &mut planes, &mut scalars);
+    Ok((planes, scalars))
+}
+
+/// The policy size of `g`'s game.
+fn num_actions<G: Game>(_: &G) -> usize {
+    G::NUM_ACTIONS
 }
 
 /// The packed encoding of a state: `(planes words, scalars)`.
@@ -174,8 +88,8 @@ pub fn encode_packed<G: Game>(g: &G) -> (Vec<u64>, Vec<f32>) {
 /// The network input of a state, `[bit_planes + scalars, H, W]` flattened,
 /// in the encoding of `spec`, decoded by the data crate's decoder (as the
 /// trainer and the workers do).
-pub fn encode_dense_into(spec: &GameSpec, st: &dyn DynState, out: &mut [f32]) -> Result<(), String> {
-    let (planes, scalars) = st.encode_packed_as(&spec.encoding)?;
+pub fn encode_dense_into(spec: &GameSpec, st: &AnyState, out: &mut [f32]) -> Result<(), String> {
+    let (planes, scalars) = with_state!(st, g => encode_packed_as(g, &spec.encoding))?;
     decode_into(spec, &planes, &scalars, out);
     Ok(())
 }
@@ -196,13 +110,16 @@ enum Make<'a> {
 }
 
 /// A new state of game `G`, made as `how` says.
-fn new_state<G: Game>(how: Make<'_>) -> Result<Box<dyn DynState>, String> {
-    Ok(match how {
-        Make::Start => Box::new(G::start()),
-        Make::RandomStart(n) => Box::new(G::random_start(n)),
-        Make::FischerRandom(n, rules) => Box::new(G::fischer_random(n, rules)?),
-        Make::Notation(s, rules) => Box::new(G::from_notation_with_rules(s, rules).map_err(|e| e.message)?),
-    })
+fn new_state<G: Game>(how: Make<'_>) -> Result<AnyState, String>
+where
+    AnyState: From<G>,
+{
+    Ok(AnyState::from(match how {
+        Make::Start => G::start(),
+        Make::RandomStart(n) => G::random_start(n),
+        Make::FischerRandom(n, rules) => G::fischer_random(n, rules)?,
+        Make::Notation(s, rules) => G::from_notation_with_rules(s, rules).map_err(|e| e.message)?,
+    }))
 }
 
 /// The Python class names of the registered games.
@@ -229,7 +146,7 @@ fn kind_of(cls: &Bound<'_, PyType>) -> PyResult<GameKind> {
 }
 
 /// The optional rules turned on by keyword arguments (`name=True`); the
-/// game refuses a name it does not have ([`Game::from_notation_with_rules`]).
+/// game refuses a name it does not have ([`Notation::from_notation_with_rules`]).
 fn rules_on(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
     let mut on = Vec::new();
     if let Some(kw) = kwargs {
@@ -250,13 +167,13 @@ thread_local! {
     /// The state that the next `State.__new__` on this thread takes instead
     /// of making a start position: how Rust makes an instance of a Python
     /// subclass holding a given state ([`instance`]).
-    static ADOPT: Cell<Option<Box<dyn DynState>>> = const { Cell::new(None) };
+    static ADOPT: Cell<Option<AnyState>> = const { Cell::new(None) };
 }
 
 /// A new instance of `cls` (`State` or a subclass) holding `st`: the
 /// class is called with `ADOPT` set, and its `__new__` takes the state.
 /// The game classes leave `__new__` to `State`.
-fn instance<'py>(cls: &Bound<'py, PyType>, st: Box<dyn DynState>) -> PyResult<Bound<'py, PyAny>> {
+fn instance<'py>(cls: &Bound<'py, PyType>, st: AnyState) -> PyResult<Bound<'py, PyAny>> {
     ADOPT.with(|c| c.set(Some(st)));
     let r = cls.call0();
     drop(ADOPT.with(|c| c.take()));
@@ -269,7 +186,7 @@ fn instance<'py>(cls: &Bound<'py, PyType>, st: Box<dyn DynState>) -> PyResult<Bo
 /// policy index in the mover's frame.
 #[pyclass(module = "pacozero._native", name = "State", subclass)]
 pub struct State {
-    pub st: Box<dyn DynState>,
+    pub st: AnyState,
 }
 
 impl State {
@@ -280,9 +197,9 @@ impl State {
     }
 
     fn played<'py>(slf: &Bound<'py, Self>, actions: impl IntoIterator<Item = u16>) -> PyResult<Bound<'py, PyAny>> {
-        let mut st = slf.borrow().st.clone_box();
+        let mut st = slf.borrow().st.clone();
         for a in actions {
-            st.try_apply(a).map_err(value_error)?;
+            with_state!(&mut st, g => g.try_apply(a)).map_err(value_error)?;
         }
         instance(&slf.get_type(), st)
     }
@@ -343,19 +260,19 @@ impl State {
 
     /// The position in the game's notation.
     fn fen(&self) -> String {
-        self.st.notation()
+        with_state!(&self.st, g => g.notation())
     }
 
     /// `"white"` or `"black"`: who takes the next decision.
     #[getter]
     fn to_move(&self) -> &'static str {
-        self.st.to_move().name()
+        with_state!(&self.st, g => g.to_move()).name()
     }
 
     /// `None` while the game runs, else `"white"`, `"black"` (the
     /// winner) or `"draw"`.
     fn outcome(&self) -> Option<&'static str> {
-        outcome_name(self.st.outcome())
+        outcome_name(with_state!(&self.st, g => g.outcome()))
     }
 
     /// `"running"`, or why the game ended, as in the games table's
@@ -363,13 +280,13 @@ impl State {
     /// Shako: `checkmate`, `stalemate`, `repetition`, `fifty_moves`).
     #[getter]
     fn status(&self) -> &'static str {
-        self.st.end_reason()
+        with_state!(&self.st, g => g.end_reason())
     }
 
     /// Zobrist hash of the position (64 bits).
     #[getter]
     fn hash(&self) -> u64 {
-        self.st.hash()
+        with_state!(&self.st, g => g.hash())
     }
 
     /// Every decision the rules allow, as policy indices (mover's frame),
@@ -381,9 +298,9 @@ impl State {
     fn legal_actions(&self, include_dead_ends: bool) -> Vec<u16> {
         let mut v = Vec::new();
         if include_dead_ends {
-            self.st.legal_actions(&mut v);
+            with_state!(&self.st, g => g.legal_actions(&mut v));
         } else {
-            self.st.playable_actions(&mut v);
+            with_state!(&self.st, g => g.playable_actions(&mut v));
         }
         v
     }
@@ -393,43 +310,43 @@ impl State {
     /// dead-end chains).
     fn playable_actions(&self) -> Vec<u16> {
         let mut v = Vec::new();
-        self.st.playable_actions(&mut v);
+        with_state!(&self.st, g => g.playable_actions(&mut v));
         v
     }
 
     /// The name of a decision here (`Le2`, `Pe4`, `=Q`; Shako: `e3e5`).
     fn action_name(&self, a: i64) -> PyResult<String> {
         let a = action_arg(a)?;
-        let n = self.st.num_actions();
+        let n = with_state!(&self.st, g => num_actions(g));
         if a as usize >= n {
             return Err(value_error(format!("action index {a} is out of range 0..{n}")));
         }
-        Ok(self.st.action_name(a))
+        Ok(with_state!(&self.st, g => g.action_name(a)))
     }
 
     /// The policy index of a decision given by its name (`Le2`; Shako: a
     /// UCI move); whether it is legal here is checked when it is taken.
     fn parse_action(&self, name: &str) -> PyResult<u16> {
-        self.st.read_action(name).map_err(value_error)
+        with_state!(&self.st, g => g.read_action(name)).map_err(value_error)
     }
 
     /// The decisions (policy indices) of a whole turn in chain notation
     /// (`e2-e4`, `Bf3xe4>c3>c6`, `0-0`, `=Q Nb1-c3`; Shako: a UCI move).
     /// Raises ValueError if it is not a legal turn here.
     fn parse_turn(&self, text: &str) -> PyResult<Vec<u16>> {
-        self.st.parse_turn(text).map_err(value_error)
+        with_state!(&self.st, g => g.parse_turn(text)).map_err(value_error)
     }
 
     /// The chain notation of a turn given as decisions from this state.
     fn turn_name(&self, actions: Vec<u16>) -> PyResult<String> {
-        self.st.turn_name(&actions).map_err(value_error)
+        with_state!(&self.st, g => turn_name(g, &actions)).map_err(value_error)
     }
 
     /// Every legal turn as `(name, [actions])`, names in chain notation
     /// (Shako: UCI moves).
     fn legal_turns(&self, py: Python<'_>) -> Vec<(String, Vec<u16>)> {
-        let st = &*self.st;
-        py.detach(|| st.named_turns())
+        let st = &self.st;
+        py.detach(|| with_state!(st, g => named_turns(g)))
     }
 
     /// A new state after decision `a`; this one is left as it was.
@@ -440,21 +357,22 @@ impl State {
 
     /// Plays decision `a` on this state (in place).
     fn push(&mut self, a: i64) -> PyResult<()> {
-        self.st.try_apply(action_arg(a)?).map_err(value_error)
+        let a = action_arg(a)?;
+        with_state!(&mut self.st, g => g.try_apply(a)).map_err(value_error)
     }
 
     /// A new state after a whole turn in chain notation.
     fn apply_turn<'py>(slf: &Bound<'py, Self>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-        let turn = slf.borrow().st.parse_turn(text).map_err(value_error)?;
+        let turn = with_state!(&slf.borrow().st, g => g.parse_turn(text)).map_err(value_error)?;
         Self::played(slf, turn)
     }
 
     /// Plays a whole turn in chain notation on this state (in place); a
     /// refused turn changes nothing.
     fn push_turn(&mut self, text: &str) -> PyResult<()> {
-        let mut st = self.st.clone_box();
-        for a in self.st.parse_turn(text).map_err(value_error)? {
-            st.try_apply(a).map_err(value_error)?;
+        let mut st = self.st.clone();
+        for a in with_state!(&self.st, g => g.parse_turn(text)).map_err(value_error)? {
+            with_state!(&mut st, g => g.try_apply(a)).map_err(value_error)?;
         }
         self.st = st;
         Ok(())
@@ -464,8 +382,8 @@ impl State {
     /// decisions; the same for games whose turn is one decision).
     #[pyo3(signature = (depth, atomic=false))]
     fn perft(&self, py: Python<'_>, depth: u32, atomic: bool) -> u64 {
-        let st = &*self.st;
-        py.detach(|| st.perft(depth, !atomic))
+        let st = &self.st;
+        py.detach(|| with_state!(st, g => g.fast_perft(depth, !atomic)))
     }
 
     /// The network input: `(planes, scalars)`, planes a float32 array of
@@ -476,10 +394,10 @@ impl State {
     #[pyo3(signature = (encoding=DEFAULT_ENCODING))]
     #[allow(clippy::type_complexity)] // pyo3's bound arrays, written out once
     fn encode<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<(Bound<'py, PyArray3<f32>>, Bound<'py, PyArray1<f32>>)> {
-        let spec = self.st.spec_as(encoding).map_err(value_error)?;
+        let spec = with_state!(&self.st, g => spec_as(g, encoding)).map_err(value_error)?;
         let (h, w, p) = (spec.board_height as usize, spec.board_width as usize, spec.bit_planes as usize);
         let mut x = vec![0f32; spec.input_len()];
-        let (planes, scalars) = self.st.encode_packed_as(encoding).map_err(value_error)?;
+        let (planes, scalars) = with_state!(&self.st, g => encode_packed_as(g, encoding)).map_err(value_error)?;
         decode_into(&spec, &planes, &scalars, &mut x);
         x.truncate(p * h * w);
         let planes = Array::from_shape_vec((p, h, w), x).expect("shape").into_pyarray(py);
@@ -491,9 +409,9 @@ impl State {
     /// batch), in input encoding `encoding` (see `encode`).
     #[pyo3(signature = (encoding=DEFAULT_ENCODING))]
     fn encode_input<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<Bound<'py, PyArray3<f32>>> {
-        let spec = self.st.spec_as(encoding).map_err(value_error)?;
+        let spec = with_state!(&self.st, g => spec_as(g, encoding)).map_err(value_error)?;
         let mut x = vec![0f32; spec.input_len()];
-        encode_dense_into(&spec, &*self.st, &mut x).map_err(value_error)?;
+        encode_dense_into(&spec, &self.st, &mut x).map_err(value_error)?;
         let shape = (spec.input_channels(), spec.board_height as usize, spec.board_width as usize);
         Ok(Array::from_shape_vec(shape, x).expect("shape").into_pyarray(py))
     }
@@ -501,7 +419,7 @@ impl State {
     /// The packed encoding as stored in the data files: `(planes,
     /// scalars)`, planes uint64 words (`bit_planes × ceil(H·W/64)`).
     fn encode_packed<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<f32>>) {
-        let (planes, scalars) = self.st.encode_packed();
+        let (planes, scalars) = with_state!(&self.st, g => encode_packed(g));
         (planes.into_pyarray(py), scalars.into_pyarray(py))
     }
 
@@ -523,18 +441,19 @@ impl State {
             Ok(o) => {
                 let o = &o.borrow().st;
                 let s = &self.st;
-                s.kind() == o.kind() && s.notation() == o.notation() && s.hash() == o.hash() && s.repetitions() == o.repetitions()
+                let key = |st: &AnyState| with_state!(st, g => (g.notation(), g.hash(), g.repetitions()));
+                s.kind() == o.kind() && key(s) == key(o)
             }
             Err(_) => false,
         }
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        Ok(format!("{}.from_fen({:?})", slf.get_type().name()?, slf.borrow().st.notation()))
+        Ok(format!("{}.from_fen({:?})", slf.get_type().name()?, with_state!(&slf.borrow().st, g => g.notation())))
     }
 
     fn __str__(&self) -> String {
-        self.st.notation()
+        with_state!(&self.st, g => g.notation())
     }
 }
 

@@ -8,14 +8,15 @@ use std::path::{Path, PathBuf};
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pacozero_data::GameSpec;
-use pacozero_engine::Game;
+use pacozero_engine::prelude::*;
+use pacozero_engine::with_state;
 use pacozero_nn::NetworkEvaluator;
 use pacozero_search::{masked_softmax, turns, Evaluator, Search, SearchResult};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use rand::SeedableRng;
 
-use crate::games::{encode_dense_into, value_error, DynState, State};
+use crate::games::{encode_dense_into, spec_as, value_error, State};
 
 /// A model file, or a run directory whose `models/current` names one.
 pub fn resolve_model(path: &Path) -> PyResult<PathBuf> {
@@ -67,9 +68,10 @@ impl Network {
             let out = &mut x[i * n..(i + 1) * n];
             let st = s.cast::<State>().map_err(|_| value_error(format!("item {i} is not a game state")))?.borrow();
             // The state in the network's input encoding.
-            let spec = st.st.spec_as(&self.ev.net.config().encoding).map_err(|e| value_error(format!("{}: {e}", self.path.display())))?;
+            let spec =
+                with_state!(&st.st, g => spec_as(g, &self.ev.net.config().encoding)).map_err(|e| value_error(format!("{}: {e}", self.path.display())))?;
             self.check_game(&spec)?;
-            encode_dense_into(&spec, &*st.st, out).map_err(value_error)?;
+            encode_dense_into(&spec, &st.st, out).map_err(value_error)?;
         }
         Ok(x)
     }
@@ -246,7 +248,7 @@ impl Network {
     /// them (softmax of the logits over the legal slots): `(actions, priors, wdl)`.
     fn priors<'py>(&self, py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Priors<'py>> {
         let mut legal = Vec::new();
-        state.cast::<State>().map_err(|_| value_error("expected a game state"))?.borrow().st.playable_actions(&mut legal);
+        with_state!(&state.cast::<State>().map_err(|_| value_error("expected a game state"))?.borrow().st, g => g.playable_actions(&mut legal));
         let x = self.encode_states(std::slice::from_ref(state))?;
         let net = &self.ev.net;
         let e = py.detach(|| net.evaluate_dense(x, 1)).remove(0);
@@ -333,8 +335,8 @@ pub fn analyze<'py>(
         }
     };
     let out = PyDict::new(py);
-    let st = state.cast::<State>().map_err(|_| value_error("state must be a pacozero game state"))?.borrow().st.clone_box();
-    let turns_out = pacozero_engine::with_game!(st.kind(), G => analyze_state::<G>(py, &out, &*st, &net, visits, top.unwrap_or(usize::MAX), pv_turns))?;
+    let st = state.cast::<State>().map_err(|_| value_error("state must be a pacozero game state"))?.borrow().st.clone();
+    let turns_out = with_state!(&st, g => analyze_state(py, &out, g, &net, visits, top.unwrap_or(usize::MAX), pv_turns))?;
     out.set_item("network", net.ev.net.info().name.clone())?;
     out.set_item("turns", turns_out)?;
     Ok(out)
@@ -349,19 +351,18 @@ fn fill_root<G: Game>(out: &Bound<'_, PyDict>, g: &G, res: &SearchResult) -> PyR
     Ok(())
 }
 
-/// Searches `st` (of game `G`) and returns its most visited turns (at most
+/// Searches `g` and returns its most visited turns (at most
 /// `take`) as dictionaries, filling the root's figures into `out`.
 fn analyze_state<'py, G: Game>(
     py: Python<'py>,
     out: &Bound<'py, PyDict>,
-    st: &dyn DynState,
+    g: &G,
     net: &Network,
     visits: u32,
     take: usize,
     pv_turns: usize,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let g: &G = st.as_any().downcast_ref().expect("a state is of its kind's game");
-    net.check_game(&st.spec_as(&net.ev.net.config().encoding).map_err(value_error)?)?;
+    net.check_game(&spec_as(g, &net.ev.net.config().encoding).map_err(value_error)?)?;
     let (search, res) = search_state(py, g, &net.ev, visits)?;
     let mut turns_out = Vec::new();
     for t in turns::root_turns(&search).into_iter().take(take) {

@@ -52,13 +52,13 @@ pub struct SearchConfig {
     /// Keep the subtree of the played action for the next decision.
     pub tree_reuse: bool,
     /// Treat positions where the mover is sure to win this turn
-    /// (`Game::can_win_this_turn`: Paco Ŝako, uniting with the king through
+    /// (`GameRules::can_win_this_turn`: Paco Ŝako, uniting with the king through
     /// any chain) as won leaves, and at the root play a winning action at
     /// once without searching.
     pub win_detection: bool,
     /// Score a position below the root that repeats an earlier one of the
     /// game since the last progress
-    /// ([`pacozero_engine::Game::repeats_earlier_position`]) as a drawn leaf,
+    /// ([`pacozero_engine::GameRules::repeats_earlier_position`]) as a drawn leaf,
     /// instead of only the third occurrence that the rules draw. Stricter than
     /// the two-fold rule of Lc0 and Stockfish, which count only a cycle inside
     /// the search: here a side can reach a "draw" by returning to any position

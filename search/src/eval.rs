@@ -1,13 +1,13 @@
 //! Batched leaf evaluation: the [`Evaluator`] trait and the built-in evaluators.
 
 use anyhow::{bail, Result};
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::{Color, GameRules, Outcome};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// One position to evaluate. `planes`/`scalars` are [`Game::encode`]'s output
+/// One position to evaluate. `planes`/`scalars` are [`Encode::encode`](pacozero_engine::Encode::encode)'s output
 /// (empty if the evaluator said it does not need them); `legal` is
-/// [`Game::playable_actions`] (never empty).
+/// [`GameRules::playable_actions`] (never empty).
 pub struct EvalRequest<'a, G> {
     pub state: &'a G,
     pub legal: &'a [u16],
@@ -53,7 +53,7 @@ impl EvalOutput {
 }
 
 /// Evaluates batches of leaf positions.
-pub trait Evaluator<G: Game>: Send + Sync {
+pub trait Evaluator<G: GameRules>: Send + Sync {
     /// Model identifier written to data (`network_id`), e.g. `"uniform"` or `"gen-0003"`.
     fn name(&self) -> String;
     /// Whether requests must carry `planes`/`scalars` (skip encoding when not).
@@ -61,7 +61,7 @@ pub trait Evaluator<G: Game>: Send + Sync {
         true
     }
     /// The input encoding a network evaluator reads (a name of
-    /// `Game::ENCODINGS`); `None` for evaluators without a network, which
+    /// `Encode::ENCODINGS`); `None` for evaluators without a network, which
     /// read no input. Self-play writes its data in this encoding.
     fn encoding(&self) -> Option<String> {
         None
@@ -71,7 +71,7 @@ pub trait Evaluator<G: Game>: Send + Sync {
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()>;
 }
 
-impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
+impl<G: GameRules, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     fn name(&self) -> String {
         (**self).name()
     }
@@ -86,7 +86,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     }
 }
 
-impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
+impl<G: GameRules, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn name(&self) -> String {
         (**self).name()
     }
@@ -105,7 +105,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UniformEvaluator;
 
-impl<G: Game> Evaluator<G> for UniformEvaluator {
+impl<G: GameRules> Evaluator<G> for UniformEvaluator {
     fn name(&self) -> String {
         "uniform".into()
     }
@@ -140,7 +140,7 @@ impl RolloutEvaluator {
     }
 
     /// WDL of `state` for its mover from random playouts.
-    pub fn rollout_wdl<G: Game>(&self, state: &G) -> [f32; 3] {
+    pub fn rollout_wdl<G: GameRules>(&self, state: &G) -> [f32; 3] {
         let mover = state.to_move();
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ state.hash().wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut wdl = [0f32; 3];
@@ -179,7 +179,7 @@ pub(crate) fn outcome_index(o: Outcome, me: Color) -> usize {
     }
 }
 
-impl<G: Game> Evaluator<G> for RolloutEvaluator {
+impl<G: GameRules> Evaluator<G> for RolloutEvaluator {
     fn name(&self) -> String {
         format!("rollout-{}x{}", self.rollouts, self.max_depth)
     }
@@ -208,7 +208,7 @@ pub struct MixedEvaluator<E> {
     pub lambda: f32,
 }
 
-impl<G: Game, E: Evaluator<G>> Evaluator<G> for MixedEvaluator<E> {
+impl<G: GameRules, E: Evaluator<G>> Evaluator<G> for MixedEvaluator<E> {
     fn name(&self) -> String {
         format!("{}+rollout{}", self.inner.name(), self.lambda)
     }
@@ -255,7 +255,7 @@ pub fn masked_softmax(logits: &[f32], legal: &[u16], out: &mut [f32]) {
 }
 
 /// The baseline evaluator named on a command line: `uniform` or `rollout`.
-pub fn baseline_evaluator<G: Game>(name: &str, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
+pub fn baseline_evaluator<G: GameRules>(name: &str, seed: u64) -> Result<Box<dyn Evaluator<G>>> {
     Ok(match name {
         "uniform" => Box::new(UniformEvaluator),
         "rollout" => Box::new(RolloutEvaluator::new(seed, 1, 400)),
@@ -267,6 +267,7 @@ pub fn baseline_evaluator<G: Game>(name: &str, seed: u64) -> Result<Box<dyn Eval
 mod tests {
     use super::*;
     use pacozero_engine::paco::{GameState, Position};
+    use pacozero_engine::prelude::*;
 
     /// An evaluator with its own answers to every question of the trait.
     struct Marked;

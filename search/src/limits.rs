@@ -1,7 +1,7 @@
 //! How long a game may run, shared by self-play and matches so that both
 //! score a cut game alike.
 
-use pacozero_engine::{Color, Game};
+use pacozero_engine::{Color, GameRules};
 
 /// How long a game may run and how a game cut at that length ends.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -15,7 +15,7 @@ pub struct GameLimits {
 
 impl GameLimits {
     /// The winner of a game cut in `state` (`None`: a draw).
-    pub fn cut_winner<G: Game>(&self, state: &G) -> Option<Color> {
+    pub fn cut_winner<G: GameRules>(&self, state: &G) -> Option<Color> {
         let balance = state.material_balance()?;
         if self.adjudicate_material == 0 || balance.unsigned_abs() < self.adjudicate_material {
             return None;
@@ -27,6 +27,7 @@ impl GameLimits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pacozero_engine::prelude::*;
     use pacozero_engine::shako;
 
     fn shako(fen: &str) -> shako::GameState {

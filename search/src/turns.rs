@@ -5,7 +5,7 @@
 //! Search decides one atomic decision at a time (Paco Ŝako: lift, place,
 //! promotion); a player's turn is the sequence of its decisions until the
 //! other side is to move (or the game ends). Turns are named by the game's
-//! [`Game::turn_notation`] (Paco Ŝako: chain notation). This module groups a tree's decisions into turns:
+//! [`Notation::turn_notation`](pacozero_engine::Notation::turn_notation) (Paco Ŝako: chain notation). This module groups a tree's decisions into turns:
 //! the turns completed below the root with their statistics ([`root_turns`]),
 //! and principal variations in turn notation ([`principal_variation`]).
 //!
@@ -18,7 +18,7 @@
 
 use crate::{Evaluator, Proof, Proven, Search, SearchConfig, SearchResult};
 use anyhow::Result;
-use pacozero_engine::Game;
+use pacozero_engine::{Encode, Game, GameRules};
 use rand::SeedableRng;
 
 /// Decisions after which a whole turn played by search is cut: a chain may
@@ -26,7 +26,7 @@ use rand::SeedableRng;
 /// solving and book comparison count such a turn as not found).
 pub const MAX_TURN_DECISIONS: usize = 256;
 
-/// The names ([`Game::action_name`]) of `decisions` played from `from`.
+/// The names ([`Notation::action_name`](pacozero_engine::Notation::action_name)) of `decisions` played from `from`.
 pub fn decision_names<G: Game>(from: &G, decisions: &[u16]) -> Vec<String> {
     let mut g = from.clone();
     decisions
@@ -46,7 +46,7 @@ pub struct TurnStats<G> {
     pub path: Vec<u16>,
     /// The decisions' names (Paco Ŝako: atomic actions such as `Le2`, `Pe4`).
     pub actions: Vec<String>,
-    /// The turn in the game's notation ([`Game::turn_notation`]).
+    /// The turn in the game's notation ([`Notation::turn_notation`](pacozero_engine::Notation::turn_notation)).
     pub name: String,
     /// The game after the turn.
     pub state: G,
@@ -198,12 +198,12 @@ pub fn principal_variation<G: Game>(search: &Search<G>, path: &[u16], state: &G,
 }
 
 /// The decisions that complete a won turn from `state`, whose mover can
-/// unite with the opponent's king this turn ([`Game::can_win_this_turn`]):
+/// unite with the opponent's king this turn ([`GameRules::can_win_this_turn`]):
 /// a shortest such continuation, the first of the search's winning actions
 /// (`mcts::winning_actions`) at each step, so the turn shown is the
 /// one the search plays. `None` when `state`'s mover cannot win this turn.
-pub fn winning_turn<G: Game>(state: &G) -> Option<Vec<u16>> {
-    // (A finished game cannot: `Game::can_win_this_turn`.)
+pub fn winning_turn<G: GameRules>(state: &G) -> Option<Vec<u16>> {
+    // (A finished game cannot: `GameRules::can_win_this_turn`.)
     if !state.can_win_this_turn() {
         return None;
     }
@@ -221,7 +221,7 @@ pub fn winning_turn<G: Game>(state: &G) -> Option<Vec<u16>> {
 
 /// One decision search of `simulations` more simulations on `search` (batch
 /// size 1, no noise, seed 0: analysis is deterministic).
-pub fn search_decision<G: Game, E: Evaluator<G> + ?Sized>(search: &mut Search<G>, evaluator: &E, simulations: u32) -> Result<SearchResult> {
+pub fn search_decision<G: GameRules + Encode, E: Evaluator<G> + ?Sized>(search: &mut Search<G>, evaluator: &E, simulations: u32) -> Result<SearchResult> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
     search.search_until(evaluator, simulations, None, false, &mut rng)
 }
@@ -238,7 +238,7 @@ pub struct SearchedTurn {
 
 /// Plays the whole turn of `g`'s mover by search, `simulations` per decision
 /// with the tree kept through the turn; `g` is left after the decisions.
-pub fn search_turn<G: Game, E: Evaluator<G> + ?Sized>(g: &mut G, cfg: SearchConfig, evaluator: &E, simulations: u32) -> Result<SearchedTurn> {
+pub fn search_turn<G: GameRules + Encode, E: Evaluator<G> + ?Sized>(g: &mut G, cfg: SearchConfig, evaluator: &E, simulations: u32) -> Result<SearchedTurn> {
     let mover = g.to_move();
     let mut search = Search::new(cfg, g.clone(), evaluator.needs_encoding());
     let mut turn = SearchedTurn { decisions: Vec::new(), first_wdl: [0.0, 1.0, 0.0], cut: false };
@@ -266,6 +266,7 @@ mod tests {
     use super::*;
     use crate::{Algorithm, SearchConfig, UniformEvaluator};
     use pacozero_engine::paco::{GameState, Position};
+    use pacozero_engine::prelude::*;
 
     fn turn(name: &str, state: &GameState, visits: u32, wdl: [f32; 3], prior: f32) -> TurnStats<GameState> {
         TurnStats { path: vec![visits as u16], actions: vec![name.into()], name: name.into(), state: state.clone(), visits, wdl, prior, proof: None }

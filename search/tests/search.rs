@@ -9,7 +9,8 @@
 //! solver too (`tests/solver.rs`).
 
 use pacozero_engine::paco::{in_sako, GameState, Position};
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::prelude::*;
+use pacozero_engine::{Color, Outcome};
 use pacozero_search::{search, Algorithm, EvalOutput, EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
 use pacozero_testkit::Constant;
 use rand::SeedableRng;

@@ -6,8 +6,9 @@
 //! Fairy-Stockfish records (`engine/tests/data/shako/`) and hand-made ones
 //! that Fairy-Stockfish scores `mate 1` (`engine/tests/shako/mate.rs`).
 
+use pacozero_engine::prelude::*;
 use pacozero_engine::shako::GameState;
-use pacozero_engine::{Game, Outcome};
+use pacozero_engine::Outcome;
 use pacozero_search::{search, Algorithm, SearchConfig, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -1,10 +1,11 @@
 //! The MCTS-solver checked against exhaustive search: every proof a search
 //! makes (of its root and of every child in its tree) must be confirmed by
 //! a full-width minimax over the game's decisions within the proof's
-//! distance, which follows only the rules ([`Game::outcome`], the playable
+//! distance, which follows only the rules ([`GameRules::outcome`], the playable
 //! decisions); on Nim (whose theory is known), on random positions near
 //! the end of random games of both games, and on the proved tactics suite.
 
+use pacozero_engine::prelude::*;
 use pacozero_engine::{connect4, paco, shako, Color, Game, Outcome};
 use pacozero_search::{Algorithm, Proof, Proven, Search, SearchConfig, UniformEvaluator};
 use pacozero_testkit::nim::{self, nim, Nim};

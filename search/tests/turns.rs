@@ -2,7 +2,8 @@
 //! whose turns have two decisions and whose win detection is partial (known
 //! at a turn's second decision only), as a game's may be.
 
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::prelude::*;
+use pacozero_engine::{Color, Outcome};
 use pacozero_search::turns::{root_turns, search_turn, winning_turn};
 use pacozero_search::{Algorithm, Search, SearchConfig, UniformEvaluator};
 use pacozero_testkit::nim::{nim, Nim};

@@ -105,7 +105,7 @@ pub struct SelfplayConfig {
     /// call's cost (0..=1; ignored by rollout self-play).
     pub playout_mix: f32,
     /// The network input encoding written to the data (one of the game's
-    /// `Game::ENCODINGS`: `"pacozero"`, or for Paco Ŝako `"platform"`, the
+    /// `Encode::ENCODINGS`: `"pacozero"`, or for Paco Ŝako `"platform"`, the
     /// platform's own input); a network self-play runs with must read it. A
     /// loop sets it from its `[net] encoding`; `pacozero selfplay` with a
     /// model, from the model. Default `"pacozero"` (left out of the TOML,

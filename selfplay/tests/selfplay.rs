@@ -3,7 +3,8 @@
 mod common;
 use common::Constant;
 use pacozero_engine::paco::GameState;
-use pacozero_engine::{Color, Game};
+use pacozero_engine::prelude::*;
+use pacozero_engine::Color;
 use pacozero_search::{Algorithm, RolloutEvaluator, SearchConfig, UniformEvaluator};
 use pacozero_selfplay::{bench_mcts, play_game, run_selfplay, SelfplayConfig, StartPositions};
 
@@ -75,7 +76,7 @@ fn selfplay_chunks_read_back() {
                 assert_eq!(g.config_hash, cfg.config_hash());
                 assert_eq!(g.network_id, "uniform");
                 // Replaying the actions reaches the recorded result.
-                let mut st = <GameState as pacozero_engine::Game>::from_notation(&g.start_fen).unwrap();
+                let mut st = <GameState as pacozero_engine::Notation>::from_notation(&g.start_fen).unwrap();
                 for (i, p) in ps.iter().enumerate() {
                     assert_eq!(p.ply as usize, i);
                     assert_eq!(p.moves_left, g.num_decisions - 1 - i as u32);

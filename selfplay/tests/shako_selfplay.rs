@@ -4,8 +4,9 @@
 
 mod common;
 use pacozero_data::game_spec;
+use pacozero_engine::prelude::*;
 use pacozero_engine::shako::{GameState, Status};
-use pacozero_engine::{Game, Outcome};
+use pacozero_engine::Outcome;
 use pacozero_search::{Algorithm, RolloutEvaluator, SearchConfig, UniformEvaluator};
 use pacozero_selfplay::{play_game, run_selfplay, SelfplayConfig, StartPositions};
 

@@ -2,7 +2,8 @@
 //! `pacozero_testkit::nim`): search handles multi-decision turns (value
 //! signs) and self-play is generic over the game.
 
-use pacozero_engine::{Color, Game};
+use pacozero_engine::prelude::*;
+use pacozero_engine::Color;
 use pacozero_search::{search, Algorithm, Search, SearchConfig, UniformEvaluator};
 use pacozero_selfplay::{play_game, SelfplayConfig};
 use pacozero_testkit::nim::{nim, Nim};

@@ -4,7 +4,8 @@
 //! only recorded: a cut game's rows are truncated, no training target.
 
 use pacozero_engine::paco::{self, GameState};
-use pacozero_engine::{shako, Color, Game, Outcome};
+use pacozero_engine::prelude::*;
+use pacozero_engine::{shako, Color, Outcome};
 use pacozero_search::{search, Algorithm, GameLimits, SearchConfig, UniformEvaluator};
 use pacozero_selfplay::{play_game, SelfplayConfig};
 use rand::{Rng, SeedableRng};

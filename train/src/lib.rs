@@ -31,7 +31,7 @@
 //!   normalised by the sum of those weights, without a truncated game's
 //!   rows (`Batch::moves_left_w`);
 //! * sako: binary cross-entropy on the game's auxiliary targets
-//!   (`Game::AUX_TARGETS`, the data's `aux_targets` column), the mean over
+//!   (`Encode::AUX_TARGETS`, the data's `aux_targets` column), the mean over
 //!   them (the name, the `sako_weight` key and `metrics.csv`'s `sako_loss`
 //!   column are from Paco Ŝako's two, kept so configurations and earlier
 //!   runs' metrics read on).

@@ -22,7 +22,7 @@ pub struct StepMetrics {
     pub value_loss: f64,
     pub moves_left_loss: f64,
     /// The auxiliary targets' loss: the mean binary cross-entropy over the
-    /// game's `Game::AUX_TARGETS` (named for Paco Ŝako's, as in earlier
+    /// game's `Encode::AUX_TARGETS` (named for Paco Ŝako's, as in earlier
     /// runs' `metrics.csv`).
     pub sako_loss: f64,
     /// Fraction of full-search rows whose top (masked) logit is the top target move.

@@ -609,7 +609,7 @@ impl Trainer {
 mod tests {
     use super::*;
     use pacozero_engine::paco::{GameState, Position};
-    use pacozero_engine::Game;
+    use pacozero_engine::prelude::*;
 
     /// 24 rows of a walk from a position without a castling right (each
     /// can be mirrored; none is symmetric).

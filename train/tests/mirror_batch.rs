@@ -6,6 +6,7 @@
 use pacozero_data::game_spec;
 use pacozero_data::PositionRow;
 use pacozero_engine::paco::{mirror_action, GameState, Position};
+use pacozero_engine::prelude::*;
 use pacozero_engine::{shako, Game};
 use pacozero_train::{Batch, Targets};
 

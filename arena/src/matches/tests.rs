@@ -4,6 +4,7 @@ use crate::players::{greedy_turn, EvalKind, NetOptions, PlayerSpec, PlayoutMix};
 use pacozero_engine::{paco, shako};
 
 use crate::fake_engine::fake_engine;
+use pacozero_engine::prelude::*;
 use pacozero_engine::Color;
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -10,7 +10,8 @@ use pacozero_book::platform_compare::{compare_books, compare_search, PlatformGam
 use pacozero_book::{book_game, build, read_any_book, Book, BookConfig, BookGame};
 use pacozero_data::book::{write_book, BookPosition};
 use pacozero_data::platform_book::{platform_book_json, read_platform_book};
-use pacozero_engine::{Game, GameKind};
+use pacozero_engine::prelude::*;
+use pacozero_engine::GameKind;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,7 +35,7 @@ pub fn run(a: BookArgs) -> Result<()> {
         BookCommand::Import { format: ImportFormat::Platform, input, out } => import_platform(&input, &out),
         BookCommand::Compare { reference, model, sims, book, batch, seed, json, out, quiet } => {
             let (info, rows) = read_any_book(&reference).with_context(|| format!("reading reference book {}", reference.display()))?;
-            let platform_game = <PlatformGame as Game>::NAME;
+            let platform_game = <PlatformGame as GameRules>::NAME;
             if book_game(&info) != platform_game {
                 anyhow::bail!("book compare is for {platform_game} books (the platform's game); {} is a '{}' book", reference.display(), book_game(&info));
             }

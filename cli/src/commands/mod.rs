@@ -57,7 +57,7 @@ pub fn run(cmd: Command) -> Result<()> {
 }
 
 /// The game of `G` at `fen` in its notation (default: the standard start),
-/// with `decisions` ([`Game::parse_decisions`]) played from there.
+/// with `decisions` ([`Notation::parse_decisions`](pacozero_engine::Notation::parse_decisions)) played from there.
 pub fn game_at<G: Game>(fen: Option<&str>, decisions: Option<&str>) -> Result<G> {
     let mut g = match fen {
         Some(f) => G::from_notation(f).with_context(|| format!("reading FEN \"{f}\""))?,

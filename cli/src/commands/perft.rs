@@ -1,5 +1,5 @@
 //! `pacozero perft`: leaf counts of any game through its fastest perft
-//! ([`Game::fast_perft`]), by whole turns (Paco Ŝako's full moves; the
+//! ([`Tools::fast_perft`](pacozero_engine::Tools::fast_perft)), by whole turns (Paco Ŝako's full moves; the
 //! default) or by decisions (`--atomic`). `--divide` prints each first
 //! turn's count, sorted by its notation, before the total.
 

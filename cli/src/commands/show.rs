@@ -1,5 +1,5 @@
 //! `pacozero show`: the board in the terminal, for any game: its diagram
-//! ([`Game::diagram`]; Paco Ŝako shows a union as both pieces, White's in
+//! ([`Tools::diagram`](pacozero_engine::Tools::diagram); Paco Ŝako shows a union as both pieces, White's in
 //! upper case first, `Nb` = white knight with black bishop), then its status.
 
 use super::game_at;

@@ -12,7 +12,7 @@ use crate::moves::Action;
 use crate::state::{Rules, State, Status};
 use crate::turn::RefGame;
 use pacozero_engine::paco::{self as fast, action_to_string, FullMoveGen, FullMoveLimits, GameState, Position};
-use pacozero_engine::Game;
+use pacozero_engine::prelude::*;
 use std::collections::BTreeMap;
 
 /// The engine's rule options as the reference's.
@@ -76,9 +76,9 @@ pub type GameActions = fn(&GameState, &mut Vec<u16>);
 /// the comparison catches it.
 #[derive(Copy, Clone)]
 pub struct Hooks {
-    /// `Game::legal_actions`.
+    /// `GameRules::legal_actions`.
     pub legal: GameActions,
-    /// `Game::playable_actions`.
+    /// `GameRules::playable_actions`.
     pub playable: GameActions,
 }
 
@@ -133,7 +133,7 @@ pub fn compare(fast: &GameState, reference: &RefGame, depth: Depth, hooks: &Hook
     let mut want_sorted = want.clone();
     want_sorted.sort();
     if got != want_sorted {
-        return Err(format!("in {fen}: Game::legal_actions: engine {got:?}, reference {want_sorted:?}"));
+        return Err(format!("in {fen}: GameRules::legal_actions: engine {got:?}, reference {want_sorted:?}"));
     }
     tally.states += 1;
     if depth == Depth::Actions {

@@ -110,16 +110,16 @@ fn the_fast_engine_equals_the_reference() {
     assert!(tally.states >= total, "{} states < {total}", tally.states);
 }
 
-/// The fault this comparison exists for: `Game::legal_actions` answering
+/// The fault this comparison exists for: `GameRules::legal_actions` answering
 /// with the search's list (no actions into dead-end chains), as it did
 /// from 7e964f7 on. The comparison must report it within the sample.
 #[test]
 fn a_legal_list_without_dead_ends_is_caught() {
-    let faulty = Hooks { legal: |g, out| pacozero_engine::Game::playable_actions(g, out), ..Hooks::default() };
+    let faulty = Hooks { legal: |g, out| pacozero_engine::GameRules::playable_actions(g, out), ..Hooks::default() };
     let how = Playout { max_actions: 400, union_bias: 80, avoid_dead_ends: 95, turns_every: 0 };
     let found = (0..200u64).find_map(|seed| playout(STANDARD, fast::Rules::OFFICIAL, 3, seed, how, &faulty).err());
     let e = found.expect("the dead-end fault is caught");
-    assert!(e.contains("Game::legal_actions"), "{e}");
+    assert!(e.contains("GameRules::legal_actions"), "{e}");
 }
 
 /// The two positions in which the platform found `pacozero legal` short of
@@ -141,8 +141,8 @@ fn the_platforms_two_positions() {
         let pos: Position = fen.parse().unwrap();
         let g = fast::GameState::new(pos);
         let mut legal = Vec::new();
-        pacozero_engine::Game::legal_actions(&g, &mut legal);
-        let mut got: Vec<String> = legal.iter().map(|&a| pacozero_engine::Game::action_name(&g, a)).collect();
+        pacozero_engine::GameRules::legal_actions(&g, &mut legal);
+        let mut got: Vec<String> = legal.iter().map(|&a| pacozero_engine::Notation::action_name(&g, a)).collect();
         got.sort();
         assert_eq!(got, want, "engine in {fen}");
     }

@@ -3,7 +3,7 @@
 
 use super::board::{column_cells, Board, CELLS, HEIGHT, WIDTH};
 use super::encode;
-use crate::game::{BadNotation, Encoding, Fact, Game, Outcome, PolicyPlanes};
+use crate::game::{BadNotation, Encode, Encoding, Fact, GameRules, Notation, Outcome, PolicyPlanes, Tools};
 use crate::types::Color;
 
 /// The notation of the empty board (every other position is written as
@@ -113,21 +113,14 @@ fn mix(key: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-impl Game for GameState {
+impl GameRules for GameState {
     const NAME: &'static str = "connect4";
+
     const NUM_ACTIONS: usize = encode::NUM_ACTIONS;
+
     const BOARD_HEIGHT: usize = HEIGHT;
+
     const BOARD_WIDTH: usize = WIDTH;
-    const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
-    const NUM_SCALARS: usize = encode::NUM_SCALARS;
-    const ENCODINGS: &'static [Encoding] = &[encode::ENCODING];
-    const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
-    /// `mover_can_win`: the mover can complete four with this stone;
-    /// `opponent_threatens`: the opponent could complete four with its next
-    /// stone if the mover did not block it (a landing cell it wins on).
-    const AUX_TARGETS: &'static [&'static str] = &["mover_can_win", "opponent_threatens"];
-    /// Positions labelled by perfect solvers others wrote (docs/connect4.md).
-    const SOLVED_SUITE: Option<&'static str> = Some(include_str!("../../tests/data/connect4-solved.jsonl"));
 
     fn to_move(&self) -> Color {
         if self.stones().is_multiple_of(2) {
@@ -160,6 +153,55 @@ impl Game for GameState {
         self.drop_stone(c);
     }
 
+    fn hash(&self) -> u64 {
+        mix(self.board.key())
+    }
+
+    fn can_win_this_turn(&self) -> bool {
+        self.outcome().is_none() && self.board.wins_now(self.board.mover) != 0
+    }
+
+    fn start() -> Self {
+        GameState::default()
+    }
+
+    /// `n % 8` random stones (0 to 7, so no side has four yet), drawn from
+    /// a generator seeded with `n`.
+    fn random_start(n: u64) -> Self {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ 0x434F_4E4E_4543_5434);
+        let mut g = GameState::default();
+        let mut legal = Vec::new();
+        for _ in 0..n % 8 {
+            g.playable_actions(&mut legal);
+            g.apply(legal[rng.gen_range(0..legal.len())]);
+        }
+        g
+    }
+
+    fn end_reason(&self) -> &'static str {
+        match self.outcome() {
+            None => "running",
+            Some(Outcome::Win(_)) => "four_in_a_row",
+            Some(Outcome::Draw) => "board_full",
+        }
+    }
+}
+
+impl Encode for GameState {
+    const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
+
+    const NUM_SCALARS: usize = encode::NUM_SCALARS;
+
+    const ENCODINGS: &'static [Encoding] = &[encode::ENCODING];
+
+    const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
+
+    /// `mover_can_win`: the mover can complete four with this stone;
+    /// `opponent_threatens`: the opponent could complete four with its next
+    /// stone if the mover did not block it (a landing cell it wins on).
+    const AUX_TARGETS: &'static [&'static str] = &["mover_can_win", "opponent_threatens"];
+
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
         encode::encode(&self.board, planes, scalars);
     }
@@ -169,10 +211,25 @@ impl Game for GameState {
         Some(encode::policy_planes())
     }
 
-    fn hash(&self) -> u64 {
-        mix(self.board.key())
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
+        out.clear();
+        out.push(self.board.wins_now(self.board.mover) != 0);
+        out.push(self.board.wins_now(self.board.opponent()) != 0);
+        true
     }
 
+    /// The a ↔ g mirror, a symmetry of every position.
+    fn mirror_planes(planes: &mut [u64]) -> bool {
+        encode::mirror_planes(planes);
+        true
+    }
+
+    fn mirror_action_index(a: usize) -> usize {
+        WIDTH - 1 - a
+    }
+}
+
+impl Notation for GameState {
     fn action_name(&self, action: u16) -> String {
         (action + 1).to_string()
     }
@@ -184,14 +241,6 @@ impl Game for GameState {
         } else {
             self.solver_position()
         }
-    }
-
-    fn can_win_this_turn(&self) -> bool {
-        self.outcome().is_none() && self.board.wins_now(self.board.mover) != 0
-    }
-
-    fn start() -> Self {
-        GameState::default()
     }
 
     /// The columns played (digits `1`–`7`), or [`EMPTY_BOARD`] (or nothing)
@@ -211,6 +260,11 @@ impl Game for GameState {
     fn read_action(&self, name: &str) -> Result<u16, String> {
         column_of(name.trim()).map(|c| c as u16).ok_or_else(|| format!("`{}` is not a column (1-7 or a-g)", name.trim()))
     }
+}
+
+impl Tools for GameState {
+    /// Positions labelled by perfect solvers others wrote (docs/connect4.md).
+    const SOLVED_SUITE: Option<&'static str> = Some(include_str!("../../tests/data/connect4-solved.jsonl"));
 
     /// The board rebuilt from the columns played.
     fn recomputed_hash(&self) -> u64 {
@@ -219,45 +273,6 @@ impl Game for GameState {
             b.play(c as usize);
         }
         mix(b.key())
-    }
-
-    /// `n % 8` random stones (0 to 7, so no side has four yet), drawn from
-    /// a generator seeded with `n`.
-    fn random_start(n: u64) -> Self {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n ^ 0x434F_4E4E_4543_5434);
-        let mut g = GameState::default();
-        let mut legal = Vec::new();
-        for _ in 0..n % 8 {
-            g.playable_actions(&mut legal);
-            g.apply(legal[rng.gen_range(0..legal.len())]);
-        }
-        g
-    }
-
-    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
-        out.clear();
-        out.push(self.board.wins_now(self.board.mover) != 0);
-        out.push(self.board.wins_now(self.board.opponent()) != 0);
-        true
-    }
-
-    fn end_reason(&self) -> &'static str {
-        match self.outcome() {
-            None => "running",
-            Some(Outcome::Win(_)) => "four_in_a_row",
-            Some(Outcome::Draw) => "board_full",
-        }
-    }
-
-    /// The a ↔ g mirror, a symmetry of every position.
-    fn mirror_planes(planes: &mut [u64]) -> bool {
-        encode::mirror_planes(planes);
-        true
-    }
-
-    fn mirror_action_index(a: usize) -> usize {
-        WIDTH - 1 - a
     }
 
     fn diagram(&self) -> String {

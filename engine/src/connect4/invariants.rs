@@ -5,7 +5,8 @@
 
 use super::board::{HEIGHT, WIDTH};
 use super::GameState;
-use crate::game::{Game, Outcome};
+use crate::game::Outcome;
+use crate::prelude::*;
 use crate::types::Color;
 
 /// The winner by the rule text, read off the cells: some side has four in

@@ -5,7 +5,7 @@
 
 use super::fullmove::FullMoveGen;
 use super::{Action, IllegalAction, Position, Required, Status, Transition};
-use crate::game::{ensure_running, parse_decision_names, BadNotation, Encoding, Fact, Game, Outcome};
+use crate::game::{ensure_running, parse_decision_names, BadNotation, Encode, Encoding, Fact, GameRules, Notation, Outcome, Tools};
 use crate::types::Color;
 
 /// Number of occurrences of a settled position that draws the game (the platform's default).
@@ -193,26 +193,14 @@ pub fn perft_atomic(pos: &Position, depth: u32) -> u64 {
     total
 }
 
-impl Game for GameState {
+impl GameRules for GameState {
     const NAME: &'static str = "paco";
-    /// `mover_in_sako`: the opponent could unite with the mover's king on
-    /// its next turn (the mover is in Ŝako); `mover_can_paco`: the mover can
-    /// unite with the opponent's king this turn.
-    const AUX_TARGETS: &'static [&'static str] = &["mover_in_sako", "mover_can_paco"];
-    const NUM_ACTIONS: usize = super::NUM_ACTIONS;
-    const BOARD_HEIGHT: usize = 8;
-    const BOARD_WIDTH: usize = 8;
-    const NUM_BIT_PLANES: usize = super::NUM_BIT_PLANES;
-    const NUM_SCALARS: usize = super::NUM_SCALARS;
-    /// `pacozero` ([`Game::encode`]) and `platform`, the platform's own input.
-    const ENCODINGS: &'static [Encoding] = &[super::ENCODING, super::PLATFORM_ENCODING];
-    const ACTION_LAYOUT: &'static str = super::ACTION_LAYOUT;
 
-    /// Lifts and places on their squares, promotions whole
-    /// (`paco::action`'s `policy_planes`).
-    fn policy_planes() -> Option<crate::game::PolicyPlanes> {
-        Some(super::action::policy_planes())
-    }
+    const NUM_ACTIONS: usize = super::NUM_ACTIONS;
+
+    const BOARD_HEIGHT: usize = 8;
+
+    const BOARD_WIDTH: usize = 8;
 
     fn to_move(&self) -> Color {
         self.position().side_to_move()
@@ -254,37 +242,8 @@ impl Game for GameState {
         self.play_unchecked(a);
     }
 
-    /// The platform's check ([`GameState::play`]), so a decision into a
-    /// dead-end chain is taken too.
-    fn try_apply(&mut self, action: u16) -> Result<(), String> {
-        ensure_running(self)?;
-        let mover = self.position().side_to_move();
-        let a = super::action_from_index(action as usize, mover).ok_or_else(|| format!("action index {action} is out of range 0..{}", super::NUM_ACTIONS))?;
-        self.play(a).map(|_| ()).map_err(|e| format!("{e} in {}", self.position().fen()))
-    }
-
-    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
-        self.position().encode(self.repetitions(), planes, scalars);
-    }
-
-    fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
-        match encoding {
-            0 => self.encode(planes, scalars),
-            1 => self.position().encode_platform(planes, scalars),
-            _ => panic!("Paco Ŝako has no input encoding {encoding}"),
-        }
-    }
-
     fn hash(&self) -> u64 {
         self.position().hash()
-    }
-
-    fn action_name(&self, action: u16) -> String {
-        super::action_from_index(action as usize, self.position().side_to_move()).map_or_else(|| format!("#{action}"), |a| a.to_string())
-    }
-
-    fn notation(&self) -> String {
-        self.position().fen()
     }
 
     fn repeats_earlier_position(&self) -> bool {
@@ -306,67 +265,8 @@ impl Game for GameState {
         GameState::new(super::Position::startpos())
     }
 
-    fn from_notation(s: &str) -> Result<Self, BadNotation> {
-        s.trim().parse::<super::Position>().map(super::GameState::new).map_err(|e| BadNotation::new(s, e))
-    }
-
-    fn notation_is_complete(&self) -> bool {
-        let pos = self.position();
-        !pos.required().is_promote() && pos.rules() == super::Rules::OFFICIAL
-    }
-
-    fn parse_action(&self, name: &str) -> Option<u16> {
-        let a: super::Action = name.parse().ok()?;
-        let pos = self.position();
-        pos.actions().contains(a).then(|| super::action_index(a, pos.side_to_move()) as u16)
-    }
-
-    /// Any action of the notation (`Le2`, `Pe4`, `=Q`), legal here or not.
-    fn read_action(&self, name: &str) -> Result<u16, String> {
-        let a: Action = name.trim().parse().map_err(|e: super::ActionParseError| e.to_string())?;
-        Ok(super::action_index(a, self.position().side_to_move()) as u16)
-    }
-
-    fn recomputed_hash(&self) -> u64 {
-        self.position().compute_hash()
-    }
-
     fn random_start(n: u64) -> Self {
         GameState::new(super::fischer_random((n % 960) as u16, super::Rules::OFFICIAL))
-    }
-
-    fn fischer_random(n: u64, rules: &[&str]) -> Result<Self, String> {
-        if n >= 960 {
-            return Err(format!("Fischer-random setups are numbered 0..960, got {n}"));
-        }
-        Ok(GameState::new(super::fischer_random(n as u16, rules_named(rules)?)))
-    }
-
-    fn mirror_planes(planes: &mut [u64]) -> bool {
-        super::mirror_encoded_planes(planes)
-    }
-
-    fn mirror_planes_as(encoding: usize, planes: &mut [u64]) -> bool {
-        match encoding {
-            0 => super::mirror_encoded_planes(planes),
-            1 => super::mirror_platform_planes(planes),
-            _ => false,
-        }
-    }
-
-    fn mirror_action_index(a: usize) -> usize {
-        super::mirror_action_index(a)
-    }
-
-    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
-        out.clear();
-        let pos = self.position();
-        if !pos.is_settled() {
-            return false;
-        }
-        let me = pos.side_to_move();
-        out.extend([super::in_sako(pos, me), super::in_sako(pos, me.other())]);
-        true
     }
 
     fn end_reason(&self) -> &'static str {
@@ -404,21 +304,106 @@ impl Game for GameState {
         });
         turns
     }
+}
 
-    fn diagram(&self) -> String {
-        super::diagram::diagram(self.position())
+impl Encode for GameState {
+    /// `mover_in_sako`: the opponent could unite with the mover's king on
+    /// its next turn (the mover is in Ŝako); `mover_can_paco`: the mover can
+    /// unite with the opponent's king this turn.
+    const AUX_TARGETS: &'static [&'static str] = &["mover_in_sako", "mover_can_paco"];
+
+    const NUM_BIT_PLANES: usize = super::NUM_BIT_PLANES;
+
+    const NUM_SCALARS: usize = super::NUM_SCALARS;
+
+    /// `pacozero` ([`Encode::encode`]) and `platform`, the platform's own input.
+    const ENCODINGS: &'static [Encoding] = &[super::ENCODING, super::PLATFORM_ENCODING];
+
+    const ACTION_LAYOUT: &'static str = super::ACTION_LAYOUT;
+
+    /// Lifts and places on their squares, promotions whole
+    /// (`paco::action`'s `policy_planes`).
+    fn policy_planes() -> Option<crate::game::PolicyPlanes> {
+        Some(super::action::policy_planes())
     }
 
-    fn board_cells(&self) -> String {
-        let mut s = String::with_capacity(2 * 64);
-        for rank in (0..8).rev() {
-            for file in 0..8 {
-                let (w, b) = self.position().at(crate::Square::from_file_rank(file, rank));
-                s.push(w.map_or('.', |k| k.letter()));
-                s.push(b.map_or('.', |k| k.letter().to_ascii_lowercase()));
-            }
+    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
+        self.position().encode(self.repetitions(), planes, scalars);
+    }
+
+    fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
+        match encoding {
+            0 => self.encode(planes, scalars),
+            1 => self.position().encode_platform(planes, scalars),
+            _ => panic!("Paco Ŝako has no input encoding {encoding}"),
         }
-        s
+    }
+
+    fn mirror_planes(planes: &mut [u64]) -> bool {
+        super::mirror_encoded_planes(planes)
+    }
+
+    fn mirror_planes_as(encoding: usize, planes: &mut [u64]) -> bool {
+        match encoding {
+            0 => super::mirror_encoded_planes(planes),
+            1 => super::mirror_platform_planes(planes),
+            _ => false,
+        }
+    }
+
+    fn mirror_action_index(a: usize) -> usize {
+        super::mirror_action_index(a)
+    }
+
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
+        out.clear();
+        let pos = self.position();
+        if !pos.is_settled() {
+            return false;
+        }
+        let me = pos.side_to_move();
+        out.extend([super::in_sako(pos, me), super::in_sako(pos, me.other())]);
+        true
+    }
+}
+
+impl Notation for GameState {
+    /// The platform's check ([`GameState::play`]), so a decision into a
+    /// dead-end chain is taken too.
+    fn try_apply(&mut self, action: u16) -> Result<(), String> {
+        ensure_running(self)?;
+        let mover = self.position().side_to_move();
+        let a = super::action_from_index(action as usize, mover).ok_or_else(|| format!("action index {action} is out of range 0..{}", super::NUM_ACTIONS))?;
+        self.play(a).map(|_| ()).map_err(|e| format!("{e} in {}", self.position().fen()))
+    }
+
+    fn action_name(&self, action: u16) -> String {
+        super::action_from_index(action as usize, self.position().side_to_move()).map_or_else(|| format!("#{action}"), |a| a.to_string())
+    }
+
+    fn notation(&self) -> String {
+        self.position().fen()
+    }
+
+    fn from_notation(s: &str) -> Result<Self, BadNotation> {
+        s.trim().parse::<super::Position>().map(super::GameState::new).map_err(|e| BadNotation::new(s, e))
+    }
+
+    fn notation_is_complete(&self) -> bool {
+        let pos = self.position();
+        !pos.required().is_promote() && pos.rules() == super::Rules::OFFICIAL
+    }
+
+    fn parse_action(&self, name: &str) -> Option<u16> {
+        let a: super::Action = name.parse().ok()?;
+        let pos = self.position();
+        pos.actions().contains(a).then(|| super::action_index(a, pos.side_to_move()) as u16)
+    }
+
+    /// Any action of the notation (`Le2`, `Pe4`, `=Q`), legal here or not.
+    fn read_action(&self, name: &str) -> Result<u16, String> {
+        let a: Action = name.trim().parse().map_err(|e: super::ActionParseError| e.to_string())?;
+        Ok(super::action_index(a, self.position().side_to_move()) as u16)
     }
 
     const RULE_OPTIONS: &'static [&'static str] = &["no_union_undo", "one_double_step_per_file", "king_chain_draw"];
@@ -469,16 +454,45 @@ impl Game for GameState {
         Ok(out)
     }
 
+    fn status_text(&self) -> String {
+        self.status().to_string()
+    }
+}
+
+impl Tools for GameState {
+    fn recomputed_hash(&self) -> u64 {
+        self.position().compute_hash()
+    }
+
+    fn fischer_random(n: u64, rules: &[&str]) -> Result<Self, String> {
+        if n >= 960 {
+            return Err(format!("Fischer-random setups are numbered 0..960, got {n}"));
+        }
+        Ok(GameState::new(super::fischer_random(n as u16, rules_named(rules)?)))
+    }
+
+    fn diagram(&self) -> String {
+        super::diagram::diagram(self.position())
+    }
+
+    fn board_cells(&self) -> String {
+        let mut s = String::with_capacity(2 * 64);
+        for rank in (0..8).rev() {
+            for file in 0..8 {
+                let (w, b) = self.position().at(crate::Square::from_file_rank(file, rank));
+                s.push(w.map_or('.', |k| k.letter()));
+                s.push(b.map_or('.', |k| k.letter().to_ascii_lowercase()));
+            }
+        }
+        s
+    }
+
     fn fast_perft(&self, depth: u32, whole_turns: bool) -> u64 {
         if whole_turns {
             self.perft_full(depth)
         } else {
             self.perft_atomic(depth)
         }
-    }
-
-    fn status_text(&self) -> String {
-        self.status().to_string()
     }
 
     fn facts(&self) -> Vec<(&'static str, Fact)> {
@@ -488,7 +502,7 @@ impl Game for GameState {
     }
 }
 
-/// The optional rules named in `names` ([`Game::RULE_OPTIONS`]) turned on.
+/// The optional rules named in `names` ([`Notation::RULE_OPTIONS`]) turned on.
 fn rules_named(names: &[&str]) -> Result<super::Rules, String> {
     let mut r = super::Rules::OFFICIAL;
     for &name in names {
@@ -496,7 +510,7 @@ fn rules_named(names: &[&str]) -> Result<super::Rules, String> {
             "no_union_undo" => &mut r.no_union_undo,
             "one_double_step_per_file" => &mut r.one_double_step_per_file,
             "king_chain_draw" => &mut r.king_chain_draw,
-            _ => return Err(format!("paco has no optional rule `{name}` (it has {})", <GameState as Game>::RULE_OPTIONS.join(", "))),
+            _ => return Err(format!("paco has no optional rule `{name}` (it has {})", <GameState as Notation>::RULE_OPTIONS.join(", "))),
         };
         *flag = true;
     }

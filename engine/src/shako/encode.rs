@@ -480,7 +480,7 @@ mod tests {
     use super::super::game::GameState;
     use super::super::Piece;
     use super::*;
-    use crate::game::Game;
+    use crate::prelude::*;
     use rand::{Rng, SeedableRng};
 
     #[test]

@@ -5,7 +5,7 @@ use super::encode::{self, action_index, move_from_action};
 use super::fen::FenError;
 use super::moves::{Move, UciError};
 use super::position::{IllegalMove, Position};
-use crate::game::{ensure_running, BadNotation, Encoding, Fact, Game, Outcome};
+use crate::game::{ensure_running, BadNotation, Encode, Encoding, Fact, GameRules, Notation, Outcome, Tools};
 use crate::types::Color;
 use std::fmt;
 
@@ -144,33 +144,14 @@ impl GameState {
     }
 }
 
-impl Game for GameState {
+impl GameRules for GameState {
     const NAME: &'static str = "shako";
-    /// `mover_in_check`: the mover's king is attacked; `mover_can_check`:
-    /// the mover has a legal move that gives check.
-    const AUX_TARGETS: &'static [&'static str] = &["mover_in_check", "mover_can_check"];
+
     const NUM_ACTIONS: usize = encode::NUM_ACTIONS;
+
     const BOARD_HEIGHT: usize = 10;
+
     const BOARD_WIDTH: usize = 10;
-    const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
-    const NUM_SCALARS: usize = encode::NUM_SCALARS;
-    /// `pacozero` ([`Game::encode`]) and `threats`, which adds attack and
-    /// check planes ([`encode::encode_threats`]).
-    const ENCODINGS: &'static [Encoding] = &[encode::ENCODING, encode::THREATS_ENCODING];
-    const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
-
-    /// 95 planes: a move on its from-square ([`encode::policy_planes`]).
-    fn policy_planes() -> Option<crate::game::PolicyPlanes> {
-        Some(encode::policy_planes())
-    }
-
-    fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
-        match encoding {
-            0 => self.encode(planes, scalars),
-            1 => encode::encode_threats(&self.pos, self.repetitions() > 0, planes, scalars),
-            _ => panic!("Shako has no input encoding {encoding}"),
-        }
-    }
 
     /// The standard start after 2, 4 or 6 (`2 * (1 + n % 3)`) uniformly random
     /// legal plies drawn from a generator seeded with `n`. A line that ends
@@ -195,19 +176,6 @@ impl Game for GameState {
         GameState::startpos()
     }
 
-    /// Every Shako position is settled (a turn is one decision).
-    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
-        out.clear();
-        let pos = self.position();
-        let gives_check = self.legal_moves().into_iter().any(|m| {
-            let mut next = *pos;
-            next.play_unchecked(m);
-            next.in_check()
-        });
-        out.extend([pos.in_check(), gives_check]);
-        true
-    }
-
     fn end_reason(&self) -> &'static str {
         match self.status() {
             Status::Running => "running",
@@ -220,25 +188,6 @@ impl Game for GameState {
 
     fn without_history(&self) -> Self {
         GameState::new(self.pos)
-    }
-
-    fn board_cells(&self) -> String {
-        let mut s = String::with_capacity(2 * 100);
-        for rank in (0..10).rev() {
-            for file in 0..10 {
-                match self.pos.piece_at(super::Square10::from_file_rank(file, rank)) {
-                    Some(p) if p.color == Color::White => s.extend([p.letter(), '.']),
-                    Some(p) => s.extend(['.', p.letter()]),
-                    None => s.push_str(".."),
-                }
-            }
-        }
-        s
-    }
-
-    fn diagram(&self) -> String {
-        let mover = self.pos.side_to_move().title();
-        format!("{}\n{mover} to move\nfen: {}\n", self.pos, self.pos.fen())
     }
 
     fn material_balance(&self) -> Option<i32> {
@@ -267,19 +216,6 @@ impl Game for GameState {
         self.play_unchecked(m);
     }
 
-    /// The index must name a move of this position ([`move_from_action`]),
-    /// which [`GameState::play`] then checks.
-    fn try_apply(&mut self, action: u16) -> Result<(), String> {
-        ensure_running(self)?;
-        let m = move_from_action(&self.pos, action as usize)
-            .ok_or_else(|| format!("action index {action} is no move in {} (policy slots 0..{})", self.pos.fen(), encode::NUM_ACTIONS))?;
-        self.play(m).map_err(|e| e.to_string())
-    }
-
-    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
-        encode::encode(&self.pos, self.repetitions() > 0, planes, scalars);
-    }
-
     fn repetitions(&self) -> usize {
         GameState::repetitions(self)
     }
@@ -299,6 +235,67 @@ impl Game for GameState {
         self.repetitions() >= 1
     }
 
+    fn start() -> Self {
+        GameState::startpos()
+    }
+}
+
+impl Encode for GameState {
+    /// `mover_in_check`: the mover's king is attacked; `mover_can_check`:
+    /// the mover has a legal move that gives check.
+    const AUX_TARGETS: &'static [&'static str] = &["mover_in_check", "mover_can_check"];
+
+    const NUM_BIT_PLANES: usize = encode::NUM_BIT_PLANES;
+
+    const NUM_SCALARS: usize = encode::NUM_SCALARS;
+
+    /// `pacozero` ([`Encode::encode`]) and `threats`, which adds attack and
+    /// check planes ([`encode::encode_threats`]).
+    const ENCODINGS: &'static [Encoding] = &[encode::ENCODING, encode::THREATS_ENCODING];
+
+    const ACTION_LAYOUT: &'static str = encode::ACTION_LAYOUT;
+
+    /// 95 planes: a move on its from-square ([`encode::policy_planes`]).
+    fn policy_planes() -> Option<crate::game::PolicyPlanes> {
+        Some(encode::policy_planes())
+    }
+
+    fn encode_as(&self, encoding: usize, planes: &mut [u64], scalars: &mut [f32]) {
+        match encoding {
+            0 => self.encode(planes, scalars),
+            1 => encode::encode_threats(&self.pos, self.repetitions() > 0, planes, scalars),
+            _ => panic!("Shako has no input encoding {encoding}"),
+        }
+    }
+
+    /// Every Shako position is settled (a turn is one decision).
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
+        out.clear();
+        let pos = self.position();
+        let gives_check = self.legal_moves().into_iter().any(|m| {
+            let mut next = *pos;
+            next.play_unchecked(m);
+            next.in_check()
+        });
+        out.extend([pos.in_check(), gives_check]);
+        true
+    }
+
+    fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
+        encode::encode(&self.pos, self.repetitions() > 0, planes, scalars);
+    }
+}
+
+impl Notation for GameState {
+    /// The index must name a move of this position ([`move_from_action`]),
+    /// which [`GameState::play`] then checks.
+    fn try_apply(&mut self, action: u16) -> Result<(), String> {
+        ensure_running(self)?;
+        let m = move_from_action(&self.pos, action as usize)
+            .ok_or_else(|| format!("action index {action} is no move in {} (policy slots 0..{})", self.pos.fen(), encode::NUM_ACTIONS))?;
+        self.play(m).map_err(|e| e.to_string())
+    }
+
     fn action_name(&self, action: u16) -> String {
         move_from_action(&self.pos, action as usize).map_or_else(|| format!("#{action}"), |m| m.to_string())
     }
@@ -312,10 +309,6 @@ impl Game for GameState {
             [d] => move_from_action(&self.pos, *d as usize).map_or_else(|| format!("#{d}"), |m| self.pos.san(m)),
             _ => self.turn_notation(decisions),
         }
-    }
-
-    fn start() -> Self {
-        GameState::startpos()
     }
 
     fn from_notation(s: &str) -> Result<Self, BadNotation> {
@@ -333,10 +326,6 @@ impl Game for GameState {
         Ok(action_index(m, self.pos.side_to_move()) as u16)
     }
 
-    fn recomputed_hash(&self) -> u64 {
-        self.pos.compute_hash()
-    }
-
     /// UCI moves; a malformed one is named with the parser's reason, an
     /// illegal one with the position's.
     fn parse_decisions(&self, text: &str) -> Result<Vec<u16>, BadNotation> {
@@ -350,6 +339,35 @@ impl Game for GameState {
         Ok(out)
     }
 
+    fn status_text(&self) -> String {
+        self.status.to_string()
+    }
+}
+
+impl Tools for GameState {
+    fn board_cells(&self) -> String {
+        let mut s = String::with_capacity(2 * 100);
+        for rank in (0..10).rev() {
+            for file in 0..10 {
+                match self.pos.piece_at(super::Square10::from_file_rank(file, rank)) {
+                    Some(p) if p.color == Color::White => s.extend([p.letter(), '.']),
+                    Some(p) => s.extend(['.', p.letter()]),
+                    None => s.push_str(".."),
+                }
+            }
+        }
+        s
+    }
+
+    fn diagram(&self) -> String {
+        let mover = self.pos.side_to_move().title();
+        format!("{}\n{mover} to move\nfen: {}\n", self.pos, self.pos.fen())
+    }
+
+    fn recomputed_hash(&self) -> u64 {
+        self.pos.compute_hash()
+    }
+
     /// Legal-move perft of the position (Fairy-Stockfish's `go perft`); a
     /// Shako turn is one decision, so both modes count the same.
     fn fast_perft(&self, depth: u32, _whole_turns: bool) -> u64 {
@@ -357,10 +375,6 @@ impl Game for GameState {
             return 0;
         }
         self.pos.perft(depth)
-    }
-
-    fn status_text(&self) -> String {
-        self.status.to_string()
     }
 
     fn facts(&self) -> Vec<(&'static str, Fact)> {

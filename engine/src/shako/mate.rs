@@ -1,5 +1,5 @@
 //! Checks and mates in one: whether a move gives check, and whether the side
-//! to move has a legal move that checkmates ([`crate::Game::can_win_this_turn`],
+//! to move has a legal move that checkmates ([`crate::GameRules::can_win_this_turn`],
 //! which search asks at every new leaf, so it must cost little more than
 //! generating the moves).
 //!

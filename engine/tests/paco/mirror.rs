@@ -10,9 +10,9 @@ use pacozero_engine::paco::{
     action_from_index, action_index, fischer_random, mirror_action, mirror_action_index, mirror_encoded_planes, mirror_platform_planes, GameState, Position,
     Rules, NUM_BIT_PLANES, NUM_SCALARS, PLATFORM_BIT_PLANES, PLATFORM_SCALARS,
 };
-use pacozero_engine::Game;
 
 use crate::common::Rng;
+use pacozero_engine::prelude::*;
 
 fn mirrored_legal(g: &GameState) -> Vec<u16> {
     let mover = g.to_move();

@@ -5,7 +5,8 @@
 //! encoding's mirror and the facts the analysis engine prints.
 
 use pacozero_engine::paco::{fischer_random, mirror_platform_planes, parse_actions, Action, GameState, Position, Rules, Status, PLATFORM_BIT_PLANES};
-use pacozero_engine::{Fact, Game, Square};
+use pacozero_engine::prelude::*;
+use pacozero_engine::{Fact, Square};
 
 fn play(g: &mut GameState, turns: &str) {
     for a in parse_actions(turns).unwrap() {
@@ -25,10 +26,10 @@ fn the_history_records_each_turns_position_and_counts_repetitions() {
     assert_eq!(g.history().len(), 4);
     assert_eq!(g.history().last(), Some(&g.position().hash()));
     assert_eq!(g.repetitions(), 0);
-    assert_eq!(Game::repetitions(&g), 0);
+    assert_eq!(GameRules::repetitions(&g), 0);
     play(&mut g, KNIGHTS_OUT_AND_BACK);
     assert_eq!(g.history().len(), 8);
-    assert_eq!((g.repetitions(), Game::repetitions(&g)), (1, 1));
+    assert_eq!((g.repetitions(), GameRules::repetitions(&g)), (1, 1));
     assert!(g.repeats_earlier_position());
     // In the middle of a turn nothing repeats: the position is not settled.
     g.play(Action::Lift(Square::parse("g1").unwrap())).unwrap();
@@ -100,7 +101,7 @@ fn a_fen_is_complete_under_the_official_rules_without_a_pending_promotion() {
 #[test]
 fn numbered_starts_are_the_fischer_random_setups_modulo_960() {
     for n in [0u64, 5, 518, 959, 965, 960 * 7 + 300] {
-        let g = <GameState as Game>::random_start(n);
+        let g = <GameState as GameRules>::random_start(n);
         assert_eq!(*g.position(), fischer_random((n % 960) as u16, Rules::OFFICIAL), "start {n}");
     }
 }
@@ -112,16 +113,16 @@ fn the_platform_encoding_mirrors_as_its_own_function_does() {
     let g = GameState::new(Position::from_fen("4k3/8/8/8/8/8/4P3/4K3 w 0 - - -", Rules::OFFICIAL).unwrap());
     let mut planes = vec![0u64; PLATFORM_BIT_PLANES];
     let mut scalars = vec![0f32; 64];
-    g.encode_as(1, &mut planes, &mut scalars[..<GameState as Game>::ENCODINGS[1].num_scalars()]);
+    g.encode_as(1, &mut planes, &mut scalars[..<GameState as Encode>::ENCODINGS[1].num_scalars()]);
     let mut expected = planes.clone();
     assert!(mirror_platform_planes(&mut expected));
     assert_ne!(expected, planes);
     let mut mirrored = planes.clone();
-    assert!(<GameState as Game>::mirror_planes_as(1, &mut mirrored));
+    assert!(<GameState as Encode>::mirror_planes_as(1, &mut mirrored));
     assert_eq!(mirrored, expected);
     // An encoding the game does not have is refused, its planes kept.
     let mut other = planes.clone();
-    assert!(!<GameState as Game>::mirror_planes_as(2, &mut other));
+    assert!(!<GameState as Encode>::mirror_planes_as(2, &mut other));
     assert_eq!(other, planes);
 }
 

@@ -6,9 +6,10 @@
 //! scalar hold exactly what the module's table says, seen from the mover.
 
 use pacozero_engine::paco::{fischer_random, GameState, Hand, Position, Rules, PLATFORM_BIT_PLANES, PLATFORM_SCALARS};
-use pacozero_engine::{Color, Game, PieceKind, Square};
+use pacozero_engine::{Color, PieceKind, Square};
 
 use crate::common::Rng;
+use pacozero_engine::prelude::*;
 
 /// The bit of `sq` in the mover's frame: Black sees the board flipped
 /// vertically (rank r as 7 - r, the file kept).

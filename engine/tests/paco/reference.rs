@@ -2,11 +2,11 @@
 //! platform's rules engine) must be reproduced exactly.
 
 use pacozero_engine::paco::{action_to_string, parse_actions, FullMoveGen, GameState, Position, Status};
-use pacozero_engine::Game;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 use crate::common::manifest_dir;
+use pacozero_engine::prelude::*;
 
 fn read_jsonl(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/{name}", manifest_dir());
@@ -238,10 +238,10 @@ fn platform_checks() {
             n.sort();
             n
         };
-        assert_eq!(names(|g, out| g.legal_actions(out)), want, "Game::legal_actions in {fen}");
+        assert_eq!(names(|g, out| g.legal_actions(out)), want, "GameRules::legal_actions in {fen}");
         let dead_ends = strings("dead_end_actions");
         let playable: Vec<String> = want.iter().filter(|a| !dead_ends.contains(a)).cloned().collect();
-        assert_eq!(names(|g, out| g.playable_actions(out)), playable, "Game::playable_actions in {fen}");
+        assert_eq!(names(|g, out| g.playable_actions(out)), playable, "GameRules::playable_actions in {fen}");
         let moves = g.full_moves(&mut FullMoveGen::new());
         assert_eq!(moves.len() as u64, v["num_full_moves"].as_u64().unwrap(), "full moves in {fen}");
     }

@@ -4,6 +4,7 @@
 use pacozero_engine::paco::{
     board_to_union_fen, in_sako, parse_actions, parse_turn, position_from_union_fen, turn_to_string, Action, FullMoveGen, GameState, Position, Rules, Status,
 };
+use pacozero_engine::prelude::*;
 use pacozero_engine::{Color, Square};
 
 fn sq(s: &str) -> Square {
@@ -203,7 +204,6 @@ fn fischer_random_castling_onto_a_rook_standing_in_a_union() {
 /// than read as the takeover. Where castling is open the same place castles.
 #[test]
 fn a_vchess_king_taking_over_the_union_on_its_castling_target_is_not_castling() {
-    use pacozero_engine::Game;
     let vchess = Rules { king_chain_draw: true, ..Rules::OFFICIAL };
     let closed = Position::from_fen("5kj1/8/8/8/8/8/8/4K1R1 b 0 g - -", vchess).unwrap();
     let g = GameState::new(closed);
@@ -238,7 +238,6 @@ fn a_vchess_king_taking_over_the_union_on_its_castling_target_is_not_castling() 
 #[test]
 fn a_pending_promotion_with_nothing_in_hand_is_a_turn_start() {
     use pacozero_engine::paco::Required;
-    use pacozero_engine::Game;
     let cases = [
         ("3Pk3/8/8/8/8/8/8/4K3 w 0 - - -", Required::PromoteThenFinish, Color::White),
         ("2h2r2/pp3ppk/5nNp/3d1wBP/3PeF2/P2D4/1P1R1P2/1KE1p3 b 1 - - -", Required::PromoteThenFinish, Color::Black),
@@ -350,6 +349,5 @@ fn full_move_perft_counts_repetitions_as_played_games_do() {
 /// Paco Ŝako has no captures, so no material balance to adjudicate by.
 #[test]
 fn paco_has_no_material_balance() {
-    use pacozero_engine::Game;
     assert_eq!(GameState::new(Position::startpos()).material_balance(), None);
 }

@@ -1,10 +1,11 @@
-//! `Game::can_win_this_turn` (Paco Ŝako: the mover can unite with the
+//! `GameRules::can_win_this_turn` (Paco Ŝako: the mover can unite with the
 //! opponent's king before the turn ends) against an exhaustive search of the
 //! rest of the turn, on every decision of random playouts under every rule set
 //! (with the optional vchess king-chain rule it claims nothing).
 
 use pacozero_engine::paco::{GameState, Rules};
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::prelude::*;
+use pacozero_engine::{Color, Outcome};
 use std::collections::HashSet;
 
 /// Does some sequence of the mover's decisions, all in this turn, win?

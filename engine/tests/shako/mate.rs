@@ -1,4 +1,4 @@
-//! Shako's mate-in-one detection (`Game::can_win_this_turn`,
+//! Shako's mate-in-one detection (`GameRules::can_win_this_turn`,
 //! `Position::has_mate_in_one`, `mating_moves`, `gives_check`) against the
 //! rule as written: the mover can win this turn when some legal move, played,
 //! ends the game as a win for the mover (a checkmate). Checked on the
@@ -7,12 +7,13 @@
 //! the last plies of seeded random games.
 
 use pacozero_engine::shako::{GameState, Move, Status};
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::{Color, Outcome};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
 use crate::common::manifest_dir;
+use pacozero_engine::prelude::*;
 
 /// The slow reference: every legal move, played on the whole game state, and
 /// the game's own result asked.

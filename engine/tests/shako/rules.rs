@@ -5,11 +5,12 @@
 use pacozero_engine::shako::{
     action_index, move_from_action, parse_uci_parts, GameState, Kind, Move, Position, Square10, Status, NUM_ACTIONS, NUM_BIT_PLANES, NUM_SCALARS, STARTPOS_FEN,
 };
-use pacozero_engine::{Color, Fact, Game, Outcome};
+use pacozero_engine::{Color, Fact, Outcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 use crate::common::manifest_dir;
+use pacozero_engine::prelude::*;
 
 fn read_jsonl(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/shako/{name}", manifest_dir());
@@ -455,8 +456,8 @@ fn threefold_repetition_and_fifty_moves_draw() {
 
 #[test]
 fn game_trait_surface() {
-    assert_eq!(<GameState as Game>::NAME, "shako");
-    assert_eq!(<GameState as Game>::NUM_ACTIONS, 3656);
+    assert_eq!(<GameState as GameRules>::NAME, "shako");
+    assert_eq!(<GameState as GameRules>::NUM_ACTIONS, 3656);
     // The viewer's board, from a10 on: White's letter or `.`, then Black's.
     let cells = GameState::startpos().board_cells();
     assert_eq!(&cells[..4], ".c..", "Black's cannon on a10, b10 empty");

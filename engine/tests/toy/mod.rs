@@ -8,7 +8,7 @@
 //! each (`x`, `o` or `.`), `/` between ranks, then ` x` or ` o` for the mover,
 //! as in `x../.o./... x`.
 
-use pacozero_engine::{BadNotation, Color, Encoding, Game, Outcome, DEFAULT_ENCODING};
+use pacozero_engine::{BadNotation, Color, Encode, Encoding, GameRules, Notation, Outcome, Tools, DEFAULT_ENCODING};
 
 const LINES: [[usize; 3]; 8] = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
 
@@ -55,17 +55,14 @@ fn mirror_cell(a: usize) -> usize {
     3 * (a / 3) + 2 - a % 3
 }
 
-impl Game for TicTacToe {
+impl GameRules for TicTacToe {
     const NAME: &'static str = "tictactoe";
+
     const NUM_ACTIONS: usize = 9;
+
     const BOARD_HEIGHT: usize = 3;
+
     const BOARD_WIDTH: usize = 3;
-    const NUM_BIT_PLANES: usize = 2;
-    const NUM_SCALARS: usize = 1;
-    const ENCODINGS: &'static [Encoding] =
-        &[Encoding { name: DEFAULT_ENCODING, version: 1, bit_planes: &["mover_marks", "opponent_marks"], scalars: &["marks_played"] }];
-    const ACTION_LAYOUT: &'static str = "the cell to mark, 3 * rank + file (a1 = 0, c3 = 8)";
-    const AUX_TARGETS: &'static [&'static str] = &["centre_taken"];
 
     fn to_move(&self) -> Color {
         self.mover
@@ -94,6 +91,42 @@ impl Game for TicTacToe {
         self.mover = self.mover.other();
     }
 
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn start() -> Self {
+        TicTacToe { cells: [None; 9], mover: Color::White, hash: 0 }
+    }
+
+    /// White's first mark in cell `n % 9`.
+    fn random_start(n: u64) -> Self {
+        let mut g = TicTacToe::start();
+        g.apply((n % 9) as u16);
+        g
+    }
+
+    fn end_reason(&self) -> &'static str {
+        match self.outcome() {
+            None => "running",
+            Some(Outcome::Win(_)) => "three_in_a_row",
+            Some(Outcome::Draw) => "board_full",
+        }
+    }
+}
+
+impl Encode for TicTacToe {
+    const NUM_BIT_PLANES: usize = 2;
+
+    const NUM_SCALARS: usize = 1;
+
+    const ENCODINGS: &'static [Encoding] =
+        &[Encoding { name: DEFAULT_ENCODING, version: 1, bit_planes: &["mover_marks", "opponent_marks"], scalars: &["marks_played"] }];
+
+    const ACTION_LAYOUT: &'static str = "the cell to mark, 3 * rank + file (a1 = 0, c3 = 8)";
+
+    const AUX_TARGETS: &'static [&'static str] = &["centre_taken"];
+
     fn encode(&self, planes: &mut [u64], scalars: &mut [f32]) {
         planes.fill(0);
         for (i, c) in self.cells.iter().enumerate() {
@@ -106,14 +139,25 @@ impl Game for TicTacToe {
         scalars[0] = self.cells.iter().filter(|c| c.is_some()).count() as f32 / 9.0;
     }
 
-    fn hash(&self) -> u64 {
-        self.hash
+    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
+        out.clear();
+        out.push(self.cells[4].is_some());
+        true
     }
 
-    fn recomputed_hash(&self) -> u64 {
-        self.cells.iter().enumerate().map(|(i, &c)| Self::cell_value(c) * 3u64.pow(i as u32)).sum()
+    fn mirror_planes(planes: &mut [u64]) -> bool {
+        for p in planes.iter_mut() {
+            *p = (0..9).filter(|&i| *p >> i & 1 == 1).fold(0, |m, i| m | 1 << mirror_cell(i));
+        }
+        true
     }
 
+    fn mirror_action_index(a: usize) -> usize {
+        mirror_cell(a)
+    }
+}
+
+impl Notation for TicTacToe {
     fn action_name(&self, action: u16) -> String {
         let a = action as usize;
         format!("{}{}", (b'a' + (a % 3) as u8) as char, a / 3 + 1)
@@ -160,40 +204,10 @@ impl Game for TicTacToe {
         g.hash = g.recomputed_hash();
         Ok(g)
     }
+}
 
-    fn start() -> Self {
-        TicTacToe { cells: [None; 9], mover: Color::White, hash: 0 }
-    }
-
-    /// White's first mark in cell `n % 9`.
-    fn random_start(n: u64) -> Self {
-        let mut g = TicTacToe::start();
-        g.apply((n % 9) as u16);
-        g
-    }
-
-    fn aux_targets(&self, out: &mut Vec<bool>) -> bool {
-        out.clear();
-        out.push(self.cells[4].is_some());
-        true
-    }
-
-    fn end_reason(&self) -> &'static str {
-        match self.outcome() {
-            None => "running",
-            Some(Outcome::Win(_)) => "three_in_a_row",
-            Some(Outcome::Draw) => "board_full",
-        }
-    }
-
-    fn mirror_planes(planes: &mut [u64]) -> bool {
-        for p in planes.iter_mut() {
-            *p = (0..9).filter(|&i| *p >> i & 1 == 1).fold(0, |m, i| m | 1 << mirror_cell(i));
-        }
-        true
-    }
-
-    fn mirror_action_index(a: usize) -> usize {
-        mirror_cell(a)
+impl Tools for TicTacToe {
+    fn recomputed_hash(&self) -> u64 {
+        self.cells.iter().enumerate().map(|(i, &c)| Self::cell_value(c) * 3u64.pow(i as u32)).sum()
     }
 }

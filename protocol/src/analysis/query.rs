@@ -213,6 +213,7 @@ fn kind_of(v: &Value) -> &'static str {
 mod tests {
     use super::*;
     use pacozero_engine::paco::GameState;
+    use pacozero_engine::prelude::*;
     use serde_json::json;
 
     fn opts() -> ServeOptions {

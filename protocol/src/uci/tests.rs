@@ -5,6 +5,7 @@
 // tested on the binary (`cli/tests/uci.rs`).
 
 use super::*;
+use pacozero_engine::prelude::*;
 use pacozero_engine::Outcome;
 use pacozero_engine::{paco, shako};
 use pacozero_search::eval::UniformEvaluator;

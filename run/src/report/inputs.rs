@@ -115,7 +115,7 @@ pub(super) struct SampleGame {
     pub(super) size: usize,
     pub(super) height: usize,
     /// (the turn prefixed by its side, `W`/`B`, in the game's turn notation;
-    /// the board after it as [`Game::board_cells`]: `size × height` two-letter cells,
+    /// the board after it as [`Tools::board_cells`]: `size × height` two-letter cells,
     /// White's piece or `.` then Black's piece or `.`, from the top-left
     /// square on).
     pub(super) turns: Vec<(String, String)>,

@@ -3,6 +3,7 @@ use crate::test_support::{err_text, match_line, TempDir};
 use pacozero_arena::rating_list::{Anchor, ListedRating, Matchup, RatingList};
 use pacozero_arena::ratings::Wdl;
 use pacozero_engine::paco::{GameState as Paco, STARTPOS_FEN};
+use pacozero_engine::prelude::*;
 
 fn rating_row(player: &str, elo: f64, ci95: f64, games: u32) -> RatingRow {
     RatingRow { player: player.into(), elo, ci95, games, above_next: None }

@@ -26,7 +26,7 @@
 //! | `noise.rs` | Dirichlet and Gumbel noise, numeric helpers |
 
 use anyhow::Result;
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::{Color, Encode, GameRules, Outcome};
 use rand::Rng;
 
 use crate::config::{Algorithm, SearchConfig};
@@ -74,7 +74,7 @@ struct ForcedWin {
 pub const REUSE_MAX_VISITS: u32 = 4;
 
 /// A search tree with its in-progress decision search.
-pub struct Search<G: Game> {
+pub struct Search<G: GameRules + Encode> {
     cfg: SearchConfig,
     nodes: Vec<Node>,
     states: Vec<Option<G>>,
@@ -114,7 +114,7 @@ pub struct Search<G: Game> {
     pub total_simulations: u64,
 }
 
-impl<G: Game> Search<G> {
+impl<G: GameRules + Encode> Search<G> {
     /// A tree rooted at `root`. `needs_encoding`: requests carry planes/scalars.
     pub fn new(cfg: SearchConfig, root: G, needs_encoding: bool) -> Self {
         let mut s = Search {
@@ -450,7 +450,11 @@ impl<G: Game> Search<G> {
 /// each search its result; returns how many were evaluated (0: none was
 /// waiting, nothing was called). Many searches (self-play games, book
 /// positions) share a network call so.
-pub fn evaluate_pending<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [&mut Search<G>], evaluator: &E, out: &mut EvalOutput) -> Result<usize> {
+pub fn evaluate_pending<G: GameRules + Encode, E: Evaluator<G> + ?Sized>(
+    searches: &mut [&mut Search<G>],
+    evaluator: &E,
+    out: &mut EvalOutput,
+) -> Result<usize> {
     let reqs: Vec<EvalRequest<'_, G>> = searches.iter().filter_map(|s| s.request()).collect();
     if reqs.is_empty() {
         return Ok(0);
@@ -472,7 +476,7 @@ pub fn evaluate_pending<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [&mut 
 }
 
 /// Runs one complete search of `simulations` from `state` (batch size 1).
-pub fn search<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
+pub fn search<G: GameRules + Encode, E: Evaluator<G> + ?Sized, R: Rng>(
     cfg: &SearchConfig,
     state: &G,
     evaluator: &E,
@@ -483,7 +487,7 @@ pub fn search<G: Game, E: Evaluator<G> + ?Sized, R: Rng>(
     Search::new(cfg.clone(), state.clone(), evaluator.needs_encoding()).search_until(evaluator, simulations, None, noise, rng)
 }
 
-impl<G: Game> Search<G> {
+impl<G: GameRules + Encode> Search<G> {
     /// One decision search from the current root (with the subtree kept by
     /// [`Search::advance`], if any), batch size 1, stopped after
     /// `max_simulations` or at `deadline` (after at least the root's

@@ -67,7 +67,7 @@ impl SearchResult {
     }
 }
 
-impl<G: Game> Search<G> {
+impl<G: GameRules + Encode> Search<G> {
     /// The outcome of the finished search.
     pub fn result(&mut self) -> SearchResult {
         if let Some(f) = &self.forced_wins {
@@ -205,7 +205,7 @@ impl<G: Game> Search<G> {
 /// turn's positions, never revisiting one along a first action's paths,
 /// finds the fewest decisions to the union with the king; every action
 /// that starts such a path is listed, so the next decision is one shorter.
-pub(crate) fn winning_actions<G: Game>(state: &G, legal: &[u16]) -> Vec<u16> {
+pub(crate) fn winning_actions<G: GameRules>(state: &G, legal: &[u16]) -> Vec<u16> {
     use std::collections::{HashMap, HashSet};
     let mover = state.to_move();
     // `can_win_this_turn` is a threat search: asked once per position.
@@ -287,7 +287,7 @@ pub struct ChildStats {
     pub proof: Option<Proof>,
 }
 
-impl<G: Game> Search<G> {
+impl<G: GameRules + Encode> Search<G> {
     /// The children of the node reached from the root by the actions `path`;
     /// `None` if that node is not in the tree or has not been expanded.
     /// Read-only: the tree is left as it is.

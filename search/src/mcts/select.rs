@@ -4,7 +4,7 @@
 use super::noise::sample_gumbel;
 use super::*;
 
-impl<G: Game> Search<G> {
+impl<G: GameRules + Encode> Search<G> {
     /// Interior selection.
     pub(super) fn pick(&mut self, p: u32) -> u32 {
         match self.cfg.algorithm {

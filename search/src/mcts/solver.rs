@@ -5,8 +5,8 @@
 //!
 //! | node | proven | result for the node's mover |
 //! |---|---|---|
-//! | terminal by the rules ([`Game::outcome`]) | always | the outcome |
-//! | a detected win ([`Game::can_win_this_turn`]) | always | a win in this turn |
+//! | terminal by the rules ([`GameRules::outcome`]) | always | the outcome |
+//! | a detected win ([`GameRules::can_win_this_turn`]) | always | a win in this turn |
 //! | expanded | some child is proven won for the mover | a win, by the shortest such child |
 //! | expanded | every child is proven, none won, some drawn | a draw (by the longest child: the horizon that decides every line) |
 //! | expanded | every child is proven lost for the mover | a loss, by the longest such child |
@@ -88,7 +88,7 @@ pub(super) struct NodeProof {
     pub(super) turns: u32,
 }
 
-impl<G: Game> Search<G> {
+impl<G: GameRules + Encode> Search<G> {
     /// The proof of node `i`, if any, for `side`.
     pub(super) fn proof_for(&self, i: usize, side: Color) -> Option<Proof> {
         self.nodes[i].proof.map(|p| Proof::for_side(p.outcome, p.turns, side))

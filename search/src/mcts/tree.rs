@@ -86,7 +86,7 @@ pub(super) fn outcome_white_wdl(o: Outcome) -> [f32; 3] {
     }
 }
 
-impl<G: Game> Search<G> {
+impl<G: GameRules + Encode> Search<G> {
     /// `v`, a value for `mover`, less what its draw share `draw` costs
     /// `mover` ([`SearchConfig::contempt`] for the root's mover, its
     /// negative for the opponent); `v` itself without contempt.

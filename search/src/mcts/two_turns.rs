@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | 1 | the mover's | some way to finish this turn (every decision path to its end) |
 //! | 2 | the opponent's | that *every* way they finish their turn (every path) |
-//! | 3 | the mover's | leaves a detected win ([`Game::can_win_this_turn`]) or a game already won |
+//! | 3 | the mover's | leaves a detected win ([`GameRules::can_win_this_turn`]) or a game already won |
 //!
 //! A turn of the opponent that ends the game otherwise (a draw by the
 //! rules, their win), or that leaves them stuck, refutes the mover's turn.
@@ -26,7 +26,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use pacozero_engine::{Color, Game, Outcome};
+use pacozero_engine::{Color, GameRules, Outcome};
 
 /// Positions the two-turn search may visit before it gives up (its answer
 /// is then "not known"). A Paco Ŝako root visits a few hundred to a few
@@ -47,7 +47,7 @@ pub struct TwoTurnWin {
 /// The mover's win in two turns from `root`, if the search finds one
 /// within `budget` positions. `None` also when the mover wins in this turn
 /// already (win detection answers that) or the game is over.
-pub fn two_turn_win<G: Game>(root: &G, budget: usize) -> Option<TwoTurnWin> {
+pub fn two_turn_win<G: GameRules>(root: &G, budget: usize) -> Option<TwoTurnWin> {
     if root.outcome().is_some() {
         return None;
     }
@@ -76,7 +76,7 @@ impl TwoTurnSearch {
     /// Breadth first through the mover's turn from `root`. A level is the
     /// set of positions one decision deeper, each with the path that
     /// reached it; the first level with a winning turn end answers.
-    fn mover_turn<G: Game>(&mut self, root: &G) -> Option<TwoTurnWin> {
+    fn mover_turn<G: GameRules>(&mut self, root: &G) -> Option<TwoTurnWin> {
         let mut seen: HashSet<(u16, u64)> = HashSet::new();
         let mut level: Vec<(Vec<u16>, G)> = vec![(Vec::new(), root.clone())];
         while !level.is_empty() {
@@ -124,7 +124,7 @@ impl TwoTurnSearch {
     /// Whether the opponent, to move at the start of its turn in `g`, has a
     /// way through its turn after which the mover is not sure to win
     /// (cached by position); `None`: the budget ran out.
-    fn opponent_escapes_from<G: Game>(&mut self, g: &G) -> Option<bool> {
+    fn opponent_escapes_from<G: GameRules>(&mut self, g: &G) -> Option<bool> {
         let h = g.hash();
         if let Some(&known) = self.refuted.get(&h) {
             return Some(known);
@@ -138,7 +138,7 @@ impl TwoTurnSearch {
     /// Depth first through the opponent's turn from `g` (the opponent to
     /// move), stopping at the first path that escapes. `seen`: positions of
     /// this turn already shown not to escape (or on the current path).
-    fn opponent_escapes<G: Game>(&mut self, g: &G, seen: &mut HashSet<u64>) -> Option<bool> {
+    fn opponent_escapes<G: GameRules>(&mut self, g: &G, seen: &mut HashSet<u64>) -> Option<bool> {
         let mut actions = Vec::new();
         g.playable_actions(&mut actions);
         // Stuck: the game's callers adjudicate, nothing is proven.
