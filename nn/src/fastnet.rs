@@ -25,6 +25,10 @@
 //!
 //! The auxiliary Ŝako head is not computed (self-play does not read it).
 //!
+//! The stem reads the input channel-major, as the evaluator writes it, and
+//! adds up weight rows for its nonzero values only ([`crate::stem`]): most
+//! of the input is zeros.
+//!
 //! [`FastNet::quantized`] makes a copy whose tower convolutions (the blocks'
 //! 3x3 convolutions, nearly all of the work) run in int8
 //! ([`crate::conv3x3_i8`]); the stem, squeeze-excitation, skip connections
@@ -39,6 +43,7 @@ use crate::conv3x3_i8::{self, Int8Kernel, QuantConv};
 use crate::error::{NnError, NnResult};
 use crate::model::{NetConfig, PacoNet, PolicyHead};
 use crate::precision::NetPrecision;
+use crate::stem::SparseStem;
 use crate::weights::{Dense, FoldedConv, Weights};
 
 /// Products with at least this many rows use `matrixmultiply`, smaller ones `gemm`.
@@ -126,8 +131,9 @@ pub struct FastNet {
     taps: Vec<i32>,
     /// `max(Ci, C)` zeros: the off-board rows of the direct convolution.
     zeros: Vec<f32>,
-    /// 3x3 conv + BN, `[9*Ci, C]`.
-    stem: Dense,
+    /// 3x3 conv + BN from `Ci` to `C` channels, read from the input's
+    /// nonzero values.
+    stem: SparseStem,
     blocks: Vec<Block>,
     /// 1x1 conv + BN, `[C, Pc]` (`"fc"` head), or 3x3, `[9*C, Pc]` (`"conv"`).
     policy_conv: Dense,
@@ -345,6 +351,7 @@ impl FastNet {
                 (None, Some(ConvPolicy { planes, gather, reads_means: pp.slots.iter().any(|s| s.1.is_none()) }))
             }
         };
+        let stem = SparseStem::new(&im2col_matrix(wt.conv_bn("stem", ci, c, 3)?), ci, hw, &taps);
         Ok(FastNet {
             ci,
             c,
@@ -352,7 +359,7 @@ impl FastNet {
             policy_size: p,
             taps,
             zeros: vec![0.0; ci.max(c)],
-            stem: im2col_matrix(wt.conv_bn("stem", ci, c, 3)?),
+            stem,
             blocks,
             policy_conv: im2col_matrix(wt.conv_bn("policy_conv", c, pc, net.policy_kernel())?),
             policy_fc,
@@ -443,7 +450,7 @@ impl FastNet {
 
     /// Positions of one piece of a forward pass ([`PIECE_BYTES`]).
     fn piece(&self) -> usize {
-        let per_position = self.hw * 9 * self.c.max(self.ci) * std::mem::size_of::<f32>();
+        let per_position = self.hw * 9 * self.c * std::mem::size_of::<f32>();
         (PIECE_BYTES / per_position).max(MIN_PIECE)
     }
 
@@ -463,26 +470,17 @@ impl FastNet {
     fn forward_scratch(&self, s: &mut Scratch, x: &[f32], b: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
         let (ci, c, hw) = (self.ci, self.c, self.hw);
         let m = b * hw;
-        let cmax = c.max(ci);
         let act = take(&mut s.x, m * c); // [B*HW, C]
-        let tmp = take(&mut s.y, m * cmax); // [B*HW, max(C, Ci)]
-                                            // im2col buffer, reused for the heads' 1x1 convolution outputs.
+        let tmp = take(&mut s.y, m * c); // [B*HW, C]
+                                         // im2col buffer, reused for the heads' 1x1 convolution outputs.
         let planes = self.conv_policy.as_ref().map_or(0, |h| h.planes.n);
-        let cols_len = m * (9 * cmax).max(self.policy_conv.n).max(self.value_conv.n).max(planes);
-        let cols = take(&mut s.cols, cols_len); // [B*HW, 9*max(C, Ci)] or more
+        let cols_len = m * (9 * c).max(self.policy_conv.n).max(self.value_conv.n).max(planes);
+        let cols = take(&mut s.cols, cols_len); // [B*HW, 9*C] or more
 
-        // Input [B, Ci, HW] -> square-major [B*HW, Ci].
-        let inp = &mut tmp[..m * ci];
-        for bi in 0..b {
-            let src = &x[bi * ci * hw..(bi + 1) * ci * hw]; // [Ci, HW]
-            let dst = &mut inp[bi * hw * ci..(bi + 1) * hw * ci]; // [HW, Ci]
-            for ch in 0..ci {
-                for sq in 0..hw {
-                    dst[sq * ci + ch] = src[ch * hw + sq];
-                }
-            }
+        // Input [B, Ci, HW] (channel-major) -> stem -> square-major [B*HW, C].
+        for (x, act) in x.chunks_exact(ci * hw).zip(act.chunks_exact_mut(hw * c)).take(b) {
+            self.stem.forward(x, act, true);
         }
-        self.conv3x3(&self.stem, inp, b, ci, act, true, cols); // [B*HW, C]
 
         let z = take(&mut s.z, m * c);
         for (i, block) in self.blocks.iter().enumerate() {
@@ -648,15 +646,15 @@ mod tests {
     use pacozero_data::GameSpec;
 
     /// A piece is the most positions whose im2col buffer (9 floats per
-    /// square and channel, the wider of the input and the tower) fits in
-    /// `PIECE_BYTES`, and never fewer than `MIN_PIECE`.
+    /// square and tower channel: the stem reads the input where it is)
+    /// fits in `PIECE_BYTES`, and never fewer than `MIN_PIECE`.
     #[test]
     fn a_piece_is_the_most_positions_whose_buffer_fits() {
         for (height, width, bit_planes, channels) in [(8, 8, 4, 16), (8, 8, 4, 128), (10, 10, 40, 24), (10, 10, 4, 256), (2, 1, 300, 8)] {
             let spec = GameSpec::new("test", height, width, bit_planes, 1, 50, &["first", "second"]).unwrap();
             let net = NetConfig { channels, ..NetConfig::tiny_for(&spec) };
             let fast = FastNet::from_model(&net.init_seeded(&burn::tensor::Device::flex(), 1).unwrap(), &net).unwrap();
-            let widest = (channels as usize).max(fast.ci);
+            let widest = channels as usize;
             assert!(fast.ci >= bit_planes as usize);
             let bytes = |positions: usize| positions * (height * width) as usize * 9 * widest * std::mem::size_of::<f32>();
             let k = fast.piece();
