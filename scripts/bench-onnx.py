@@ -2,7 +2,8 @@
 """FastNet against ONNX Runtime on the same network (docs/onnx.md).
 
     scripts/bench-onnx.py [--configs configs/quick.toml configs/gpu.toml]
-                          [--threads 1 2] [--batches 1 8 32 256] [--seconds 1.0]
+                          [--sizes 6x64] [--threads 1 2] [--batches 1 8 32 256]
+                          [--seconds 1.0] [--int8]
 
 For each configuration's [net] table: makes a Paco Ŝako network of that
 architecture (a few self-play games with the uniform evaluator, one training
@@ -15,6 +16,17 @@ self-play positions in both runtimes, for each thread count and batch size:
   ones split over a pool of `t` threads);
 * ONNX Runtime: an `InferenceSession` (CPU provider, every graph
   optimisation, `intra_op_num_threads = t`, `inter_op_num_threads = 1`).
+
+`--sizes BxC ...` adds networks of the first configuration's [net] with
+`B` blocks of `C` channels. With `--int8`, both runtimes also run the
+network in int8, and the table gains their columns:
+
+* FastNet: the same network loaded with `PACOZERO_PRECISION=int8` (the
+  tower's convolutions in int8, quantized at load; docs/backends.md);
+* ONNX Runtime: the exported model quantized by
+  `onnxruntime.quantization.quantize_static` (QDQ format, int8 weights
+  per channel, uint8 activations), calibrated on the same self-play
+  positions the table is timed on.
 
 Both are called from Python, so each figure includes one binding call per
 batch (a few microseconds for either). Each figure is the best of
@@ -111,6 +123,50 @@ def make_model(work, data_run, net):
     return run / "models" / "bench.pzmodel"
 
 
+class Calibration:
+    """`quantize_static`'s calibration data: the positions, one at a time."""
+
+    def __init__(self, x):
+        self.rows = iter(np.ascontiguousarray(x[i : i + 1]) for i in range(len(x)))
+
+    def get_next(self):
+        row = next(self.rows, None)
+        return None if row is None else {"planes": row}
+
+
+def quantized_onnx(onnx_file, x, out):
+    """`onnx_file` quantized to int8 by ONNX Runtime, calibrated on `x`."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+
+    quantize_static(
+        str(onnx_file),
+        str(out),
+        Calibration(x),
+        quant_format=QuantFormat.QDQ,
+        per_channel=True,
+        activation_type=QuantType.QUInt8,
+        weight_type=QuantType.QInt8,
+    )
+    return out
+
+
+def session(onnx_file, threads):
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(onnx_file), opts, providers=["CPUExecutionProvider"])
+
+
+def load_fastnet(model, threads, precision):
+    """The model in FastNet, its tower in `precision` (the process's choice at load)."""
+    os.environ["PACOZERO_PRECISION"] = precision
+    try:
+        return pacozero.Network.load(model, threads=threads)
+    finally:
+        del os.environ["PACOZERO_PRECISION"]
+
+
 def best_rate(fn, x, seconds, rounds):
     """Positions per second of `fn(x)`: best of `rounds` timings of at least `seconds`."""
     fn(x)  # warm up (allocations, thread pools)
@@ -130,13 +186,22 @@ def best_rate(fn, x, seconds, rounds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configs", nargs="+", default=[ROOT / "configs/quick.toml", ROOT / "configs/gpu.toml"])
+    ap.add_argument("--sizes", nargs="*", default=[], help="more networks, BxC (blocks x channels), of the first configuration's [net]")
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--batches", nargs="+", type=int, default=[1, 8, 32, 256])
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--int8", action="store_true", help="also time both runtimes in int8")
     a = ap.parse_args()
     if min(a.threads) < 1 or min(a.batches) < 1 or a.seconds <= 0 or a.repeat < 1:
         sys.exit("--threads, --batches and --repeat must be at least 1, --seconds above 0")
+    nets = [(f"{n['blocks']}x{n['channels']} ({pathlib.Path(c).name})", n) for c in a.configs for n in [net_table(c)]]
+    for size in a.sizes:
+        try:
+            blocks, channels = (int(v) for v in size.split("x"))
+        except ValueError:
+            sys.exit(f"--sizes {size}: expected BxC, blocks x channels (e.g. 6x64)")
+        nets.append((f"{size} ({pathlib.Path(a.configs[0]).name} [net])", {**net_table(a.configs[0]), "blocks": blocks, "channels": channels}))
 
     with tempfile.TemporaryDirectory(prefix="bench-onnx-") as tmp:
         work = pathlib.Path(tmp)
@@ -148,28 +213,32 @@ def main():
             x_all = np.concatenate([x_all] * (max(a.batches) // len(x_all) + 1))
         print(f"ONNX Runtime {ort.__version__}, {os.cpu_count()} CPUs, positions from Paco Ŝako self-play; best of {a.repeat} x {a.seconds} s")
         print()
-        print("| net | threads | batch | FastNet pos/s | ORT pos/s | FastNet / ORT |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for config in a.configs:
-            net = net_table(config)
+        header = "| net | threads | batch | FastNet pos/s | ORT pos/s | FastNet / ORT |"
+        rule = "|---|---:|---:|---:|---:|---:|"
+        if a.int8:
+            header += " FastNet int8 pos/s | ORT int8 pos/s | FastNet / ORT, int8 |"
+            rule += "---:|---:|---:|"
+        print(header)
+        print(rule)
+        for name, net in nets:
             model = make_model(work, data_run, net)
             onnx_file = work / "bench.onnx"
             pacozero.Network.load(model).export_onnx(onnx_file)
+            onnx_int8 = quantized_onnx(onnx_file, x_all[: max(a.batches)], work / "bench-int8.onnx") if a.int8 else None
             for threads in a.threads:
-                fast = pacozero.Network.load(model, threads=threads)
-                opts = ort.SessionOptions()
-                opts.intra_op_num_threads = threads
-                opts.inter_op_num_threads = 1
-                opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                sess = ort.InferenceSession(str(onnx_file), opts, providers=["CPUExecutionProvider"])
+                runs = [(load_fastnet(model, threads, "fp32"), session(onnx_file, threads))]
+                if a.int8:
+                    runs.append((load_fastnet(model, threads, "int8"), session(onnx_int8, threads)))
                 for batch in a.batches:
                     x = np.ascontiguousarray(x_all[:batch])
-                    f, o = 0.0, 0.0
-                    for _ in range(a.repeat):  # alternate, so that load hits both alike
-                        f = max(f, best_rate(lambda v: fast.forward(v), x, a.seconds, 1))
-                        o = max(o, best_rate(lambda v: sess.run(None, {"planes": v}), x, a.seconds, 1))
-                    name = f"{net['blocks']}x{net['channels']} ({pathlib.Path(config).name})"
-                    print(f"| {name} | {threads} | {batch} | {f:,.0f} | {o:,.0f} | {f / o:.2f} |", flush=True)
+                    cells = []
+                    for fast, sess in runs:
+                        f, o = 0.0, 0.0
+                        for _ in range(a.repeat):  # alternate, so that load hits both alike
+                            f = max(f, best_rate(lambda v: fast.forward(v), x, a.seconds, 1))
+                            o = max(o, best_rate(lambda v: sess.run(None, {"planes": v}), x, a.seconds, 1))
+                        cells.append(f"{f:,.0f} | {o:,.0f} | {f / o:.2f}")
+                    print(f"| {name} | {threads} | {batch} | {' | '.join(cells)} |", flush=True)
 
 
 if __name__ == "__main__":
