@@ -58,6 +58,24 @@ pub(crate) struct Board<'a> {
     pub zeros: &'a [f32],
 }
 
+/// Each square's nine neighbours on an `h` x `w` board, as [`Board::taps`]
+/// holds them: `taps[sq*9 + t]` is the square tap `t = ky*3 + kx` of `sq`
+/// reads, or -1 off the board.
+pub(crate) fn taps(h: usize, w: usize) -> Vec<i32> {
+    let mut t = vec![-1; h * w * 9];
+    for y in 0..h as i32 {
+        for x in 0..w as i32 {
+            for k in 0..9 {
+                let (sy, sx) = (y + k / 3 - 1, x + k % 3 - 1);
+                if (0..h as i32).contains(&sy) && (0..w as i32).contains(&sx) {
+                    t[(y as usize * w + x as usize) * 9 + k as usize] = sy * w as i32 + sx;
+                }
+            }
+        }
+    }
+    t
+}
+
 /// `out[B*HW, Cout] = conv3x3(src[B*HW, Cin]) + bias` (ReLU when `relu`),
 /// with `d` the `[9*Cin, Cout]` im2col weight matrix (row `t*Cin + c` for
 /// tap `t = ky*3 + kx`). Needs `d.n` a multiple of 8.
@@ -285,23 +303,6 @@ pub(crate) mod tests {
             }
         }
         out
-    }
-
-    /// Each square's nine neighbours (`-1` off the board) on an `h` x `w`
-    /// board, for the kernels' tests here and in `conv3x3_i8`.
-    pub(crate) fn taps(h: usize, w: usize) -> Vec<i32> {
-        let mut t = vec![-1; h * w * 9];
-        for y in 0..h as i32 {
-            for x in 0..w as i32 {
-                for k in 0..9 {
-                    let (sy, sx) = (y + k / 3 - 1, x + k % 3 - 1);
-                    if (0..h as i32).contains(&sy) && (0..w as i32).contains(&sx) {
-                        t[(y as usize * w + x as usize) * 9 + k as usize] = sy * w as i32 + sx;
-                    }
-                }
-            }
-        }
-        t
     }
 
     #[test]

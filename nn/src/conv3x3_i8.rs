@@ -526,7 +526,7 @@ mod tests {
         }
     }
 
-    use crate::conv3x3::tests::taps;
+    use crate::conv3x3::taps;
 
     /// The fp32 convolution from its definition (f64 sums).
     fn fp32_reference(d: &Dense, h: usize, w: usize, src: &[f32], cin: usize, relu: bool) -> Vec<f32> {

@@ -129,7 +129,9 @@ pub struct FastNet {
     policy_size: usize,
     /// For each square and 3x3 tap (`ky*3 + kx`), the source square, or -1 for padding.
     taps: Vec<i32>,
-    /// `max(Ci, C)` zeros: the off-board rows of the direct convolution.
+    /// `C` zeros: the off-board rows of the direct convolution (every
+    /// direct convolution reads `C` channels: the stem reads the input in
+    /// place).
     zeros: Vec<f32>,
     /// 3x3 conv + BN from `Ci` to `C` channels, read from the input's
     /// nonzero values.
@@ -203,13 +205,13 @@ fn linear_square_major(wt: &Weights, path: &str, ch: usize, hw: usize, n: usize)
 /// Per-thread scratch buffers, grown to the largest batch seen.
 #[derive(Default)]
 struct Scratch {
-    /// Tower activations `[B*HW, C]` (also the square-major input `[B*HW, Ci]`).
+    /// Tower activations `[B*HW, C]`.
     x: Vec<f32>,
-    /// Second activation buffer `[B*HW, max(C, Ci)]`.
+    /// Second activation buffer `[B*HW, C]`.
     y: Vec<f32>,
     /// Third activation buffer `[B*HW, C]` (a block's second convolution).
     z: Vec<f32>,
-    /// im2col buffer `[B*HW, 9*max(C, Ci)]` (or the heads' `[B*HW, Pc|Vc]` if larger).
+    /// im2col buffer `[B*HW, 9*C]` (or the heads' `[B*HW, Pc|Vc]` if larger).
     cols: Vec<f32>,
     /// Small per-position buffers (SE, head hidden layers).
     s1: Vec<f32>,
@@ -328,19 +330,7 @@ impl FastNet {
                 })
             })
             .collect::<NnResult<Vec<_>>>()?;
-        let mut taps = vec![-1i32; hw * 9];
-        for y in 0..h as i32 {
-            for x in 0..w as i32 {
-                for ky in 0..3 {
-                    for kx in 0..3 {
-                        let (sy, sx) = (y + ky - 1, x + kx - 1);
-                        if sy >= 0 && sy < h as i32 && sx >= 0 && sx < w as i32 {
-                            taps[(y as usize * w + x as usize) * 9 + (ky * 3 + kx) as usize] = sy * w as i32 + sx;
-                        }
-                    }
-                }
-            }
-        }
+        let taps = conv3x3::taps(h, w);
         let (policy_fc, conv_policy) = match net.policy_head {
             PolicyHead::Fc => (Some(linear_square_major(&wt, "policy_fc", pc, hw, p)?), None),
             PolicyHead::Conv => {
@@ -358,7 +348,7 @@ impl FastNet {
             hw,
             policy_size: p,
             taps,
-            zeros: vec![0.0; ci.max(c)],
+            zeros: vec![0.0; c],
             stem,
             blocks,
             policy_conv: im2col_matrix(wt.conv_bn("policy_conv", c, pc, net.policy_kernel())?),

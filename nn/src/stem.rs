@@ -120,25 +120,8 @@ impl SparseStem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conv3x3::taps;
     use pacozero_testkit::Rng;
-
-    /// The taps of an `h x w` board, as `FastNet` builds them.
-    fn taps(h: usize, w: usize) -> Vec<i32> {
-        let mut taps = vec![-1i32; h * w * 9];
-        for y in 0..h as i32 {
-            for x in 0..w as i32 {
-                for ky in 0..3 {
-                    for kx in 0..3 {
-                        let (sy, sx) = (y + ky - 1, x + kx - 1);
-                        if sy >= 0 && sy < h as i32 && sx >= 0 && sx < w as i32 {
-                            taps[(y as usize * w + x as usize) * 9 + (ky * 3 + kx) as usize] = sy * w as i32 + sx;
-                        }
-                    }
-                }
-            }
-        }
-        taps
-    }
 
     /// The dense convolution, written out from its definition.
     fn dense_stem(d: &Dense, ci: usize, hw: usize, taps: &[i32], x: &[f32], relu: bool) -> Vec<f32> {
