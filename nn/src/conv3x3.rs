@@ -85,7 +85,7 @@ pub(crate) fn conv3x3(d: &Dense, board: Board, src: &[f32], cin: usize, out: &mu
 
 /// The builds of the kernel, for the CPU's instruction sets.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Kernel {
+pub(crate) enum Kernel {
     /// Baseline x86-64 (SSE2) or another architecture, no fused multiply-add.
     Portable,
     /// AVX2 with FMA: 16 vector registers.
@@ -133,7 +133,7 @@ impl Kernel {
     }
 
     /// Whether this CPU runs the build.
-    fn available(self) -> bool {
+    pub(crate) fn available(self) -> bool {
         self.runs_on(Features::of_this_cpu())
     }
 
@@ -143,7 +143,7 @@ impl Kernel {
     }
 
     /// The widest build this CPU runs.
-    fn best() -> Kernel {
+    pub(crate) fn best() -> Kernel {
         Kernel::best_for(Features::of_this_cpu())
     }
 }

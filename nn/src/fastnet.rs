@@ -15,6 +15,8 @@
 //!   convolution weights and a per-channel bias when the net is built;
 //! * the heads' fully connected layers have their weight rows permuted so they
 //!   read the square-major activations directly (burn flattens channel-major);
+//!   the policy and value layers, which read a ReLU's output, add up weight
+//!   rows for their nonzero inputs only ([`crate::sparse_fc`]);
 //! * a `"conv"` policy head runs its 3x3 convolution as the tower's and its
 //!   1x1 convolution as one product, then reads each slot's logit from the
 //!   square-major `[H*W, planes]` output through a gather table;
@@ -43,6 +45,7 @@ use crate::conv3x3_i8::{self, Int8Kernel, QuantConv};
 use crate::error::{NnError, NnResult};
 use crate::model::{NetConfig, PacoNet, PolicyHead};
 use crate::precision::NetPrecision;
+use crate::sparse_fc::SparseFc;
 use crate::stem::SparseStem;
 use crate::weights::{Dense, FoldedConv, Weights};
 
@@ -140,14 +143,14 @@ pub struct FastNet {
     /// 1x1 conv + BN, `[C, Pc]` (`"fc"` head), or 3x3, `[9*C, Pc]` (`"conv"`).
     policy_conv: Dense,
     /// The `"fc"` head: `[H*W*Pc, P]`, rows in square-major order.
-    policy_fc: Option<Dense>,
+    policy_fc: Option<SparseFc>,
     /// The `"conv"` head.
     conv_policy: Option<ConvPolicy>,
     /// 1x1 conv + BN, `[C, Vc]`.
     value_conv: Dense,
     /// `[H*W*Vc, Vh]`, rows in square-major order; with `value_pool`,
     /// `[2*Vc, Vh]` reading the channels' means then maxima.
-    value_fc: Dense,
+    value_fc: SparseFc,
     /// [`NetConfig::value_pool`].
     value_pool: bool,
     /// `[Vh, 3]`.
@@ -218,6 +221,8 @@ struct Scratch {
     s2: Vec<f32>,
     /// The int8 tower's buffers.
     int8: Int8Scratch,
+    /// The heads' lists of nonzero inputs ([`SparseFc::forward`]).
+    nonzero: Vec<u32>,
 }
 
 /// Buffers of an int8 convolution.
@@ -332,7 +337,7 @@ impl FastNet {
             .collect::<NnResult<Vec<_>>>()?;
         let taps = conv3x3::taps(h, w);
         let (policy_fc, conv_policy) = match net.policy_head {
-            PolicyHead::Fc => (Some(linear_square_major(&wt, "policy_fc", pc, hw, p)?), None),
+            PolicyHead::Fc => (Some(SparseFc::new(&linear_square_major(&wt, "policy_fc", pc, hw, p)?)), None),
             PolicyHead::Conv => {
                 let pp = net.policy_planes()?;
                 let k = pp.planes;
@@ -355,7 +360,7 @@ impl FastNet {
             policy_fc,
             conv_policy,
             value_conv: im2col_matrix(wt.conv_bn("value_conv", c, vc, 1)?),
-            value_fc: if net.value_pool { wt.linear("value_fc", 2 * vc, vh)? } else { linear_square_major(&wt, "value_fc", vc, hw, vh)? },
+            value_fc: SparseFc::new(&if net.value_pool { wt.linear("value_fc", 2 * vc, vh)? } else { linear_square_major(&wt, "value_fc", vc, hw, vh)? }),
             value_pool: net.value_pool,
             wdl_fc: wt.linear("wdl_fc", vh, 3)?,
             moves_left_fc: wt.linear("moves_left_fc", vh, 1)?,
@@ -523,7 +528,7 @@ impl FastNet {
                 // Policy head: 1x1 conv -> [B, HW*Pc] (square-major) -> logits.
                 let ph = &mut cols[..m * pc];
                 dense(&self.policy_conv, m, act, ph, true); // [B*HW, Pc] = [B, HW*Pc]
-                dense(fc, b, ph, policy, false); // [B, P]
+                fc.forward(ph, policy, false, &mut s.nonzero); // [B, P]
             }
             (None, Some(head)) => {
                 // 3x3 conv -> 1x1 conv to the planes -> each slot's square (or plane mean).
@@ -553,7 +558,7 @@ impl FastNet {
 
         // Value head: 1x1 conv -> [B, HW*Vc] -> hidden -> WDL, moves left.
         let vc = self.value_conv.n;
-        let vh = self.value_fc.n;
+        let vh = self.value_fc.n();
         let vconv = &mut cols[..m * vc];
         dense(&self.value_conv, m, act, vconv, true); // [B*HW, Vc] = [B, HW*Vc]
         let hid = take(&mut s.s1, b * vh);
@@ -572,9 +577,9 @@ impl FastNet {
                 let inv = 1.0 / hw as f32;
                 mean.iter_mut().for_each(|a| *a *= inv);
             }
-            dense(&self.value_fc, b, pooled, hid, true); // [B, Vh]
+            self.value_fc.forward(pooled, hid, true, &mut s.nonzero); // [B, Vh]
         } else {
-            dense(&self.value_fc, b, vconv, hid, true); // [B, Vh]
+            self.value_fc.forward(vconv, hid, true, &mut s.nonzero); // [B, Vh]
         }
         let logits = take(&mut s.s2, b * 3);
         dense(&self.wdl_fc, b, hid, logits, false); // [B, 3]

@@ -81,6 +81,7 @@ pub mod modelfile;
 pub mod onnx;
 pub mod platform_onnx;
 pub mod precision;
+mod sparse_fc;
 mod stem;
 mod weights;
 

@@ -18,7 +18,11 @@
 //! It also reads the input channel-major, as the evaluator writes it, so the
 //! forward pass needs no transpose to square-major before the stem.
 
+use crate::conv3x3::Kernel;
 use crate::weights::Dense;
+
+/// Words of a plane's mask of nonzero squares: boards up to 256 squares.
+const MAX_WORDS: usize = 4;
 
 /// The stem convolution, `[9*Ci, C]` with bias, arranged for sparse input.
 #[derive(Clone, Debug)]
@@ -50,6 +54,7 @@ impl SparseStem {
     pub(crate) fn new(d: &Dense, ci: usize, hw: usize, taps: &[i32]) -> SparseStem {
         let c = d.n;
         assert_eq!(d.k, 9 * ci, "a 3x3 stem has 9 rows a channel");
+        assert!(hw <= 64 * MAX_WORDS, "a board of {hw} squares: the stem takes at most {}", 64 * MAX_WORDS);
         let mut by_source: Vec<Vec<(usize, usize)>> = vec![Vec::new(); hw];
         for sq in 0..hw {
             for t in 0..9 {
@@ -80,14 +85,58 @@ impl SparseStem {
     /// One position: `x: [Ci, H*W]` (channel-major) into `out: [H*W, C]`
     /// (square-major), with a ReLU when `relu`.
     pub(crate) fn forward(&self, x: &[f32], out: &mut [f32], relu: bool) {
+        self.forward_on(Kernel::best(), x, out, relu);
+    }
+
+    /// [`SparseStem::forward`] compiled for `kernel`'s instruction set
+    /// (which this CPU has): the same code, whose sums of weight rows the
+    /// compiler turns into vectors of that width.
+    pub(crate) fn forward_on(&self, kernel: Kernel, x: &[f32], out: &mut [f32], relu: bool) {
+        assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
+        match kernel {
+            Kernel::Portable => self.forward_with(x, out, relu),
+            // SAFETY: the CPU has the features these functions are compiled for (asserted).
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.forward_avx2(x, out, relu) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { self.forward_avx512(x, out, relu) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => unreachable!("only the portable kernel is available here"),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn forward_avx2(&self, x: &[f32], out: &mut [f32], relu: bool) {
+        self.forward_with(x, out, relu);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+    unsafe fn forward_avx512(&self, x: &[f32], out: &mut [f32], relu: bool) {
+        self.forward_with(x, out, relu);
+    }
+
+    #[inline(always)]
+    fn forward_with(&self, x: &[f32], out: &mut [f32], relu: bool) {
         let (ci, c, hw) = (self.ci, self.c, self.hw);
-        debug_assert_eq!((x.len(), out.len()), (ci * hw, hw * c));
+        assert_eq!((x.len(), out.len()), (ci * hw, hw * c), "stem: the input is not [Ci, H*W] or the output not [H*W, C]");
         for row in out.chunks_exact_mut(c) {
             row.copy_from_slice(&self.b);
         }
         for (ch, plane) in x.chunks_exact(hw).enumerate() {
+            // One pass over the plane: which squares hold a nonzero value
+            // (a bit each, 64 squares a word), and whether all hold the first.
             let first = plane[0];
-            if plane.iter().all(|&v| v == first) {
+            let mut same = true;
+            let mut words = [0u64; MAX_WORDS];
+            for (word, squares) in words.iter_mut().zip(plane.chunks(64)) {
+                for (i, &v) in squares.iter().enumerate() {
+                    *word |= u64::from(v != 0.0) << i;
+                    same &= v == first;
+                }
+            }
+            if same {
                 if first != 0.0 {
                     let sums = &self.plane_sums[ch * hw * c..(ch + 1) * hw * c];
                     for (row, sum) in out.chunks_exact_mut(c).zip(sums.chunks_exact(c)) {
@@ -96,17 +145,20 @@ impl SparseStem {
                 }
                 continue;
             }
-            for (sq, &v) in plane.iter().enumerate() {
-                if v == 0.0 {
-                    continue;
-                }
-                for &(to, t) in &self.reads[self.starts[sq]..self.starts[sq + 1]] {
-                    let w = &self.w[(t * ci + ch) * c..(t * ci + ch + 1) * c];
-                    let row = &mut out[to * c..(to + 1) * c];
-                    if v == 1.0 {
-                        row.iter_mut().zip(w).for_each(|(o, w)| *o += w);
-                    } else {
-                        row.iter_mut().zip(w).for_each(|(o, w)| *o += v * w);
+            for (w, &word) in words.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let sq = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let v = plane[sq];
+                    for &(to, t) in &self.reads[self.starts[sq]..self.starts[sq + 1]] {
+                        let w = &self.w[(t * ci + ch) * c..(t * ci + ch + 1) * c];
+                        let row = &mut out[to * c..(to + 1) * c];
+                        if v == 1.0 {
+                            row.iter_mut().zip(w).for_each(|(o, w)| *o += w);
+                        } else {
+                            row.iter_mut().zip(w).for_each(|(o, w)| *o += v * w);
+                        }
                     }
                 }
             }
@@ -146,7 +198,7 @@ mod tests {
     #[test]
     fn the_sparse_stem_is_the_dense_convolution_on_every_kind_of_plane() {
         let mut rng = Rng::new(5);
-        for (h, w, ci, c) in [(8, 8, 7, 24), (10, 10, 5, 16), (6, 7, 3, 8)] {
+        for (h, w, ci, c) in [(8, 8, 7, 24), (10, 10, 5, 16), (6, 7, 3, 8), (16, 16, 2, 40)] {
             let hw = h * w;
             let taps = taps(h, w);
             let d = Dense { k: 9 * ci, n: c, w: (0..9 * ci * c).map(|_| rng.range(-1.0, 1.0)).collect(), b: (0..c).map(|_| rng.range(-1.0, 1.0)).collect() };
@@ -167,13 +219,15 @@ mod tests {
                 }
                 for relu in [false, true] {
                     let want = dense_stem(&d, ci, hw, &taps, &x, relu);
-                    let mut got = vec![f32::NAN; hw * c];
-                    stem.forward(&x, &mut got, relu);
-                    for (i, (g, d)) in got.iter().zip(&want).enumerate() {
-                        assert!(
-                            (g - d).abs() <= 1e-4 * (1.0 + d.abs()),
-                            "{h}x{w} ci {ci} trial {trial} relu {relu}: entry {i} is {g}, the dense convolution gives {d}"
-                        );
+                    for kernel in [Kernel::Portable, Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.available()) {
+                        let mut got = vec![f32::NAN; hw * c];
+                        stem.forward_on(kernel, &x, &mut got, relu);
+                        for (i, (g, d)) in got.iter().zip(&want).enumerate() {
+                            assert!(
+                                (g - d).abs() <= 1e-4 * (1.0 + d.abs()),
+                                "{kernel:?} {h}x{w} ci {ci} trial {trial} relu {relu}: entry {i} is {g}, the dense convolution gives {d}"
+                            );
+                        }
                     }
                 }
             }
