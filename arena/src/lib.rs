@@ -15,7 +15,6 @@
 //! | [`ratings`] | one match's figures: W/D/L, pentanomials, Elo and nElo with intervals, the SPRT |
 //! | [`rating_list`] | one rating list over many players: joint maximum likelihood, anchor or mean, intervals from the pairs |
 //! | [`tactics`] | a suite of forced wins in 1 or 2 turns and a network's solve rate on it, for any game |
-//! | [`platform_tactics`] | the bundled Paco-in-1/in-2 suite made from the platform's reference games, proved by the engine |
 //! | [`solved`] | a suite of positions a perfect solver labelled (Connect Four), and how often a network's move is optimal |
 //!
 //! Everything is generic over the engine's `Game` (Paco Ŝako, Shako, Connect Four).
@@ -27,7 +26,6 @@ pub mod given;
 pub mod ladder;
 pub mod league;
 pub mod matches;
-pub mod platform_tactics;
 pub mod players;
 pub mod rating_list;
 pub mod ratings;

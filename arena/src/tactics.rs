@@ -2,38 +2,22 @@
 //! or two of its turns, and a network's solve rate on it ([`solve_suite`]);
 //! `pacozero tactics solve`. The bundled suite is Paco Ŝako's Paco-in-1 and
 //! Paco-in-2 positions, made from the platform's reference data by
-//! [`crate::platform_tactics`] (`pacozero tactics generate`); a suite of any
+//! `pacozero_platform::tactics` (`pacozero tactics generate`); a suite of any
 //! game in this format is solved the same way.
 //!
-//! The suite file has one JSON object per line:
-//!
-//! | field | meaning |
-//! |---|---|
-//! | `fen` | the position (a turn start), mover to win |
-//! | `depth` | 1 or 2: the mover's turns to the win |
-//! | `winning_turns` | every first turn that forces it, in the game's turn notation |
-//! | `winning_actions` | the same turns as their decisions' names, space-separated (`"Lf3 Pe4"`) |
-//! | `source` | where the position comes from |
+//! The suite file has one JSON object per line, a [`TacticLine`] (its
+//! fields: `pacozero_data::tactics`).
 
 use anyhow::{bail, Context, Result};
 use pacozero_engine::Game;
 use pacozero_protocol::analysis::analysis_search_config;
 use pacozero_search::turns::{search_turn, MAX_TURN_DECISIONS};
 use pacozero_search::{EvalOutput, EvalRequest, Evaluator};
-use serde::{Deserialize, Serialize};
 
 /// The suite in the repository (`engine/tests/data/tactics.jsonl`, Paco Ŝako).
 pub const BUNDLED_SUITE: &str = include_str!("../../engine/tests/data/tactics.jsonl");
 
-/// One position of the suite.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TacticLine {
-    pub fen: String,
-    pub depth: u8,
-    pub winning_turns: Vec<String>,
-    pub winning_actions: Vec<String>,
-    pub source: String,
-}
+pub use pacozero_data::tactics::TacticLine;
 
 /// Reads a suite's text (`name` in errors); a bad line names the line.
 pub fn parse_suite<G: Game>(text: &str, name: &str) -> Result<Vec<TacticLine>> {

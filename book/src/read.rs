@@ -1,15 +1,14 @@
 //! The one reader of every book format: ours (Parquet, `pacozero_data::book`)
-//! and the platform's JSON (`pacozero_data::platform_book`, replayed into our
-//! rows by [`crate::platform_book`]), told apart by content.
+//! and the platform's JSON (`pacozero_platform::book_json`, replayed into our
+//! rows by `pacozero_platform::book`), told apart by content.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use pacozero_data::book::{read_book, BookInfo, BookPosition};
-use pacozero_data::platform_book::{read_platform_book, PlatformBookError};
 use pacozero_engine::GameKind;
-
-use crate::platform_book::{import_platform_book, platform_info};
+use pacozero_platform::book::{import_platform_book, platform_info};
+use pacozero_platform::book_json::{read_platform_book, PlatformBookError};
 
 /// Is the file a Parquet file (magic `PAR1`) rather than JSON?
 fn is_parquet(path: &Path) -> std::io::Result<bool> {

@@ -1,5 +1,5 @@
 //! The checks that the fuzz targets of `fuzz/` run on each input (`chunk`,
-//! `book`, `platform_book`), kept here so that `cargo test` replays the
+//! `book`), kept here so that `cargo test` replays the
 //! committed corpora through the same code (`run/tests/fuzz_corpus.rs`).
 //! Not an API: each function panics when a reader breaks one of its
 //! promises: an error names the file; what is read passes the reader's own
@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::book::{read_book, write_book};
-use crate::platform_book::{parse_platform_book, platform_book_json};
 use crate::{read_games_file, read_positions_file, write_chunk};
 
 /// The stem every input file is written under: every error must name it.
@@ -115,22 +114,5 @@ pub fn book(data: &[u8]) -> bool {
     write_book(&again, &info, &positions).unwrap_or_else(|e| panic!("a book read cannot be written: {e}"));
     let read_again = read_book(&again).unwrap_or_else(|e| panic!("a written book does not read: {e}"));
     assert!(read_again == (info, positions), "a book changed through writing and reading");
-    true
-}
-
-/// Any bytes as the platform's opening-book JSON (invalid UTF-8 as the
-/// file reader would refuse it: replaced, so the parser still sees the rest).
-pub fn platform_book(data: &[u8]) -> bool {
-    let path = Path::new("fuzz-input.json");
-    let book = match parse_platform_book(path, &String::from_utf8_lossy(data)) {
-        Ok(book) => book,
-        Err(e) => {
-            assert_names_input(&e.to_string());
-            return false;
-        }
-    };
-    let json = platform_book_json(path, &book).unwrap_or_else(|e| panic!("a platform book read cannot be written: {e}"));
-    let again = parse_platform_book(path, &json).unwrap_or_else(|e| panic!("a written platform book does not read: {e}\n{json}"));
-    assert_eq!(again, book, "a platform book changed through writing and reading");
     true
 }

@@ -8,7 +8,8 @@
 //! | `decode` | a row's packed planes to the dense input of a network |
 //! | `bounded` | reading Parquet files from others within bounds (nothing declared is allocated before it is checked) |
 //! | [`book`] | opening books: one Parquet file of whole-turn positions |
-//! | [`platform_book`] | the platform's opening-book JSON, read and written exactly |
+//! | [`book_lookup`] | which rows of a book lookups use (the first usable row of a position) and which they leave out, by reason |
+//! | [`tactics`] | a tactic suite's line: a position and the turns that win from it |
 //! | [`pgn`] | games of the games table as PGN |
 //! | [`run_dir`] | the run directory: every path of a run, named once ([`RunDir`]), and the generations' model names (`gen-0003`) |
 //! | [`durable`] | whole-or-nothing file writes ([`write_atomic`]) |
@@ -122,6 +123,7 @@
 //! column and row where relevant).
 
 pub mod book;
+pub mod book_lookup;
 mod bounded;
 mod decode;
 pub mod durable;
@@ -131,12 +133,12 @@ mod error;
 pub mod fuzz_checks;
 pub mod jsonl;
 pub mod pgn;
-pub mod platform_book;
 pub mod provenance;
 mod reader;
 pub mod run_dir;
 mod schema;
 pub mod spec;
+pub mod tactics;
 pub mod tfevents;
 mod writer;
 

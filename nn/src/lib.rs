@@ -21,10 +21,10 @@
 //! | `model` | the burn network [`PacoNet`] and its [`NetConfig`] |
 //! | `infer` | [`Network`]: batched inference for the search |
 //! | `evaluator` | [`NetworkEvaluator`]: the search's `Evaluator` on a network |
-//! | `fastnet`, `weights`, `stem`, `conv3x3`, `conv3x3_i8` | [`FastNet`], the plain-Rust CPU forward pass: weights read by name (batch norms folded), the stem from the input's nonzero values, the direct 3x3 convolution in fp32 and in int8 |
+//! | `fastnet`, `weights`, `stem`, `conv3x3`, `conv3x3_i8`, `sparse_fc` | [`FastNet`], the plain-Rust CPU forward pass: weights read by name (batch norms folded), the stem from the input's nonzero values, the direct 3x3 convolution in fp32 and in int8, the heads' fully connected layers from their nonzero inputs |
 //! | [`precision`] | [`NetPrecision`]: fp32, int8 or auto, and the process's choice |
 //! | [`modelfile`], [`load`] | model files; finding a network by file, run or reference name |
-//! | [`onnx`], [`platform_onnx`] | ONNX export, and the file the platform runs in place of its bot |
+//! | [`onnx`] | ONNX export, and the graph builder the platform's file (`pacozero_platform::onnx`) extends |
 //! | [`backend`] | the burn backend and threads |
 //! | `error` | [`NnError`] |
 //!
@@ -79,7 +79,6 @@ pub mod load;
 mod model;
 pub mod modelfile;
 pub mod onnx;
-pub mod platform_onnx;
 pub mod precision;
 mod sparse_fc;
 mod stem;

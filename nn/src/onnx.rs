@@ -50,7 +50,7 @@ pub const VALUE_CONVENTION: &str = "wdl = softmax of the value head = (win, draw
 
 /// A dimension of a tensor's declared shape.
 #[derive(Clone, Debug)]
-pub(crate) enum Dim {
+pub enum Dim {
     /// The batch, [`BATCH_DIM`].
     Batch,
     Fixed(usize),
@@ -59,7 +59,7 @@ pub(crate) enum Dim {
 /// An ONNX graph under construction: nodes in order, initializers, and a
 /// counter for the names of intermediate values.
 #[derive(Default)]
-pub(crate) struct GraphBuilder {
+pub struct GraphBuilder {
     nodes: Vec<NodeProto>,
     initializers: Vec<TensorProto>,
     inputs: Vec<ValueInfoProto>,
@@ -210,7 +210,7 @@ impl GraphBuilder {
 }
 
 /// The values of the heads of a network graph ([`network_graph`]).
-pub(crate) struct Heads {
+pub struct Heads {
     pub policy: String,
     /// Probabilities (softmax of the value head's logits).
     pub wdl: String,
@@ -223,7 +223,7 @@ pub(crate) struct Heads {
 /// The network `model` (architecture `net`) as nodes of `g` reading `x`,
 /// `[N, Ci, H, W]`: the forward pass of [`PacoNet::forward`] with its batch
 /// norms folded.
-pub(crate) fn network_graph(g: &mut GraphBuilder, model: &PacoNet, net: &NetConfig, x: &str) -> NnResult<Heads> {
+pub fn network_graph(g: &mut GraphBuilder, model: &PacoNet, net: &NetConfig, x: &str) -> NnResult<Heads> {
     net.validate()?;
     let wt = Weights::of(model);
     let (ci, c, hw) = (net.input_channels(), net.channels as usize, net.squares());
@@ -320,7 +320,7 @@ pub(crate) fn network_graph(g: &mut GraphBuilder, model: &PacoNet, net: &NetConf
 
 /// What a file says about the game a network plays: its name, input
 /// encoding, policy layout and auxiliary targets, from the registry.
-pub(crate) struct GameFacts {
+pub struct GameFacts {
     pub game: &'static str,
     pub encoding: pacozero_engine::Encoding,
     pub action_layout: &'static str,
@@ -328,7 +328,7 @@ pub(crate) struct GameFacts {
 }
 
 /// The facts of the game whose inputs and policy `net` has.
-pub(crate) fn game_facts(net: &NetConfig) -> NnResult<GameFacts> {
+pub fn game_facts(net: &NetConfig) -> NnResult<GameFacts> {
     fn facts<G: Game>(encoding: &str) -> GameFacts {
         let e = G::ENCODINGS.iter().find(|e| e.name == encoding).expect("config_game found the network's encoding");
         GameFacts { game: G::NAME, encoding: *e, action_layout: G::ACTION_LAYOUT, aux_targets: G::AUX_TARGETS }
@@ -348,7 +348,7 @@ pub(crate) fn game_facts(net: &NetConfig) -> NnResult<GameFacts> {
 
 /// The `metadata_props` of a network's ONNX file (see docs/onnx.md):
 /// `format` is `network` or `platform`, `input` describes the input.
-pub(crate) fn metadata(
+pub fn metadata(
     format: &str,
     input: String,
     net: &NetConfig,

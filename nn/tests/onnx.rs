@@ -145,7 +145,7 @@ fn the_platform_file_has_the_platforms_input_and_output() {
 
     let model = net.init_seeded(&default_device(), 3).unwrap();
     let info = ModelInfo { name: "p".into(), step: 1, samples_seen: 0, provenance: None };
-    let m = pacozero_nn::platform_onnx::platform_model(&model, &net, &info).unwrap();
+    let m = pacozero_platform::onnx::platform_model(&model, &net, &info).unwrap();
     let g = m.graph.as_ref().unwrap();
     let [input] = &g.input[..] else { panic!("one input") };
     let [output] = &g.output[..] else { panic!("one output") };
@@ -158,7 +158,7 @@ fn the_platform_file_has_the_platforms_input_and_output() {
     // A network of the game's own encoding is refused, naming the key.
     let own = NetConfig::tiny_for(&spec_of(GameKind::default()));
     let model = own.init(&default_device()).unwrap();
-    let err = pacozero_nn::platform_onnx::platform_model(&model, &own, &info).unwrap_err().to_string();
+    let err = pacozero_platform::onnx::platform_model(&model, &own, &info).unwrap_err().to_string();
     assert!(err.contains(r#"net.encoding = "platform""#) && err.contains("pacozero"), "{err}");
 }
 

@@ -366,10 +366,10 @@ fn the_platform_file_outputs_the_value_then_the_policys_probabilities() {
     let spec = spec_of_encoding(GameKind::Paco, "platform").unwrap();
     let net = NetConfig { se_ratio: 2, ..NetConfig::tiny_for(&spec) };
     let model = random_net(&net, 90);
-    let m = pacozero_nn::platform_onnx::platform_model(&model, &net, &info()).unwrap();
+    let m = pacozero_platform::onnx::platform_model(&model, &net, &info()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.onnx");
-    pacozero_nn::platform_onnx::export_platform(&model, &net, &info(), &path).unwrap();
+    pacozero_platform::onnx::export_platform(&model, &net, &info(), &path).unwrap();
     assert!(std::fs::read(&path).unwrap() == m.write_to_bytes().unwrap(), "the file holds the model");
     let network = Network::from_model(model, net.clone(), info(), &default_device(), 1).unwrap();
     for seed in [91, 92] {

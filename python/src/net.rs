@@ -237,7 +237,7 @@ impl Network {
         let net = &self.ev.net;
         let export = match format {
             "onnx" => pacozero_nn::onnx::export_network,
-            "platform" => pacozero_nn::platform_onnx::export_platform,
+            "platform" => pacozero_platform::onnx::export_platform,
             other => return Err(value_error(format!("format {other:?}: expected \"onnx\" or \"platform\""))),
         };
         py.detach(|| export(net.model(), net.config(), net.info(), &path))

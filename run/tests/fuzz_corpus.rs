@@ -80,7 +80,7 @@ fn book_corpus() {
 
 #[test]
 fn platform_book_corpus() {
-    replay_at_least("platform_book", pacozero_data::fuzz_checks::platform_book, 2, 2);
+    replay_at_least("platform_book", pacozero_platform::fuzz_checks::platform_book, 2, 2);
 }
 
 #[test]

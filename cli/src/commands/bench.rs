@@ -8,7 +8,7 @@ use pacozero_selfplay::SelfplayConfig;
 
 pub fn run(a: BenchArgs) -> Result<()> {
     match a.what {
-        BenchWhat::Perft { depth, atomic_depth, repeat, positions } => super::platform_perft::perft(depth, atomic_depth, repeat, positions),
+        BenchWhat::Perft { depth, atomic_depth, repeat, positions } => pacozero_platform::perft::perft(depth, atomic_depth, repeat, positions),
         BenchWhat::Mcts { game, seconds, model, threads, games_per_thread } => {
             pacozero_engine::with_game!(game.kind, G => mcts::<G>(seconds, model, threads, games_per_thread))
         }

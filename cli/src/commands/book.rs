@@ -1,17 +1,17 @@
 //! `pacozero book build | probe | export | import`: opening books (see
 //! `pacozero_book` for how a book grows, `pacozero_data::book` for the file
-//! format and `pacozero_book::platform_book` for the platform's format).
+//! format and `pacozero_platform::book` for the platform's format).
 
 use crate::args::{BookArgs, BookCommand, BookFormat, ImportFormat};
 use anyhow::{Context, Result};
 use pacozero_book::entries::lookup_rows;
-use pacozero_book::platform_book::{export_platform_book, import_platform_book, platform_info};
-use pacozero_book::platform_compare::{compare_books, compare_search, PlatformGame};
 use pacozero_book::{book_game, build, read_any_book, Book, BookConfig, BookGame};
 use pacozero_data::book::{write_book, BookPosition};
-use pacozero_data::platform_book::{platform_book_json, read_platform_book};
 use pacozero_engine::prelude::*;
 use pacozero_engine::GameKind;
+use pacozero_platform::book::{export_platform_book, import_platform_book, platform_info};
+use pacozero_platform::book_json::{platform_book_json, read_platform_book};
+use pacozero_platform::compare::{compare_books, compare_search, PlatformGame};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};

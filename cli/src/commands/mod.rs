@@ -11,7 +11,6 @@ mod league;
 mod legal;
 pub mod looprun;
 mod perft;
-mod platform_perft;
 mod play;
 mod report;
 pub mod selfplay;
@@ -24,8 +23,6 @@ mod uci;
 
 use crate::args::Command;
 
-/// The engine's reference vectors (JSON lines), for `bench perft` and `tactics generate`.
-const REFERENCE_VECTORS: &str = include_str!("../../../engine/tests/data/vectors.jsonl");
 use anyhow::{Context, Result};
 use pacozero_engine::Game;
 

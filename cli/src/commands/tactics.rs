@@ -4,9 +4,9 @@
 use crate::args::{TacticsArgs, TacticsCommand};
 use anyhow::bail;
 use anyhow::{Context, Result};
-use pacozero_arena::platform_tactics::{generate_suite, BUNDLED_GAMES, MAX_CHAIN_STATES, MAX_UNIONS};
 use pacozero_arena::tactics::{parse_suite, solve_suite, Knowledge, BUNDLED_SUITE};
 use pacozero_engine::{Game, GameKind};
+use pacozero_platform::tactics::{generate_suite, BUNDLED_GAMES, MAX_CHAIN_STATES, MAX_UNIONS};
 use pacozero_search::Evaluator;
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub fn run(a: TacticsArgs) -> Result<()> {
 }
 
 fn generate(out: &Path, max_depth: u8, quiet: bool) -> Result<()> {
-    let s = generate_suite(BUNDLED_GAMES, super::REFERENCE_VECTORS, max_depth, &mut |n, total, in1, in2| {
+    let s = generate_suite(BUNDLED_GAMES, pacozero_platform::REFERENCE_VECTORS, max_depth, &mut |n, total, in1, in2| {
         if !quiet {
             eprintln!("{n}/{total} positions: {in1} Paco in 1, {in2} Paco in 2 so far")
         }

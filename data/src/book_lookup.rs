@@ -1,5 +1,5 @@
 //! Which rows of a book lookups use: the one rule that probing, comparing,
-//! loading a [`crate::Book`] and drawing book starts share.
+//! loading a book (`pacozero_book::Book`) and drawing book starts share.
 //!
 //! A book read from the platform may hold rows no lookup can use, kept only
 //! so that `book export --format platform` gives every entry back:
@@ -15,11 +15,11 @@
 //! books by the whole FEN). Import writes the row with the smallest
 //! half-move count first (the earliest in the file on ties), so that is the
 //! row a position's lookup finds; probing by FEN finds the row with exactly
-//! that FEN first (see [`crate::Book::probe`]).
+//! that FEN first (see `pacozero_book::Book::probe`).
 
 use std::collections::{BTreeMap, HashSet};
 
-use pacozero_data::book::BookPosition;
+use crate::book::BookPosition;
 
 /// The reason counted for a usable row whose position an earlier row has.
 pub const SAME_POSITION: &str = "same position, other half-move count";

@@ -39,7 +39,7 @@ pub fn perft(depth: u32, atomic_depth: u32, repeat: u32, positions: Option<std::
     // Every exact-FEN vector with the platform's depth-2 full-move count and time.
     let (text, source) = match positions {
         Some(p) => (std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?, p.display().to_string()),
-        None => (super::REFERENCE_VECTORS.to_string(), "the bundled test vectors".to_string()),
+        None => (crate::REFERENCE_VECTORS.to_string(), "the bundled test vectors".to_string()),
     };
     let mut cases = Vec::new();
     for (i, line) in text.lines().enumerate() {

@@ -1,6 +1,6 @@
 //! The opening-book format of the game's platform: one JSON object, read and
 //! written exactly, knowing nothing of the rules (replaying its moves is
-//! `pacozero_book::platform_book`'s job).
+//! [`crate::book`]'s job).
 //!
 //! ## Format
 //!
@@ -39,7 +39,7 @@
 //! [`write_platform_book`] writes one position per line, as the platform's
 //! Python tools do (`", "` and `": "` separators), numbers in their shortest
 //! `f32` form, to `<name>.tmp` then renamed into place
-//! ([`crate::durable::write_atomic`]).
+//! ([`pacozero_data::durable::write_atomic`]).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -223,7 +223,7 @@ pub fn platform_book_json(path: &Path, book: &PlatformBook) -> Result<String, Pl
 /// Writes a platform book atomically (`<path>.tmp`, sync, rename).
 pub fn write_platform_book(path: &Path, book: &PlatformBook) -> Result<(), PlatformBookError> {
     let text = platform_book_json(path, book)?;
-    crate::durable::write_atomic(path, &[text.as_bytes()]).map_err(|e| PlatformBookError::Io { path: e.path, source: e.source })
+    pacozero_data::durable::write_atomic(path, &[text.as_bytes()]).map_err(|e| PlatformBookError::Io { path: e.path, source: e.source })
 }
 
 #[cfg(test)]

@@ -14,10 +14,9 @@
 
 use onnx_protobuf::ModelProto;
 
-use crate::error::{NnError, NnResult};
-use crate::model::{NetConfig, PacoNet};
-use crate::modelfile::ModelInfo;
-use crate::onnx::{game_facts, metadata, network_graph, write_model, Dim, GraphBuilder};
+use pacozero_nn::modelfile::ModelInfo;
+use pacozero_nn::onnx::{game_facts, metadata, network_graph, write_model, Dim, GraphBuilder};
+use pacozero_nn::{NetConfig, NnError, NnResult, PacoNet};
 
 /// The input encoding the platform's runner feeds.
 pub const PLATFORM_ENCODING: &str = "platform";

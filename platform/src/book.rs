@@ -1,5 +1,5 @@
 //! Paco Ŝako books in the platform's JSON format
-//! ([`pacozero_data::platform_book`]): every position checked and every move
+//! ([`crate::book_json`]): every position checked and every move
 //! replayed by the engine on import, our books' statistics turned into the
 //! platform's numbers on export.
 //!
@@ -26,7 +26,7 @@
 //! ## What import keeps, uses and refuses
 //!
 //! Every entry becomes one row, so that export gives back every key and
-//! value. Lookups and comparisons use the rows [`crate::entries`] picks:
+//! value. Lookups and comparisons use the rows [`pacozero_data::book_lookup`] picks:
 //!
 //! | entry | row | `book import` counts it as |
 //! |---|---|---|
@@ -54,14 +54,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
+use crate::book_json::{PlatformBook, PlatformBookError, PlatformMove, PlatformPosition};
 use pacozero_data::book::{BookInfo, BookMove, BookPosition};
-use pacozero_data::platform_book::{PlatformBook, PlatformBookError, PlatformMove, PlatformPosition};
 use pacozero_engine::paco::{action_from_index, action_index, parse_actions, turn_to_string, GameState, Position};
 use pacozero_engine::Color;
 
 use pacozero_engine::paco::actions_text;
 
-use crate::entries::SAME_POSITION;
+use pacozero_data::book_lookup::SAME_POSITION;
 use pacozero_engine::prelude::*;
 
 /// Total visits an imported position's moves share (rounding: a move of
@@ -165,7 +165,7 @@ pub struct PlatformImport {
     /// Every entry, one row each (see [`import_platform_book`] for the order).
     pub rows: Vec<BookPosition>,
     /// Entries left out of lookups, by reason: a [`SkipReason`]'s label, or
-    /// [`crate::entries::SAME_POSITION`].
+    /// [`pacozero_data::book_lookup::SAME_POSITION`].
     pub left_out: BTreeMap<&'static str, LeftOut>,
 }
 
@@ -205,7 +205,7 @@ pub enum PlatformExportError {
 
 /// A platform book replayed into our book's rows (`path` is named in
 /// errors). Every entry gives one row, its FEN as written. The rows lookups
-/// use (the first usable row of each position, see [`crate::entries`])
+/// use (the first usable row of each position, see [`pacozero_data::book_lookup`])
 /// come first, ordered like a saved book: by depth, weight (descending),
 /// hash; then the other rows of a position (depth as the used one, no
 /// weight), of one position the smallest half-move count first, then file
@@ -442,7 +442,7 @@ pub fn platform_info(path: &Path) -> BookInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pacozero_data::platform_book::parse_platform_book;
+    use crate::book_json::parse_platform_book;
     use pacozero_engine::paco::Action;
 
     const FEN: &str = "r1bqkb1r/ppp1pppp/2n2n2/3p4/3P1B2/2N2N2/PPP1PPPP/R2QKB1R b 7 AHah - -";
@@ -543,7 +543,7 @@ mod tests {
         let l = &i.left_out[SAME_POSITION];
         assert_eq!(l.count, 2);
         assert_eq!(l.examples[0], format!("\"{three}\" (looked up as \"{one}\")"));
-        let lookup = crate::entries::lookup_rows(&i.rows);
+        let lookup = pacozero_data::book_lookup::lookup_rows(&i.rows);
         assert_eq!(lookup.rows.len(), 1);
         assert_eq!(lookup.rows[0].fen, one);
         // Export gives every key back with its value.

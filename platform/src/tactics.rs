@@ -1,13 +1,13 @@
 //! The tactics suite made from the platform's reference data: every turn
 //! start of its reference games and exact-FEN vectors, proved to a Paco in
 //! 1 or 2 (or not) by the engine's exhaustive [`Prover`]; `pacozero tactics
-//! generate`. The suite's format and how a network is measured on it are
-//! [`crate::tactics`].
+//! generate`. The suite's format is [`pacozero_data::tactics`], how a
+//! network is measured on it `pacozero_arena::tactics`.
 
 use anyhow::{Context, Result};
 use pacozero_engine::paco::{actions_text, parse_actions, turn_to_string, FullMoveLimits, GameState, Position, Prover, Required};
 
-use crate::tactics::TacticLine;
+use pacozero_data::tactics::TacticLine;
 
 /// The reference games whose turn starts are candidates.
 pub const BUNDLED_GAMES: &str = include_str!("../../engine/tests/data/games.jsonl");
@@ -104,10 +104,10 @@ pub fn generate_suite(games: &str, vectors: &str, max_depth: u8, progress: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tactics::{parse_suite, BUNDLED_SUITE};
+    use pacozero_arena::tactics::{parse_suite, BUNDLED_SUITE};
     use pacozero_engine::prelude::*;
 
-    const VECTORS: &str = include_str!("../../engine/tests/data/vectors.jsonl");
+    use crate::REFERENCE_VECTORS as VECTORS;
 
     /// The bundled suite is what generation makes of the bundled games and
     /// vectors, line for line; every Paco in 1 of it wins when played.

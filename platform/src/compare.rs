@@ -8,7 +8,7 @@
 //! preferred move (highest logit: the most visited move of a built book).
 //! Positions the candidate book lacks are counted, not compared.
 //!
-//! Both books are looked up by the rule of [`crate::entries`]: one row per
+//! Both books are looked up by the rule of [`pacozero_data::book_lookup`]: one row per
 //! position, the first usable one (for a platform book the entry with the
 //! smallest half-move count); the entries left out (kept only for export:
 //! those that cannot be replayed, other half-move counts of a position) are
@@ -46,7 +46,7 @@ use serde::Serialize;
 
 use pacozero_search::{evaluate_pending, Algorithm, EvalOutput, Evaluator, Search, SearchConfig};
 
-use crate::entries::{left_out_text, lookup_rows};
+use pacozero_data::book_lookup::{left_out_text, lookup_rows};
 use pacozero_engine::prelude::*;
 
 /// Reference |value| above which value signs are compared.
@@ -156,7 +156,7 @@ pub struct CompareReport {
     /// Entries (rows) of the reference book: compared, without moves,
     /// missing from the candidate, or left out.
     pub reference_positions: usize,
-    /// Reference entries lookups leave out, by reason (see [`crate::entries`]).
+    /// Reference entries lookups leave out, by reason (see [`pacozero_data::book_lookup`]).
     pub left_out: BTreeMap<String, usize>,
     /// Candidate book entries lookups leave out, by reason (none for a network).
     pub candidate_left_out: BTreeMap<String, usize>,
