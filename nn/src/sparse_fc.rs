@@ -17,6 +17,7 @@
 //! (192 outputs) stay in registers; wider layers go in several blocks of
 //! columns, each reading the same list.
 
+use crate::conv3x3::Kernel;
 use crate::weights::Dense;
 
 /// Lanes of one vector of sums (an AVX-512 register of `f32`).
@@ -38,37 +39,6 @@ pub(crate) struct SparseFc {
     w: Vec<f32>,
     /// `[stride]`, the padding zeros.
     b: Vec<f32>,
-}
-
-/// The builds of the kernel, for the CPU's instruction sets.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Kernel {
-    /// Any CPU: one output at a time.
-    Portable,
-    /// AVX-512 F: vectors of 16 sums in registers.
-    Avx512,
-}
-
-impl Kernel {
-    /// Whether this CPU runs the build.
-    pub(crate) fn available(self) -> bool {
-        match self {
-            Kernel::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => std::is_x86_feature_detected!("avx512f"),
-            #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx512 => false,
-        }
-    }
-
-    /// The fastest build this CPU runs.
-    pub(crate) fn best() -> Kernel {
-        if Kernel::Avx512.available() {
-            Kernel::Avx512
-        } else {
-            Kernel::Portable
-        }
-    }
 }
 
 impl SparseFc {
@@ -109,7 +79,9 @@ impl SparseFc {
         }
         for (row, out) in a.chunks_exact(k).zip(out.chunks_exact_mut(n)) {
             match kernel {
-                Kernel::Portable => self.row_portable(row, list_nonzero(row, nonzero), out, relu),
+                // AVX2 has no compress store and 16 registers: the
+                // portable rows serve it.
+                Kernel::Portable | Kernel::Avx2 => self.row_portable(row, list_nonzero(row, nonzero), out, relu),
                 // SAFETY: the CPU has AVX-512 F (asserted), `nonzero` holds
                 // `k` indices, every listed index is below `k`, and `out`
                 // holds `n` values.
@@ -327,7 +299,7 @@ mod tests {
     #[test]
     fn every_kernel_computes_the_product_of_its_definition() {
         let mut rng = Rng::new(11);
-        let kernels: Vec<_> = [Kernel::Portable, Kernel::Avx512].into_iter().filter(|k| k.available()).collect();
+        let kernels: Vec<_> = [Kernel::Portable, Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.available()).collect();
         // Widths below, at and above a vector, a block, and several blocks.
         for (k, n) in [(1, 1), (7, 15), (33, 16), (64, 17), (2048, 132), (40, 192), (50, 193), (30, 400)] {
             let d = Dense { k, n, w: (0..k * n).map(|_| rng.range(-1.0, 1.0)).collect(), b: (0..n).map(|_| rng.range(-1.0, 1.0)).collect() };
