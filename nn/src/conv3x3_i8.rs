@@ -42,8 +42,14 @@
 //! group of four input channels, output channel, channel of the group),
 //! `Cout` padded with zero weights to a multiple of 16 (one 512-bit
 //! vector of sums), so that a tap's group for 16 output channels is one
-//! 64-byte load; the sums `[B*HW, Cout padded]`.
+//! 64-byte load; the sums `[B*HW, Cout padded]`. The weights end with zero
+//! groups up to a whole step of AMX's tiles (`9 * Cin padded` to a multiple
+//! of 64 bytes, [`QuantConv::k_padded`]), which the other kernels never read.
+//!
+//! The sums have three builds ([`Int8Kernel`]): the scalar reference, AVX-512
+//! VNNI (module `vnni`, below) and AMX tiles (module `amx`, its own file).
 
+use crate::error::{NnError, NnResult};
 use crate::weights::Dense;
 
 /// Input channels `vpdpbusd` multiplies into one sum.
@@ -54,6 +60,8 @@ const LANES: usize = 16;
 const U8_MAX: f32 = 255.0;
 /// The largest weight byte (symmetric: -127 is the smallest, never -128).
 const I8_MAX: f32 = 127.0;
+/// The input bytes of one AMX tile row: the weights hold whole steps of it.
+const AMX_STEP: usize = 64;
 
 /// A 3x3 convolution with int8 weights (see the module docs).
 #[derive(Clone, Debug)]
@@ -76,7 +84,7 @@ impl QuantConv {
         let cout = d.n;
         let w_scale = (0..cout).map(|co| scale_of((0..d.k).map(|k| d.w[k * cout + co].abs()).fold(0.0, f32::max), I8_MAX)).collect();
         let mut q = QuantConv { cin, cout, w: Vec::new(), w_scale, bias: d.b.clone() };
-        q.w = vec![0; 9 * q.cin_padded() * q.cout_padded()];
+        q.w = vec![0; q.k_padded() * q.cout_padded()];
         for t in 0..9 {
             for ci in 0..cin {
                 for co in 0..cout {
@@ -93,6 +101,13 @@ impl QuantConv {
     /// of a row of input bytes.
     pub fn cin_padded(&self) -> usize {
         self.cin.next_multiple_of(GROUP)
+    }
+
+    /// The bytes of a tap-after-tap row of inputs (`9 * cin_padded`) padded
+    /// to a whole number of AMX steps of 64 bytes: the weights hold this
+    /// many rows (a quarter as many groups), zeros past `9 * cin_padded`.
+    pub fn k_padded(&self) -> usize {
+        (9 * self.cin_padded()).next_multiple_of(AMX_STEP)
     }
 
     /// Output channels with the padding to whole vectors: the stride of a
@@ -138,10 +153,11 @@ pub(crate) fn quantize_input(kernel: Int8Kernel, q: &QuantConv, hw: usize, src: 
         Int8Kernel::Scalar => quantize_input_scalar(q, hw, src, dst, scales),
         // SAFETY: the CPU has the features (asserted above); the lengths
         // are as the function needs them (asserted above).
+        // AMX's CPUs have AVX-512 VNNI (`amx::available` checks it).
         #[cfg(target_arch = "x86_64")]
-        Int8Kernel::Vnni => unsafe { vnni::quantize_input(q, hw, src, dst, scales) },
+        Int8Kernel::Vnni | Int8Kernel::Amx => unsafe { vnni::quantize_input(q, hw, src, dst, scales) },
         #[cfg(not(target_arch = "x86_64"))]
-        Int8Kernel::Vnni => unreachable!("VNNI is x86-64 only"),
+        Int8Kernel::Vnni | Int8Kernel::Amx => unreachable!("VNNI and AMX are x86-64 only"),
     }
 }
 
@@ -175,9 +191,9 @@ pub(crate) fn dequantize(kernel: Int8Kernel, q: &QuantConv, hw: usize, acc: &[i3
         // SAFETY: the CPU has the features (asserted above); the lengths
         // are as the function needs them (asserted above).
         #[cfg(target_arch = "x86_64")]
-        Int8Kernel::Vnni => unsafe { vnni::dequantize(q, hw, acc, scales, out, relu) },
+        Int8Kernel::Vnni | Int8Kernel::Amx => unsafe { vnni::dequantize(q, hw, acc, scales, out, relu) },
         #[cfg(not(target_arch = "x86_64"))]
-        Int8Kernel::Vnni => unreachable!("VNNI is x86-64 only"),
+        Int8Kernel::Vnni | Int8Kernel::Amx => unreachable!("VNNI and AMX are x86-64 only"),
     }
 }
 
@@ -216,24 +232,65 @@ pub enum Int8Kernel {
     Scalar,
     /// AVX-512 VNNI (`vpdpbusd` on 512-bit vectors).
     Vnni,
+    /// AMX tiles (`tdpbusd` on 16 x 64-byte tiles) for the sums, VNNI's
+    /// build for the rest.
+    Amx,
 }
 
 impl Int8Kernel {
-    /// Whether this CPU runs the build.
+    /// Every build, the reference first.
+    pub const ALL: [Int8Kernel; 3] = [Int8Kernel::Scalar, Int8Kernel::Vnni, Int8Kernel::Amx];
+
+    /// Whether this CPU (and, for AMX, the operating system) runs the build.
     pub fn available(self) -> bool {
         match self {
             Int8Kernel::Scalar => true,
             Int8Kernel::Vnni => has_vnni(),
+            #[cfg(target_arch = "x86_64")]
+            Int8Kernel::Amx => amx::available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            Int8Kernel::Amx => false,
         }
     }
 
     /// The fastest build this CPU runs.
     pub fn best() -> Int8Kernel {
-        if Int8Kernel::Vnni.available() {
-            Int8Kernel::Vnni
-        } else {
-            Int8Kernel::Scalar
+        [Int8Kernel::Amx, Int8Kernel::Vnni].into_iter().find(|k| k.available()).unwrap_or(Int8Kernel::Scalar)
+    }
+
+    /// The build `PACOZERO_INT8_KERNEL` names (`scalar`, `vnni`, `amx`),
+    /// else [`Int8Kernel::best`]: the environment picks one to compare or
+    /// to work around. An unknown name, or one this CPU does not run, is an
+    /// error naming it.
+    pub fn chosen() -> NnResult<Int8Kernel> {
+        match std::env::var("PACOZERO_INT8_KERNEL") {
+            Ok(name) if !name.is_empty() => {
+                let kernel = name.parse::<Int8Kernel>().map_err(|e| NnError::Config(format!("PACOZERO_INT8_KERNEL: {e}")))?;
+                if !kernel.available() {
+                    return Err(NnError::Config(format!("PACOZERO_INT8_KERNEL={name}: this CPU or system does not run the {kernel} kernel")));
+                }
+                Ok(kernel)
+            }
+            _ => Ok(Int8Kernel::best()),
         }
+    }
+}
+
+impl std::fmt::Display for Int8Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Int8Kernel::Scalar => "scalar",
+            Int8Kernel::Vnni => "vnni",
+            Int8Kernel::Amx => "amx",
+        })
+    }
+}
+
+impl std::str::FromStr for Int8Kernel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Int8Kernel::ALL.into_iter().find(|k| k.to_string() == s).ok_or_else(|| format!("no int8 kernel is called {s:?} (scalar, vnni or amx)"))
     }
 }
 
@@ -259,6 +316,7 @@ pub(crate) fn accumulate(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &
     assert_eq!(board.taps.len(), 9 * hw, "accumulate: the taps are not 9 a square");
     assert!(board.taps.iter().all(|&t| t < hw as i32), "accumulate: a tap points off the board's {hw} squares");
     assert!(board.zeros.len() >= cp && board.zeros.iter().all(|&z| z == 0), "accumulate: fewer than {cp} zero bytes for the padding");
+    assert_eq!(q.w.len(), q.k_padded() * np, "accumulate: the weights are not [k_padded / 4][{np}][4]");
     assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
     match kernel {
         Int8Kernel::Scalar => accumulate_scalar(q, board, src, acc),
@@ -267,8 +325,11 @@ pub(crate) fn accumulate(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &
         // raw pointers are asserted above.
         #[cfg(target_arch = "x86_64")]
         Int8Kernel::Vnni => unsafe { vnni::accumulate(q, board, src, acc) },
+        // SAFETY: as above; the weights hold `k_padded` bytes' groups (`QuantConv::new`).
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Amx => unsafe { amx::accumulate(q, board, src, acc) },
         #[cfg(not(target_arch = "x86_64"))]
-        Int8Kernel::Vnni => unreachable!("VNNI is x86-64 only"),
+        Int8Kernel::Vnni | Int8Kernel::Amx => unreachable!("VNNI and AMX are x86-64 only"),
     }
 }
 
@@ -503,6 +564,9 @@ mod vnni {
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+mod amx;
 
 #[cfg(test)]
 mod tests;

@@ -256,7 +256,7 @@ fn every_int8_kernel_this_cpu_runs_gives_the_same_outputs() {
         let net = NetConfig { blocks: 2, channels, ..NetConfig::tiny_for(&spec_of_encoding(kind, encoding).unwrap()) };
         let fp32 = FastNet::from_model(&realistic_net(&net, 4), &net).unwrap();
         let positions = random_play(&net, 200, TEST_SEED);
-        let kernels: Vec<Int8Kernel> = [Int8Kernel::Scalar, Int8Kernel::Vnni].into_iter().filter(|k| k.available()).collect();
+        let kernels: Vec<Int8Kernel> = Int8Kernel::ALL.into_iter().filter(|k| k.available()).collect();
         let nets: Vec<FastNet> = kernels.iter().map(|&k| fp32.quantized_with(k).unwrap()).collect();
         let want = outputs(&nets[0], &positions);
         for (kernel, int8) in kernels.iter().zip(&nets) {

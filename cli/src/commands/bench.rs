@@ -145,7 +145,11 @@ fn mcts<G: Game>(seconds: f64, model: Option<std::path::PathBuf>, threads: usize
         println!("{r}");
         println!("search overhead (time outside the network): {:.1}%", 100.0 * (1.0 - r.eval_fraction));
         let asked = pacozero_nn::precision::process_precision()?;
-        println!("network tower precision: {} (asked: {asked}; --precision)", asked.on_this_cpu());
+        let kernel = match asked.on_this_cpu() {
+            pacozero_nn::NetPrecision::Int8 => format!(", the {} kernel (PACOZERO_INT8_KERNEL)", pacozero_nn::Int8Kernel::chosen()?),
+            _ => String::new(),
+        };
+        println!("network tower precision: {}{kernel} (asked: {asked}; --precision)", asked.on_this_cpu());
     }
     Ok(())
 }

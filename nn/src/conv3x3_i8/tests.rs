@@ -61,21 +61,32 @@ fn sums(kernel: Int8Kernel, q: &QuantConv, h: usize, w: usize, src: &[f32]) -> (
 const SHAPES: [(usize, usize, usize, usize); 8] =
     [(8, 8, 24, 24), (10, 10, 24, 24), (6, 7, 16, 16), (8, 8, 7, 40), (10, 10, 64, 64), (8, 8, 128, 144), (3, 5, 5, 3), (1, 1, 4, 16)];
 
-#[test]
-fn the_vnni_kernel_gives_the_scalar_kernels_sums_exactly() {
-    if !Int8Kernel::Vnni.available() {
-        eprintln!("this CPU has no AVX-512 VNNI: only the scalar kernel runs here");
-        return;
+/// The builds this CPU runs besides the scalar reference.
+fn fast_kernels() -> Vec<Int8Kernel> {
+    let fast: Vec<Int8Kernel> = Int8Kernel::ALL[1..].iter().copied().filter(|k| k.available()).collect();
+    if fast.len() < 2 {
+        eprintln!("this CPU runs {fast:?} of {:?} besides the scalar kernel", &Int8Kernel::ALL[1..]);
     }
+    fast
+}
+
+/// Every build against the scalar kernel, sum for sum, on the shapes
+/// above and on batches of 1 to 5 positions: 3 positions of 42 squares are
+/// 126 rows, three whole AMX blocks of 32 and a last one of 30.
+#[test]
+fn every_kernel_gives_the_scalar_kernels_sums_exactly() {
     let mut rng = Rng::new(1);
-    for (h, w, cin, cout) in SHAPES {
+    for (i, (h, w, cin, cout)) in SHAPES.into_iter().enumerate() {
         let d = Dense { k: 9 * cin, n: cout, w: rng.values(9 * cin * cout, -1.0, 1.0), b: rng.values(cout, -0.5, 0.5) };
         let q = QuantConv::new(&d, cin);
-        let src = rng.values(3 * h * w * cin, 0.0, 3.5);
-        let (want, got) = (sums(Int8Kernel::Scalar, &q, h, w, &src).0, sums(Int8Kernel::Vnni, &q, h, w, &src).0);
-        assert_eq!(got.len(), want.len());
-        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(a, b, "{h}x{w} {cin}->{cout}: sum {i} (square {}, channel {})", i / q.cout_padded(), i % q.cout_padded());
+        let src = rng.values((1 + i % 5) * h * w * cin, 0.0, 3.5);
+        let want = sums(Int8Kernel::Scalar, &q, h, w, &src).0;
+        for kernel in fast_kernels() {
+            let got = sums(kernel, &q, h, w, &src).0;
+            assert_eq!(got.len(), want.len());
+            for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(a, b, "{kernel:?} {h}x{w} {cin}->{cout}: sum {i} (square {}, channel {})", i / q.cout_padded(), i % q.cout_padded());
+            }
         }
         if cin >= 24 {
             assert!(want.iter().any(|&s| s.abs() > 100_000), "{h}x{w} {cin}->{cout}: sums beyond 16 bits");
@@ -96,7 +107,7 @@ fn the_largest_sums_are_exact_on_every_kernel() {
     }
     let q = QuantConv::new(&Dense { k: 9 * cin, n: cout, w: weights, b: vec![0.0; cout] }, cin);
     let src = vec![1.0; h * w * cin];
-    for kernel in [Int8Kernel::Scalar, Int8Kernel::Vnni].into_iter().filter(|k| k.available()) {
+    for kernel in Int8Kernel::ALL.into_iter().filter(|k| k.available()) {
         let acc = sums(kernel, &q, h, w, &src).0;
         // A corner square reads 4 taps, an inner one 9.
         let full = 9 * cin as i32 * 255 * 127;
@@ -156,7 +167,7 @@ fn weights_are_symmetric_per_output_channel_and_each_position_fills_the_bytes() 
     assert_eq!((q.cin_padded(), q.cout_padded()), (4, 16));
     assert_eq!((q.weight(8, 0, 0), q.weight(0, 0, 0), q.weight(4, 0, 0)), (127, -127, 0), "-2..2 onto -127..127");
     assert_eq!((q.weight(8, 0, 1), q.weight(0, 0, 1)), (-127, 0));
-    for kernel in [Int8Kernel::Scalar, Int8Kernel::Vnni].into_iter().filter(|k| k.available()) {
+    for kernel in Int8Kernel::ALL.into_iter().filter(|k| k.available()) {
         // Three positions of six squares, each with its own range.
         let src = [[0.0, 1.004, 2.55, -3.0, 0.006, 0.0049], [0.0, 1.0, 5.1, 2.5, -1.0, 0.5], [0.0, 0.08, 0.2, 0.0, 0.0, 0.04]].concat();
         let (mut bytes, mut scales) = ([9u8; 72], [f32::NAN; 3]);
