@@ -74,6 +74,10 @@ pub(crate) struct QuantConv {
     w_scale: Vec<f32>,
     /// The folded batch norm's shift, `[cout]`.
     bias: Vec<f32>,
+    /// `w` as AMX tiles: `[cout_padded / 16][k_padded / 64][16][64]` (column
+    /// block, step, group of the step, the block's 16 x 4 weights), each
+    /// tile 1,024 contiguous bytes.
+    tiles: Vec<i8>,
 }
 
 impl QuantConv {
@@ -83,7 +87,7 @@ impl QuantConv {
         assert_eq!(d.k, 9 * cin, "a 3x3 convolution of {cin} input channels has {} weight rows, not {}", 9 * cin, d.k);
         let cout = d.n;
         let w_scale = (0..cout).map(|co| scale_of((0..d.k).map(|k| d.w[k * cout + co].abs()).fold(0.0, f32::max), I8_MAX)).collect();
-        let mut q = QuantConv { cin, cout, w: Vec::new(), w_scale, bias: d.b.clone() };
+        let mut q = QuantConv { cin, cout, w: Vec::new(), w_scale, bias: d.b.clone(), tiles: Vec::new() };
         q.w = vec![0; q.k_padded() * q.cout_padded()];
         for t in 0..9 {
             for ci in 0..cin {
@@ -92,6 +96,14 @@ impl QuantConv {
                     let at = q.weight_index(t, ci, co);
                     q.w[at] = v.round().clamp(-I8_MAX, I8_MAX) as i8;
                 }
+            }
+        }
+        let (np, steps) = (q.cout_padded(), q.k_padded() / AMX_STEP);
+        let tile_rows = AMX_STEP / GROUP;
+        q.tiles.reserve(q.w.len());
+        for block in 0..np / LANES {
+            for group in 0..steps * tile_rows {
+                q.tiles.extend_from_slice(&q.w[(group * np + block * LANES) * GROUP..][..LANES * GROUP]);
             }
         }
         q
@@ -307,17 +319,23 @@ pub(crate) fn has_vnni() -> bool {
     }
 }
 
-/// `acc[B*HW, cout_padded]` = the integer sums of the convolution `q` of the
-/// bytes `src[B*HW, cin_padded]` (see [`quantize_input`]), with `kernel`.
-pub(crate) fn accumulate(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
+/// What [`accumulate`] and [`convolve`] need of their arguments, asserted:
+/// `sums` is the number of sums the input makes.
+fn check_accumulate(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &[u8], sums: usize) {
     let (hw, cp, np) = (board.hw, q.cin_padded(), q.cout_padded());
     assert!(hw > 0 && src.len().is_multiple_of(hw * cp), "accumulate: {} input bytes are not whole positions of {hw} squares x {cp}", src.len());
-    assert_eq!(acc.len(), src.len() / cp * np, "accumulate: the sums are not [B*HW, {np}]");
+    assert_eq!(sums, src.len() / cp * np, "accumulate: the sums are not [B*HW, {np}]");
     assert_eq!(board.taps.len(), 9 * hw, "accumulate: the taps are not 9 a square");
     assert!(board.taps.iter().all(|&t| t < hw as i32), "accumulate: a tap points off the board's {hw} squares");
     assert!(board.zeros.len() >= cp && board.zeros.iter().all(|&z| z == 0), "accumulate: fewer than {cp} zero bytes for the padding");
     assert_eq!(q.w.len(), q.k_padded() * np, "accumulate: the weights are not [k_padded / 4][{np}][4]");
     assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
+}
+
+/// `acc[B*HW, cout_padded]` = the integer sums of the convolution `q` of the
+/// bytes `src[B*HW, cin_padded]` (see [`quantize_input`]), with `kernel`.
+pub(crate) fn accumulate(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
+    check_accumulate(kernel, q, board, src, acc.len());
     match kernel {
         Int8Kernel::Scalar => accumulate_scalar(q, board, src, acc),
         // SAFETY: the CPU has the features the function is compiled for
@@ -331,6 +349,28 @@ pub(crate) fn accumulate(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &
         #[cfg(not(target_arch = "x86_64"))]
         Int8Kernel::Vnni | Int8Kernel::Amx => unreachable!("VNNI and AMX are x86-64 only"),
     }
+}
+
+/// The whole int8 convolution of the bytes `src` (quantized with `scales`,
+/// [`quantize_input`]) into `out[B*HW, cout]`: [`accumulate`], then
+/// [`dequantize`]. The AMX build dequantizes each block of 32 squares as
+/// soon as its sums are out of the tiles, while they are in the first-level
+/// cache, and needs no `sums`; the others fill `sums[B*HW, cout_padded]`
+/// first. Every build writes the same values.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn convolve(kernel: Int8Kernel, q: &QuantConv, board: Board, src: &[u8], scales: &[f32], sums: &mut [i32], out: &mut [f32], relu: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Int8Kernel::Amx {
+        let (hw, cp) = (board.hw, q.cin_padded());
+        check_accumulate(kernel, q, board, src, src.len() / cp * q.cout_padded());
+        assert_eq!(out.len(), src.len() / cp * q.cout, "convolve: the output is not [B*HW, {}]", q.cout);
+        assert_eq!(scales.len() * hw * cp, src.len(), "convolve: one scale a position");
+        // SAFETY: as `accumulate` and `dequantize` need it (asserted above).
+        unsafe { amx::convolve(q, board, src, scales, out, relu) };
+        return;
+    }
+    accumulate(kernel, q, board, src, sums);
+    dequantize(kernel, q, board.hw, sums, scales, out, relu);
 }
 
 /// The convolution from its definition: each sum is the products of every
@@ -437,25 +477,49 @@ mod vnni {
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn dequantize(q: &QuantConv, hw: usize, acc: &[i32], scales: &[f32], out: &mut [f32], relu: bool) {
         let (cout, stride) = (q.cout, q.cout_padded());
-        let mut unit = vec![0.0f32; stride];
-        let mut bias = vec![0.0f32; stride];
-        bias[..cout].copy_from_slice(&q.bias);
-        let zero = _mm512_setzero_ps();
+        let (w_scale, bias) = padded(q);
         for ((sums, img), &scale) in acc.chunks_exact(hw * stride).zip(out.chunks_exact_mut(hw * cout)).zip(scales) {
-            unit.iter_mut().zip(&q.w_scale).for_each(|(u, &w)| *u = w * scale);
             for (sums, row) in sums.chunks_exact(stride).zip(img.chunks_exact_mut(cout)) {
-                for (v, out) in row.chunks_mut(LANES).enumerate() {
-                    let (m, at) = (first(out.len()), v * LANES);
-                    // SAFETY: lanes `at .. at + 16` lie within the padded
-                    // rows of sums, units and biases; the store is masked to `out`.
-                    unsafe {
-                        let s = _mm512_cvtepi32_ps(_mm512_loadu_si512(sums[at..].as_ptr() as *const __m512i));
-                        let x = _mm512_add_ps(_mm512_mul_ps(s, _mm512_loadu_ps(unit[at..].as_ptr())), _mm512_loadu_ps(bias[at..].as_ptr()));
-                        // max(x, 0) with 0 second: a NaN gives 0, as f32::max does.
-                        let x = if relu { _mm512_max_ps(x, zero) } else { x };
-                        _mm512_mask_storeu_ps(out.as_mut_ptr(), m, x);
-                    }
-                }
+                // SAFETY: the rows are as `dequantize_row` needs them.
+                unsafe { dequantize_row(&w_scale, &bias, sums, scale, row, relu) };
+            }
+        }
+    }
+
+    /// The weights' scales and the biases of `q`, padded with zeros to
+    /// `q.cout_padded()`: what [`dequantize_row`] reads.
+    pub(super) fn padded(q: &QuantConv) -> (Vec<f32>, Vec<f32>) {
+        let mut w_scale = vec![0.0f32; q.cout_padded()];
+        let mut bias = vec![0.0f32; q.cout_padded()];
+        w_scale[..q.cout].copy_from_slice(&q.w_scale);
+        bias[..q.cout].copy_from_slice(&q.bias);
+        (w_scale, bias)
+    }
+
+    /// One row of [`dequantize`]: `row[co] = sums[co] * (w_scale[co] *
+    /// scale) + bias[co]`, ReLU when `relu`.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F; `w_scale`, `bias` and `sums` hold
+    /// `row.len()` rounded up to 16 values.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    pub(super) unsafe fn dequantize_row(w_scale: &[f32], bias: &[f32], sums: &[i32], scale: f32, row: &mut [f32], relu: bool) {
+        let n = row.len().next_multiple_of(LANES);
+        debug_assert!(w_scale.len() >= n && bias.len() >= n && sums.len() >= n);
+        let (zero, scale) = (_mm512_setzero_ps(), _mm512_set1_ps(scale));
+        for (v, out) in row.chunks_mut(LANES).enumerate() {
+            let (m, at) = (first(out.len()), v * LANES);
+            // SAFETY: lanes `at .. at + 16` lie within the padded rows of
+            // sums, scales and biases; the store is masked to `out`.
+            unsafe {
+                // What one unit of each output channel's sum is worth at this position.
+                let unit = _mm512_mul_ps(_mm512_loadu_ps(w_scale[at..].as_ptr()), scale);
+                let s = _mm512_cvtepi32_ps(_mm512_loadu_si512(sums[at..].as_ptr() as *const __m512i));
+                let x = _mm512_add_ps(_mm512_mul_ps(s, unit), _mm512_loadu_ps(bias[at..].as_ptr()));
+                // max(x, 0) with 0 second: a NaN gives 0, as f32::max does.
+                let x = if relu { _mm512_max_ps(x, zero) } else { x };
+                _mm512_mask_storeu_ps(out.as_mut_ptr(), m, x);
             }
         }
     }

@@ -114,9 +114,9 @@ impl Int8Tower {
         let bytes = take(&mut scratch.bytes, rows * q.cin_padded());
         let scales = take(&mut scratch.scales, rows / hw);
         conv3x3_i8::quantize_input(self.kernel, q, hw, src, bytes, scales);
-        let sums = take(&mut scratch.sums, rows * q.cout_padded());
-        conv3x3_i8::accumulate(self.kernel, q, conv3x3_i8::Board { hw, taps, zeros: &self.zeros }, bytes, sums);
-        conv3x3_i8::dequantize(self.kernel, q, hw, sums, scales, out, relu);
+        // AMX needs no buffer of sums (`conv3x3_i8::convolve`).
+        let sums = take(&mut scratch.sums, if self.kernel == Int8Kernel::Amx { 0 } else { rows * q.cout_padded() });
+        conv3x3_i8::convolve(self.kernel, q, conv3x3_i8::Board { hw, taps, zeros: &self.zeros }, bytes, scales, sums, out, relu);
     }
 }
 

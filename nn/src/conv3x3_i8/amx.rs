@@ -12,9 +12,9 @@
 //! do not, so each block of 32 output squares is first copied into rows of
 //! `9 * cin_padded` bytes, tap after tap (an im2col of bytes, zeros off
 //! the board), padded with zeros to whole steps of 64 bytes. The weights
-//! are already laid out as AMX reads them: [`super::QuantConv`]'s `[9 *
-//! cin_padded / 4][cout_padded][4]` is the `[K / 4][N][4]` of a tile of
-//! signed bytes, with zero rows up to the same whole steps.
+//! are laid out once, when the network is built, as AMX reads them: each
+//! tile of 16 groups x 16 output channels x 4 bytes is 1,024 contiguous
+//! bytes (`QuantConv::tiles`), zero groups up to the same whole steps.
 //!
 //! Rust has no stable AMX intrinsics; the instructions are written in
 //! inline assembly, which the assembler knows whatever the target
@@ -26,7 +26,7 @@
 use std::arch::asm;
 use std::sync::OnceLock;
 
-use super::{Board, QuantConv, AMX_STEP as STEP, GROUP, LANES};
+use super::{vnni, Board, QuantConv, AMX_STEP as STEP, GROUP, LANES};
 
 /// Rows of a tile: output squares of one A tile, groups of one B tile.
 const TILE_ROWS: usize = 16;
@@ -98,16 +98,50 @@ impl TileConfig {
 /// [`available`] is true; `src` is whole positions of `board.hw` rows of
 /// `q.cin_padded()` bytes, `acc` as many rows of `q.cout_padded()` sums,
 /// every tap is below `board.hw`, `board.zeros` holds at least
-/// `q.cin_padded()` bytes, and `q.w` holds `q.k_padded() / 4` groups of
-/// `q.cout_padded()` x 4 weights ([`super::accumulate`] asserts all of it).
+/// `q.cin_padded()` bytes, and `q.tiles` holds the weights' tiles
+/// ([`super::accumulate`] asserts the first four; `QuantConv::new` builds
+/// the tiles).
 pub(super) unsafe fn accumulate(q: &QuantConv, board: Board, src: &[u8], acc: &mut [i32]) {
-    let (hw, cp, np) = (board.hw, q.cin_padded(), q.cout_padded());
+    let np = q.cout_padded();
+    // SAFETY: the caller's promise.
+    unsafe { blocks(q, board, src, |r0, sums| acc[r0 * np..][..sums.len()].copy_from_slice(sums)) };
+}
+
+/// [`super::convolve`] on AMX tiles: each block's sums dequantized into
+/// `out` while they are in the first-level cache.
+///
+/// # Safety
+/// As [`accumulate`], with `out` `[B*HW, q.cout]` and `scales` one a
+/// position ([`super::convolve`] asserts it).
+pub(super) unsafe fn convolve(q: &QuantConv, board: Board, src: &[u8], scales: &[f32], out: &mut [f32], relu: bool) {
+    let (hw, np, cout) = (board.hw, q.cout_padded(), q.cout);
+    let (w_scale, bias) = vnni::padded(q);
+    let convolved = |r0: usize, sums: &[i32]| {
+        for (i, sums) in sums.chunks_exact(np).enumerate() {
+            let r = r0 + i;
+            // SAFETY: AVX-512 F is there (`available` checks it); the
+            // padded scales, biases and sums hold `np` values, the row `cout`.
+            unsafe { vnni::dequantize_row(&w_scale, &bias, sums, scales[r / hw], &mut out[r * cout..][..cout], relu) };
+        }
+    };
+    // SAFETY: the caller's promise.
+    unsafe { blocks(q, board, src, convolved) };
+}
+
+/// The sums of `src`'s rows, 32 at a time: `done(r0, sums)` gets rows `r0
+/// ..` as `sums.len() / cout_padded` rows of sums (32, fewer in the last
+/// block).
+///
+/// # Safety
+/// As [`accumulate`].
+unsafe fn blocks(q: &QuantConv, board: Board, src: &[u8], mut done: impl FnMut(usize, &[i32])) {
+    let (cp, np) = (q.cin_padded(), q.cout_padded());
     let kp = q.k_padded();
+    debug_assert_eq!(q.tiles.len(), kp / GROUP * np * GROUP);
     let rows = src.len() / cp;
     // One block of im2col rows; the padding past 9 * cp stays zero.
     let mut cols = vec![0u8; BLOCK * kp];
-    // The sums of a last block of fewer than 32 squares.
-    let mut tail = vec![0i32; BLOCK * np];
+    let mut sums = vec![0i32; BLOCK * np];
     let config = TileConfig::all_full();
     // SAFETY: the tiles are granted (the caller checked `available`); the
     // configuration is a valid palette-1 one.
@@ -115,82 +149,121 @@ pub(super) unsafe fn accumulate(q: &QuantConv, board: Board, src: &[u8], acc: &m
     let mut r0 = 0;
     while r0 < rows {
         let n = (rows - r0).min(BLOCK);
-        for (i, row) in cols.chunks_exact_mut(kp).enumerate() {
-            if i >= n {
-                row[..9 * cp].fill(0);
-                continue;
-            }
-            let (img, sq) = ((r0 + i) / hw, (r0 + i) % hw);
-            for t in 0..9 {
-                let from = board.taps[sq * 9 + t];
-                let bytes = if from < 0 { &board.zeros[..cp] } else { &src[(img * hw + from as usize) * cp..][..cp] };
-                row[t * cp..][..cp].copy_from_slice(bytes);
-            }
-        }
-        let out = if n == BLOCK { &mut acc[r0 * np..][..BLOCK * np] } else { &mut tail[..] };
-        // SAFETY: `cols` holds 32 rows of `kp` bytes, `q.w` `kp / 4` rows
-        // of `np * 4` bytes (the caller's promise), `out` 32 rows of `np` sums.
-        unsafe { block(&cols, kp, &q.w, np, out) };
-        if n < BLOCK {
-            acc[r0 * np..][..n * np].copy_from_slice(&tail[..n * np]);
-        }
+        // SAFETY: AVX-512 BW is there (`available` checks VNNI's features);
+        // `cols` holds 32 rows of kp >= 9 * cp bytes; the taps are on the
+        // board and `zeros` holds cp bytes (the caller's promise).
+        unsafe { gather(board, src, cp, r0, n, &mut cols, kp) };
+        // SAFETY: `cols` holds 32 rows of `kp` bytes, `q.tiles` the tiles
+        // of `kp / 64` steps for `np / 16` column blocks, `sums` 32 rows of
+        // `np` sums.
+        unsafe { block(&cols, kp, &q.tiles, np, &mut sums) };
+        done(r0, &sums[..n * np]);
         r0 += n;
     }
     // SAFETY: releases the tile state this function configured.
     unsafe { asm!("tilerelease", options(nostack, nomem)) };
 }
 
-/// The sums of one block: `out[32][np] = cols[32][kp] x w[kp/4][np][4]`.
+/// Rows `r0 .. r0 + n` of the im2col of `src` into the first `n` rows of
+/// `cols` (rows of `kp` bytes: tap `t`'s `cp` bytes at `t * cp`), the rest
+/// of the block's 32 rows zeros. Each tap's bytes move in masked 64-byte
+/// loads and stores, no call to `memcpy` for a few bytes.
+///
+/// # Safety
+/// The CPU has AVX-512 F and BW; `src` holds whole positions of
+/// `board.hw` rows of `cp` bytes, rows `r0 .. r0 + n` among them; every tap
+/// is below `board.hw`; `board.zeros` holds `cp` bytes; `cols` holds 32
+/// rows of `kp >= 9 * cp` bytes.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn gather(board: Board, src: &[u8], cp: usize, r0: usize, n: usize, cols: &mut [u8], kp: usize) {
+    use std::arch::x86_64::*;
+    let hw = board.hw;
+    let full = cp / STEP;
+    let last = cp % STEP;
+    let mask: __mmask64 = if last == 0 { 0 } else { (1u64 << last) - 1 };
+    for (i, row) in cols.chunks_exact_mut(kp).enumerate() {
+        let dst = row.as_mut_ptr();
+        for t in 0..9 {
+            let from = if i < n {
+                let (img, sq) = ((r0 + i) / hw, (r0 + i) % hw);
+                match board.taps[sq * 9 + t] {
+                    f if f < 0 => board.zeros.as_ptr(),
+                    f => src[(img * hw + f as usize) * cp..][..cp].as_ptr(),
+                }
+            } else {
+                board.zeros.as_ptr()
+            };
+            // SAFETY: `from` holds cp bytes (a row of `src` or the zeros),
+            // `dst + t * cp` has cp bytes of the row's first 9 * cp; the
+            // loads and stores of the last piece are masked to it.
+            unsafe {
+                let to = dst.add(t * cp);
+                for c in 0..full {
+                    _mm512_storeu_si512(to.add(c * STEP) as *mut __m512i, _mm512_loadu_si512(from.add(c * STEP) as *const __m512i));
+                }
+                if last > 0 {
+                    let at = full * STEP;
+                    _mm512_mask_storeu_epi8(to.add(at) as *mut i8, mask, _mm512_maskz_loadu_epi8(mask, from.add(at) as *const i8));
+                }
+            }
+        }
+    }
+}
+
+/// The sums of one block: `out[32][np] = cols[32][kp] x` the weights,
+/// given as `tiles` (see `QuantConv::tiles`).
 ///
 /// # Safety
 /// The tiles are configured as [`TileConfig::all_full`]; `cols` holds 32
-/// rows of `kp` bytes (`kp` a multiple of 64), `w` `kp / 4` rows of `np *
-/// 4` bytes (`np` a multiple of 16), `out` 32 rows of `np` sums.
-unsafe fn block(cols: &[u8], kp: usize, w: &[i8], np: usize, out: &mut [i32]) {
-    debug_assert!(cols.len() >= BLOCK * kp && w.len() >= kp / GROUP * np * GROUP && out.len() >= BLOCK * np);
-    let (a_stride, w_stride, c_stride) = (kp, np * GROUP, np * 4);
+/// rows of `kp` bytes (`kp` a multiple of 64), `tiles` `np / 16` column
+/// blocks of `kp / 64` tiles of 1,024 bytes (`np` a multiple of 16), `out`
+/// 32 rows of `np` sums.
+unsafe fn block(cols: &[u8], kp: usize, tiles: &[i8], np: usize, out: &mut [i32]) {
+    const TILE_BYTES: usize = TILE_ROWS * STEP;
+    let steps = kp / STEP;
+    debug_assert!(cols.len() >= BLOCK * kp && tiles.len() >= np / LANES * steps * TILE_BYTES && out.len() >= BLOCK * np);
+    let c_stride = np * 4;
     let a = cols.as_ptr();
     let mut n0 = 0;
     while n0 < np {
         let pair = n0 + LANES < np;
+        let b = tiles.as_ptr().add(n0 / LANES * steps * TILE_BYTES);
         // SAFETY (every block below): A tiles read rows 0-15 and 16-31 of
-        // `cols`, bytes k0 .. k0 + 64 of each; B tiles read groups k0 / 4 ..
-        // + 16 of `w`, output channels n0 .. n0 + 16 (and + 16 .. + 32 for a
-        // pair), four bytes each; C tiles write rows 0-31 of `out`, the same
-        // channels. All of it lies within the slices (see the safety
-        // section). The tile registers are no Rust state.
+        // `cols`, bytes k0 .. k0 + 64 of each; B tiles read the 1,024-byte
+        // tile of step k0 / 64 of column block n0 / 16 (and the next block
+        // for a pair); C tiles write rows 0-31 of `out`, output channels n0
+        // .. n0 + 16 (.. + 32 for a pair). All of it lies within the slices
+        // (see the safety section). The tile registers are no Rust state.
         unsafe {
             asm!("tilezero tmm0", "tilezero tmm1", "tilezero tmm2", "tilezero tmm3", options(nostack, nomem));
-            let mut k0 = 0;
-            while k0 < kp {
-                let b0 = w.as_ptr().add((k0 / GROUP * np + n0) * GROUP);
+            for step in 0..steps {
+                let (k0, b0) = (step * STEP, b.add(step * TILE_BYTES));
                 if pair {
                     asm!(
+                        "tileloadd tmm6, [{b0} + {sb}]",
                         "tileloadd tmm4, [{a0} + {sa}]",
-                        "tileloadd tmm5, [{a1} + {sa}]",
-                        "tileloadd tmm6, [{b0} + {sw}]",
-                        "tileloadd tmm7, [{b1} + {sw}]",
                         "tdpbusd tmm0, tmm4, tmm6",
+                        "tileloadd tmm7, [{b1} + {sb}]",
                         "tdpbusd tmm1, tmm4, tmm7",
+                        "tileloadd tmm5, [{a1} + {sa}]",
                         "tdpbusd tmm2, tmm5, tmm6",
                         "tdpbusd tmm3, tmm5, tmm7",
-                        a0 = in(reg) a.add(k0), a1 = in(reg) a.add(TILE_ROWS * a_stride + k0), sa = in(reg) a_stride,
-                        b0 = in(reg) b0, b1 = in(reg) b0.add(LANES * GROUP), sw = in(reg) w_stride,
+                        a0 = in(reg) a.add(k0), a1 = in(reg) a.add(TILE_ROWS * kp + k0), sa = in(reg) kp,
+                        b0 = in(reg) b0, b1 = in(reg) b0.add(steps * TILE_BYTES), sb = in(reg) STEP,
                         options(nostack, readonly),
                     );
                 } else {
                     asm!(
+                        "tileloadd tmm6, [{b0} + {sb}]",
                         "tileloadd tmm4, [{a0} + {sa}]",
-                        "tileloadd tmm5, [{a1} + {sa}]",
-                        "tileloadd tmm6, [{b0} + {sw}]",
                         "tdpbusd tmm0, tmm4, tmm6",
+                        "tileloadd tmm5, [{a1} + {sa}]",
                         "tdpbusd tmm2, tmm5, tmm6",
-                        a0 = in(reg) a.add(k0), a1 = in(reg) a.add(TILE_ROWS * a_stride + k0), sa = in(reg) a_stride,
-                        b0 = in(reg) b0, sw = in(reg) w_stride,
+                        a0 = in(reg) a.add(k0), a1 = in(reg) a.add(TILE_ROWS * kp + k0), sa = in(reg) kp,
+                        b0 = in(reg) b0, sb = in(reg) STEP,
                         options(nostack, readonly),
                     );
                 }
-                k0 += STEP;
             }
             let c = out.as_mut_ptr().add(n0);
             asm!(

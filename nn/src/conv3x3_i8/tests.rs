@@ -246,3 +246,45 @@ fn the_vnni_quantization_writes_the_scalar_kernels_bytes_and_values() {
         }
     }
 }
+
+/// [`convolve`] (AMX dequantizes block by block) writes the values of the
+/// scalar kernel's sums dequantized by the scalar kernel, to the bit, with
+/// and without ReLU, on every shape and kernel.
+#[test]
+fn every_kernel_convolves_to_the_scalar_kernels_values_exactly() {
+    let mut rng = Rng::new(5);
+    for (i, (h, w, cin, cout)) in SHAPES.into_iter().enumerate() {
+        let hw = h * w;
+        let d = Dense { k: 9 * cin, n: cout, w: rng.values(9 * cin * cout, -1.0, 1.0), b: rng.values(cout, -0.5, 0.5) };
+        let q = QuantConv::new(&d, cin);
+        let positions = 1 + (i + 2) % 5;
+        let src = rng.values(positions * hw * cin, 0.0, 3.5);
+        let (taps, zeros) = (taps(h, w), vec![0u8; q.cin_padded()]);
+        let board = Board { hw, taps: &taps, zeros: &zeros };
+        for relu in [false, true] {
+            let run = |kernel| {
+                let (acc, scales) = sums(Int8Kernel::Scalar, &q, h, w, &src);
+                let mut bytes = vec![0; src.len() / cin * q.cin_padded()];
+                let mut again = vec![f32::NAN; positions];
+                quantize_input(Int8Kernel::Scalar, &q, hw, &src, &mut bytes, &mut again);
+                assert_eq!(again, scales);
+                let mut out = vec![f32::NAN; positions * hw * cout];
+                if kernel == Int8Kernel::Scalar {
+                    dequantize(kernel, &q, hw, &acc, &scales, &mut out, relu);
+                } else {
+                    let mut scratch = vec![i32::MIN; acc.len()];
+                    convolve(kernel, &q, board, &bytes, &scales, &mut scratch, &mut out, relu);
+                }
+                out
+            };
+            let want = run(Int8Kernel::Scalar);
+            assert!(want.iter().all(|v| v.is_finite()));
+            for kernel in fast_kernels() {
+                let got = run(kernel);
+                for (j, (a, b)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(a.to_bits(), b.to_bits(), "{kernel:?} {h}x{w} {cin}->{cout} relu {relu}: value {j}: {a} vs {b}");
+                }
+            }
+        }
+    }
+}
