@@ -306,12 +306,15 @@ impl std::str::FromStr for Int8Kernel {
     }
 }
 
-/// Whether this CPU has AVX-512 VNNI (with the F and BW extensions the
-/// VNNI kernel's loads and stores use).
+/// Whether this CPU has AVX-512 VNNI (with the F, BW and VL extensions
+/// the VNNI kernel's loads and stores use).
 pub(crate) fn has_vnni() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("avx512vnni")
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512vnni")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -423,10 +426,10 @@ mod vnni {
     /// fraction is at least a half).
     ///
     /// # Safety
-    /// The CPU has AVX-512 F and BW; `src` is whole positions of `hw` rows
+    /// The CPU has AVX-512 F, BW and VL (the 16-byte masked store); `src` is whole positions of `hw` rows
     /// of `q.cin` values, `dst` as many rows of `q.cin_padded()` bytes, and
     /// `scales` one a position ([`super::quantize_input`] asserts it).
-    #[target_feature(enable = "avx512f,avx512bw")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     pub(super) unsafe fn quantize_input(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
         let (cin, stride) = (q.cin, q.cin_padded());
         for ((img, bytes), scale) in src.chunks_exact(hw * cin).zip(dst.chunks_exact_mut(hw * stride)).zip(scales.iter_mut()) {
