@@ -183,19 +183,18 @@ unsafe fn gather(board: Board, src: &[u8], cp: usize, r0: usize, n: usize, cols:
     let mask: __mmask64 = if last == 0 { 0 } else { (1u64 << last) - 1 };
     for (i, row) in cols.chunks_exact_mut(kp).enumerate() {
         let dst = row.as_mut_ptr();
-        for t in 0..9 {
-            let from = if i < n {
-                let (img, sq) = ((r0 + i) / hw, (r0 + i) % hw);
-                match board.taps[sq * 9 + t] {
-                    f if f < 0 => board.zeros.as_ptr(),
-                    f => src[(img * hw + f as usize) * cp..][..cp].as_ptr(),
-                }
-            } else {
-                board.zeros.as_ptr()
-            };
-            // SAFETY: `from` holds cp bytes (a row of `src` or the zeros),
-            // `dst + t * cp` has cp bytes of the row's first 9 * cp; the
-            // loads and stores of the last piece are masked to it.
+        // The row's position and square, or none past the last row.
+        let (img, taps) = if i < n {
+            let (img, sq) = ((r0 + i) / hw, (r0 + i) % hw);
+            (&src[img * hw * cp..][..hw * cp], &board.taps[sq * 9..][..9])
+        } else {
+            (&src[..0], &[-1; 9][..])
+        };
+        for (t, &tap) in taps.iter().enumerate() {
+            let from = if tap < 0 { board.zeros.as_ptr() } else { img[tap as usize * cp..][..cp].as_ptr() };
+            // SAFETY: `from` holds cp bytes (a row of the position or the
+            // zeros), `dst + t * cp` has cp bytes of the row's first 9 * cp;
+            // the loads and stores of the last piece are masked to it.
             unsafe {
                 let to = dst.add(t * cp);
                 for c in 0..full {
