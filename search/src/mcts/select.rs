@@ -93,14 +93,63 @@ impl<G: GameRules + Encode> Search<G> {
         }
     }
 
+    /// Fills `out` with the improved policy of `p`'s children,
+    /// `softmax(log prior + sigma(completed, normalised Q))`, computed as
+    /// `prior * exp(sigma - max sigma)` normalised: the same distribution
+    /// as [`Search::transformed_logits`] then a softmax, without a
+    /// logarithm a child, and with each child's Q read once. Returns the
+    /// children's visits in all.
+    pub(super) fn improved_policy(&self, p: u32, out: &mut Vec<f32>) -> u32 {
+        let mover = self.nodes[p as usize].to_move;
+        let (mut sum_n, mut max_n) = (0u32, 0u32);
+        let (mut sum_prior_visited, mut sum_pq) = (0f32, 0f32);
+        out.clear();
+        for i in self.children(p) {
+            let ch = &self.nodes[i];
+            if ch.n > 0 {
+                let q = self.q_for(i, mover);
+                sum_n += ch.n;
+                max_n = max_n.max(ch.n);
+                sum_prior_visited += ch.prior;
+                sum_pq += ch.prior * q;
+                out.push(q);
+            } else {
+                out.push(0.0);
+            }
+        }
+        let raw = self.raw_for_mover(p as usize);
+        let v_mix = if sum_n == 0 {
+            raw
+        } else {
+            let wq = if sum_prior_visited > 1e-12 { sum_pq / sum_prior_visited } else { 0.0 };
+            (raw + sum_n as f32 * wq) / (1.0 + sum_n as f32)
+        };
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for (o, i) in out.iter_mut().zip(self.children(p)) {
+            if self.nodes[i].n == 0 {
+                *o = v_mix;
+            }
+            lo = lo.min(*o);
+            hi = hi.max(*o);
+        }
+        let range = (hi - lo).max(1e-8);
+        let scale = (self.cfg.gumbel_c_visit + max_n as f32) * self.cfg.gumbel_c_scale;
+        // sigma - max sigma = scale * ((q - lo) / range - 1) = scale * (q - hi) / range.
+        let mut sum = 0.0;
+        for (o, i) in out.iter_mut().zip(self.children(p)) {
+            *o = self.nodes[i].prior.max(1e-30) * (scale * ((*o - lo) / range - 1.0)).exp();
+            sum += *o;
+        }
+        out.iter_mut().for_each(|o| *o /= sum);
+        sum_n
+    }
+
     pub(super) fn pick_gumbel_interior(&mut self, p: u32) -> u32 {
         let mut t = std::mem::take(&mut self.scratch);
-        self.transformed_logits(p, &mut t);
-        softmax_in_place(&mut t);
-        let range = self.children(p);
-        let sum_n: u32 = range.clone().map(|i| self.nodes[i].n).sum();
+        let sum_n = self.improved_policy(p, &mut t);
         let denom = 1.0 + sum_n as f32;
         let mover = self.nodes[p as usize].to_move;
+        let range = self.children(p);
         let mut best = range.start;
         let mut best_score = f32::NEG_INFINITY;
         for (k, i) in range.enumerate() {
@@ -409,6 +458,30 @@ mod gumbel_tests {
         for (k, score) in scores.iter().enumerate() {
             assert!((score - (t[k] + s.gumbel[k])).abs() < 1e-6, "{k}");
         }
+    }
+
+    /// The improved policy computed without logarithms is the softmax of
+    /// the transformed logits, at the root and at every expanded node of a
+    /// searched tree, with its visits in all.
+    #[test]
+    fn the_improved_policy_is_the_softmax_of_the_transformed_logits() {
+        let mut s = Search::new(config(Algorithm::Gumbel), GameState::new(Position::startpos()), false);
+        s.search_until(&Varied, 300, None, true, &mut rand_chacha::ChaCha8Rng::seed_from_u64(3)).unwrap();
+        let (mut policy, mut logits, mut checked) = (Vec::new(), Vec::new(), 0);
+        for p in 0..s.nodes.len() as u32 {
+            if s.children(p).is_empty() {
+                continue;
+            }
+            let visits = s.improved_policy(p, &mut policy);
+            s.transformed_logits(p, &mut logits);
+            softmax_in_place(&mut logits);
+            assert_eq!(visits, s.children(p).map(|i| s.nodes[i].n).sum::<u32>());
+            for (k, (a, b)) in policy.iter().zip(&logits).enumerate() {
+                assert!((a - b).abs() <= 1e-6 + 1e-5 * b, "node {p} child {k}: {a} vs {b}");
+            }
+            checked += 1;
+        }
+        assert!(checked > 20, "{checked} expanded nodes");
     }
 
     #[test]
