@@ -20,11 +20,23 @@ pub fn decode_into(spec: &GameSpec, planes: &[u64], scalars: &[f32], out: &mut [
     assert_eq!(planes.len(), bp * wpp, "planes length does not match the spec");
     assert_eq!(scalars.len(), spec.scalars as usize, "scalars length does not match the spec");
     assert_eq!(out.len(), spec.input_len(), "output length does not match the spec");
+    // Zeros, then a one at each set bit: a position sets few of its bits
+    // (72 of Paco Ŝako's 1,984 in self-play), so walking the set bits beats
+    // testing every one.
+    out[..bp * sq].fill(0.0);
     for p in 0..bp {
         let words = &planes[p * wpp..(p + 1) * wpp];
         let dst = &mut out[p * sq..(p + 1) * sq];
-        for (i, d) in dst.iter_mut().enumerate() {
-            *d = ((words[i / 64] >> (i % 64)) & 1) as f32;
+        for (w, &word) in words.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                // Bits past the board's squares (the last word's padding) are not inputs.
+                if i < sq {
+                    dst[i] = 1.0;
+                }
+                bits &= bits - 1;
+            }
         }
     }
     for (s, &v) in scalars.iter().enumerate() {

@@ -63,11 +63,11 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
         } else {
             own.iter().map(|(planes, scalars)| EvalInput { planes, scalars }).collect()
         };
-        let evals = self.net.evaluate_batch(&inputs).map_err(|e| anyhow::anyhow!("network evaluation: {e}"))?;
-        for (i, (r, e)) in batch.iter().zip(evals).enumerate() {
-            masked_softmax(&e.policy_logits, r.legal, out.priors_of_mut(i));
-            out.wdl[i] = e.wdl;
-        }
-        Ok(())
+        self.net
+            .evaluate_each(&inputs, |i, logits, wdl, _| {
+                masked_softmax(logits, batch[i].legal, out.priors_of_mut(i));
+                out.wdl[i] = wdl;
+            })
+            .map_err(|e| anyhow::anyhow!("network evaluation: {e}"))
     }
 }

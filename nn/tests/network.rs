@@ -116,6 +116,40 @@ fn a_batch_is_decoded_position_by_position() {
     assert!(network.evaluate_batch(&[]).unwrap().is_empty());
 }
 
+/// `evaluate_each` hands out what `evaluate_batch` returns, to the bit, on
+/// FastNet (buffers kept between batches: a large batch, a small one, a
+/// large one again) and on burn; and refuses a wrong input alike.
+#[test]
+fn evaluate_each_hands_out_what_evaluate_batch_returns() {
+    let (net, mut network) = network(false);
+    let spec = GameSpec::new("any", net.height, net.width, net.bit_planes, net.scalars, net.policy_size, &[]).unwrap();
+    for fast in [true, false] {
+        network.set_fastnet(fast);
+        for (n, seed) in [(40, 1), (3, 2), (40, 3)] {
+            let positions = packed(&spec, n, seed);
+            let batch: Vec<EvalInput> = positions.iter().map(|(p, s)| EvalInput { planes: p, scalars: s }).collect();
+            let want = network.evaluate_batch(&batch).unwrap();
+            let mut seen = 0;
+            network
+                .evaluate_each(&batch, |i, logits, wdl, moves_left| {
+                    assert_eq!(i, seen, "in order");
+                    assert_eq!(
+                        (logits, wdl, moves_left.to_bits()),
+                        (&want[i].policy_logits[..], want[i].wdl, want[i].moves_left.to_bits()),
+                        "fast {fast}, batch of {n}: position {i}"
+                    );
+                    seen += 1;
+                })
+                .unwrap();
+            assert_eq!(seen, n);
+        }
+        let (planes, scalars) = (vec![1u64; 3], vec![0.5f32; 2]);
+        let short = EvalInput { planes: &planes[..2], scalars: &scalars };
+        let e = network.evaluate_each(&[short], |_, _, _, _| panic!("nothing to hand out")).unwrap_err().to_string();
+        assert_eq!(e, "invalid configuration: input 0: 2 plane words and 2 scalars, the model expects 3 and 2");
+    }
+}
+
 #[test]
 fn an_input_of_the_wrong_shape_is_refused_naming_the_counts() {
     let (_, network) = network(false);
