@@ -65,7 +65,7 @@ const PIECE_BYTES: usize = 2 << 20;
 const MIN_PIECE: usize = 8;
 
 /// Batches at least this large are split across the rayon pool.
-pub const PARALLEL_MIN_BATCH: usize = 16;
+pub const PARALLEL_MIN_BATCH: usize = 8;
 
 /// Squeeze-excitation: `fc1: [C, C/r]`, `fc2: [C/r, 2C]` (scale logits, then biases).
 #[derive(Clone, Debug)]
@@ -435,7 +435,7 @@ impl FastNet {
         }
         // Split into one chunk per thread (at least 8 positions each so the
         // products stay reasonably sized).
-        let per = batch.div_ceil(threads).max(8);
+        let per = batch.div_ceil(threads).max(PARALLEL_MIN_BATCH / 2);
         x.par_chunks(per * n)
             .zip(policy.par_chunks_mut(per * p))
             .zip(wdl.par_chunks_mut(per * 3))
