@@ -32,6 +32,9 @@ use super::{vnni, Board, QuantConv, AMX_STEP as STEP, GROUP, LANES};
 const TILE_ROWS: usize = 16;
 /// Output squares of one block: two A tiles.
 const BLOCK: usize = 2 * TILE_ROWS;
+/// The most bytes of im2col rows one gather fills (several blocks for
+/// narrow layers, one for wide ones): well inside the first-level cache.
+const GATHERED: usize = 32 << 10;
 
 /// Whether this CPU has AMX-INT8 and the operating system lets this
 /// process use the tiles (asked once, the first time).
@@ -139,8 +142,12 @@ unsafe fn blocks(q: &QuantConv, board: Board, src: &[u8], mut done: impl FnMut(u
     let kp = q.k_padded();
     debug_assert_eq!(q.tiles.len(), kp / GROUP * np * GROUP);
     let rows = src.len() / cp;
-    // One block of im2col rows; the padding past 9 * cp stays zero.
-    let mut cols = vec![0u8; BLOCK * kp];
+    // Several blocks of im2col rows at once where they fit in `GATHERED`
+    // bytes: a tile load that reads rows the vector stores have only just
+    // written waits for them, so each gather runs ahead of the products.
+    // The padding past 9 * cp stays zero.
+    let per_gather = (GATHERED / (BLOCK * kp)).max(1);
+    let mut cols = vec![0u8; per_gather * BLOCK * kp];
     let mut sums = vec![0i32; BLOCK * np];
     let config = TileConfig::all_full();
     // SAFETY: the tiles are granted (the caller checked `available`); the
@@ -148,16 +155,20 @@ unsafe fn blocks(q: &QuantConv, board: Board, src: &[u8], mut done: impl FnMut(u
     unsafe { asm!("ldtilecfg [{0}]", in(reg) &config as *const TileConfig, options(nostack, readonly)) };
     let mut r0 = 0;
     while r0 < rows {
-        let n = (rows - r0).min(BLOCK);
+        let n = (rows - r0).min(per_gather * BLOCK);
+        let used = n.div_ceil(BLOCK) * BLOCK;
         // SAFETY: AVX-512 BW is there (`available` checks VNNI's features);
-        // `cols` holds 32 rows of kp >= 9 * cp bytes; the taps are on the
-        // board and `zeros` holds cp bytes (the caller's promise).
-        unsafe { gather(board, src, cp, r0, n, &mut cols, kp) };
-        // SAFETY: `cols` holds 32 rows of `kp` bytes, `q.tiles` the tiles
-        // of `kp / 64` steps for `np / 16` column blocks, `sums` 32 rows of
-        // `np` sums.
-        unsafe { block(&cols, kp, &q.tiles, np, &mut sums) };
-        done(r0, &sums[..n * np]);
+        // `cols` holds `used` rows of kp >= 9 * cp bytes; the taps are on
+        // the board and `zeros` holds cp bytes (the caller's promise).
+        unsafe { gather(board, src, cp, r0, n, &mut cols[..used * kp], kp) };
+        for (b, cols) in cols[..used * kp].chunks_exact(BLOCK * kp).enumerate() {
+            // SAFETY: `cols` holds 32 rows of `kp` bytes, `q.tiles` the
+            // tiles of `kp / 64` steps for `np / 16` column blocks, `sums`
+            // 32 rows of `np` sums.
+            unsafe { block(cols, kp, &q.tiles, np, &mut sums) };
+            let rows_here = (n - b * BLOCK).min(BLOCK);
+            done(r0 + b * BLOCK, &sums[..rows_here * np]);
+        }
         r0 += n;
     }
     // SAFETY: releases the tile state this function configured.
@@ -165,15 +176,15 @@ unsafe fn blocks(q: &QuantConv, board: Board, src: &[u8], mut done: impl FnMut(u
 }
 
 /// Rows `r0 .. r0 + n` of the im2col of `src` into the first `n` rows of
-/// `cols` (rows of `kp` bytes: tap `t`'s `cp` bytes at `t * cp`), the rest
-/// of the block's 32 rows zeros. Each tap's bytes move in masked 64-byte
+/// `cols` (rows of `kp` bytes: tap `t`'s `cp` bytes at `t * cp`), the
+/// rows after them zeros. Each tap's bytes move in masked 64-byte
 /// loads and stores, no call to `memcpy` for a few bytes.
 ///
 /// # Safety
 /// The CPU has AVX-512 F and BW; `src` holds whole positions of
 /// `board.hw` rows of `cp` bytes, rows `r0 .. r0 + n` among them; every tap
-/// is below `board.hw`; `board.zeros` holds `cp` bytes; `cols` holds 32
-/// rows of `kp >= 9 * cp` bytes.
+/// is below `board.hw`; `board.zeros` holds `cp` bytes; `cols` holds at
+/// least `n` rows of `kp >= 9 * cp` bytes.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn gather(board: Board, src: &[u8], cp: usize, r0: usize, n: usize, cols: &mut [u8], kp: usize) {
     use std::arch::x86_64::*;
