@@ -2,7 +2,8 @@
 """FastNet against ONNX Runtime on the same network (docs/onnx.md).
 
     scripts/bench-onnx.py [--configs configs/quick.toml configs/gpu.toml]
-                          [--sizes 6x64] [--threads 1 2] [--batches 1 8 32 256]
+                          [--sizes 6x64] [--models M.pzmodel ...]
+                          [--threads 1 2] [--batches 1 8 32 256]
                           [--seconds 1.0] [--int8]
 
 For each configuration's [net] table: makes a Paco Ŝako network of that
@@ -12,13 +13,17 @@ step, so that it is a real model file), exports it with
 self-play positions in both runtimes, for each thread count and batch size:
 
 * FastNet: `pacozero.Network.load(model, threads=t).forward(x)`, the
-  workers' CPU inference (batches under 16 on the calling thread, larger
+  workers' CPU inference (batches under 8 on the calling thread, larger
   ones split over a pool of `t` threads);
 * ONNX Runtime: an `InferenceSession` (CPU provider, every graph
   optimisation, `intra_op_num_threads = t`, `inter_op_num_threads = 1`).
 
 `--sizes BxC ...` adds networks of the first configuration's [net] with
-`B` blocks of `C` channels. With `--int8`, both runtimes also run the
+`B` blocks of `C` channels. `--models` adds trained Paco Ŝako model files
+as they are: a network trained one step has denser activations than a
+trained one, and FastNet's heads and stem read only nonzero values, so a
+trained network times FastNet as self-play runs it (ONNX Runtime's time
+does not depend on the values). With `--int8`, both runtimes also run the
 network in int8, and the table gains their columns:
 
 * FastNet: the same network loaded with `PACOZERO_PRECISION=int8` (the
@@ -187,6 +192,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configs", nargs="+", default=[ROOT / "configs/quick.toml", ROOT / "configs/gpu.toml"])
     ap.add_argument("--sizes", nargs="*", default=[], help="more networks, BxC (blocks x channels), of the first configuration's [net]")
+    ap.add_argument("--models", nargs="*", default=[], help="trained Paco Ŝako .pzmodel files to time as they are")
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--batches", nargs="+", type=int, default=[1, 8, 32, 256])
     ap.add_argument("--seconds", type=float, default=1.0)
@@ -202,6 +208,11 @@ def main():
         except ValueError:
             sys.exit(f"--sizes {size}: expected BxC, blocks x channels (e.g. 6x64)")
         nets.append((f"{size} ({pathlib.Path(a.configs[0]).name} [net])", {**net_table(a.configs[0]), "blocks": blocks, "channels": channels}))
+
+    for model in a.models:
+        if not pathlib.Path(model).is_file():
+            sys.exit(f"--models {model}: no such file")
+        nets.append((f"{pathlib.Path(model).stem} (trained)", pathlib.Path(model).resolve()))
 
     with tempfile.TemporaryDirectory(prefix="bench-onnx-") as tmp:
         work = pathlib.Path(tmp)
@@ -221,7 +232,7 @@ def main():
         print(header)
         print(rule)
         for name, net in nets:
-            model = make_model(work, data_run, net)
+            model = net if isinstance(net, pathlib.Path) else make_model(work, data_run, net)
             onnx_file = work / "bench.onnx"
             pacozero.Network.load(model).export_onnx(onnx_file)
             onnx_int8 = quantized_onnx(onnx_file, x_all[: max(a.batches)], work / "bench-int8.onnx") if a.int8 else None
