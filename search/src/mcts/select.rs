@@ -4,6 +4,17 @@
 use super::noise::sample_gumbel;
 use super::*;
 
+/// What [`Search::completed_q`] finds besides the completed Q values.
+struct Completed {
+    /// The children's visits in all.
+    sum_n: u32,
+    /// The smallest completed Q, and the spread to the largest (at least 1e-8).
+    lo: f32,
+    range: f32,
+    /// sigma's factor `(c_visit + most visits of a child) * c_scale`.
+    scale: f32,
+}
+
 impl<G: GameRules + Encode> Search<G> {
     /// Interior selection.
     pub(super) fn pick(&mut self, p: u32) -> u32 {
@@ -52,54 +63,11 @@ impl<G: GameRules + Encode> Search<G> {
         best
     }
 
-    /// Fills `out` with `log prior + sigma(completed, normalised Q)` of `p`'s children.
-    pub(super) fn transformed_logits(&self, p: u32, out: &mut Vec<f32>) {
-        let pn = &self.nodes[p as usize];
-        let mover = pn.to_move;
-        let mut sum_n = 0u32;
-        let mut max_n = 0u32;
-        let mut sum_prior_visited = 0f32;
-        let mut sum_pq = 0f32;
-        for i in self.children(p) {
-            let ch = &self.nodes[i];
-            if ch.n > 0 {
-                sum_n += ch.n;
-                max_n = max_n.max(ch.n);
-                sum_prior_visited += ch.prior;
-                sum_pq += ch.prior * self.q_for(i, mover);
-            }
-        }
-        let raw = self.raw_for_mover(p as usize);
-        let v_mix = if sum_n == 0 {
-            raw
-        } else {
-            let wq = if sum_prior_visited > 1e-12 { sum_pq / sum_prior_visited } else { 0.0 };
-            (raw + sum_n as f32 * wq) / (1.0 + sum_n as f32)
-        };
-        out.clear();
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-        for i in self.children(p) {
-            let ch = &self.nodes[i];
-            let q = if ch.n > 0 { self.q_for(i, mover) } else { v_mix };
-            lo = lo.min(q);
-            hi = hi.max(q);
-            out.push(q);
-        }
-        let range = (hi - lo).max(1e-8);
-        let scale = (self.cfg.gumbel_c_visit + max_n as f32) * self.cfg.gumbel_c_scale;
-        for (o, i) in out.iter_mut().zip(self.children(p)) {
-            let qn = (*o - lo) / range;
-            *o = (self.nodes[i].prior.max(1e-30)).ln() + scale * qn;
-        }
-    }
-
-    /// Fills `out` with the improved policy of `p`'s children,
-    /// `softmax(log prior + sigma(completed, normalised Q))`, computed as
-    /// `prior * exp(sigma - max sigma)` normalised: the same distribution
-    /// as [`Search::transformed_logits`] then a softmax, without a
-    /// logarithm a child, and with each child's Q read once. Returns the
-    /// children's visits in all.
-    pub(super) fn improved_policy(&self, p: u32, out: &mut Vec<f32>) -> u32 {
+    /// Fills `out` with the completed Q of `p`'s children for `p`'s mover
+    /// (a visited child's own Q, read once; an unvisited one's the mix of
+    /// `p`'s raw value and its visited children's prior-weighted Q), and
+    /// returns what Gumbel's transform of them needs.
+    fn completed_q(&self, p: u32, out: &mut Vec<f32>) -> Completed {
         let mover = self.nodes[p as usize].to_move;
         let (mut sum_n, mut max_n) = (0u32, 0u32);
         let (mut sum_prior_visited, mut sum_pq) = (0f32, 0f32);
@@ -132,16 +100,34 @@ impl<G: GameRules + Encode> Search<G> {
             lo = lo.min(*o);
             hi = hi.max(*o);
         }
-        let range = (hi - lo).max(1e-8);
         let scale = (self.cfg.gumbel_c_visit + max_n as f32) * self.cfg.gumbel_c_scale;
-        // sigma - max sigma = scale * ((q - lo) / range - 1) = scale * (q - hi) / range.
+        Completed { sum_n, lo, range: (hi - lo).max(1e-8), scale }
+    }
+
+    /// Fills `out` with `log prior + sigma(completed, normalised Q)` of `p`'s children.
+    pub(super) fn transformed_logits(&self, p: u32, out: &mut Vec<f32>) {
+        let c = self.completed_q(p, out);
+        for (o, i) in out.iter_mut().zip(self.children(p)) {
+            let qn = (*o - c.lo) / c.range;
+            *o = (self.nodes[i].prior.max(1e-30)).ln() + c.scale * qn;
+        }
+    }
+
+    /// Fills `out` with the improved policy of `p`'s children,
+    /// `softmax(log prior + sigma(completed, normalised Q))`, computed as
+    /// `prior * exp(sigma - scale)` normalised (`scale` is the largest
+    /// sigma can be): the same distribution as
+    /// [`Search::transformed_logits`] then a softmax, without a logarithm a
+    /// child. Returns the children's visits in all.
+    pub(super) fn improved_policy(&self, p: u32, out: &mut Vec<f32>) -> u32 {
+        let c = self.completed_q(p, out);
         let mut sum = 0.0;
         for (o, i) in out.iter_mut().zip(self.children(p)) {
-            *o = self.nodes[i].prior.max(1e-30) * (scale * ((*o - lo) / range - 1.0)).exp();
+            *o = self.nodes[i].prior.max(1e-30) * (c.scale * ((*o - c.lo) / c.range - 1.0)).exp();
             sum += *o;
         }
         out.iter_mut().for_each(|o| *o /= sum);
-        sum_n
+        c.sum_n
     }
 
     pub(super) fn pick_gumbel_interior(&mut self, p: u32) -> u32 {
