@@ -433,7 +433,7 @@ impl FastNet {
             self.forward_chunk(x, batch, policy, wdl, moves_left);
             return;
         }
-        // Split into one chunk per thread (at least 8 positions each so the
+        // Split into one chunk per thread (at least 4 positions each so the
         // products stay reasonably sized).
         let per = batch.div_ceil(threads).max(PARALLEL_MIN_BATCH / 2);
         x.par_chunks(per * n)

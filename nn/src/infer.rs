@@ -157,7 +157,7 @@ impl Network {
         let (c, h, w) = (self.net.input_channels(), self.net.height as usize, self.net.width as usize);
         assert_eq!(x.len(), batch * c * h * w, "dense input has the wrong length");
         if fastnet {
-            let out = self.fast_forward(&x, batch);
+            let out = self.fast_output(&x, batch);
             return HeadOutputs { policy: out.policy, wdl: out.wdl, moves_left: out.moves_left, aux: None, reply: None };
         }
         in_pool(&self.pool, || {
@@ -178,11 +178,19 @@ impl Network {
     /// `PARALLEL_MIN_BATCH` on this thread (a hop to the pool costs more
     /// than it saves), larger ones split over the network's pool. Which
     /// threads run it changes no output.
-    fn fast_forward(&self, x: &[f32], batch: usize) -> crate::fastnet::FastOutput {
+    fn fast_output(&self, x: &[f32], batch: usize) -> crate::fastnet::FastOutput {
+        let mut out = crate::fastnet::FastOutput { policy: vec![0.0; batch * self.policy_size()], wdl: vec![0.0; batch * 3], moves_left: vec![0.0; batch] };
+        self.fast_forward(x, batch, &mut out.policy, &mut out.wdl, &mut out.moves_left);
+        out
+    }
+
+    /// [`Network::fast_output`] into caller buffers: `policy: [B, P]`,
+    /// `wdl: [B, 3]`, `moves_left: [B]`.
+    fn fast_forward(&self, x: &[f32], batch: usize, policy: &mut [f32], wdl: &mut [f32], moves_left: &mut [f32]) {
         if batch >= crate::fastnet::PARALLEL_MIN_BATCH {
-            in_pool(&self.pool, || self.fast.forward(x, batch))
+            in_pool(&self.pool, || self.fast.forward_into(x, batch, policy, wdl, moves_left))
         } else {
-            self.fast.forward(x, batch)
+            self.fast.forward_into(x, batch, policy, wdl, moves_left)
         }
     }
 
@@ -235,11 +243,7 @@ impl Network {
             policy.resize(b * p, 0.0);
             wdl.resize(b * 3, 0.0);
             moves_left.resize(b, 0.0);
-            if b >= crate::fastnet::PARALLEL_MIN_BATCH {
-                in_pool(&self.pool, || self.fast.forward_into(&x[..b * n], b, &mut policy[..b * p], &mut wdl[..b * 3], &mut moves_left[..b]));
-            } else {
-                self.fast.forward_into(&x[..b * n], b, &mut policy[..b * p], &mut wdl[..b * 3], &mut moves_left[..b]);
-            }
+            self.fast_forward(&x[..b * n], b, &mut policy[..b * p], &mut wdl[..b * 3], &mut moves_left[..b]);
             for i in 0..b {
                 each(i, &policy[i * p..(i + 1) * p], [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]], moves_left[i].exp_m1().max(0.0));
             }
@@ -267,7 +271,7 @@ impl Network {
         assert_eq!(x.len(), batch * c * h * w, "dense input has the wrong length");
         let p = self.policy_size();
         if self.use_fast {
-            let out = self.fast_forward(&x, batch);
+            let out = self.fast_output(&x, batch);
             return (0..batch)
                 .map(|i| Evaluation {
                     policy_logits: out.policy[i * p..(i + 1) * p].to_vec(),
