@@ -260,7 +260,7 @@ pub(crate) mod tests {
     use super::*;
 
     /// A small deterministic generator (the test needs no crate for it).
-    fn values(seed: u64, n: usize) -> Vec<f32> {
+    pub(crate) fn values(seed: u64, n: usize) -> Vec<f32> {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         (0..n)
             .map(|_| {
@@ -274,7 +274,7 @@ pub(crate) mod tests {
 
     /// The convolution from its definition: for each square (y, x), the sum
     /// over the taps (ky, kx) whose square (y+ky-1, x+kx-1) is on the board.
-    fn reference(d: &Dense, h: usize, w: usize, src: &[f32], cin: usize, relu: bool) -> Vec<f32> {
+    pub(crate) fn reference(d: &Dense, h: usize, w: usize, src: &[f32], cin: usize, relu: bool) -> Vec<f32> {
         let (hw, n) = (h * w, d.n);
         let positions = src.len() / (hw * cin);
         let mut out = vec![0.0; positions * hw * n];

@@ -4,13 +4,14 @@
 //! overhead; this module runs the same network as a handful of matrix
 //! products on preallocated buffers:
 //!
-//! * activations are kept square-major (`[B*H*W, C]`, channels innermost), so a
-//!   3x3 convolution is a direct convolution reading them in place
-//!   ([`crate::conv3x3`], for narrow layers: 8 to 64 output channels in
-//!   multiples of 8, such as the quick net's 24; otherwise an
-//!   im2col copy into `[B*H*W, 9*C]` followed by one product with a
-//!   `[9*C, Cout]` weight matrix), and a 1x1 convolution is a product with no
-//!   copy at all;
+//! * activations are kept square-major (`[B*H*W, C]`, channels innermost);
+//!   the tower's 3x3 convolutions of 32 channels or more, in multiples of
+//!   16, run as Winograd's F(2x2, 3x3) ([`crate::winograd`]: 2.25 times
+//!   fewer multiply-adds); the other 3x3 convolutions are direct, reading
+//!   the activations in place ([`crate::conv3x3`], 8 to 64 output channels
+//!   in multiples of 8, such as the quick net's 24), or else an im2col copy
+//!   into `[B*H*W, 9*C]` followed by one product with a `[9*C, Cout]`
+//!   weight matrix; a 1x1 convolution is a product with no copy at all;
 //! * batch norm (inference mode: running statistics) is folded into the
 //!   convolution weights and a per-channel bias when the net is built;
 //! * the heads' fully connected layers have their weight rows permuted so they
@@ -48,6 +49,7 @@ use crate::precision::NetPrecision;
 use crate::sparse_fc::SparseFc;
 use crate::stem::SparseStem;
 use crate::weights::{Dense, FoldedConv, Weights};
+use crate::winograd::{self, Winograd};
 
 /// Products with at least this many rows use `matrixmultiply`, smaller ones `gemm`.
 const MATRIXMULTIPLY_MIN_ROWS: usize = 16;
@@ -80,6 +82,9 @@ struct Block {
     a: Dense,
     /// 3x3 conv + BN, `[9*C, C]`.
     b: Dense,
+    /// `a` and `b` for Winograd's F(2x2, 3x3), where the tower is wide
+    /// enough ([`winograd::supports`]): what the fp32 tower runs.
+    winograd: Option<[Winograd; 2]>,
     se: Option<Se>,
 }
 
@@ -221,6 +226,8 @@ struct Scratch {
     s2: Vec<f32>,
     /// The int8 tower's buffers.
     int8: Int8Scratch,
+    /// The Winograd convolutions' transformed inputs and products.
+    winograd: Vec<f32>,
     /// The heads' lists of nonzero inputs ([`SparseFc::forward`]).
     nonzero: Vec<u32>,
 }
@@ -328,11 +335,10 @@ impl FastNet {
                 } else {
                     None
                 };
-                Ok(Block {
-                    a: im2col_matrix(wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?),
-                    b: im2col_matrix(wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?),
-                    se,
-                })
+                let a = im2col_matrix(wt.conv_bn(&format!("blocks.{i}.a"), c, c, 3)?);
+                let b = im2col_matrix(wt.conv_bn(&format!("blocks.{i}.b"), c, c, 3)?);
+                let winograd = winograd::supports(c, c).then(|| [Winograd::new(&a, c, h, w), Winograd::new(&b, c, h, w)]);
+                Ok(Block { a, b, winograd, se })
             })
             .collect::<NnResult<Vec<_>>>()?;
         let taps = conv3x3::taps(h, w);
@@ -480,8 +486,10 @@ impl FastNet {
         let z = take(&mut s.z, m * c);
         for (i, block) in self.blocks.iter().enumerate() {
             let y = &mut tmp[..m * c];
-            self.tower_conv(2 * i, &block.a, act, b, y, true, cols, &mut s.int8); // [B*HW, C]
-            self.tower_conv(2 * i + 1, &block.b, y, b, z, false, cols, &mut s.int8); // [B*HW, C]
+            let scratch = (&mut *cols, &mut s.int8, &mut s.winograd);
+            self.tower_conv(block, 2 * i, act, y, true, scratch); // [B*HW, C]
+            let scratch = (&mut *cols, &mut s.int8, &mut s.winograd);
+            self.tower_conv(block, 2 * i + 1, y, z, false, scratch); // [B*HW, C]
             let y = &mut *z;
             if let Some(se) = &block.se {
                 let hidden = se.fc1.n;
@@ -589,14 +597,20 @@ impl FastNet {
         dense(&self.moves_left_fc, b, hid, moves_left, false); // [B, 1]
     }
 
-    /// Tower convolution `layer` (block `layer / 2`'s `a` or `b`, the fp32
-    /// matrix `d`) of `src: [B*HW, C]` into `out: [B*HW, C]`: in int8 in a
-    /// [`FastNet::quantized`] copy, else in fp32.
-    #[allow(clippy::too_many_arguments)]
-    fn tower_conv(&self, layer: usize, d: &Dense, src: &[f32], b: usize, out: &mut [f32], relu: bool, cols: &mut [f32], int8: &mut Int8Scratch) {
-        match &self.int8 {
-            Some(tower) => tower.conv(layer, self.hw, &self.taps, src, out, relu, int8),
-            None => self.conv3x3(d, src, b, self.c, out, relu, cols),
+    /// Tower convolution `layer` (`block`'s `a` for an even layer, else its
+    /// `b`) of `src: [B*HW, C]` into `out: [B*HW, C]`: in int8 in a
+    /// [`FastNet::quantized`] copy, else in fp32 (Winograd's where the block
+    /// has it). `scratch`: the im2col buffer, the int8 buffers, Winograd's.
+    fn tower_conv(&self, block: &Block, layer: usize, src: &[f32], out: &mut [f32], relu: bool, scratch: (&mut [f32], &mut Int8Scratch, &mut Vec<f32>)) {
+        let (cols, int8, wino) = scratch;
+        let b = src.len() / (self.hw * self.c);
+        match (&self.int8, &block.winograd) {
+            (Some(tower), _) => tower.conv(layer, self.hw, &self.taps, src, out, relu, int8),
+            (None, Some(convs)) => {
+                let conv = &convs[layer % 2];
+                conv.forward(src, out, relu, take(wino, conv.scratch_len(b)));
+            }
+            (None, None) => self.conv3x3(if layer.is_multiple_of(2) { &block.a } else { &block.b }, src, b, self.c, out, relu, cols),
         }
     }
 

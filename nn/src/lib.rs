@@ -83,6 +83,7 @@ pub mod precision;
 mod sparse_fc;
 mod stem;
 mod weights;
+mod winograd;
 
 pub use backend::{backend_name, check_backend, default_device, device_from_name, provenance};
 pub use conv3x3_i8::Int8Kernel;

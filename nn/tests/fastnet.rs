@@ -82,6 +82,19 @@ fn the_direct_convolution_tower_matches_burn() {
 }
 
 #[test]
+fn the_winograd_tower_matches_burn() {
+    // Whole vectors of 16 channels, 32 or more: Winograd's F(2x2, 3x3) on
+    // Paco Ŝako's board, Shako's, and an odd one (6x7, Connect Four's:
+    // tiles that overhang the board).
+    let net = arch(8, 8, 4, 1, 50, 2, 32, 4, 8, 4, 32);
+    check("8x8 2x32 se4", &net, 10, &[1, 3, 17]);
+    let net = arch(10, 10, 6, 2, 60, 1, 48, 0, 8, 4, 32);
+    check("10x10 1x48 no se", &net, 11, &[1, 3]);
+    let net = arch(6, 7, 2, 0, 7, 1, 64, 2, 4, 3, 16);
+    check("6x7 1x64 se2", &net, 12, &[1, 5]);
+}
+
+#[test]
 fn the_im2col_tower_matches_burn() {
     // 12 channels (not whole vectors) on a 5x7 board (35 squares, not whole
     // tiles of 4), 23 input channels (wider than the tower), no SE.
