@@ -16,7 +16,9 @@
 //! once over fixed-size lane arrays that the compiler turns into vector
 //! instructions; it is compiled for AVX2 + FMA and chosen at run time when
 //! the CPU has them (AVX-512 where present, for its 32 registers), with the
-//! same code without FMA as the fallback. Wide layers stay on im2col (see
+//! same code without FMA as the fallback. FastNet's tower convolves layers
+//! of 32 channels and more in whole vectors of 16 with Winograd's algorithm
+//! instead ([`crate::winograd`]); other wide layers stay on im2col (see
 //! [`DIRECT_MAX_COUT`]).
 
 use crate::weights::Dense;
