@@ -21,7 +21,7 @@
 //! | `model` | the burn network [`PacoNet`] and its [`NetConfig`] |
 //! | `infer` | [`Network`]: batched inference for the search |
 //! | `evaluator` | [`NetworkEvaluator`]: the search's `Evaluator` on a network |
-//! | `fastnet`, `weights`, `stem`, `conv3x3`, `conv3x3_i8`, `sparse_fc` | [`FastNet`], the plain-Rust CPU forward pass: weights read by name (batch norms folded), the stem from the input's nonzero values, the direct 3x3 convolution in fp32 and in int8, the heads' fully connected layers from their nonzero inputs |
+//! | `fastnet`, `weights`, `stem`, `conv3x3`, `winograd`, `conv3x3_i8`, `sparse_fc` | [`FastNet`], the plain-Rust CPU forward pass: weights read by name (batch norms folded), the stem from the input's nonzero values, the direct 3x3 convolution in fp32 and in int8, Winograd's for wide fp32 layers, the heads' fully connected layers from their nonzero inputs |
 //! | [`precision`] | [`NetPrecision`]: fp32, int8 or auto, and the process's choice |
 //! | [`modelfile`], [`load`] | model files; finding a network by file, run or reference name |
 //! | [`onnx`] | ONNX export, and the graph builder the platform's file (`pacozero_platform::onnx`) extends |
