@@ -509,6 +509,14 @@ mod tests {
     }
 
     #[test]
+    fn the_scratch_holds_the_transformed_input_and_the_products_exactly() {
+        let d = |cin: usize, cout: usize| Dense { k: 9 * cin, n: cout, w: vec![0.0; 9 * cin * cout], b: vec![0.0; cout] };
+        // 8x8: 16 tiles; 6x7: 3 x 4 tiles (the last column overhangs the board).
+        assert_eq!(Winograd::with_kernel(&d(32, 48), 32, 8, 8, Kernel::Portable).scratch_len(2), 2 * 16 * 16 * (32 + 48));
+        assert_eq!(Winograd::with_kernel(&d(16, 32), 16, 6, 7, Kernel::Portable).scratch_len(3), 3 * 12 * 16 * (16 + 32));
+    }
+
+    #[test]
     fn the_filter_transform_is_g_g_gt() {
         // G g Gᵀ by the matrices, for one filter.
         let g = [[1.0, -2.0, 0.5], [3.0, 0.25, -1.0], [-0.75, 2.0, 1.5]];
