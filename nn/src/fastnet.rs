@@ -388,7 +388,10 @@ impl FastNet {
         }
         let convs = self.blocks.iter().flat_map(|block| [&block.a, &block.b]).map(|d| QuantConv::new(d, self.c)).collect();
         let int8 = Int8Tower { convs, kernel, zeros: vec![0; self.c.next_multiple_of(4)] };
-        Ok(FastNet { int8: Some(int8), ..self.clone() })
+        // The int8 tower never reads the fp32 tower's Winograd weights (16/9
+        // of its convolutions' size): the copy leaves them out.
+        let blocks = self.blocks.iter().map(|b| Block { winograd: None, ..b.clone() }).collect();
+        Ok(FastNet { int8: Some(int8), blocks, ..self.clone() })
     }
 
     /// The arithmetic of the tower: [`NetPrecision::Int8`] for a
