@@ -678,4 +678,18 @@ mod tests {
             }
         }
     }
+
+    /// The int8 copy drops the fp32 tower's Winograd weights (it never
+    /// reads them); the fp32 net keeps them for every block wide enough.
+    #[test]
+    fn the_int8_copy_leaves_out_the_winograd_weights() {
+        let spec = GameSpec::new("test", 8, 8, 4, 1, 50, &["first", "second"]).unwrap();
+        let net = NetConfig { channels: 32, blocks: 2, ..NetConfig::tiny_for(&spec) };
+        let fast = FastNet::from_model(&net.init_seeded(&burn::tensor::Device::flex(), 1).unwrap(), &net).unwrap();
+        assert_eq!(fast.blocks.len(), 2);
+        assert!(fast.blocks.iter().all(|b| b.winograd.is_some()), "32 channels run as Winograd in fp32");
+        let int8 = fast.quantized_with(Int8Kernel::Scalar).unwrap();
+        assert!(int8.blocks.iter().all(|b| b.winograd.is_none()));
+        assert!(fast.blocks.iter().all(|b| b.winograd.is_some()), "the fp32 net keeps its own");
+    }
 }
