@@ -442,3 +442,56 @@ fn the_root_finds_every_paco_in_two_of_the_tactics_suite() {
     }
     assert_eq!(found, in_two, "Paco-in-2 found by the root's two-turn search");
 }
+
+/// A search kept through a game (advanced decision by decision, its tree
+/// reused) reports at every decision the win in two turns that a fresh
+/// two-turn search of the root finds, or none where it finds none. Within a
+/// turn the kept search skips the roots after one searched through without
+/// a win (their turn ends are among its own): this checks that skip over the
+/// last decisions of random games, where such wins are common.
+fn a_kept_search_agrees_with_fresh_two_turn_searches<G: Game>(seed: u64, games: usize, back: usize) -> (usize, usize) {
+    use pacozero_search::{two_turn_win, TWO_TURN_BUDGET};
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut wins, mut mid_turn) = (0, 0);
+    for game in 0..games {
+        let states: Vec<G> = random_game(&mut rng, 2000);
+        let start = states.len().saturating_sub(back);
+        let mut s = Search::new(config(Algorithm::Puct, true), states[start].clone(), false);
+        let mut legal = Vec::new();
+        for (i, pair) in states[start..].windows(2).enumerate() {
+            let (g, next) = (&pair[0], &pair[1]);
+            s.search_until(&UniformEvaluator, 8, None, false, &mut ChaCha8Rng::seed_from_u64(i as u64)).unwrap();
+            let fresh = if g.can_win_this_turn() { None } else { two_turn_win(g, TWO_TURN_BUDGET) };
+            // A root the kept tree has proven already is not searched again.
+            let proven = s.root_proof().is_some_and(|p| p.result == Proven::Win && p.turns <= 3) && s.root_two_turn_win().is_none();
+            if !proven {
+                assert_eq!(s.root_two_turn_win(), fresh.as_ref().map(|w| &w.turn[..]), "game {game}, {}", g.notation());
+            }
+            wins += usize::from(fresh.is_some());
+            mid_turn += usize::from(i > 0 && states[start + i - 1].to_move() == g.to_move());
+            // The random game's decision: which one `next` follows from.
+            g.playable_actions(&mut legal);
+            let action = legal.iter().copied().find(|&a| {
+                let mut h = g.clone();
+                h.apply(a);
+                h.hash() == next.hash()
+            });
+            s.advance(action.expect("a decision leads to the next state"), next);
+        }
+    }
+    (wins, mid_turn)
+}
+
+#[test]
+fn a_kept_paco_search_agrees_with_fresh_two_turn_searches() {
+    let (wins, mid_turn) = a_kept_search_agrees_with_fresh_two_turn_searches::<paco::GameState>(31, 40, 24);
+    // (30 and 477 when written.)
+    assert!(wins >= 20 && mid_turn >= 300, "{wins} wins in two, {mid_turn} decisions within a turn");
+}
+
+#[test]
+fn a_kept_shako_search_agrees_with_fresh_two_turn_searches() {
+    let (wins, mid_turn) = a_kept_search_agrees_with_fresh_two_turn_searches::<shako::GameState>(32, 30, 16);
+    // A Shako turn is one decision: nothing is skipped, all is compared.
+    assert!(wins >= 3 && mid_turn == 0, "{wins} wins in two, {mid_turn} decisions within a turn");
+}

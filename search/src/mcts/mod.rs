@@ -23,6 +23,7 @@
 //! | `result.rs` | what a finished search says: the move, the policy target, child statistics |
 //! | `solver.rs` | proven results (MCTS-solver): what a node's children prove, carried up |
 //! | `two_turns.rs` | a win in two turns, found at the root by a full-width search |
+//! | `keys.rs` | hash maps keyed by position hashes (no second hashing) |
 //! | `noise.rs` | Dirichlet and Gumbel noise, numeric helpers |
 
 use anyhow::Result;
@@ -32,6 +33,7 @@ use rand::Rng;
 use crate::config::{Algorithm, SearchConfig};
 use crate::eval::{EvalOutput, EvalRequest, Evaluator};
 
+mod keys;
 mod noise;
 mod result;
 mod select;
@@ -47,6 +49,7 @@ use solver::NodeProof;
 pub use solver::{Proof, Proven};
 use tree::{flip_for, outcome_white_wdl, sign, Kind, Node};
 pub use two_turns::{two_turn_win, TwoTurnWin, TWO_TURN_BUDGET};
+use two_turns::{TwoTurnAnswer, TwoTurnSearch};
 
 const NONE: u32 = u32::MAX;
 
@@ -104,6 +107,12 @@ pub struct Search<G: GameRules + Encode> {
     forced_wins: Option<ForcedWin>,
     /// The root's two-turn search is still to run for this decision.
     two_turns_pending: bool,
+    /// The two-turn search with its buffers.
+    two_turns: TwoTurnSearch<G>,
+    /// The root is known to have no win in two turns: a search of it, or
+    /// of a root earlier in the same turn, went through and found none
+    /// (each turn end from here was among its turn ends).
+    two_turns_absent: bool,
     /// End of a timed decision search, checked by [`Search::run`] before each
     /// simulation (also between those that need no evaluation: a tree of
     /// decided positions can run through many of them without returning).
@@ -141,6 +150,8 @@ impl<G: GameRules + Encode> Search<G> {
             scratch2: Vec::new(),
             forced_wins: None,
             two_turns_pending: false,
+            two_turns: TwoTurnSearch::default(),
+            two_turns_absent: false,
             deadline: None,
             node_visits: 0,
             total_simulations: 0,
@@ -199,6 +210,7 @@ impl<G: GameRules + Encode> Search<G> {
         self.states.push(Some(root));
         self.pending_node = NONE;
         self.pending_state = None;
+        self.two_turns_absent = false;
     }
 
     /// Starts a decision search of `simulations` simulations; `noise` adds root
@@ -210,7 +222,7 @@ impl<G: GameRules + Encode> Search<G> {
         self.setup_pending = true;
         self.pending_node = NONE;
         self.forced_wins = None;
-        self.two_turns_pending = self.cfg.win_detection && self.cfg.root_win_in_two;
+        self.two_turns_pending = self.cfg.win_detection && self.cfg.root_win_in_two && !self.two_turns_absent;
     }
 
     /// The root's win in two turns ([`two_turn_win`]), asked once per
@@ -229,7 +241,14 @@ impl<G: GameRules + Encode> Search<G> {
         if self.nodes[0].proof.is_some() || st.outcome().is_some() {
             return false;
         }
-        let Some(w) = two_turn_win(st, TWO_TURN_BUDGET) else { return false };
+        let w = match self.two_turns.answer(st, TWO_TURN_BUDGET) {
+            TwoTurnAnswer::Win(w) => w,
+            TwoTurnAnswer::NoWin => {
+                self.two_turns_absent = true;
+                return false;
+            }
+            TwoTurnAnswer::Unknown => return false,
+        };
         let mut legal = Vec::new();
         st.playable_actions(&mut legal);
         self.forced_wins = Some(ForcedWin { legal, wins: w.first_actions, turns: 3, turn: w.turn });

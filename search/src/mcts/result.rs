@@ -206,11 +206,11 @@ impl<G: GameRules + Encode> Search<G> {
 /// finds the fewest decisions to the union with the king; every action
 /// that starts such a path is listed, so the next decision is one shorter.
 pub(crate) fn winning_actions<G: GameRules>(state: &G, legal: &[u16]) -> Vec<u16> {
-    use std::collections::{HashMap, HashSet};
+    use super::keys::{KeyMap, KeySet};
     let mover = state.to_move();
     // `can_win_this_turn` is a threat search: asked once per position.
-    let mut winnable: HashMap<u64, bool> = HashMap::new();
-    let mut seen: HashSet<(u16, u64)> = HashSet::new();
+    let mut winnable: KeyMap<u64, bool> = KeyMap::default();
+    let mut seen: KeySet<(u16, u64)> = KeySet::default();
     let mut wins: Vec<u16> = Vec::new();
     // One decision `a` from `g` on a path that began with `first`: a win is
     // listed, a position of the same turn that still wins goes on.

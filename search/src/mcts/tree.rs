@@ -127,6 +127,8 @@ impl<G: GameRules + Encode> Search<G> {
     /// budget visits is dropped, so a tree never holds more than that plus one
     /// search (a run of forced decisions would otherwise keep growing it).
     pub fn advance(&mut self, action: u16, new_state: &G) {
+        // A decision within the turn keeps "no win in two turns" true.
+        let absent = self.two_turns_absent && new_state.outcome().is_none() && new_state.to_move() == self.nodes[0].to_move;
         self.pending_node = NONE;
         self.pending_state = None;
         let child = if self.cfg.tree_reuse && self.nodes[0].kind == Kind::Expanded {
@@ -143,6 +145,7 @@ impl<G: GameRules + Encode> Search<G> {
             }
             _ => self.reset(new_state.clone()),
         }
+        self.two_turns_absent = absent;
     }
 
     /// Keeps only the subtree of `r`, renumbered from 0 (breadth first, so
