@@ -381,14 +381,23 @@ fn check_two_turns<G: Game>(g: &G) -> Option<(bool, bool)> {
     }
 }
 
+/// The last `back` states (or all) of each of `games` random games of `G`
+/// from `seed`, in the order played.
+fn game_ends<G: Game>(seed: u64, games: usize, back: usize) -> impl Iterator<Item = Vec<G>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..games).map(move |_| {
+        let mut states: Vec<G> = random_game(&mut rng, 2000);
+        states.drain(..states.len().saturating_sub(back));
+        states
+    })
+}
+
 /// Positions near the end of random games of `G`, each checked by
 /// [`check_two_turns`]; returns (found, confirmed absent).
 fn two_turns_near_the_end<G: Game>(seed: u64, games: usize, back: usize) -> (usize, usize) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut found, mut absent) = (0, 0);
-    for _ in 0..games {
-        let states: Vec<G> = random_game(&mut rng, 2000);
-        for g in states.iter().rev().take(back) {
+    for states in game_ends::<G>(seed, games, back) {
+        for g in &states {
             if let Some((f, a)) = check_two_turns(g) {
                 found += usize::from(f);
                 absent += usize::from(a);
@@ -451,14 +460,11 @@ fn the_root_finds_every_paco_in_two_of_the_tactics_suite() {
 /// last decisions of random games, where such wins are common.
 fn a_kept_search_agrees_with_fresh_two_turn_searches<G: Game>(seed: u64, games: usize, back: usize) -> (usize, usize) {
     use pacozero_search::{two_turn_win, TWO_TURN_BUDGET};
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut wins, mut mid_turn) = (0, 0);
-    for game in 0..games {
-        let states: Vec<G> = random_game(&mut rng, 2000);
-        let start = states.len().saturating_sub(back);
-        let mut s = Search::new(config(Algorithm::Puct, true), states[start].clone(), false);
+    for (game, states) in game_ends::<G>(seed, games, back).enumerate() {
+        let mut s = Search::new(config(Algorithm::Puct, true), states[0].clone(), false);
         let mut legal = Vec::new();
-        for (i, pair) in states[start..].windows(2).enumerate() {
+        for (i, pair) in states.windows(2).enumerate() {
             let (g, next) = (&pair[0], &pair[1]);
             s.search_until(&UniformEvaluator, 8, None, false, &mut ChaCha8Rng::seed_from_u64(i as u64)).unwrap();
             let fresh = if g.can_win_this_turn() { None } else { two_turn_win(g, TWO_TURN_BUDGET) };
@@ -468,7 +474,7 @@ fn a_kept_search_agrees_with_fresh_two_turn_searches<G: Game>(seed: u64, games: 
                 assert_eq!(s.root_two_turn_win(), fresh.as_ref().map(|w| &w.turn[..]), "game {game}, {}", g.notation());
             }
             wins += usize::from(fresh.is_some());
-            mid_turn += usize::from(i > 0 && states[start + i - 1].to_move() == g.to_move());
+            mid_turn += usize::from(i > 0 && states[i - 1].to_move() == g.to_move());
             // The random game's decision: which one `next` follows from.
             g.playable_actions(&mut legal);
             let action = legal.iter().copied().find(|&a| {

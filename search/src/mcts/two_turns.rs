@@ -134,8 +134,8 @@ impl<G: GameRules> TwoTurnSearch<G> {
         self.refuted.clear();
         self.seen_mover.clear();
         self.steps.clear();
-        self.level.clear();
-        self.next_level.clear();
+        // Empty since the last answer, which cleared them on its way out.
+        debug_assert!(self.level.is_empty() && self.next_level.is_empty());
         let answer = self.mover_turn(root);
         // Positions are dropped here, not kept alive until the next decision.
         self.level.clear();
