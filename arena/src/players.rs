@@ -8,8 +8,8 @@
 //! | `greedy` | one ply: wins at once if it can, otherwise avoids turns that let the opponent win at once (Paco: unite with its king; Shako: mate) |
 //! | `uniform:<budget>` | MCTS with uniform priors and terminal values only |
 //! | `rollout:<budget>` | MCTS with random-playout values (the baseline) |
-//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:search.<key>=<value>...]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default); `precision` (`fp32`, `int8`, `auto`) is the arithmetic of its network's tower, for the process's own otherwise (`--precision`); `search.<key>=<value>` changes a key of match play's search (`[search]` of the configurations, e.g. `search.root_win_in_two=false`), for equal-time ablations |
-//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:search.<key>=<value>...]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
+//! | `net:<model file>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:quiesce=true][:material=<m>][:search.<key>=<value>...]]` | MCTS with a trained network; with `mix`, each leaf's value is `(1 − w)·network + w·(mean of k random playouts)` (k = 1 by default); `precision` (`fp32`, `int8`, `auto`) is the arithmetic of its network's tower, for the process's own otherwise (`--precision`); `quiesce=true` takes each leaf's value at the end of its capture line (Shako's material-only quiescence search, [`pacozero_search::QuiescentEvaluator`]), and `material=<m>` also mixes that line's material balance into it with weight `m`; `search.<key>=<value>` changes a key of match play's search (`[search]` of the configurations, e.g. `search.root_win_in_two=false`), for equal-time ablations |
+//! | `ref:<name>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:quiesce=true][:material=<m>][:search.<key>=<value>...]]` | the same with a reference network of `models/reference/` by name (e.g. `ref:quick-199eb03-gen28:50ms`) |
 //! | `uci:<command>[,<Option>=<value>...]:<budget>[:timeout=<ms>]` | an external UCI engine, one process per game, every move checked (e.g. `uci:fairy-stockfish,UCI_Variant=shako:nodes=1000`; see [`crate::uci_player`]) |
 //!
 //! A budget is a number of simulations per decision (`rollout:64`, the
@@ -33,7 +33,7 @@ use pacozero_nn::NetPrecision;
 use crate::budget::Budget;
 use crate::given::Given;
 use crate::uci_player::{check_engine, Forfeit, UciProcess, UciSpec};
-use pacozero_search::{Algorithm, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
+use pacozero_search::{Algorithm, Evaluator, QuiescentEvaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
@@ -77,6 +77,13 @@ pub struct NetOptions {
     /// The arithmetic of its tower; `None`: the process's
     /// (`pacozero_nn::precision::process_precision`).
     pub precision: Option<NetPrecision>,
+    /// Each leaf's value taken at the end of its capture line
+    /// ([`pacozero_search::QuiescentEvaluator`]; Shako's material-only
+    /// quiescence search, nothing in games without captures).
+    pub quiesce: bool,
+    /// Weight of the capture line's material balance mixed into each leaf's
+    /// value (0..=1; above 0 implies `quiesce`).
+    pub material: f32,
 }
 
 impl NetOptions {
@@ -85,21 +92,30 @@ impl NetOptions {
     /// [`PlayoutMix`] reads them.
     fn parse(spec: &str, options: &[&str]) -> Result<NetOptions> {
         let mut precision = None;
+        let mut quiesce = false;
+        let mut material = 0.0;
         let mut rest = Vec::new();
         for (i, o) in options.iter().enumerate() {
             let key = o.split('=').next().unwrap_or(o);
             if options[..i].iter().any(|p| p.split('=').next() == Some(key)) {
                 bail!("player '{spec}': '{key}' is given twice");
             }
-            match o.strip_prefix("precision=") {
-                Some(p) => {
-                    let p: NetPrecision = p.parse().map_err(|e| anyhow::anyhow!("player '{spec}': {e}"))?;
-                    precision = Some(p);
-                }
-                None => rest.push(*o),
+            if let Some(p) = o.strip_prefix("precision=") {
+                let p: NetPrecision = p.parse().map_err(|e| anyhow::anyhow!("player '{spec}': {e}"))?;
+                precision = Some(p);
+            } else if let Some(q) = o.strip_prefix("quiesce=") {
+                quiesce = q.parse().map_err(|_| anyhow::anyhow!("player '{spec}': '{o}' should be quiesce=<true|false>"))?;
+            } else if let Some(m) = o.strip_prefix("material=") {
+                material = m
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|m| (0.0..=1.0).contains(m))
+                    .ok_or_else(|| anyhow::anyhow!("player '{spec}': '{o}' should be material=<weight of the material balance in the value, 0..=1>"))?;
+            } else {
+                rest.push(*o);
             }
         }
-        Ok(NetOptions { mix: PlayoutMix::parse(spec, &rest)?, precision })
+        Ok(NetOptions { mix: PlayoutMix::parse(spec, &rest)?, precision, quiesce: quiesce || material > 0.0, material })
     }
 }
 
@@ -140,7 +156,7 @@ impl PlayoutMix {
                     _ => bail!("player '{spec}': '{o}' should be playouts=<random playouts per leaf, 1..=1024>"),
                 }
             } else {
-                bail!("player '{spec}': unknown option '{o}' (expected mix=<weight of random playouts in the value, 0..=1>, playouts=<random playouts per leaf, 1..=1024> or precision=<fp32|int8|auto>)");
+                bail!("player '{spec}': unknown option '{o}' (expected mix=<weight of random playouts in the value, 0..=1>, playouts=<random playouts per leaf, 1..=1024>, precision=<fp32|int8|auto>, quiesce=<true|false> or material=<weight of the material balance in the value, 0..=1>)");
             }
         }
         if mix.weight == 0.0 && mix.playouts > 1 {
@@ -225,13 +241,13 @@ impl PlayerSpec {
             "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
             "uniform" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Uniform, budget: budget(parts.get(1))?, search: SearchOverrides::default() },
             "rollout" if parts.len() <= 2 => PlayerSpec::Mcts { kind: EvalKind::Rollout, budget: budget(parts.get(1))?, search: SearchOverrides::default() },
-            "net" | "ref" if parts.len() >= 2 && parts.iter().skip(3).filter(|o| !o.starts_with("search.")).count() <= 3 => {
+            "net" | "ref" if parts.len() >= 2 && parts.iter().skip(3).filter(|o| !o.starts_with("search.")).count() <= 5 => {
                 let path = if parts[0] == "ref" { pacozero_nn::reference_model(parts[1]).with_context(|| format!("player '{s}'"))? } else { PathBuf::from(parts[1]) };
                 let (search, options) = SearchOverrides::parse(s, parts.get(3..).unwrap_or(&[]))?;
                 let net = NetOptions::parse(s, &options)?;
                 PlayerSpec::Mcts { kind: EvalKind::Net(path, net), budget: budget(parts.get(2))?, search }
             }
-            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:search.<key>=<value>...]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf, p the network's precision)"),
+            _ => bail!("unknown player spec '{s}' (expected random, greedy, uniform:<budget>, rollout:<budget>, net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:quiesce=true][:material=<m>][:search.<key>=<value>...]], ref:<reference name>[...] or uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>+<s>>, a budget being simulations (64) or milliseconds (50ms), w the weight of random playouts mixed into the network's value, k the playouts per leaf, p the network's precision)"),
         })
     }
 }
@@ -261,6 +277,11 @@ impl std::fmt::Display for PlayerSpec {
                 }
                 if let Some(p) = net.precision {
                     write!(f, ":precision={p}")?;
+                }
+                if net.material > 0.0 {
+                    write!(f, ":material={}", net.material)?;
+                } else if net.quiesce {
+                    f.write_str(":quiesce=true")?;
                 }
                 for (k, v) in &search.0 {
                     write!(f, ":search.{k}={v}")?;
@@ -341,7 +362,9 @@ impl<G: Game> Player<G> {
                 if !path.exists() {
                     bail!("player '{name}': model file {} does not exist", path.display());
                 }
-                Some(Arc::from(pacozero_nn::network_with_playouts::<G>(path, threads, net.mix.weight, net.mix.playouts, net.precision, seed)?))
+                let network: Box<dyn Evaluator<G>> =
+                    pacozero_nn::network_with_playouts::<G>(path, threads, net.mix.weight, net.mix.playouts, net.precision, seed)?;
+                Some(if net.quiesce { Arc::new(QuiescentEvaluator { inner: network, material: net.material }) } else { Arc::from(network) })
             }
             PlayerSpec::Uci(uci) => {
                 check_engine::<G>(&name, uci)?;
@@ -498,6 +521,8 @@ mod tests {
             format!("net:{model}"),
             format!("net:{model}:200:precision=int8"),
             format!("net:{model}:50ms:playouts=16:mix=0.3:search.c_puct=2:search.root_win_in_two=false"),
+            format!("net:{model}:100ms:quiesce=true:mix=0.3:playouts=2:precision=fp32"),
+            format!("net:{model}:100ms:material=0.25"),
             "uci:sh -c true,UCI_Variant=shako,Move Overhead=10:nodes=1000".into(),
             "uci:sh:depth=3:timeout=900".into(),
             "uci:sh:tc=1.5+0.1".into(),
@@ -511,6 +536,22 @@ mod tests {
         assert_eq!("rollout".parse::<PlayerSpec>().unwrap().to_string(), "rollout:64");
         let e = format!("net:{model}:64:mix=0.1").parse::<PlayerSpec>().unwrap().to_string();
         assert_eq!(e, format!("net:{model}:64:mix=0.1"));
+    }
+
+    /// `quiesce=true` puts the quiescent evaluator around the network, and
+    /// only then.
+    #[test]
+    fn a_quiescent_player_evaluates_through_the_capture_line() {
+        use pacozero_engine::shako::GameState as Shako;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.pzmodel");
+        pacozero_nn::export_untrained(&pacozero_nn::NetConfig::tiny_for(&pacozero_data::game_spec::<Shako>()), "m", &path).unwrap();
+        let name = |opts: &str| {
+            let spec: PlayerSpec = format!("net:{}:8{opts}", path.display()).parse().unwrap();
+            Player::<Shako>::from_spec("p".into(), spec, 1, 1).unwrap().evaluator.unwrap().name()
+        };
+        assert_eq!((name(""), name(":quiesce=true")), ("m".to_string(), "m+quiescence".to_string()));
+        assert_eq!(name(":material=0.5"), "m+quiescence+material0.5");
     }
 
     #[test]
@@ -586,9 +627,15 @@ mod tests {
         assert!(matches!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random));
         assert!(matches!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy));
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-        for bad in
-            ["random:1", "greedy:5", "uniform:1:2", "rollout:1:2", "net", &format!("net:{model}:1:mix=0.5:playouts=2:precision=int8:mix=0.1"), "alphazero:5"]
-        {
+        for bad in [
+            "random:1",
+            "greedy:5",
+            "uniform:1:2",
+            "rollout:1:2",
+            "net",
+            &format!("net:{model}:1:mix=0.5:playouts=2:precision=int8:quiesce=true:material=0.5:mix=0.1"),
+            "alphazero:5",
+        ] {
             let e = PlayerSpec::parse(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("unknown player spec '{bad}'")), "{bad}: {e}");
         }

@@ -10,6 +10,8 @@
 //! * [`eval`]: the batched [`Evaluator`] trait, [`UniformEvaluator`],
 //!   [`RolloutEvaluator`] and [`MixedEvaluator`]; the network's evaluator,
 //!   `NetworkEvaluator`, is in `pacozero_nn`, which implements this trait.
+//! * [`quiesce`]: [`QuiescentEvaluator`], another evaluator's value taken at
+//!   the end of a leaf's capture line (Shako), where the material has settled.
 //! * [`config`]: [`SearchConfig`] (the `[search]` table of a configuration).
 //! * [`turns`]: a search tree's decisions grouped into whole turns
 //!   (analysis, opening books, the Python package).
@@ -30,6 +32,7 @@ pub mod config;
 pub mod eval;
 mod limits;
 pub mod mcts;
+pub mod quiesce;
 pub mod seeds;
 pub mod turns;
 
@@ -37,6 +40,7 @@ pub use config::{Algorithm, SearchConfig};
 pub use eval::{baseline_evaluator, masked_softmax, EvalOutput, EvalRequest, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use limits::GameLimits;
 pub use mcts::{evaluate_pending, search, two_turn_win, ChildStats, Proof, Proven, Search, SearchResult, TwoTurnWin, TWO_TURN_BUDGET};
+pub use quiesce::{material_wdl, QuiescentEvaluator, MATERIAL_SCALE};
 pub use seeds::{derive_seed, mix64};
 
 pub use pacozero_engine::Game;

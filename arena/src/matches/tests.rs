@@ -291,7 +291,14 @@ fn a_net_player_may_name_its_precision() {
     assert_eq!(precision(""), NetOptions::default());
     assert_eq!(precision(":precision=int8").precision, Some(NetPrecision::Int8));
     let both = precision(":mix=0.5:precision=auto:playouts=4:search.c_puct=2");
-    assert_eq!(both, NetOptions { mix: PlayoutMix { weight: 0.5, playouts: 4 }, precision: Some(NetPrecision::Auto) });
+    assert_eq!(both, NetOptions { mix: PlayoutMix { weight: 0.5, playouts: 4 }, precision: Some(NetPrecision::Auto), quiesce: false, material: 0.0 });
+    assert!(precision(":quiesce=true").quiesce && !precision(":quiesce=false").quiesce);
+    let e = PlayerSpec::parse(&format!("net:{model}:64:quiesce=yes")).unwrap_err().to_string();
+    assert!(e.ends_with("'quiesce=yes' should be quiesce=<true|false>"), "{e}");
+    let with_material = precision(":material=0.5");
+    assert!(with_material.quiesce && with_material.material == 0.5, "material implies quiescence");
+    let e = PlayerSpec::parse(&format!("net:{model}:64:material=2")).unwrap_err().to_string();
+    assert!(e.contains("'material=2' should be material=<weight"), "{e}");
     let e = PlayerSpec::parse(&format!("net:{model}:64:mix=0.5:mix=0.25")).unwrap_err().to_string();
     assert!(e.ends_with("'mix' is given twice"), "{e}");
     let e = PlayerSpec::parse(&format!("net:{model}:64:precision=bf16")).unwrap_err().to_string();

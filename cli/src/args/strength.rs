@@ -37,12 +37,15 @@ impl MatchSettings {
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
     /// Two player specs: random, greedy, uniform:<budget>, rollout:<budget>,
-    /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:search.<key>=<value>...]],
+    /// net:<model>[:<budget>[:mix=<w>][:playouts=<k>][:precision=<p>][:quiesce=true][:material=<m>][:search.<key>=<value>...]],
     /// ref:<name>[...],
     /// uci:<command>[,<Option>=<value>...]:<nodes=N|depth=N|<ms>ms|tc=<s>[+<s>]>[:timeout=<ms>];
     /// a budget is simulations per decision (64) or milliseconds per decision
     /// (50ms); w is the weight of random playouts in the network's leaf values,
-    /// k the playouts per leaf; search.<key>=<value> changes a key of the
+    /// k the playouts per leaf; p the network's arithmetic (fp32, int8, auto);
+    /// quiesce=true values each leaf where its captures end (Shako), material=<m>
+    /// also mixes that material balance into the value with weight m;
+    /// search.<key>=<value> changes a key of the
     /// match's search (e.g. search.root_win_in_two=false); uci: an external engine (a bare name is also
     /// looked up in /usr/games), e.g. uci:fairy-stockfish,UCI_Variant=shako:nodes=1000.
     #[arg(long, num_args = 2, required = true)]

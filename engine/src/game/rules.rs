@@ -80,6 +80,17 @@ pub trait GameRules: Clone + Send + Sync + 'static {
     fn material_balance(&self) -> Option<i32> {
         None
     }
+    /// The captures by which the material of the position settles, as a
+    /// material-only quiescence search plays them (Shako:
+    /// [`crate::shako::quiesce`]), written to `out` as decisions (empty
+    /// where the position is quiet), and the material balance at the line's
+    /// end for the mover, in pawns (a mate ±10,000). `None`, with `out`
+    /// empty, in games without captures (the default). Search may evaluate a
+    /// leaf at the line's end instead (`pacozero_search::QuiescentEvaluator`).
+    fn capture_line(&self, out: &mut Vec<u16>) -> Option<i32> {
+        out.clear();
+        None
+    }
     /// `true` at the start of a turn (nothing decided yet this turn, or only
     /// what a FEN cannot write). Games whose turn is one decision are always
     /// there; Paco Ŝako is not while a piece is in hand (a pending promotion

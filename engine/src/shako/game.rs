@@ -227,6 +227,20 @@ impl GameRules for GameState {
         !self.status.is_over() && self.pos.has_mate_in_one()
     }
 
+    fn capture_line(&self, out: &mut Vec<u16>) -> Option<i32> {
+        out.clear();
+        if self.status.is_over() {
+            return None;
+        }
+        let (line, score) = self.pos.capture_line();
+        let mut pos = self.pos;
+        for m in line {
+            out.push(action_index(m, pos.side_to_move()) as u16);
+            pos.play_unchecked(m);
+        }
+        Some(score)
+    }
+
     fn hash(&self) -> u64 {
         self.pos.hash()
     }

@@ -14,7 +14,8 @@
 //!
 //! Modules: [`geometry`] (squares, `u128` bitboards, attack tables), the
 //! position with copy-make and an incremental Zobrist hash, legal move
-//! generation with perft, checks and mates in one, FEN, UCI notation and SAN (for PGN), the game state implementing
+//! generation with perft, checks and mates in one, a material-only
+//! quiescence search ([`quiesce`]), FEN, UCI notation and SAN (for PGN), the game state implementing
 //! [`crate::Game`], and the policy/input encoding (tables in [`encode`]).
 
 pub mod encode;
@@ -27,6 +28,7 @@ mod movegen;
 mod moves;
 mod piece;
 mod position;
+pub mod quiesce;
 mod san;
 mod zobrist;
 

@@ -17,7 +17,11 @@ pub(super) fn player_with_budget<G: Game>(run: &Path, cfg: &LoopFile, name: &str
 /// The spec of a run's model `name` as an evaluation player with `budget`.
 pub(super) fn model_spec(run: &Path, cfg: &LoopFile, name: &str, budget: Budget) -> PlayerSpec {
     let mix = PlayoutMix { weight: cfg.selfplay.playout_mix, ..PlayoutMix::NONE };
-    PlayerSpec::Mcts { kind: EvalKind::Net(pacozero_nn::model_path(run, name), NetOptions { mix, precision: None }), budget, search: Default::default() }
+    PlayerSpec::Mcts {
+        kind: EvalKind::Net(pacozero_nn::model_path(run, name), NetOptions { mix, precision: None, quiesce: false, material: 0.0 }),
+        budget,
+        search: Default::default(),
+    }
 }
 
 /// Does generation `g` of `last` play its evaluation matches?
