@@ -220,15 +220,17 @@ impl<G: GameRules, E: Evaluator<G>> Evaluator<G> for MixedEvaluator<E> {
     }
     fn evaluate(&self, batch: &[EvalRequest<'_, G>], out: &mut EvalOutput) -> Result<()> {
         self.inner.evaluate(batch, out)?;
-        let l = self.lambda;
         for (i, r) in batch.iter().enumerate() {
-            let played = self.rollout.rollout_wdl(r.state);
-            let w = &mut out.wdl[i];
-            for k in 0..3 {
-                w[k] = (1.0 - l) * w[k] + l * played[k];
-            }
+            blend(&mut out.wdl[i], self.rollout.rollout_wdl(r.state), self.lambda);
         }
         Ok(())
+    }
+}
+
+/// `wdl = (1 − weight)·wdl + weight·other`: a second opinion mixed into a value.
+pub(crate) fn blend(wdl: &mut [f32; 3], other: [f32; 3], weight: f32) {
+    for k in 0..3 {
+        wdl[k] = (1.0 - weight) * wdl[k] + weight * other[k];
     }
 }
 

@@ -21,9 +21,9 @@
 //! [`crate::MixedEvaluator`] say how random games end.
 
 use anyhow::{bail, Result};
-use pacozero_engine::{Encode, GameRules, Outcome};
+use pacozero_engine::{Encode, GameRules};
 
-use crate::eval::{EvalOutput, EvalRequest, Evaluator};
+use crate::eval::{blend, outcome_index, EvalOutput, EvalRequest, Evaluator};
 
 /// Pawns of material that make the material's value `tanh(1)` ≈ 0.76.
 pub const MATERIAL_SCALE: f32 = 3.0;
@@ -40,15 +40,6 @@ pub struct QuiescentEvaluator<E> {
 pub fn material_wdl(pawns: i32) -> [f32; 3] {
     let t = (pawns as f32 / MATERIAL_SCALE).tanh();
     [(1.0 + t) / 2.0, 0.0, (1.0 - t) / 2.0]
-}
-
-/// WDL of a finished game for `mover`.
-fn result_for(outcome: Outcome, mover: pacozero_engine::Color) -> [f32; 3] {
-    match outcome {
-        Outcome::Draw => [0.0, 1.0, 0.0],
-        Outcome::Win(c) if c == mover => [1.0, 0.0, 0.0],
-        Outcome::Win(_) => [0.0, 0.0, 1.0],
-    }
 }
 
 /// The position at a leaf's line's end, with what a request needs.
@@ -92,7 +83,9 @@ impl<G: GameRules + Encode, E: Evaluator<G>> Evaluator<G> for QuiescentEvaluator
                 state.apply(a);
             }
             if let Some(outcome) = state.outcome() {
-                decided.push((leaf, result_for(outcome, r.state.to_move())));
+                let mut wdl = [0.0; 3];
+                wdl[outcome_index(outcome, r.state.to_move())] = 1.0;
+                decided.push((leaf, wdl));
                 continue;
             }
             let mut legal = Vec::new();
@@ -130,13 +123,9 @@ impl<G: GameRules + Encode, E: Evaluator<G>> Evaluator<G> for QuiescentEvaluator
             }
         }
         if self.material > 0.0 {
-            let m = self.material;
             for (wdl, pawns) in out.wdl.iter_mut().zip(&balances) {
                 if let Some(pawns) = *pawns {
-                    let said = material_wdl(pawns);
-                    for k in 0..3 {
-                        wdl[k] = (1.0 - m) * wdl[k] + m * said[k];
-                    }
+                    blend(wdl, material_wdl(pawns), self.material);
                 }
             }
         }

@@ -35,8 +35,8 @@ impl<G: GameRules> Evaluator<G> for Material {
     }
 }
 
-/// The inner evaluator's and the quiescent one's outputs for `states`, in one batch.
-fn both<G: Game>(states: &[G]) -> (EvalOutput, EvalOutput) {
+/// What `evaluator` says of `states`, in one batch.
+fn evaluate<G: Game>(evaluator: &impl Evaluator<G>, states: &[G]) -> EvalOutput {
     let legal: Vec<Vec<u16>> = states
         .iter()
         .map(|s| {
@@ -46,10 +46,14 @@ fn both<G: Game>(states: &[G]) -> (EvalOutput, EvalOutput) {
         })
         .collect();
     let batch: Vec<EvalRequest<'_, G>> = states.iter().zip(&legal).map(|(state, legal)| EvalRequest { state, legal, planes: &[], scalars: &[] }).collect();
-    let (mut plain, mut quiet) = (EvalOutput::default(), EvalOutput::default());
-    Material.evaluate(&batch, &mut plain).unwrap();
-    QuiescentEvaluator { inner: Material, material: 0.0 }.evaluate(&batch, &mut quiet).unwrap();
-    (plain, quiet)
+    let mut out = EvalOutput::default();
+    evaluator.evaluate(&batch, &mut out).unwrap();
+    out
+}
+
+/// The inner evaluator's and the quiescent one's outputs for `states`.
+fn both<G: Game>(states: &[G]) -> (EvalOutput, EvalOutput) {
+    (evaluate(&Material, states), evaluate(&QuiescentEvaluator { inner: Material, material: 0.0 }, states))
 }
 
 fn shako(fen: &str) -> shako::GameState {
@@ -113,17 +117,7 @@ fn games_without_captures_are_evaluated_as_before() {
 fn the_material_weight_mixes_the_lines_balance_into_the_value() {
     use pacozero_search::{material_wdl, MATERIAL_SCALE};
     let states = [shako::GameState::startpos(), shako("4k5/10/10/10/10/4q5/5P4/10/10/5K4 w - - 0 1"), shako("k9/10/10/10/10/r9/10/10/1r8/N8K b - - 0 1")];
-    let legal: Vec<Vec<u16>> = states
-        .iter()
-        .map(|s| {
-            let mut l = Vec::new();
-            s.playable_actions(&mut l);
-            l
-        })
-        .collect();
-    let batch: Vec<EvalRequest<'_, _>> = states.iter().zip(&legal).map(|(state, legal)| EvalRequest { state, legal, planes: &[], scalars: &[] }).collect();
-    let mut out = EvalOutput::default();
-    QuiescentEvaluator { inner: Material, material: 0.25 }.evaluate(&batch, &mut out).unwrap();
+    let out = evaluate(&QuiescentEvaluator { inner: Material, material: 0.25 }, &states);
     // The start: level, the network's draw and the material's even odds.
     assert_eq!(out.wdl[0], [0.125, 0.75, 0.125]);
     // A pawn up after the capture: the network's win, the material's tanh(1/3).
