@@ -122,11 +122,10 @@ impl<G: GameRules + Encode, E: Evaluator<G>> Evaluator<G> for QuiescentEvaluator
                 out.wdl[e.leaf] = if e.state.to_move() == batch[e.leaf].state.to_move() { [w, d, l] } else { [l, d, w] };
             }
         }
-        if self.material > 0.0 {
-            for (wdl, pawns) in out.wdl.iter_mut().zip(&balances) {
-                if let Some(pawns) = *pawns {
-                    blend(wdl, material_wdl(pawns), self.material);
-                }
+        // With no weight the blend leaves the value as it is.
+        for (wdl, pawns) in out.wdl.iter_mut().zip(&balances) {
+            if let Some(pawns) = *pawns {
+                blend(wdl, material_wdl(pawns), self.material);
             }
         }
         // A line that ends the game gives its result, whatever the weights.
