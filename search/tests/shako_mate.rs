@@ -99,3 +99,43 @@ fn a_reused_tree_answers_a_mate_in_two_at_once() {
     }
     assert!(answered > 0, "some Black move leaves a mate in two");
 }
+
+/// With `reply_win_in_two`, a root move after which the opponent mates in
+/// two is proven lost as soon as the search visits it, exactly the moves
+/// that the separate two-turn search says so of (it is checked against
+/// exhaustive search in `solver.rs`), and the search plays another. Here
+/// Black's king in the corner has moves that leave White a mate in two and
+/// moves that do not. Off, the same visits prove none of them.
+#[test]
+fn a_move_that_allows_a_mate_in_two_is_proven_lost_and_avoided() {
+    use pacozero_search::{two_turn_win, Search, TWO_TURN_BUDGET};
+    let start = GameState::from_fen("9k/10/7K2/10/10/10/10/10/R9/10 b - - 0 1").unwrap();
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let (mut lost, mut safe) = (0, 0);
+        for on in [true, false] {
+            let cfg = SearchConfig { reply_win_in_two: on, ..config(algorithm, true) };
+            let mut s = Search::new(cfg, start.clone(), false);
+            let r = s.search_until(&UniformEvaluator, 200, None, false, &mut ChaCha8Rng::seed_from_u64(62)).unwrap();
+            for c in s.children_at(&[]).unwrap() {
+                let mut after = start.clone();
+                after.apply(c.action);
+                let mated = two_turn_win(&after, TWO_TURN_BUDGET).is_some();
+                let proven = c.proof.is_some_and(|p| p.is_loss() && p.turns == 4);
+                if on && c.visits > 0 {
+                    assert_eq!(proven, mated, "{algorithm:?}: {} proven lost in two: {proven}", start.action_name(c.action));
+                    lost += usize::from(mated);
+                    safe += usize::from(!mated);
+                }
+                if !on {
+                    assert!(!proven || c.expanded, "{algorithm:?}: off, an unexpanded {} is not proven", start.action_name(c.action));
+                }
+            }
+            if on {
+                let mut after = start.clone();
+                after.apply(r.action);
+                assert!(two_turn_win(&after, TWO_TURN_BUDGET).is_none(), "{algorithm:?}: played {}, which allows a mate in two", start.action_name(r.action));
+            }
+        }
+        assert!(lost > 0 && safe > 0, "{algorithm:?}: {lost} moves lost, {safe} safe");
+    }
+}

@@ -206,6 +206,11 @@ fn random_game<G: Game>(rng: &mut ChaCha8Rng, max_decisions: usize) -> Vec<G> {
 /// checks every proof of at most `max_turns` in their trees; returns
 /// (positions searched, proofs checked, roots proven).
 fn near_the_end<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_turns: u32) -> (usize, usize, usize) {
+    near_the_end_with::<G>(seed, games, back, sims, max_turns, false)
+}
+
+/// [`near_the_end`], with [`SearchConfig::reply_win_in_two`] as given.
+fn near_the_end_with<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_turns: u32, reply_win_in_two: bool) -> (usize, usize, usize) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut searched, mut checked, mut roots) = (0, 0, 0);
     for game in 0..games {
@@ -216,7 +221,8 @@ fn near_the_end<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_tu
         for k in 1..=back.min(states.len() - 1) {
             let g = &states[states.len() - 1 - k];
             let algorithm = if (game + k) % 2 == 0 { Algorithm::Puct } else { Algorithm::Gumbel };
-            let mut s = Search::new(config(algorithm, true), g.clone(), false);
+            let cfg = SearchConfig { reply_win_in_two, ..config(algorithm, true) };
+            let mut s = Search::new(cfg, g.clone(), false);
             s.search_until(&UniformEvaluator, sims, None, false, &mut ChaCha8Rng::seed_from_u64(k as u64)).unwrap();
             searched += 1;
             roots += usize::from(s.root_proof().is_some());
@@ -238,6 +244,19 @@ fn shako_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
     let (searched, checked, roots) = near_the_end::<shako::GameState>(12, 24, 6, 300, 2);
     // (144, 6081 and 33 when written.)
     assert!(searched > 100 && checked > 1000 && roots > 10, "{searched} searched, {checked} proofs checked, {roots} roots proven");
+}
+
+/// The opponent's wins in two at the root's turn ends
+/// ([`SearchConfig::reply_win_in_two`]) are proofs four turn ends from the
+/// root: confirmed so, and more of the trees' proofs than without them.
+#[test]
+fn proofs_of_the_replys_win_in_two_are_confirmed_exhaustively() {
+    let (searched, checked, _) = near_the_end_with::<shako::GameState>(14, 16, 4, 100, 4, true);
+    let (_, without, _) = near_the_end_with::<shako::GameState>(14, 16, 4, 100, 4, false);
+    assert!(searched > 40 && checked > without, "Shako: {searched} searched, {checked} proofs checked ({without} without)");
+    let (searched, checked, _) = near_the_end_with::<connect4::GameState>(15, 30, 6, 100, 4, true);
+    let (_, without, _) = near_the_end_with::<connect4::GameState>(15, 30, 6, 100, 4, false);
+    assert!(searched > 100 && checked > without, "Connect Four: {searched} searched, {checked} proofs checked ({without} without)");
 }
 
 #[test]

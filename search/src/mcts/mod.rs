@@ -423,7 +423,11 @@ impl<G: GameRules + Encode> Search<G> {
                         None if self.cfg.win_detection && st.can_win_this_turn() => {
                             Some((flip_for(st.to_move(), [1.0, 0.0, 0.0]), Some(NodeProof { outcome: Outcome::Win(st.to_move()), turns: 1 })))
                         }
-                        // Checked after the win: a mover that can win this turn wins, repeated or not.
+                        // The opponent's win in two, proven where the root's turn ends.
+                        None if self.asks_reply_win_in_two(&st) => {
+                            Some((flip_for(st.to_move(), [1.0, 0.0, 0.0]), Some(NodeProof { outcome: Outcome::Win(st.to_move()), turns: 3 })))
+                        }
+                        // Checked after the wins: a mover that can win wins, repeated or not.
                         None if self.cfg.twofold_draws && st.repeats_earlier_position() => Some(([0.0, 1.0, 0.0], None)),
                         None => {
                             st.playable_actions(&mut self.pending_legal);
@@ -456,6 +460,23 @@ impl<G: GameRules + Encode> Search<G> {
                 }
             }
         }
+    }
+
+    /// Whether `st`, the fresh leaf at the end of the current path, ends
+    /// the root's turn (every node between them has the root's mover, and
+    /// `st` the other) and its mover wins in two turns
+    /// ([`SearchConfig::reply_win_in_two`]). The budget's "not known"
+    /// counts as no.
+    fn asks_reply_win_in_two(&mut self, st: &G) -> bool {
+        if !(self.cfg.reply_win_in_two && self.cfg.win_detection && self.cfg.solver) {
+            return false;
+        }
+        let root_mover = self.nodes[0].to_move;
+        let inner = &self.path[1..self.path.len() - 1];
+        if st.to_move() == root_mover || inner.iter().any(|&i| self.nodes[i as usize].to_move != root_mover) {
+            return false;
+        }
+        matches!(self.two_turns.answer(st, TWO_TURN_BUDGET), TwoTurnAnswer::Win(_))
     }
 
     #[inline]
