@@ -206,13 +206,16 @@ fn random_game<G: Game>(rng: &mut ChaCha8Rng, max_decisions: usize) -> Vec<G> {
 /// checks every proof of at most `max_turns` in their trees; returns
 /// (positions searched, proofs checked, roots proven).
 fn near_the_end<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_turns: u32) -> (usize, usize, usize) {
-    near_the_end_with::<G>(seed, games, back, sims, max_turns, false)
+    let (searched, checked, roots, _) = near_the_end_with::<G>(seed, games, back, sims, max_turns, false);
+    (searched, checked, roots)
 }
 
-/// [`near_the_end`], with [`SearchConfig::reply_win_in_two`] as given.
-fn near_the_end_with<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_turns: u32, reply_win_in_two: bool) -> (usize, usize, usize) {
+/// [`near_the_end`], with [`SearchConfig::reply_win_in_two`] as given;
+/// also counts the root's children proven lost at four turn ends without
+/// being expanded (only the reply's two-turn search proves those).
+fn near_the_end_with<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_turns: u32, reply_win_in_two: bool) -> (usize, usize, usize, usize) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (mut searched, mut checked, mut roots) = (0, 0, 0);
+    let (mut searched, mut checked, mut roots, mut replies) = (0, 0, 0, 0);
     for game in 0..games {
         let states: Vec<G> = random_game(&mut rng, 2000);
         if states.last().and_then(|g| g.outcome()).is_none() {
@@ -227,9 +230,11 @@ fn near_the_end_with<G: Game>(seed: u64, games: usize, back: usize, sims: u32, m
             searched += 1;
             roots += usize::from(s.root_proof().is_some());
             checked += check_tree(&s, max_turns);
+            let children = s.children_at(&[]).unwrap_or_default();
+            replies += children.iter().filter(|c| !c.expanded && c.proof.is_some_and(|p| p.is_loss() && p.turns == 4)).count();
         }
     }
-    (searched, checked, roots)
+    (searched, checked, roots, replies)
 }
 
 #[test]
@@ -248,15 +253,18 @@ fn shako_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
 
 /// The opponent's wins in two at the root's turn ends
 /// ([`SearchConfig::reply_win_in_two`]) are proofs four turn ends from the
-/// root: confirmed so, and more of the trees' proofs than without them.
+/// root, confirmed so with the rest of each tree; without the option no
+/// unexpanded child is proven at that distance.
 #[test]
 fn proofs_of_the_replys_win_in_two_are_confirmed_exhaustively() {
-    let (searched, checked, _) = near_the_end_with::<shako::GameState>(14, 16, 4, 100, 4, true);
-    let (_, without, _) = near_the_end_with::<shako::GameState>(14, 16, 4, 100, 4, false);
-    assert!(searched > 40 && checked > without, "Shako: {searched} searched, {checked} proofs checked ({without} without)");
-    let (searched, checked, _) = near_the_end_with::<connect4::GameState>(15, 30, 6, 100, 4, true);
-    let (_, without, _) = near_the_end_with::<connect4::GameState>(15, 30, 6, 100, 4, false);
-    assert!(searched > 100 && checked > without, "Connect Four: {searched} searched, {checked} proofs checked ({without} without)");
+    for (name, (searched, checked, _, replies), (_, _, _, without)) in [
+        ("Shako", near_the_end_with::<shako::GameState>(14, 200, 6, 100, 4, true), near_the_end_with::<shako::GameState>(14, 200, 6, 100, 4, false)),
+        ("Connect Four", near_the_end_with::<connect4::GameState>(15, 30, 6, 100, 4, true), near_the_end_with::<connect4::GameState>(15, 30, 6, 100, 4, false)),
+    ] {
+        let counts = format!("{name}: {searched} searched, {checked} proofs checked, {replies} replies' wins in two ({without} without)");
+        eprintln!("{counts}");
+        assert!(searched > 40 && checked > 100 && replies > 5 && without == 0, "{counts}");
+    }
 }
 
 #[test]
