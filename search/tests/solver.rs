@@ -267,6 +267,78 @@ fn proofs_of_the_replys_win_in_two_are_confirmed_exhaustively() {
     }
 }
 
+/// Walks `s`'s tree for where [`SearchConfig::reply_win_in_two`] proved:
+/// every visited position that ends the root's turn, where the mover
+/// cannot win at once but wins in two turns, is proven so without being
+/// expanded; no unexpanded position elsewhere carries a proof three turn
+/// ends away or more. Returns (proven at the root's turn ends, of them
+/// after more than one decision, the opponent's wins in two at visited
+/// positions past the turn ends, where asking would prove them).
+fn check_reply_placement<G: Game>(s: &Search<G>) -> (usize, usize, usize) {
+    use pacozero_search::{two_turn_win, TWO_TURN_BUDGET};
+    let root = s.root_state().clone();
+    let root_mover = root.to_move();
+    let (mut at_ends, mut after_chains, mut elsewhere) = (0, 0, 0);
+    // (path, its position, whether the root's mover made every decision on it)
+    let mut stack: Vec<(Vec<u16>, G, bool)> = vec![(Vec::new(), root, true)];
+    while let Some((path, g, in_root_turn)) = stack.pop() {
+        let mine = in_root_turn && g.to_move() == root_mover;
+        for c in s.children_at(&path).unwrap_or_default().into_iter().filter(|c| c.visits > 0) {
+            let mut next = g.clone();
+            next.apply(c.action);
+            let here = [path.clone(), vec![c.action]].concat();
+            let turn_end = mine && next.to_move() != root_mover;
+            let wins_in_two = next.outcome().is_none() && !next.can_win_this_turn() && two_turn_win(&next, TWO_TURN_BUDGET).is_some();
+            let at = format!("{} then {here:?}: {c:?}", s.root_state().notation());
+            if turn_end && wins_in_two {
+                assert!(!c.expanded && c.proof.is_some_and(|p| p.is_loss() && p.turns == 4), "{at}: the reply's win in two is not proven");
+                at_ends += 1;
+                after_chains += usize::from(here.len() > 1);
+            } else if !turn_end {
+                assert!(c.expanded || c.proof.is_none_or(|p| p.turns <= 2), "{at}: proven away from the root's turn ends");
+                elsewhere += usize::from(wins_in_two && next.to_move() != root_mover);
+            }
+            if c.expanded {
+                stack.push((here, next, mine));
+            }
+        }
+    }
+    (at_ends, after_chains, elsewhere)
+}
+
+/// [`SearchConfig::reply_win_in_two`] asks exactly where the root's turn
+/// ends, wherever that is: after one move in Shako, after a chain of
+/// decisions in Paco Ŝako ([`check_reply_placement`]), near the end of
+/// random games; the same positions of Paco Ŝako hold wins in two behind
+/// chains, and those of Shako wins in two deeper than the turn end.
+#[test]
+fn the_replys_win_in_two_is_asked_only_where_the_roots_turn_ends() {
+    fn placements<G: Game>(seed: u64, games: usize, back: usize, sims: u32) -> (usize, usize, usize) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut total = (0, 0, 0);
+        for _ in 0..games {
+            let states: Vec<G> = random_game(&mut rng, 2000);
+            for g in states.iter().rev().skip(1).take(back) {
+                let cfg = SearchConfig { reply_win_in_two: true, ..config(Algorithm::Puct, true) };
+                let mut s = Search::new(cfg, g.clone(), false);
+                s.search_until(&UniformEvaluator, sims, None, false, &mut rng).unwrap();
+                let (a, b, c) = check_reply_placement(&s);
+                total = (total.0 + a, total.1 + b, total.2 + c);
+            }
+        }
+        total
+    }
+    for (name, (at_ends, after_chains, elsewhere)) in
+        [("Paco Ŝako", placements::<paco::GameState>(16, 12, 8, 200)), ("Shako", placements::<shako::GameState>(14, 200, 6, 200))]
+    {
+        let counts =
+            format!("{name}: {at_ends} proven at the root's turn ends, {after_chains} after more than one decision, {elsewhere} wins in two past them");
+        eprintln!("{counts}");
+        assert!(at_ends > 10 && elsewhere > 10, "{counts}");
+        assert!(name == "Shako" || after_chains > 10, "{counts}");
+    }
+}
+
 #[test]
 fn connect4_proofs_near_the_end_of_random_games_are_confirmed_exhaustively() {
     let (searched, checked, roots) = near_the_end::<connect4::GameState>(13, 40, 6, 300, 3);
