@@ -214,8 +214,23 @@ fn near_the_end<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_tu
 /// also counts the root's children proven lost at four turn ends without
 /// being expanded (only the reply's two-turn search proves those).
 fn near_the_end_with<G: Game>(seed: u64, games: usize, back: usize, sims: u32, max_turns: u32, reply_win_in_two: bool) -> (usize, usize, usize, usize) {
+    let (mut checked, mut roots, mut replies) = (0, 0, 0);
+    let searched = search_near_the_end::<G>(seed, games, back, sims, reply_win_in_two, |s| {
+        roots += usize::from(s.root_proof().is_some());
+        checked += check_tree(s, max_turns);
+        let children = s.children_at(&[]).unwrap_or_default();
+        replies += children.iter().filter(|c| !c.expanded && c.proof.is_some_and(|p| p.is_loss() && p.turns == 4)).count();
+    });
+    (searched, checked, roots, replies)
+}
+
+/// Searches the `back` positions before the end of each of `games` random
+/// games that ended (PUCT and Gumbel in turn, `sims` simulations, with
+/// [`SearchConfig::reply_win_in_two`] as given) and hands each search to
+/// `visit`; returns how many positions were searched.
+fn search_near_the_end<G: Game>(seed: u64, games: usize, back: usize, sims: u32, reply_win_in_two: bool, mut visit: impl FnMut(&Search<G>)) -> usize {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (mut searched, mut checked, mut roots, mut replies) = (0, 0, 0, 0);
+    let mut searched = 0;
     for game in 0..games {
         let states: Vec<G> = random_game(&mut rng, 2000);
         if states.last().and_then(|g| g.outcome()).is_none() {
@@ -228,13 +243,10 @@ fn near_the_end_with<G: Game>(seed: u64, games: usize, back: usize, sims: u32, m
             let mut s = Search::new(cfg, g.clone(), false);
             s.search_until(&UniformEvaluator, sims, None, false, &mut ChaCha8Rng::seed_from_u64(k as u64)).unwrap();
             searched += 1;
-            roots += usize::from(s.root_proof().is_some());
-            checked += check_tree(&s, max_turns);
-            let children = s.children_at(&[]).unwrap_or_default();
-            replies += children.iter().filter(|c| !c.expanded && c.proof.is_some_and(|p| p.is_loss() && p.turns == 4)).count();
+            visit(&s);
         }
     }
-    (searched, checked, roots, replies)
+    searched
 }
 
 #[test]
@@ -289,13 +301,13 @@ fn check_reply_placement<G: Game>(s: &Search<G>) -> (usize, usize, usize) {
             let here = [path.clone(), vec![c.action]].concat();
             let turn_end = mine && next.to_move() != root_mover;
             let wins_in_two = next.outcome().is_none() && !next.can_win_this_turn() && two_turn_win(&next, TWO_TURN_BUDGET).is_some();
-            let at = format!("{} then {here:?}: {c:?}", s.root_state().notation());
+            let at = || format!("{} then {here:?}: {c:?}", s.root_state().notation());
             if turn_end && wins_in_two {
-                assert!(!c.expanded && c.proof.is_some_and(|p| p.is_loss() && p.turns == 4), "{at}: the reply's win in two is not proven");
+                assert!(!c.expanded && c.proof.is_some_and(|p| p.is_loss() && p.turns == 4), "{}: the reply's win in two is not proven", at());
                 at_ends += 1;
                 after_chains += usize::from(here.len() > 1);
             } else if !turn_end {
-                assert!(c.expanded || c.proof.is_none_or(|p| p.turns <= 2), "{at}: proven away from the root's turn ends");
+                assert!(c.expanded || c.proof.is_none_or(|p| p.turns <= 2), "{}: proven away from the root's turn ends", at());
                 elsewhere += usize::from(wins_in_two && next.to_move() != root_mover);
             }
             if c.expanded {
@@ -314,18 +326,11 @@ fn check_reply_placement<G: Game>(s: &Search<G>) -> (usize, usize, usize) {
 #[test]
 fn the_replys_win_in_two_is_asked_only_where_the_roots_turn_ends() {
     fn placements<G: Game>(seed: u64, games: usize, back: usize, sims: u32) -> (usize, usize, usize) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut total = (0, 0, 0);
-        for _ in 0..games {
-            let states: Vec<G> = random_game(&mut rng, 2000);
-            for g in states.iter().rev().skip(1).take(back) {
-                let cfg = SearchConfig { reply_win_in_two: true, ..config(Algorithm::Puct, true) };
-                let mut s = Search::new(cfg, g.clone(), false);
-                s.search_until(&UniformEvaluator, sims, None, false, &mut rng).unwrap();
-                let (a, b, c) = check_reply_placement(&s);
-                total = (total.0 + a, total.1 + b, total.2 + c);
-            }
-        }
+        search_near_the_end::<G>(seed, games, back, sims, true, |s| {
+            let (a, b, c) = check_reply_placement(s);
+            total = (total.0 + a, total.1 + b, total.2 + c);
+        });
         total
     }
     for (name, (at_ends, after_chains, elsewhere)) in
