@@ -31,6 +31,17 @@ impl TimeBudget {
     }
 }
 
+/// The factor of `[train] lr` (`loop.lr_drop_at`) for a generation whose
+/// training starts when the run has spent the share `spent` of its time
+/// budget: `lr_drop_factor` from `lr_drop_at` on, else 1.
+pub(super) fn lr_factor_after(l: &LoopConfig, spent: f64) -> f64 {
+    if l.lr_drop_at > 0.0 && spent >= l.lr_drop_at {
+        l.lr_drop_factor
+    } else {
+        1.0
+    }
+}
+
 /// Every stage time recorded in `generations`, in seconds.
 pub(super) fn spent_seconds(generations: &crate::files::Generations) -> f64 {
     generations.values().flat_map(|figures| figures.iter()).filter(|(k, _)| k.starts_with("time.")).map(|(_, v)| v).sum()

@@ -128,6 +128,15 @@ pub struct LoopConfig {
     /// the final evaluation); no generation starts once the budget is spent.
     /// `generations` still caps the run.
     pub max_minutes: f64,
+    /// A learning-rate drop late in the time budget (0 = none): a
+    /// generation whose training starts after this fraction of
+    /// `max_minutes` is spent trains at `lr_drop_factor` times `[train]
+    /// lr`, so the run's last networks are trained at a low rate, as a
+    /// schedule of steps would do where the run's length in steps is not
+    /// known in advance. Needs `max_minutes`; in 0..1.
+    pub lr_drop_at: f64,
+    /// The factor of `lr_drop_at` (in (0, 1]).
+    pub lr_drop_factor: f64,
     /// From generation 2 on, self-play and training run at the same time:
     /// generation g's self-play (with the best network so far) beside the
     /// training of gen-g on the chunks complete when g began (so on data up
@@ -179,6 +188,8 @@ impl Default for LoopConfig {
             adjudicate_material: 0,
             eval_every: 1,
             max_minutes: 0.0,
+            lr_drop_at: 0.0,
+            lr_drop_factor: 0.1,
             overlap: false,
             fresh_window: true,
             seed: 1,
@@ -241,6 +252,9 @@ impl LoopFile {
             check("eval_every", (1..=1000).contains(&l.eval_every), "in 1..=1000")?;
             check("eval_every", l.eval_every == 1 || l.promotion == Promotion::Always, "1 unless promotion = \"always\" (a skipped evaluation cannot gate)")?;
             check("max_minutes", (0.0..=100_000.0).contains(&l.max_minutes), "in 0..=100000")?;
+            check("lr_drop_at", (0.0..1.0).contains(&l.lr_drop_at), "in 0..1 (0 = no drop)")?;
+            check("lr_drop_at", l.lr_drop_at == 0.0 || l.max_minutes > 0.0, "0 without a time budget (max_minutes = 0)")?;
+            check("lr_drop_factor", l.lr_drop_factor > 0.0 && l.lr_drop_factor <= 1.0, "in (0, 1]")?;
             f.selfplay.validate()?;
             f.train.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
             check("selfplay.encoding", f.selfplay.encoding == DEFAULT_ENCODING || f.selfplay.encoding == f.net.encoding, "left out (net.encoding sets it)")?;

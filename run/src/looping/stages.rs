@@ -87,6 +87,17 @@ pub(super) fn end_figures(summary: &Summary) -> Vec<(&str, f64)> {
 pub(super) fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Option<&str>, obs: &dyn LoopObserver) -> Result<()> {
     let mut train = cfg.train.clone();
     train.progress = train_progress(train.progress, upto, obs.progress());
+    // loop.lr_drop_at: the share of the time budget spent decides the rate.
+    let budget = TimeBudget::of(&cfg.looping);
+    let spent = match budget {
+        Some(b) => b.spent(run)? / b.seconds,
+        None => 0.0,
+    };
+    let lr_factor = lr_factor_after(&cfg.looping, spent);
+    if lr_factor != 1.0 {
+        obs.note(&format!("training at {lr_factor} x lr: {:.0}% of the time budget is spent (loop.lr_drop_at = {})", spent * 100.0, cfg.looping.lr_drop_at));
+        train.lr *= lr_factor;
+    }
     let name = model_name(g);
     let stage = TrainStage {
         net: cfg.net.to_config(&game_spec_as::<G>(net_encoding::<G>(cfg)?))?,
@@ -139,6 +150,7 @@ pub(super) fn train_stage<G: Game>(run: &Path, cfg: &LoopFile, g: u32, upto: Opt
                 ("value_loss", last.value_loss),
                 ("policy_top1", last.policy_top1),
                 ("samples_per_sec", summary.samples_per_sec),
+                ("lr_factor", lr_factor),
                 // NaN (left out) without a reply head.
                 ("reply_policy_loss", last.reply_policy_loss),
             ],

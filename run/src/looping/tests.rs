@@ -67,6 +67,30 @@ fn the_time_budget_ends_the_run_before_a_generation_would_cross_it() {
 }
 
 #[test]
+fn the_learning_rate_drops_once_the_share_lr_drop_at_of_the_budget_is_spent() {
+    let f = parse_with(&["loop.max_minutes=60", "loop.lr_drop_at=0.75", "loop.lr_drop_factor=0.2"]).unwrap();
+    assert_eq!(lr_factor_after(&f.looping, 0.0), 1.0);
+    assert_eq!(lr_factor_after(&f.looping, 0.7499), 1.0);
+    assert_eq!(lr_factor_after(&f.looping, 0.75), 0.2, "from the share on");
+    assert_eq!(lr_factor_after(&f.looping, 1.5), 0.2);
+    // Off by default: no drop however much is spent.
+    let plain = parse_with(&["loop.max_minutes=60"]).unwrap();
+    assert_eq!((plain.looping.lr_drop_at, plain.looping.lr_drop_factor), (0.0, 0.1));
+    assert_eq!(lr_factor_after(&plain.looping, 2.0), 1.0);
+    let refused = |sets: &[&str], want: &str| {
+        let e = err_text(parse_with(sets));
+        assert!(e.contains(want), "{sets:?}: {e}");
+    };
+    refused(&["loop.max_minutes=60", "loop.lr_drop_at=1.0"], "loop.lr_drop_at must be in 0..1 (0 = no drop)");
+    refused(&["loop.max_minutes=60", "loop.lr_drop_at=-0.1"], "loop.lr_drop_at must be in 0..1");
+    refused(&["loop.lr_drop_at=0.5"], "loop.lr_drop_at must be 0 without a time budget");
+    refused(&["loop.lr_drop_factor=0.0"], "loop.lr_drop_factor must be in (0, 1]");
+    refused(&["loop.lr_drop_factor=1.01"], "loop.lr_drop_factor must be in (0, 1]");
+    let last = parse_with(&["loop.max_minutes=60", "loop.lr_drop_at=0.999", "loop.lr_drop_factor=1.0"]).unwrap();
+    assert_eq!((last.looping.lr_drop_at, last.looping.lr_drop_factor), (0.999, 1.0));
+}
+
+#[test]
 fn an_unknown_game_is_refused_by_name() {
     let e = format!("{:#}", LoopFile::parse("[loop]\ngame = \"chess\"\n", "bad.toml").unwrap_err());
     assert!(e.contains("game") && e.contains("chess") && e.contains("shako"), "{e}");
@@ -555,6 +579,7 @@ fn a_miniature_loop_plays_every_stage_and_every_match_in_order() {
         assert_eq!(figures(&gens, g, "selfplay", "games"), [2.0]);
         // Training up to g x 2 steps.
         assert_eq!(figures(&gens, g, "train", "steps"), [2.0 * g as f64]);
+        assert_eq!(figures(&gens, g, "train", "lr_factor"), [1.0], "no loop.lr_drop_at");
         assert_eq!(figures(&gens, g, "eval", "promoted"), [1.0]);
         for k in ["selfplay_seconds", "train_seconds", "eval_seconds", "other_seconds"] {
             assert_eq!(figures(&gens, g, "time", k).len(), 1, "{k} of generation {g}");
@@ -662,6 +687,28 @@ fn an_overlapped_loop_trains_beside_selfplay_from_generation_two_and_gates_by_sp
     assert_eq!(figures(&gens, 2, "eval", "promoted"), [0.0]);
     assert_eq!(best_model(&run).unwrap(), "gen-0001");
     assert_eq!(load_state(&run).unwrap().generation, 3);
+}
+
+#[test]
+fn a_loop_past_lr_drop_at_trains_at_the_dropped_rate_and_records_it() {
+    // The share is reached as soon as generation 1's self-play has taken
+    // any time, so every generation trains at a tenth of the rate.
+    let dir = TempDir::new("loop-lr-drop");
+    let cfg = dir.join("tiny.toml");
+    std::fs::write(&cfg, tiny_loop(&["loop.max_minutes=1000", "loop.lr_drop_at=0.000000001", "train.lr=0.02"])).unwrap();
+    let run = dir.join("run");
+    let notes = Notes::at_most(2);
+    run_loop(&run, ConfigArgs::file(&cfg), None, &notes).unwrap();
+    let gens = json_lines(&RunDir::new(&run).generations());
+    for g in [1, 2] {
+        assert_eq!(figures(&gens, g, "train", "lr_factor"), [0.1], "generation {g}");
+    }
+    assert_eq!(notes.starting("training at 0.1 x lr: ").len(), 2, "{}", notes.all());
+    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+    let lr_col = metrics.lines().next().unwrap().split(',').position(|c| c == "lr").unwrap();
+    let rates: Vec<f64> = metrics.lines().skip(1).map(|l| l.split(',').nth(lr_col).unwrap().parse().unwrap()).collect();
+    assert_eq!(rates.len(), 4, "{metrics}");
+    assert!(rates.iter().all(|r| (r - 0.002).abs() < 1e-9), "{rates:?}");
 }
 
 #[test]
