@@ -1,5 +1,6 @@
-//! The tower's 3x3 convolutions in int8, for [`crate::fastnet`]'s
-//! reduced-precision path ([`crate::NetPrecision::Int8`]).
+//! The tower's 3x3 convolutions (and the `"conv"` policy head's) in int8,
+//! for [`crate::fastnet`]'s reduced-precision path
+//! ([`crate::NetPrecision::Int8`]).
 //!
 //! Self-play spends nearly all its time in the tower's 3x3 convolutions.
 //! In fp32 an AVX-512 fused multiply-add does 16 multiply-adds; AVX-512
@@ -25,7 +26,8 @@
 //!   w_scale[co] + bias[co]`, ReLU where the layer has one
 //!   ([`dequantize`]). Everything between the convolutions
 //!   (squeeze-excitation, the skip connection), the stem and the heads stay
-//!   fp32.
+//!   fp32, but for the `"conv"` policy head's 3x3 convolution, which reads
+//!   the tower's output (a ReLU's) as the tower's convolutions read theirs.
 //!
 //! Why a scale per position, not per layer from calibration: measured on
 //! the reference network `quick-edd488c-gen71` against fp32 on 10,000

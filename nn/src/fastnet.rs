@@ -32,10 +32,10 @@
 //! adds up weight rows for its nonzero values only ([`crate::stem`]): most
 //! of the input is zeros.
 //!
-//! [`FastNet::quantized`] makes a copy whose tower convolutions (the blocks'
-//! 3x3 convolutions, nearly all of the work) run in int8
+//! [`FastNet::quantized`] makes a copy whose 3x3 convolutions (the blocks'
+//! and the `"conv"` policy head's, nearly all of the work) run in int8
 //! ([`crate::conv3x3_i8`]); the stem, squeeze-excitation, skip connections
-//! and heads stay fp32.
+//! and the heads' other layers stay fp32.
 
 use std::cell::RefCell;
 
@@ -100,21 +100,27 @@ struct ConvPolicy {
     reads_means: bool,
 }
 
-/// The tower's convolutions in int8 ([`FastNet::quantized`]).
+/// The tower's convolutions in int8 ([`FastNet::quantized`]), and the
+/// `"conv"` policy head's 3x3 convolution.
 #[derive(Clone, Debug)]
 struct Int8Tower {
     /// Each block's two convolutions in order (`a`, then `b`): tower layer `2*i + j`.
     convs: Vec<QuantConv>,
+    /// The `"conv"` policy head's 3x3 convolution (`None` with the `"fc"`
+    /// head, whose 1x1 convolution stays fp32). It reads the tower's
+    /// output, a ReLU's, as the tower's convolutions read theirs; in a
+    /// 2x32 net it is a fifth of the 3x3 convolutions' work.
+    policy: Option<QuantConv>,
     kernel: Int8Kernel,
     /// A padded row of zero bytes: the rows read off the board.
     zeros: Vec<u8>,
 }
 
 impl Int8Tower {
-    /// Tower layer `layer` on `src: [B*HW, C]` into `out: [B*HW, C]`.
+    /// The convolution `q` (a tower layer or the policy head's) on `src:
+    /// [B*HW, Cin]` into `out: [B*HW, Cout]`.
     #[allow(clippy::too_many_arguments)]
-    fn conv(&self, layer: usize, hw: usize, taps: &[i32], src: &[f32], out: &mut [f32], relu: bool, scratch: &mut Int8Scratch) {
-        let q = &self.convs[layer];
+    fn conv(&self, q: &QuantConv, hw: usize, taps: &[i32], src: &[f32], out: &mut [f32], relu: bool, scratch: &mut Int8Scratch) {
         let rows = src.len() / q.cin;
         let bytes = take(&mut scratch.bytes, rows * q.cin_padded());
         let scales = take(&mut scratch.scales, rows / hw);
@@ -387,7 +393,8 @@ impl FastNet {
             return Err(NnError::Config(format!("the int8 kernel {kernel:?} needs instructions this CPU lacks")));
         }
         let convs = self.blocks.iter().flat_map(|block| [&block.a, &block.b]).map(|d| QuantConv::new(d, self.c)).collect();
-        let int8 = Int8Tower { convs, kernel, zeros: vec![0; self.c.next_multiple_of(4)] };
+        let policy = self.conv_policy.is_some().then(|| QuantConv::new(&self.policy_conv, self.c));
+        let int8 = Int8Tower { convs, policy, kernel, zeros: vec![0; self.c.next_multiple_of(4)] };
         // The int8 tower never reads the fp32 tower's Winograd weights (16/9
         // of its convolutions' size): the copy leaves them out.
         let blocks = self.blocks.iter().map(|b| Block { winograd: None, ..b.clone() }).collect();
@@ -544,7 +551,10 @@ impl FastNet {
             (None, Some(head)) => {
                 // 3x3 conv -> 1x1 conv to the planes -> each slot's square (or plane mean).
                 let ph = take(&mut s.z, m * pc);
-                self.conv3x3(&self.policy_conv, act, b, c, ph, true, cols); // [B*HW, Pc]
+                match self.int8.as_ref().and_then(|t| Some((t, t.policy.as_ref()?))) {
+                    Some((tower, q)) => tower.conv(q, self.hw, &self.taps, act, ph, true, &mut s.int8),
+                    None => self.conv3x3(&self.policy_conv, act, b, c, ph, true, cols), // [B*HW, Pc]
+                }
                 let k = head.planes.n;
                 let out = &mut cols[..m * k];
                 dense(&head.planes, m, ph, out, false); // [B*HW, K]
@@ -608,7 +618,7 @@ impl FastNet {
         let (cols, int8, wino) = scratch;
         let b = src.len() / (self.hw * self.c);
         match (&self.int8, &block.winograd) {
-            (Some(tower), _) => tower.conv(layer, self.hw, &self.taps, src, out, relu, int8),
+            (Some(tower), _) => tower.conv(&tower.convs[layer], self.hw, &self.taps, src, out, relu, int8),
             (None, Some(convs)) => {
                 let conv = &convs[layer % 2];
                 conv.forward(src, out, relu, take(wino, conv.scratch_len(b)));
@@ -691,5 +701,29 @@ mod tests {
         let int8 = fast.quantized_with(Int8Kernel::Scalar).unwrap();
         assert!(int8.blocks.iter().all(|b| b.winograd.is_none()));
         assert!(fast.blocks.iter().all(|b| b.winograd.is_some()), "the fp32 net keeps its own");
+    }
+
+    /// The int8 copy runs the `"conv"` policy head's 3x3 convolution in
+    /// int8: the policy differs from the same copy with that convolution in
+    /// fp32, the value (which never reads it) does not. An `"fc"` head's
+    /// 1x1 convolution stays fp32.
+    #[test]
+    fn the_int8_copy_runs_the_conv_policy_heads_convolution_in_int8() {
+        let spec = pacozero_data::spec_of_encoding(pacozero_engine::GameKind::Shako, "threats").unwrap();
+        let tiny = NetConfig { channels: 24, ..NetConfig::tiny_for(&spec) };
+        let conv = NetConfig { policy_head: PolicyHead::Conv, policy_channels: 16, ..tiny.clone() };
+        let fast = FastNet::from_model(&conv.init_seeded(&burn::tensor::Device::flex(), 3).unwrap(), &conv).unwrap();
+        let int8 = fast.quantized_with(Int8Kernel::Scalar).unwrap();
+        let q = int8.int8.as_ref().unwrap().policy.as_ref().expect("the conv head's convolution in int8");
+        assert_eq!((q.cin, q.cout), (24, 16));
+        let mut fp32_head = int8.clone();
+        fp32_head.int8.as_mut().unwrap().policy = None;
+        // Two positions of ones and zeros.
+        let x: Vec<f32> = (0..2 * fast.input_len()).map(|i| ((i * 7919) % 5 == 0) as u8 as f32).collect();
+        let (a, b) = (int8.forward(&x, 2), fp32_head.forward(&x, 2));
+        assert_eq!(a.wdl, b.wdl, "the value head does not read the policy convolution");
+        assert_ne!(a.policy, b.policy, "the policy convolution ran in fp32");
+        let fc = FastNet::from_model(&tiny.init_seeded(&burn::tensor::Device::flex(), 3).unwrap(), &tiny).unwrap();
+        assert!(fc.quantized_with(Int8Kernel::Scalar).unwrap().int8.unwrap().policy.is_none());
     }
 }

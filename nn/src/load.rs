@@ -34,6 +34,7 @@ const BUILT_IN: &[(&str, &[u8])] = &[
     ("quick-199eb03-gen28", include_bytes!("../../models/reference/quick-199eb03-gen28.pzmodel")),
     ("quick-edd488c-gen71", include_bytes!("../../models/reference/quick-edd488c-gen71.pzmodel")),
     ("quick-0109b14-gen119", include_bytes!("../../models/reference/quick-0109b14-gen119.pzmodel")),
+    ("shako-bd70ee01-gen115", include_bytes!("../../models/reference/shako-bd70ee01-gen115.pzmodel")),
 ];
 
 /// Where the reference networks are: `$PACOZERO_REFERENCE_DIR`, or

@@ -130,7 +130,7 @@ fn pacozero_reference_dir_holds_the_references_and_the_built_in_ones_are_written
             assert_eq!(
                 e,
                 format!(
-                    "no reference network 'nope' in {} or built in (there are: mine, quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71)",
+                    "no reference network 'nope' in {} or built in (there are: mine, quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71, shako-bd70ee01-gen115)",
                     refs.path().display()
                 )
             );

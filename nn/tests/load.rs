@@ -45,7 +45,7 @@ fn a_reference_is_found_by_name() {
     let e = reference_model("nope").unwrap_err().to_string();
     assert!(
         e.starts_with("no reference network 'nope' in ")
-            && e.ends_with("or built in (there are: quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71)"),
+            && e.ends_with("or built in (there are: quick-0109b14-gen119, quick-199eb03-gen28, quick-edd488c-gen71, shako-bd70ee01-gen115)"),
         "{e}"
     );
 }
