@@ -642,8 +642,16 @@ fn a_miniature_loop_plays_every_stage_and_every_match_in_order() {
 fn an_overlapped_loop_trains_beside_selfplay_from_generation_two_and_gates_by_sprt() {
     let dir = TempDir::new("loop-overlap");
     let cfg = dir.join("tiny.toml");
-    let sets =
-        ["loop.overlap=true", "loop.promotion=sprt", "loop.baseline_games=2", "loop.baseline_movetime_ms=5", "loop.max_minutes=1000", "net.encoding=platform"];
+    // A drop at half the budget: not reached in a few seconds of 1,000 minutes.
+    let sets = [
+        "loop.overlap=true",
+        "loop.promotion=sprt",
+        "loop.baseline_games=2",
+        "loop.baseline_movetime_ms=5",
+        "loop.max_minutes=1000",
+        "loop.lr_drop_at=0.5",
+        "net.encoding=platform",
+    ];
     std::fs::write(&cfg, tiny_loop(&sets)).unwrap();
     let run = dir.join("run");
     let notes = Notes::at_most(2);
@@ -656,6 +664,7 @@ fn an_overlapped_loop_trains_beside_selfplay_from_generation_two_and_gates_by_sp
     assert_eq!(second, ["ends", "eval", "overlap", "selfplay", "time", "time", "time", "train"], "no new games to measure: training reads generation 1's");
     assert_eq!(figures(&gens, 2, "selfplay", "games"), [2.0]);
     assert_eq!(figures(&gens, 2, "train", "steps"), [4.0]);
+    assert_eq!((figures(&gens, 1, "train", "lr_factor"), figures(&gens, 2, "train", "lr_factor")), (vec![1.0], vec![1.0]), "before lr_drop_at");
     assert_eq!(figures(&gens, 2, "overlap", "selfplay_seconds").len(), 1);
     assert_eq!(figures(&gens, 2, "overlap", "train_seconds").len(), 1);
     assert_eq!(figures(&gens, 2, "time", "overlap_seconds").len(), 1);
@@ -703,7 +712,8 @@ fn a_loop_past_lr_drop_at_trains_at_the_dropped_rate_and_records_it() {
     for g in [1, 2] {
         assert_eq!(figures(&gens, g, "train", "lr_factor"), [0.1], "generation {g}");
     }
-    assert_eq!(notes.starting("training at 0.1 x lr: ").len(), 2, "{}", notes.all());
+    // The share spent, not the seconds: a few seconds of a 1,000-minute budget.
+    assert_eq!(notes.starting("training at 0.1 x lr: 0% of the time budget is spent").len(), 2, "{}", notes.all());
     let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
     let lr_col = metrics.lines().next().unwrap().split(',').position(|c| c == "lr").unwrap();
     let rates: Vec<f64> = metrics.lines().skip(1).map(|l| l.split(',').nth(lr_col).unwrap().parse().unwrap()).collect();
