@@ -150,6 +150,120 @@ impl Kernel {
     }
 }
 
+/// Whether [`conv1x1`] computes `cout` output channels (whole vectors, at
+/// most [`DIRECT_MAX_COUT`]).
+pub(crate) fn supports_1x1(cout: usize) -> bool {
+    fits(cout) && cout <= DIRECT_MAX_COUT
+}
+
+/// A 1x1 convolution: `out[m, n] = src[m, k] · d.w[k, n] + d.b` (ReLU when
+/// `relu`), each row a square's channels. The heads' 1x1 convolutions read
+/// 24-64 channels into 8-32: a product this small was mostly
+/// `matrixmultiply`'s packing of both matrices (10% of the quick net's
+/// forward pass in int8), and a row at a time mostly the loop around it.
+/// Here tiles of four rows sum in registers, as the 3x3 kernel's.
+pub(crate) fn conv1x1(d: &Dense, src: &[f32], out: &mut [f32], relu: bool) {
+    conv1x1_on(Kernel::best(), d, src, out, relu);
+}
+
+fn conv1x1_on(kernel: Kernel, d: &Dense, src: &[f32], out: &mut [f32], relu: bool) {
+    let (k, n) = (d.k, d.n);
+    // Checked in release builds too: the tiles read through raw pointers.
+    assert!(supports_1x1(n) && k > 0 && d.w.len() == k * n && d.b.len() == n, "conv1x1: [{k}, {n}] is not a layer of whole vectors");
+    assert!(
+        src.len().is_multiple_of(k) && src.len() / k == out.len() / n && out.len().is_multiple_of(n),
+        "conv1x1: {} inputs of {k} into {} outputs of {n}",
+        src.len(),
+        out.len()
+    );
+    assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
+    match kernel {
+        Kernel::Portable => conv1x1_with::<false>(d, src, out, relu),
+        // SAFETY: the CPU has the features these functions are compiled for (asserted).
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { conv1x1_avx2(d, src, out, relu) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { conv1x1_avx512(d, src, out, relu) },
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => unreachable!("only the portable kernel is available here"),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn conv1x1_avx2(d: &Dense, src: &[f32], out: &mut [f32], relu: bool) {
+    conv1x1_with::<true>(d, src, out, relu);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+unsafe fn conv1x1_avx512(d: &Dense, src: &[f32], out: &mut [f32], relu: bool) {
+    conv1x1_with::<true>(d, src, out, relu);
+}
+
+#[inline(always)]
+fn conv1x1_with<const FMA: bool>(d: &Dense, src: &[f32], out: &mut [f32], relu: bool) {
+    let rows = out.len() / d.n;
+    let mut row0 = 0;
+    while row0 < rows {
+        let r = if rows - row0 >= ROWS { ROWS } else { 1 };
+        let mut col = 0;
+        while col < d.n {
+            let vectors = ((d.n - col) / LANES).min(4);
+            match (r, vectors) {
+                (ROWS, 4) => tile1x1::<4, ROWS, FMA>(d, src, row0, col, out, relu),
+                (ROWS, 3) => tile1x1::<3, ROWS, FMA>(d, src, row0, col, out, relu),
+                (ROWS, 2) => tile1x1::<2, ROWS, FMA>(d, src, row0, col, out, relu),
+                (ROWS, 1) => tile1x1::<1, ROWS, FMA>(d, src, row0, col, out, relu),
+                (_, 4) => tile1x1::<4, 1, FMA>(d, src, row0, col, out, relu),
+                (_, 3) => tile1x1::<3, 1, FMA>(d, src, row0, col, out, relu),
+                (_, 2) => tile1x1::<2, 1, FMA>(d, src, row0, col, out, relu),
+                (_, 1) => tile1x1::<1, 1, FMA>(d, src, row0, col, out, relu),
+                _ => unreachable!("{} output channels: not whole vectors of {LANES}", d.n),
+            }
+            col += LANES * vectors;
+        }
+        row0 += r;
+    }
+}
+
+/// One tile of [`conv1x1`]: rows `row0 .. row0 + R` × outputs `col .. col + V*LANES`.
+#[inline(always)]
+fn tile1x1<const V: usize, const R: usize, const FMA: bool>(d: &Dense, src: &[f32], row0: usize, col: usize, out: &mut [f32], relu: bool) {
+    let (k, n) = (d.k, d.n);
+    assert!(col + V * LANES <= n && (row0 + R) * k <= src.len() && (row0 + R) * n <= out.len());
+    let mut acc = [[[0.0f32; LANES]; V]; R];
+    for row in acc.iter_mut() {
+        for (v, lanes) in row.iter_mut().enumerate() {
+            lanes.copy_from_slice(&d.b[col + v * LANES..col + (v + 1) * LANES]);
+        }
+    }
+    let (w, a) = (d.w.as_ptr(), src[row0 * k..].as_ptr());
+    for c in 0..k {
+        // SAFETY: row `c < k` of the `[k, n]` weights holds `n >= col +
+        // V*LANES` values, and rows `row0 .. row0 + R` of the input `k`
+        // each (both asserted above). Unchecked reads keep the bounds
+        // checks out of the loop.
+        let w: [[f32; LANES]; V] = std::array::from_fn(|v| unsafe { std::ptr::read_unaligned(w.add(c * n + col + v * LANES) as *const [f32; LANES]) });
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let x = unsafe { *a.add(r * k + c) };
+            for (acc, w) in acc.iter_mut().zip(&w) {
+                for (s, &w) in acc.iter_mut().zip(w) {
+                    *s = if FMA { x.mul_add(w, *s) } else { *s + x * w };
+                }
+            }
+        }
+    }
+    for (r, row) in acc.iter().enumerate() {
+        let o = &mut out[(row0 + r) * n + col..][..V * LANES];
+        for (v, lanes) in row.iter().enumerate() {
+            for (l, &x) in lanes.iter().enumerate() {
+                o[v * LANES + l] = if relu { x.max(0.0) } else { x };
+            }
+        }
+    }
+}
+
 fn conv3x3_on(kernel: Kernel, d: &Dense, board: Board, src: &[f32], cin: usize, out: &mut [f32], relu: bool) {
     let (n, hw) = (d.n, board.hw);
     assert!(fits(n) && d.k == 9 * cin && hw.is_multiple_of(ROWS) && board.zeros.len() >= cin && board.taps.len() == 9 * hw);
@@ -330,6 +444,44 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    /// The 1x1 convolution from its definition, in f64, on every build:
+    /// widths of every tile (8 to 64 outputs, 1 to 4 vectors and more than
+    /// one block), row counts with and without a tail of single rows.
+    #[test]
+    fn the_1x1_convolution_matches_the_definition() {
+        for (k, n) in [(24, 32), (24, 8), (1, 8), (7, 40), (64, 64), (33, 24)] {
+            for rows in [1, 3, 4, 7, 64, 130] {
+                for relu in [false, true] {
+                    let d = Dense { k, n, w: values(k as u64 * 31 + n as u64, k * n), b: values(n as u64 + 3, n) };
+                    let src = values(rows as u64 + 11, rows * k);
+                    let want: Vec<f32> = src
+                        .chunks_exact(k)
+                        .flat_map(|row| {
+                            let d = &d;
+                            (0..n).map(move |j| {
+                                let v = (d.b[j] as f64 + row.iter().enumerate().map(|(i, &x)| x as f64 * d.w[i * n + j] as f64).sum::<f64>()) as f32;
+                                if relu {
+                                    v.max(0.0)
+                                } else {
+                                    v
+                                }
+                            })
+                        })
+                        .collect();
+                    for kernel in [Kernel::Portable, Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.available()) {
+                        let mut out = vec![f32::NAN; rows * n];
+                        conv1x1_on(kernel, &d, &src, &mut out, relu);
+                        for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+                            assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{kernel:?} [{k}, {n}] x {rows} rows, relu {relu} [{i}]: {a} vs {b}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(supports_1x1(8) && supports_1x1(32) && supports_1x1(64));
+        assert!(!supports_1x1(95) && !supports_1x1(12) && !supports_1x1(72) && !supports_1x1(0));
     }
 
     /// Every combination of the four extensions: AVX2 needs FMA too, AVX-512

@@ -158,26 +158,33 @@ fn scale_of(max_abs: f32, steps: f32) -> f32 {
 /// output does not have, 0; the padding 0).
 /// `kernel` picks the build; every build writes the same bytes and scales.
 pub(crate) fn quantize_input(kernel: Int8Kernel, q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
-    let (cin, stride) = (q.cin, q.cin_padded());
+    quantize_rows(kernel, q.cin, hw, src, dst, scales);
+}
+
+/// [`quantize_input`] of rows of `cin` values (`dst`: rows of `cin`
+/// rounded up to a multiple of 4 bytes), `hw` rows a position.
+fn quantize_rows(kernel: Int8Kernel, cin: usize, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
+    let stride = cin.next_multiple_of(GROUP);
+    assert!(cin > 0, "quantize_input: rows of no values");
     assert_eq!(src.len() / cin, dst.len() / stride, "quantize_input: {} values of {cin} channels into {} bytes of {stride}", src.len(), dst.len());
     assert_eq!(src.len(), scales.len() * hw * cin, "quantize_input: one scale a position");
     assert_eq!(src.len() % cin, 0, "quantize_input: {} values are not rows of {cin}", src.len());
     assert!(kernel.available(), "{kernel:?} needs instructions this CPU lacks");
     match kernel {
-        Int8Kernel::Scalar => quantize_input_scalar(q, hw, src, dst, scales),
+        Int8Kernel::Scalar => quantize_input_scalar(cin, hw, src, dst, scales),
         // SAFETY: the CPU has the features (asserted above); the lengths
         // are as the function needs them (asserted above).
         // AMX's CPUs have AVX-512 VNNI (`amx::available` checks it).
         #[cfg(target_arch = "x86_64")]
-        Int8Kernel::Vnni | Int8Kernel::Amx => unsafe { vnni::quantize_input(q, hw, src, dst, scales) },
+        Int8Kernel::Vnni | Int8Kernel::Amx => unsafe { vnni::quantize_input(cin, hw, src, dst, scales) },
         #[cfg(not(target_arch = "x86_64"))]
         Int8Kernel::Vnni | Int8Kernel::Amx => unreachable!("VNNI and AMX are x86-64 only"),
     }
 }
 
 /// [`quantize_input`] one value at a time: the reference.
-fn quantize_input_scalar(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
-    let (cin, stride) = (q.cin, q.cin_padded());
+fn quantize_input_scalar(cin: usize, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
+    let stride = cin.next_multiple_of(GROUP);
     for ((img, bytes), scale) in src.chunks_exact(hw * cin).zip(dst.chunks_exact_mut(hw * stride)).zip(scales.iter_mut()) {
         *scale = scale_of(img.iter().cloned().fold(0.0, f32::max), U8_MAX);
         let to_byte = 1.0 / *scale;
@@ -429,11 +436,11 @@ mod vnni {
     ///
     /// # Safety
     /// The CPU has AVX-512 F, BW and VL (the 16-byte masked store); `src` is whole positions of `hw` rows
-    /// of `q.cin` values, `dst` as many rows of `q.cin_padded()` bytes, and
+    /// of `cin` values, `dst` as many rows of `cin` rounded up to a multiple of 4 bytes, and
     /// `scales` one a position ([`super::quantize_input`] asserts it).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-    pub(super) unsafe fn quantize_input(q: &QuantConv, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
-        let (cin, stride) = (q.cin, q.cin_padded());
+    pub(super) unsafe fn quantize_input(cin: usize, hw: usize, src: &[f32], dst: &mut [u8], scales: &mut [f32]) {
+        let stride = cin.next_multiple_of(GROUP);
         for ((img, bytes), scale) in src.chunks_exact(hw * cin).zip(dst.chunks_exact_mut(hw * stride)).zip(scales.iter_mut()) {
             // SAFETY (every block below): loads and stores stay within
             // `img`, `row` and `out`, masked to the lanes that exist.
@@ -636,6 +643,8 @@ mod vnni {
 
 #[cfg(target_arch = "x86_64")]
 mod amx;
+
+pub(crate) mod fc;
 
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,12 @@
 //!   the activations in place ([`crate::conv3x3`], 8 to 64 output channels
 //!   in multiples of 8, such as the quick net's 24), or else an im2col copy
 //!   into `[B*H*W, 9*C]` followed by one product with a `[9*C, Cout]`
-//!   weight matrix; a 1x1 convolution is a product with no copy at all;
+//!   weight matrix;
+//! * the heads' 1x1 convolutions run directly on the activations in tiles
+//!   of four squares ([`conv3x3::conv1x1`]; `matrixmultiply` packed both
+//!   matrices on every call, 10% of an int8 forward pass), or, where the
+//!   outputs are not whole vectors of 8, each square's row adds up the
+//!   weight rows of its nonzero channels ([`crate::sparse_fc`]);
 //! * batch norm (inference mode: running statistics) is folded into the
 //!   convolution weights and a per-channel bias when the net is built;
 //! * the heads' fully connected layers have their weight rows permuted so they
@@ -19,10 +24,10 @@
 //!   the policy and value layers, which read a ReLU's output, add up weight
 //!   rows for their nonzero inputs only ([`crate::sparse_fc`]);
 //! * a `"conv"` policy head runs its 3x3 convolution as the tower's and its
-//!   1x1 convolution as one product, then reads each slot's logit from the
+//!   1x1 convolution as above, then reads each slot's logit from the
 //!   square-major `[H*W, planes]` output through a gather table;
-//! * products run single-threaded (`matrixmultiply` for the convolutions,
-//!   `gemm` for the heads' matrix-vector products); large batches are split
+//! * products run single-threaded (`matrixmultiply` for the im2col
+//!   convolutions, `gemm` for the small value layers); large batches are split
 //!   across the current rayon pool by positions, each thread with its own
 //!   scratch buffers (thread-local, grown once, never shrunk).
 //!
@@ -33,15 +38,17 @@
 //! of the input is zeros.
 //!
 //! [`FastNet::quantized`] makes a copy whose 3x3 convolutions (the blocks'
-//! and the `"conv"` policy head's, nearly all of the work) run in int8
-//! ([`crate::conv3x3_i8`]); the stem, squeeze-excitation, skip connections
-//! and the heads' other layers stay fp32.
+//! and the `"conv"` policy head's, nearly all of the work) and the `"fc"`
+//! policy head's fully connected layer run in int8 ([`crate::conv3x3_i8`]);
+//! the stem, squeeze-excitation, skip connections, the heads' 1x1
+//! convolutions and the value head stay fp32.
 
 use std::cell::RefCell;
 
 use rayon::prelude::*;
 
 use crate::conv3x3;
+use crate::conv3x3_i8::fc::{FcScratch, QuantFc};
 use crate::conv3x3_i8::{self, Int8Kernel, QuantConv};
 use crate::error::{NnError, NnResult};
 use crate::model::{NetConfig, PacoNet, PolicyHead};
@@ -88,11 +95,56 @@ struct Block {
     se: Option<Se>,
 }
 
+/// A head's 1x1 convolution `[Cin, Cout]` with bias: direct where its
+/// outputs are whole vectors ([`conv3x3::conv1x1`]), else each square's row
+/// adds up the weight rows of its nonzero inputs (it reads a ReLU's output).
+#[derive(Clone, Debug)]
+enum Pointwise {
+    Direct(Dense),
+    Sparse(SparseFc),
+}
+
+impl Pointwise {
+    fn new(d: Dense) -> Pointwise {
+        if conv3x3::supports_1x1(d.n) {
+            Pointwise::Direct(d)
+        } else {
+            Pointwise::Sparse(SparseFc::new(&d))
+        }
+    }
+
+    /// Output channels.
+    fn n(&self) -> usize {
+        match self {
+            Pointwise::Direct(d) => d.n,
+            Pointwise::Sparse(fc) => fc.n(),
+        }
+    }
+
+    /// `src: [M, Cin]` into `out: [M, Cout]` (ReLU when `relu`).
+    fn forward(&self, src: &[f32], out: &mut [f32], relu: bool, nonzero: &mut Vec<u32>) {
+        match self {
+            Pointwise::Direct(d) => conv3x3::conv1x1(d, src, out, relu),
+            Pointwise::Sparse(fc) => fc.forward(src, out, relu, nonzero),
+        }
+    }
+}
+
+/// An `"fc"` policy head.
+#[derive(Clone, Debug)]
+struct FcPolicy {
+    /// The 1x1 convolution (batch norm folded), `[C, Pc]`.
+    conv: Pointwise,
+    /// `[H*W*Pc, P]`, rows in square-major order.
+    fc: SparseFc,
+}
+
 /// A `"conv"` policy head after its first convolution.
 #[derive(Clone, Debug)]
 struct ConvPolicy {
-    /// The 1x1 convolution to the policy planes, `[Pc, K]` with bias.
-    planes: Dense,
+    /// The 1x1 convolution to the policy planes, `[Pc, K]` with bias (it
+    /// reads the 3x3 convolution's ReLU).
+    planes: Pointwise,
     /// Each slot's entry of one position's square-major output `[H*W, K]`
     /// (`square * K + plane`), or `H*W*K + plane` for a plane's mean.
     gather: Vec<u32>,
@@ -101,7 +153,8 @@ struct ConvPolicy {
 }
 
 /// The tower's convolutions in int8 ([`FastNet::quantized`]), and the
-/// `"conv"` policy head's 3x3 convolution.
+/// policy head's layer that reads the tower's kind of input: the `"conv"`
+/// head's 3x3 convolution or the `"fc"` head's fully connected layer.
 #[derive(Clone, Debug)]
 struct Int8Tower {
     /// Each block's two convolutions in order (`a`, then `b`): tower layer `2*i + j`.
@@ -111,6 +164,11 @@ struct Int8Tower {
     /// output, a ReLU's, as the tower's convolutions read theirs; in a
     /// 2x32 net it is a fifth of the 3x3 convolutions' work.
     policy: Option<QuantConv>,
+    /// The `"fc"` policy head's fully connected layer (`None` with the
+    /// `"conv"` head): it reads the head's 1x1 convolution's ReLU; in the
+    /// quick Paco Ŝako net it was a fifth of the forward pass in fp32
+    /// ([`crate::conv3x3_i8::fc`]).
+    policy_fc: Option<QuantFc>,
     kernel: Int8Kernel,
     /// A padded row of zero bytes: the rows read off the board.
     zeros: Vec<u8>,
@@ -153,12 +211,12 @@ pub struct FastNet {
     blocks: Vec<Block>,
     /// 1x1 conv + BN, `[C, Pc]` (`"fc"` head), or 3x3, `[9*C, Pc]` (`"conv"`).
     policy_conv: Dense,
-    /// The `"fc"` head: `[H*W*Pc, P]`, rows in square-major order.
-    policy_fc: Option<SparseFc>,
+    /// The `"fc"` head.
+    fc_policy: Option<FcPolicy>,
     /// The `"conv"` head.
     conv_policy: Option<ConvPolicy>,
     /// 1x1 conv + BN, `[C, Vc]`.
-    value_conv: Dense,
+    value_conv: Pointwise,
     /// `[H*W*Vc, Vh]`, rows in square-major order; with `value_pool`,
     /// `[2*Vc, Vh]` reading the channels' means then maxima.
     value_fc: SparseFc,
@@ -247,6 +305,8 @@ struct Int8Scratch {
     sums: Vec<i32>,
     /// Each position's scale of its bytes, `[B]`.
     scales: Vec<f32>,
+    /// The `"fc"` policy head's int8 layer's.
+    fc: FcScratch,
 }
 
 thread_local! {
@@ -348,13 +408,17 @@ impl FastNet {
             })
             .collect::<NnResult<Vec<_>>>()?;
         let taps = conv3x3::taps(h, w);
-        let (policy_fc, conv_policy) = match net.policy_head {
-            PolicyHead::Fc => (Some(SparseFc::new(&linear_square_major(&wt, "policy_fc", pc, hw, p)?)), None),
+        let policy_conv = im2col_matrix(wt.conv_bn("policy_conv", c, pc, net.policy_kernel())?);
+        let (fc_policy, conv_policy) = match net.policy_head {
+            PolicyHead::Fc => {
+                let fc = SparseFc::new(&linear_square_major(&wt, "policy_fc", pc, hw, p)?);
+                (Some(FcPolicy { conv: Pointwise::new(policy_conv.clone()), fc }), None)
+            }
             PolicyHead::Conv => {
                 let pp = net.policy_planes()?;
                 let k = pp.planes;
                 let gather = pp.slots.iter().map(|&(plane, sq)| sq.map_or(hw * k, |s| s as usize * k) as u32 + plane as u32).collect();
-                let planes = im2col_matrix(wt.conv("policy_planes", pc, k, 1)?);
+                let planes = Pointwise::new(im2col_matrix(wt.conv("policy_planes", pc, k, 1)?));
                 (None, Some(ConvPolicy { planes, gather, reads_means: pp.slots.iter().any(|s| s.1.is_none()) }))
             }
         };
@@ -368,10 +432,10 @@ impl FastNet {
             zeros: vec![0.0; c],
             stem,
             blocks,
-            policy_conv: im2col_matrix(wt.conv_bn("policy_conv", c, pc, net.policy_kernel())?),
-            policy_fc,
+            policy_conv,
+            fc_policy,
             conv_policy,
-            value_conv: im2col_matrix(wt.conv_bn("value_conv", c, vc, 1)?),
+            value_conv: Pointwise::new(im2col_matrix(wt.conv_bn("value_conv", c, vc, 1)?)),
             value_fc: SparseFc::new(&if net.value_pool { wt.linear("value_fc", 2 * vc, vh)? } else { linear_square_major(&wt, "value_fc", vc, hw, vh)? }),
             value_pool: net.value_pool,
             wdl_fc: wt.linear("wdl_fc", vh, 3)?,
@@ -394,7 +458,8 @@ impl FastNet {
         }
         let convs = self.blocks.iter().flat_map(|block| [&block.a, &block.b]).map(|d| QuantConv::new(d, self.c)).collect();
         let policy = self.conv_policy.is_some().then(|| QuantConv::new(&self.policy_conv, self.c));
-        let int8 = Int8Tower { convs, policy, kernel, zeros: vec![0; self.c.next_multiple_of(4)] };
+        let policy_fc = self.fc_policy.as_ref().map(|head| QuantFc::new(&head.fc.dense()));
+        let int8 = Int8Tower { convs, policy, policy_fc, kernel, zeros: vec![0; self.c.next_multiple_of(4)] };
         // The int8 tower never reads the fp32 tower's Winograd weights (16/9
         // of its convolutions' size): the copy leaves them out.
         let blocks = self.blocks.iter().map(|b| Block { winograd: None, ..b.clone() }).collect();
@@ -484,8 +549,8 @@ impl FastNet {
         let act = take(&mut s.x, m * c); // [B*HW, C]
         let tmp = take(&mut s.y, m * c); // [B*HW, C]
                                          // im2col buffer, reused for the heads' 1x1 convolution outputs.
-        let planes = self.conv_policy.as_ref().map_or(0, |h| h.planes.n);
-        let cols_len = m * (9 * c).max(self.policy_conv.n).max(self.value_conv.n).max(planes);
+        let planes = self.conv_policy.as_ref().map_or(0, |h| h.planes.n());
+        let cols_len = m * (9 * c).max(self.policy_conv.n).max(self.value_conv.n()).max(planes);
         let cols = take(&mut s.cols, cols_len); // [B*HW, 9*C] or more
 
         // Input [B, Ci, HW] (channel-major) -> stem -> square-major [B*HW, C].
@@ -541,12 +606,15 @@ impl FastNet {
 
         let pc = self.policy_conv.n;
         let p = self.policy_size;
-        match (&self.policy_fc, &self.conv_policy) {
-            (Some(fc), _) => {
+        match (&self.fc_policy, &self.conv_policy) {
+            (Some(head), _) => {
                 // Policy head: 1x1 conv -> [B, HW*Pc] (square-major) -> logits.
                 let ph = &mut cols[..m * pc];
-                dense(&self.policy_conv, m, act, ph, true); // [B*HW, Pc] = [B, HW*Pc]
-                fc.forward(ph, policy, false, &mut s.nonzero); // [B, P]
+                head.conv.forward(act, ph, true, &mut s.nonzero); // [B*HW, Pc] = [B, HW*Pc]
+                match self.int8.as_ref().and_then(|t| Some((t.kernel, t.policy_fc.as_ref()?))) {
+                    Some((kernel, fc)) => fc.forward(kernel, ph, policy, false, &mut s.int8.fc), // [B, P]
+                    None => head.fc.forward(ph, policy, false, &mut s.nonzero),                  // [B, P]
+                }
             }
             (None, Some(head)) => {
                 // 3x3 conv -> 1x1 conv to the planes -> each slot's square (or plane mean).
@@ -555,9 +623,9 @@ impl FastNet {
                     Some((tower, q)) => tower.conv(q, self.hw, &self.taps, act, ph, true, &mut s.int8),
                     None => self.conv3x3(&self.policy_conv, act, b, c, ph, true, cols), // [B*HW, Pc]
                 }
-                let k = head.planes.n;
+                let k = head.planes.n();
                 let out = &mut cols[..m * k];
-                dense(&head.planes, m, ph, out, false); // [B*HW, K]
+                head.planes.forward(ph, out, false, &mut s.nonzero); // [B*HW, K]
                 let means = take(&mut s.s2, k);
                 for (o, pol) in out.chunks_exact(hw * k).zip(policy.chunks_exact_mut(p)) {
                     if head.reads_means {
@@ -578,10 +646,10 @@ impl FastNet {
         }
 
         // Value head: 1x1 conv -> [B, HW*Vc] -> hidden -> WDL, moves left.
-        let vc = self.value_conv.n;
+        let vc = self.value_conv.n();
         let vh = self.value_fc.n();
         let vconv = &mut cols[..m * vc];
-        dense(&self.value_conv, m, act, vconv, true); // [B*HW, Vc] = [B, HW*Vc]
+        self.value_conv.forward(act, vconv, true, &mut s.nonzero); // [B*HW, Vc] = [B, HW*Vc]
         let hid = take(&mut s.s1, b * vh);
         if self.value_pool {
             let pooled = take(&mut s.s2, b * 2 * vc); // [B, 2*Vc]: means, then maxima
@@ -725,5 +793,29 @@ mod tests {
         assert_ne!(a.policy, b.policy, "the policy convolution ran in fp32");
         let fc = FastNet::from_model(&tiny.init_seeded(&burn::tensor::Device::flex(), 3).unwrap(), &tiny).unwrap();
         assert!(fc.quantized_with(Int8Kernel::Scalar).unwrap().int8.unwrap().policy.is_none());
+        assert!(int8.int8.as_ref().unwrap().policy_fc.is_none(), "a conv head has no fully connected layer");
+    }
+
+    /// The int8 copy of a net with the `"fc"` policy head runs its fully
+    /// connected layer in int8: the policy differs from the same copy with
+    /// that layer in fp32, the value does not; the two policies are close.
+    #[test]
+    fn the_int8_copy_runs_the_fc_policy_heads_layer_in_int8() {
+        let spec = pacozero_data::spec_of(pacozero_engine::GameKind::Paco);
+        let net = NetConfig { channels: 24, ..NetConfig::tiny_for(&spec) };
+        let fast = FastNet::from_model(&net.init_seeded(&burn::tensor::Device::flex(), 4).unwrap(), &net).unwrap();
+        let int8 = fast.quantized_with(Int8Kernel::Scalar).unwrap();
+        let tower = int8.int8.as_ref().unwrap();
+        assert!(tower.policy.is_none());
+        assert_eq!(tower.policy_fc.as_ref().expect("the fc head's layer in int8").n(), fast.policy_size());
+        let mut fp32_head = int8.clone();
+        fp32_head.int8.as_mut().unwrap().policy_fc = None;
+        let x: Vec<f32> = (0..2 * fast.input_len()).map(|i| ((i * 7919) % 5 == 0) as u8 as f32).collect();
+        let (a, b) = (int8.forward(&x, 2), fp32_head.forward(&x, 2));
+        assert_eq!(a.wdl, b.wdl, "the value head does not read the policy layer");
+        assert_ne!(a.policy, b.policy, "the policy layer ran in fp32");
+        let spread = b.policy.iter().map(|v| v.abs()).fold(0.0, f32::max);
+        let worst = a.policy.iter().zip(&b.policy).map(|(p, q)| (p - q).abs()).fold(0.0, f32::max);
+        assert!(worst <= 0.02 * spread.max(1e-3), "int8 logits differ by {worst} (logits up to {spread})");
     }
 }

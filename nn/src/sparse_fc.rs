@@ -60,6 +60,12 @@ impl SparseFc {
         self.n
     }
 
+    /// The layer as the `[k, n]` matrix it was made from (for its int8 copy).
+    pub(crate) fn dense(&self) -> Dense {
+        let w = self.w.chunks_exact(self.stride).flat_map(|row| &row[..self.n]).copied().collect();
+        Dense { k: self.k, n: self.n, w, b: self.b[..self.n].to_vec() }
+    }
+
     /// `out[m, n] = a[m, k] · w + b` (then ReLU when `relu`) for the `m`
     /// rows of `a`; `nonzero` is scratch (grown to `k`).
     pub(crate) fn forward(&self, a: &[f32], out: &mut [f32], relu: bool, nonzero: &mut Vec<u32>) {
@@ -305,6 +311,8 @@ mod tests {
             let d = Dense { k, n, w: (0..k * n).map(|_| rng.range(-1.0, 1.0)).collect(), b: (0..n).map(|_| rng.range(-1.0, 1.0)).collect() };
             let fc = SparseFc::new(&d);
             assert_eq!(fc.n(), n);
+            let back = fc.dense();
+            assert_eq!((back.k, back.n, &back.w, &back.b), (k, n, &d.w, &d.b), "[{k}, {n}]: dense() is not the matrix it was made from");
             for density in [0.0, 0.1, 0.5, 1.0] {
                 let m = 5;
                 let a: Vec<f32> = (0..m * k).map(|_| if rng.unit() < density { rng.range(-2.0, 2.0) } else { 0.0 }).collect();

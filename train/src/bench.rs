@@ -16,7 +16,7 @@ use pacozero_batch::Batch;
 use pacozero_batch::TrainConfig;
 use pacozero_data::{GameSpec, PositionRow};
 use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
-use pacozero_nn::{FastNet, NetConfig};
+use pacozero_nn::{FastNet, Int8Kernel, NetConfig, NetPrecision};
 
 /// Options of [`bench_net`].
 #[derive(Clone, Debug)]
@@ -220,7 +220,12 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
     let mut lines = Vec::new();
     in_pool(&pool, || -> TrainResult<()> {
         let model = net.init(&dev)?.valid();
+        // FastNet as Network runs it: in the process's precision (`--precision`).
         let fast = FastNet::from_model(&model, net)?;
+        let fast = match pacozero_nn::precision::process_precision()?.on_this_cpu() {
+            NetPrecision::Int8 => fast.quantized_with(Int8Kernel::chosen()?)?,
+            _ => fast,
+        };
         let (c, h, w) = (net.input_channels(), net.height as usize, net.width as usize);
         for &b in &opts.batch_sizes {
             let data: Vec<f32> = (0..b * c * h * w).map(|i| ((i * 7919) % 3 == 0) as u8 as f32).collect();
