@@ -93,6 +93,12 @@ pub struct SearchConfig {
     /// thousand positions visited, most of them a mate-in-one test). Only
     /// with `win_detection` and `solver`.
     pub reply_win_in_two: bool,
+    /// The network's priors at every expanded node are flattened as `p^(1/T)`,
+    /// renormalised (Lc0's policy softmax temperature; 1 = as the network
+    /// gives them). Above 1 a move the policy all but rules out, such as a
+    /// capture a young network has not learnt, still gets visits below the
+    /// root (0.1..=10).
+    pub policy_temperature: f32,
 }
 
 impl Default for SearchConfig {
@@ -117,6 +123,7 @@ impl Default for SearchConfig {
             solver: true,
             root_win_in_two: true,
             reply_win_in_two: false,
+            policy_temperature: 1.0,
         }
     }
 }
@@ -146,6 +153,7 @@ impl SearchConfig {
         check_range("search.gumbel_max_considered", self.gumbel_max_considered, 1, 65_536)?;
         check_range("search.gumbel_c_visit", self.gumbel_c_visit, 0.0, 1e6)?;
         check_range("search.contempt", self.contempt, 0.0, 1.0)?;
+        check_range("search.policy_temperature", self.policy_temperature, 0.1, 10.0)?;
         if !(self.gumbel_c_scale > 0.0 && self.gumbel_c_scale <= 1e3) {
             bail!("config key `search.gumbel_c_scale` = {} is out of range: must be > 0 and <= 1000", self.gumbel_c_scale);
         }
@@ -162,7 +170,7 @@ mod tests {
     /// Each range-checked key: its setter, the ends of its range (an open
     /// lower end given as the bound itself, refused) and whether the lower
     /// end is accepted.
-    const KEYS: [(&str, Set, f64, f64, bool); 11] = [
+    const KEYS: [(&str, Set, f64, f64, bool); 12] = [
         ("full_simulations", |c, v| c.full_simulations = v as u32, 1.0, 100_000.0, true),
         ("cheap_simulations", |c, v| c.cheap_simulations = v as u32, 1.0, 100_000.0, true),
         ("c_puct", |c, v| c.c_puct = v as f32, 0.0, 100.0, false),
@@ -173,6 +181,7 @@ mod tests {
         ("gumbel_max_considered", |c, v| c.gumbel_max_considered = v as u32, 1.0, 65_536.0, true),
         ("gumbel_c_visit", |c, v| c.gumbel_c_visit = v as f32, 0.0, 1e6, true),
         ("contempt", |c, v| c.contempt = v as f32, 0.0, 1.0, true),
+        ("policy_temperature", |c, v| c.policy_temperature = v as f32, 0.1, 10.0, true),
         ("gumbel_c_scale", |c, v| c.gumbel_c_scale = v as f32, 0.0, 1e3, false),
     ];
 

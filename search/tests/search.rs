@@ -447,7 +447,12 @@ fn contempt_makes_the_searching_side_play_on_instead_of_taking_a_draw() {
 
 /// A search driven by hand: the root's evaluation with the given priors.
 fn root_expanded(priors_of: impl Fn(usize) -> Vec<f32>) -> (Search<GameState>, usize) {
-    let c = SearchConfig { c_puct: 2.5, dirichlet_epsilon: 0.0, ..cfg(Algorithm::Puct) };
+    root_expanded_at(1.0, priors_of)
+}
+
+/// [`root_expanded`] with the policy temperature `t`.
+fn root_expanded_at(t: f32, priors_of: impl Fn(usize) -> Vec<f32>) -> (Search<GameState>, usize) {
+    let c = SearchConfig { c_puct: 2.5, dirichlet_epsilon: 0.0, policy_temperature: t, ..cfg(Algorithm::Puct) };
     let mut s = Search::new(c.clone(), GameState::new(Position::startpos()), false);
     assert_eq!(s.config(), &c);
     assert_eq!(s.tree_size(), 1, "the root alone");
@@ -474,6 +479,30 @@ fn priors_that_are_not_a_distribution_are_cleaned_at_expansion() {
     assert!(s.result().priors.iter().all(|&p| p == 1.0 / k as f32));
     let (mut s, _) = root_expanded(|k| vec![0.0; k]);
     assert!(s.result().priors.iter().all(|&p| p == 1.0 / k as f32));
+}
+
+/// The policy temperature flattens the priors as `p^(1/T)`, renormalised:
+/// at T = 2 priors of 0.81, 0.09, 0.09 and 0.01 become 9, 3, 3 and 1
+/// sixteenths; below 1 it sharpens them; the cleaning of bad priors holds.
+#[test]
+fn the_policy_temperature_flattens_the_priors_at_expansion() {
+    let priors = |k: usize| {
+        let mut p = vec![0.0; k];
+        p[..4].copy_from_slice(&[0.81, 0.09, 0.09, 0.01]);
+        p
+    };
+    let close = |got: &[f32], want: &[f32]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6);
+    let (mut s, _) = root_expanded_at(2.0, priors);
+    let r = s.result();
+    assert!(close(&r.priors[..4], &[9.0 / 16.0, 3.0 / 16.0, 3.0 / 16.0, 1.0 / 16.0]), "T = 2: {:?}", &r.priors[..4]);
+    assert!(r.priors[4..].iter().all(|&p| p == 0.0), "a zero prior stays zero");
+    let (mut s, _) = root_expanded_at(1.0, priors);
+    assert!(close(&s.result().priors[..4], &[0.81, 0.09, 0.09, 0.01]), "T = 1 leaves them");
+    let (mut s, _) = root_expanded_at(0.5, priors);
+    let sharp: Vec<f32> = [0.81f32, 0.09, 0.09, 0.01].iter().map(|p| p * p / 0.6724).collect();
+    assert!(close(&s.result().priors[..4], &sharp), "T = 0.5 squares them");
+    let (mut s, k) = root_expanded_at(2.0, |k| vec![f32::NAN; k]);
+    assert!(s.result().priors.iter().all(|&p| p == 1.0 / k as f32), "nothing usable: uniform");
 }
 
 #[test]

@@ -337,25 +337,25 @@ impl<G: GameRules + Encode> Search<G> {
         }
         let to_move = self.states[self.nodes[idx as usize].state as usize].as_ref().expect("state").to_move();
         let first = self.nodes.len() as u32;
-        // Guard against bad priors (NaN, negative, not normalised).
-        let mut sum = 0.0;
-        for &p in priors {
+        // Guard against bad priors (NaN, negative, not normalised); flatten
+        // them by the policy temperature (`p^(1/T)`, then normalised).
+        let inv_t = 1.0 / self.cfg.policy_temperature;
+        let tempered = |p: f32| {
             if p.is_finite() && p > 0.0 {
-                sum += p;
+                if inv_t == 1.0 {
+                    p
+                } else {
+                    p.powf(inv_t)
+                }
+            } else {
+                0.0
             }
-        }
+        };
+        let sum: f32 = priors.iter().map(|&p| tempered(p)).sum();
         let k = self.pending_legal.len();
         self.nodes.reserve(k);
         for (&a, &p) in self.pending_legal.iter().zip(priors) {
-            let p = if sum > 0.0 {
-                if p.is_finite() && p > 0.0 {
-                    p / sum
-                } else {
-                    0.0
-                }
-            } else {
-                1.0 / k as f32
-            };
+            let p = if sum > 0.0 && sum.is_finite() { tempered(p) / sum } else { 1.0 / k as f32 };
             self.nodes.push(Node::fresh(idx, a, p));
         }
         let wdl = sanitize_wdl(wdl);
