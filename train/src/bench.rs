@@ -29,11 +29,14 @@ pub struct BenchOptions {
     pub min_time: Duration,
     /// CPU threads (0 = rayon global pool).
     pub threads: usize,
+    /// The arithmetic of [`FastNet`]'s tower (`Auto` is resolved on this
+    /// CPU): the CLI passes the process's (`--precision`).
+    pub precision: NetPrecision,
 }
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { batch_sizes: vec![1, 8, 32, 256], train_batch: 256, min_time: Duration::from_secs(2), threads: 0 }
+        BenchOptions { batch_sizes: vec![1, 8, 32, 256], train_batch: 256, min_time: Duration::from_secs(2), threads: 0, precision: NetPrecision::Fp32 }
     }
 }
 
@@ -65,6 +68,8 @@ pub struct BenchReport {
     /// Forward FLOPs per position (2 x multiply-adds of convolutions and linear layers).
     pub flops_per_position: f64,
     pub lines: Vec<BenchLine>,
+    /// The arithmetic [`FastNet`]'s tower ran in.
+    pub fast_precision: NetPrecision,
 }
 
 impl std::fmt::Display for BenchReport {
@@ -218,14 +223,16 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
     let dev = inference_device(device);
     let flops = net.flops_per_position();
     let mut lines = Vec::new();
+    let mut fast_precision = NetPrecision::Fp32;
     in_pool(&pool, || -> TrainResult<()> {
         let model = net.init(&dev)?.valid();
-        // FastNet as Network runs it: in the process's precision (`--precision`).
+        // FastNet as Network runs it, in the precision asked.
         let fast = FastNet::from_model(&model, net)?;
-        let fast = match pacozero_nn::precision::process_precision()?.on_this_cpu() {
+        let fast = match opts.precision.on_this_cpu() {
             NetPrecision::Int8 => fast.quantized_with(Int8Kernel::chosen()?)?,
             _ => fast,
         };
+        fast_precision = fast.precision();
         let (c, h, w) = (net.input_channels(), net.height as usize, net.width as usize);
         for &b in &opts.batch_sizes {
             let data: Vec<f32> = (0..b * c * h * w).map(|i| ((i * 7919) % 3 == 0) as u8 as f32).collect();
@@ -269,7 +276,7 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
         lines.push(line("train", b, secs, mm, 3.0 * flops * b as f64));
         Ok(())
     })?;
-    Ok(BenchReport { backend: format!("{device:?}"), net: net.clone(), flops_per_position: flops, lines })
+    Ok(BenchReport { backend: format!("{device:?}"), net: net.clone(), flops_per_position: flops, lines, fast_precision })
 }
 
 fn line(kind: &str, batch: usize, net_secs: f64, mm_secs: f64, flops: f64) -> BenchLine {
@@ -416,6 +423,7 @@ mod tests {
             net: NetConfig { blocks: 3, channels: 16, ..tiny_net() },
             flops_per_position: 2.5e6,
             lines: vec![line("infer", Some(500.0)), line("train", None)],
+            fast_precision: NetPrecision::Fp32,
         };
         let text = r.to_string();
         let rows: Vec<&str> = text.lines().collect();

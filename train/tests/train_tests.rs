@@ -220,9 +220,14 @@ fn resumed_run_continues_at_same_step_and_data_position() {
 #[test]
 fn bench_reports_figures() {
     let net = NetConfig::tiny_for(&spec());
-    let opts = BenchOptions { batch_sizes: vec![1, 8], train_batch: 8, min_time: std::time::Duration::from_millis(100), threads: 2 };
+    let opts = BenchOptions { batch_sizes: vec![1, 8], train_batch: 8, min_time: std::time::Duration::from_millis(100), threads: 2, ..BenchOptions::default() };
     let r = bench_net(&net, &default_device(), &opts).unwrap();
     eprintln!("{r}");
+    assert_eq!(r.fast_precision, NetPrecision::Fp32, "fp32 unless asked");
+    // Asked for int8, FastNet runs its tower in int8 (the scalar kernel where the CPU lacks VNNI).
+    let int8 = bench_net(&net, &default_device(), &BenchOptions { precision: NetPrecision::Int8, batch_sizes: vec![8], ..opts.clone() }).unwrap();
+    assert_eq!(int8.fast_precision, NetPrecision::Int8);
+    assert!(int8.lines[0].fast_per_sec.is_some_and(|v| v > 0.0), "{int8}");
     assert_eq!(r.lines.len(), 3);
     assert_eq!(r.flops_per_position, net.flops_per_position());
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());

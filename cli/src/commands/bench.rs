@@ -160,11 +160,14 @@ fn net(game: GameKind, blocks: u32, channels: u32, seconds: f64) -> Result<()> {
     let spec = pacozero_data::spec_of(game);
     let cfg = NetConfig { blocks, channels, ..NetConfig::default_for(&spec) };
     cfg.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let opts = BenchOptions { min_time: std::time::Duration::from_secs_f64(seconds), ..BenchOptions::default() };
+    let precision = pacozero_nn::precision::process_precision()?;
+    let opts = BenchOptions { min_time: std::time::Duration::from_secs_f64(seconds), precision, ..BenchOptions::default() };
     let r = bench_net(&cfg, &default_device(), &opts).map_err(|e| anyhow::anyhow!("{e}"))?;
     println!("{r}");
-    let precision = pacozero_nn::precision::process_precision()?.on_this_cpu();
-    println!("fastnet: the plain-Rust forward pass Network uses on the CPU backend (PACOZERO_FASTNET=0 forces burn), its tower in {precision} (--precision)");
+    println!(
+        "fastnet: the plain-Rust forward pass Network uses on the CPU backend (PACOZERO_FASTNET=0 forces burn), its tower in {} (--precision)",
+        r.fast_precision
+    );
     Ok(())
 }
 
