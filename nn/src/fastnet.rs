@@ -466,6 +466,15 @@ impl FastNet {
         Ok(FastNet { int8: Some(int8), blocks, ..self.clone() })
     }
 
+    /// This net in `precision` ([`NetPrecision::on_this_cpu`]): an int8 copy
+    /// on [`Int8Kernel::chosen`]'s kernel, or this fp32 net as it is.
+    pub fn with_precision(self, precision: NetPrecision) -> NnResult<FastNet> {
+        match precision.on_this_cpu() {
+            NetPrecision::Int8 => self.quantized_with(Int8Kernel::chosen()?),
+            _ => Ok(self),
+        }
+    }
+
     /// The arithmetic of the tower: [`NetPrecision::Int8`] for a
     /// [`FastNet::quantized`] copy, else [`NetPrecision::Fp32`].
     pub fn precision(&self) -> NetPrecision {

@@ -110,11 +110,7 @@ impl Network {
     /// is `Int8` where the CPU has AVX-512 VNNI, else `Fp32`. int8 runs on
     /// [`crate::Int8Kernel::chosen`]'s kernel.
     pub fn set_precision(&mut self, precision: NetPrecision) -> NnResult<()> {
-        let fp32 = FastNet::from_model(&self.model, &self.net)?;
-        self.fast = match precision.on_this_cpu() {
-            NetPrecision::Int8 => fp32.quantized_with(crate::Int8Kernel::chosen()?)?,
-            _ => fp32,
-        };
+        self.fast = FastNet::from_model(&self.model, &self.net)?.with_precision(precision)?;
         Ok(())
     }
 

@@ -23,8 +23,9 @@ use crate::weights::Dense;
 /// Lanes of one vector of sums (an AVX-512 register of `f32`).
 const LANES: usize = 16;
 /// The most vectors of sums one block of columns holds in registers (of
-/// AVX-512's 32: the rest hold the broadcast value and the loads).
-const MAX_VECTORS: usize = 12;
+/// AVX-512's 32: the rest hold the broadcast value and the loads). The int8
+/// layer ([`crate::conv3x3_i8::fc`]) blocks its columns the same way.
+pub(crate) const MAX_VECTORS: usize = 12;
 
 /// A fully connected layer `[k, n]` with bias, for inputs with many zeros.
 #[derive(Clone, Debug)]
@@ -130,7 +131,7 @@ fn list_nonzero<'a>(row: &[f32], at: &'a mut [u32]) -> &'a [u32] {
 
 /// The column blocks of `vectors` vectors: as few as fit [`MAX_VECTORS`],
 /// as even as possible, as `(first vector, vectors)`.
-fn blocks(vectors: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(crate) fn blocks(vectors: usize) -> impl Iterator<Item = (usize, usize)> {
     let count = vectors.div_ceil(MAX_VECTORS).max(1);
     (0..count).map(move |i| {
         let (start, end) = (i * vectors / count, (i + 1) * vectors / count);

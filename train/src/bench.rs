@@ -16,7 +16,7 @@ use pacozero_batch::Batch;
 use pacozero_batch::TrainConfig;
 use pacozero_data::{GameSpec, PositionRow};
 use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
-use pacozero_nn::{FastNet, Int8Kernel, NetConfig, NetPrecision};
+use pacozero_nn::{FastNet, NetConfig, NetPrecision};
 
 /// Options of [`bench_net`].
 #[derive(Clone, Debug)]
@@ -227,11 +227,7 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
     in_pool(&pool, || -> TrainResult<()> {
         let model = net.init(&dev)?.valid();
         // FastNet as Network runs it, in the precision asked.
-        let fast = FastNet::from_model(&model, net)?;
-        let fast = match opts.precision.on_this_cpu() {
-            NetPrecision::Int8 => fast.quantized_with(Int8Kernel::chosen()?)?,
-            _ => fast,
-        };
+        let fast = FastNet::from_model(&model, net)?.with_precision(opts.precision)?;
         fast_precision = fast.precision();
         let (c, h, w) = (net.input_channels(), net.height as usize, net.width as usize);
         for &b in &opts.batch_sizes {

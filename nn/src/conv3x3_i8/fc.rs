@@ -25,10 +25,6 @@
 use super::{scale_of, Int8Kernel, GROUP, I8_MAX, LANES};
 use crate::weights::Dense;
 
-/// Vectors of sums one pass over a row's groups keeps in registers (of
-/// AVX-512's 32: the rest hold the broadcast bytes and the loads).
-const MAX_VECTORS: usize = 12;
-
 /// A fully connected layer `[k, n]` with bias, in int8, for inputs that are
 /// a ReLU's output (never negative; see the module docs).
 #[derive(Clone, Debug)]
@@ -167,18 +163,13 @@ fn list_nonzero_groups<'a>(bytes: &[u8], at: &'a mut [u32]) -> &'a [u32] {
     &at[..count]
 }
 
-/// The column blocks of `vectors` vectors: as few as fit [`MAX_VECTORS`],
-/// as even as possible, as `(first vector, vectors)`.
-fn blocks(vectors: usize) -> impl Iterator<Item = (usize, usize)> {
-    let count = vectors.div_ceil(MAX_VECTORS).max(1);
-    (0..count).map(move |i| (i * vectors / count, (i + 1) * vectors / count - i * vectors / count))
-}
-
 #[cfg(target_arch = "x86_64")]
 mod vnni {
     use std::arch::x86_64::*;
 
-    use super::{blocks, QuantFc, GROUP, LANES};
+    use super::{QuantFc, GROUP, LANES};
+    // Column blocks as the fp32 layer's: as many vectors of sums as stay in registers.
+    use crate::sparse_fc::{blocks, MAX_VECTORS};
 
     /// [`super::list_nonzero_groups`] sixteen groups at a time: the groups
     /// are 32-bit words, and a vector's nonzero words store their indices,
@@ -236,7 +227,7 @@ mod vnni {
                     10 => block::<10>(fc, first, bytes, listed, sums),
                     11 => block::<11>(fc, first, bytes, listed, sums),
                     12 => block::<12>(fc, first, bytes, listed, sums),
-                    _ => unreachable!("a block holds 1 to {} vectors", super::MAX_VECTORS),
+                    _ => unreachable!("a block holds 1 to {MAX_VECTORS} vectors"),
                 }
             }
         }
@@ -300,17 +291,6 @@ mod tests {
 
     fn random_dense(rng: &mut Rng, k: usize, n: usize) -> Dense {
         Dense { k, n, w: (0..k * n).map(|_| rng.range(-1.0, 1.0)).collect(), b: (0..n).map(|_| rng.range(-1.0, 1.0)).collect() }
-    }
-
-    #[test]
-    fn blocks_cover_the_vectors_evenly_and_fit_the_registers() {
-        for vectors in 1..=60 {
-            let b: Vec<_> = blocks(vectors).collect();
-            assert_eq!(b.iter().map(|&(_, v)| v).sum::<usize>(), vectors, "{vectors}: {b:?}");
-            assert!(b.windows(2).all(|p| p[0].0 + p[0].1 == p[1].0), "{vectors}: {b:?} leave a gap");
-            assert!(b.iter().all(|&(_, v)| (1..=MAX_VECTORS).contains(&v)), "{vectors}: {b:?}");
-            assert_eq!(b.len(), vectors.div_ceil(MAX_VECTORS), "{vectors}: more blocks than needed");
-        }
     }
 
     #[test]
