@@ -214,8 +214,9 @@ impl SearchOverrides {
     }
 }
 
-/// Match play's search: PUCT, no root noise, the most visited decision.
-/// Each player keeps its tree through the game (the subtree of every
+/// Match play's search: PUCT, no root noise, the most visited decision,
+/// priors flattened by the play temperature
+/// ([`SearchConfig::PLAY_POLICY_TEMPERATURE`]). Each player keeps its tree through the game (the subtree of every
 /// decision played, its own and its opponent's), as engines do; the cap on
 /// a kept subtree is REUSE_MAX_VISITS x full_simulations visits.
 fn match_search() -> SearchConfig {
@@ -225,6 +226,7 @@ fn match_search() -> SearchConfig {
         gumbel_noise: false,
         tree_reuse: true,
         full_simulations: 4096,
+        policy_temperature: SearchConfig::PLAY_POLICY_TEMPERATURE,
         ..SearchConfig::default()
     }
 }
@@ -649,6 +651,12 @@ mod tests {
         let cfg = search.apply(match_search()).unwrap();
         assert_eq!((cfg.root_win_in_two, cfg.c_puct, cfg.algorithm, mix.weight), (false, 2.0, Algorithm::Puct, 0.5));
         assert!(match_search().root_win_in_two, "on by default");
+        // Play flattens the priors unless a player says otherwise.
+        assert_eq!(match_search().policy_temperature, SearchConfig::PLAY_POLICY_TEMPERATURE);
+        assert!(SearchConfig::PLAY_POLICY_TEMPERATURE > SearchConfig::default().policy_temperature);
+        let plain = PlayerSpec::parse(&format!("net:{model}:64:search.policy_temperature=1")).unwrap();
+        let PlayerSpec::Mcts { search, .. } = plain else { panic!("not a network player") };
+        assert_eq!(search.apply(match_search()).unwrap().policy_temperature, 1.0);
         for (opt, why) in [
             ("search.no_such_key=1", "search.no_such_key is not a search key"),
             ("search.c_puct=0", "search.c_puct"),

@@ -5,6 +5,7 @@ use pacozero_engine::{Game, Outcome};
 use pacozero_search::eval::Evaluator;
 use pacozero_search::mcts::{Proven, Search};
 use pacozero_search::turns::{principal_variation, ranked_turns, search_turn, winning_turn};
+use pacozero_search::SearchConfig;
 
 use super::info::{Info, Score};
 use super::position::move_token;
@@ -41,7 +42,7 @@ pub(super) fn best_turn<G: Game>(search: &Search<G>, evaluator: &dyn Evaluator<G
                 path.push(best.action);
             }
             None => {
-                let config = analysis_search_config(COMPLETION_VISITS);
+                let config = SearchConfig { policy_temperature: search.config().policy_temperature, ..analysis_search_config(COMPLETION_VISITS) };
                 let turn = search_turn(&mut g, config, evaluator, COMPLETION_VISITS)?;
                 path.extend(turn.decisions);
                 break;

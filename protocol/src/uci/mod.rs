@@ -93,6 +93,7 @@ use anyhow::{Context, Result};
 use pacozero_engine::Game;
 use pacozero_search::eval::{EvalOutput, Evaluator};
 use pacozero_search::mcts::{evaluate_pending, Search};
+use pacozero_search::SearchConfig;
 use rand::SeedableRng;
 use std::io::{BufRead, Write};
 use std::sync::mpsc;
@@ -187,6 +188,8 @@ struct Options {
     multipv: usize,
     overhead_ms: u64,
     show_wdl: bool,
+    /// The search's `policy_temperature` (the priors flattened as `p^(1/T)`).
+    policy_temperature: f32,
 }
 
 struct Engine<'a, G: Game, W> {
@@ -206,7 +209,14 @@ struct Engine<'a, G: Game, W> {
 
 impl<'a, G: Game, W: Write> Engine<'a, G, W> {
     fn new(out: &'a mut W, evaluator: Box<dyn Evaluator<G>>, loader: &'a Loader<'a, G>, config: &'a UciConfig) -> Self {
-        let options = Options { model: config.model.clone(), threads: config.threads.max(1), multipv: 1, overhead_ms: 50, show_wdl: true };
+        let options = Options {
+            model: config.model.clone(),
+            threads: config.threads.max(1),
+            multipv: 1,
+            overhead_ms: 50,
+            show_wdl: true,
+            policy_temperature: SearchConfig::PLAY_POLICY_TEMPERATURE,
+        };
         Engine {
             out,
             evaluator,
@@ -346,6 +356,7 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
             "option name Move Overhead type spin default 50 min 0 max 5000".to_string(),
             "option name UCI_ShowWDL type check default true".to_string(),
             format!("option name Model type string default {}", o.model),
+            format!("option name PolicyTemperature type string default {}", o.policy_temperature),
             "uciok".to_string(),
         ];
         for l in lines {
@@ -391,7 +402,17 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
                 }
                 self.load(value, self.options.threads)?;
             }
-            _ => return Err(format!("unknown option `{name}` (the options are UCI_Variant, Threads, MultiPV, Move Overhead, UCI_ShowWDL and Model)")),
+            "policytemperature" => {
+                let t = value.parse::<f32>().ok().filter(|t| (0.1..=10.0).contains(t));
+                self.options.policy_temperature = t.ok_or_else(|| format!("option PolicyTemperature: value `{value}` is not a number in 0.1..=10"))?;
+                // The kept tree's priors were flattened by the old temperature.
+                self.kept = None;
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option `{name}` (the options are UCI_Variant, Threads, MultiPV, Move Overhead, UCI_ShowWDL, Model and PolicyTemperature)"
+                ))
+            }
         }
         Ok(())
     }
@@ -431,7 +452,7 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
     /// The kept tree advanced to `line` when `line` continues its position,
     /// else a new tree.
     fn tree_for(&mut self, line: &GameLine<G>) -> Search<G> {
-        let config = analysis_search_config(self.config.visit_cap);
+        let config = SearchConfig { policy_temperature: self.options.policy_temperature, ..analysis_search_config(self.config.visit_cap) };
         if let Some(kept) = self.kept.take() {
             if kept.start == line.start.notation() && line.decisions.starts_with(&kept.decisions) {
                 let mut search = kept.search;

@@ -313,6 +313,23 @@ fn move_overhead_is_an_option_in_its_range() {
     assert_eq!(errors(&out), ["option Move Overhead: value `5001` is not a whole number in 0..=5000"]);
 }
 
+#[test]
+fn the_policy_temperature_is_an_option_that_reaches_the_search() {
+    let out = exchange::<paco::GameState>("setoption name PolicyTemperature value 1\nsetoption name policytemperature value 0.1\nisready\n");
+    assert!(errors(&out).is_empty(), "{out:?}");
+    for bad in ["0.05", "11", "warm", ""] {
+        let out = exchange::<paco::GameState>(&format!("setoption name PolicyTemperature value {bad}\n"));
+        assert_eq!(errors(&out), [format!("option PolicyTemperature: value `{bad}` is not a number in 0.1..=10")]);
+    }
+    let loader = |_: &str, _: usize| -> Result<Box<dyn Evaluator<paco::GameState>>> { anyhow::bail!("no other network") };
+    let (mut out, config) = (Vec::new(), config());
+    let mut engine = Engine::new(&mut out, Box::new(UniformEvaluator), &loader, &config);
+    let line = engine.position.clone();
+    assert_eq!(engine.tree_for(&line).config().policy_temperature, SearchConfig::PLAY_POLICY_TEMPERATURE, "play's by default");
+    engine.set_option("PolicyTemperature", Some("1.5")).unwrap();
+    assert_eq!(engine.tree_for(&line).config().policy_temperature, 1.5);
+}
+
 fn bestmoves(out: &[String]) -> Vec<&str> {
     out.iter().filter_map(|l| l.strip_prefix("bestmove ")).collect()
 }
@@ -328,7 +345,7 @@ fn uci_names_the_engine_and_its_options_then_uciok() {
     assert_eq!(out[1], "id author the PacoZero authors");
     let options: Vec<&String> = out.iter().filter(|l| l.starts_with("option name ")).collect();
     assert!(options.iter().any(|l| *l == "option name UCI_Variant type combo default shako var shako"), "{out:?}");
-    for name in ["Threads", "MultiPV", "Move Overhead", "UCI_ShowWDL", "Model"] {
+    for name in ["Threads", "MultiPV", "Move Overhead", "UCI_ShowWDL", "Model", "PolicyTemperature"] {
         assert!(options.iter().any(|l| l.starts_with(&format!("option name {name} type "))), "{name}: {out:?}");
     }
     let uciok = out.iter().position(|l| l == "uciok").expect("uciok");
