@@ -94,6 +94,32 @@ pub fn inference_device(device: &Device) -> Device {
     }
 }
 
+/// Whether `device` computes on this machine's CPU: flex, or LibTorch's CPU
+/// device. There [`crate::FastNet`] stands in for burn's forward pass (a
+/// loop can train on LibTorch's CPU, faster than flex, and search with
+/// FastNet, faster than either).
+pub fn is_cpu(device: &Device) -> bool {
+    #[cfg(feature = "tch")]
+    #[allow(deprecated)]
+    if *device == Device::libtorch() {
+        return true;
+    }
+    *device == Device::flex()
+}
+
+/// Bounds LibTorch's CPU threads to `threads` (0: its default, one a
+/// core). LibTorch has one pool for the whole process; flex is bounded by
+/// the rayon pools of [`cpu_pool`] instead. Without the `tch` feature this
+/// does nothing.
+pub fn set_libtorch_threads(threads: usize) {
+    #[cfg(feature = "tch")]
+    if threads > 0 {
+        tch::set_num_threads(i32::try_from(threads).unwrap_or(i32::MAX));
+    }
+    #[cfg(not(feature = "tch"))]
+    let _ = threads;
+}
+
 /// A rayon pool of `threads` threads, or `None` for `threads == 0` (use the global pool).
 pub fn cpu_pool(threads: usize) -> NnResult<Option<std::sync::Arc<rayon::ThreadPool>>> {
     if threads == 0 {
@@ -133,6 +159,26 @@ mod tests {
             let e = device_from_name(name).unwrap_err().to_string();
             assert_eq!(e, format!("invalid configuration: backend `{name}` needs pacozero-nn built with `--features tch` (and LIBTORCH set)"));
         }
+    }
+
+    #[test]
+    fn flex_and_libtorchs_cpu_are_the_cpu() {
+        assert!(is_cpu(&Device::flex()));
+        assert!(is_cpu(&inference_device(&Device::flex())));
+        #[cfg(feature = "tch")]
+        {
+            assert!(is_cpu(&device_from_name("tch-cpu").unwrap()));
+            assert!(!is_cpu(&device_from_name("tch-cuda:0").unwrap()));
+        }
+    }
+
+    #[cfg(feature = "tch")]
+    #[test]
+    fn libtorch_gets_the_threads_asked_for() {
+        set_libtorch_threads(1);
+        assert_eq!(tch::get_num_threads(), 1);
+        set_libtorch_threads(0);
+        assert_eq!(tch::get_num_threads(), 1, "0 leaves it");
     }
 
     #[test]

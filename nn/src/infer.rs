@@ -54,9 +54,10 @@ pub struct HeadOutputs {
 
 /// A loaded network ready to evaluate batches (no autodiff).
 ///
-/// On the flex (CPU) backend evaluation runs through [`FastNet`], a plain-Rust
-/// copy of the network that is several times faster at small batches; burn's
-/// forward pass stays the path for other backends and the reference. Set
+/// On the CPU (flex, or LibTorch's CPU device: [`crate::backend::is_cpu`])
+/// evaluation runs through [`FastNet`], a plain-Rust copy of the network that
+/// is several times faster at small batches; burn's forward pass stays the
+/// path for GPUs and the reference. Set
 /// `PACOZERO_FASTNET=0` (or call [`Network::set_fastnet`]) to force burn.
 ///
 /// FastNet's tower runs in the process's precision when the network is
@@ -97,7 +98,7 @@ impl Network {
         let spec = GameSpec::new("any", net.height, net.width, net.bit_planes, net.scalars, net.policy_size, &[])?;
         let fast = FastNet::from_model(&model, &net)?;
         let fast_env = !matches!(std::env::var("PACOZERO_FASTNET").as_deref(), Ok("0") | Ok("false") | Ok("off"));
-        let use_fast = fast_env && device == Device::flex();
+        let use_fast = fast_env && crate::backend::is_cpu(&device);
         let mut network = Network { model, fast, use_fast, net, info, spec, device, pool: cpu_pool(threads)? };
         let precision = crate::precision::process_precision()?;
         if !precision.is_fp32() {

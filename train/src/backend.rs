@@ -4,6 +4,7 @@
 //! the trainer turns on.
 
 use burn::tensor::Device;
+use pacozero_nn::backend::{cpu_pool, set_libtorch_threads};
 
 /// Autodiff (training) version of a device.
 pub fn training_device(device: &Device) -> Device {
@@ -12,4 +13,12 @@ pub fn training_device(device: &Device) -> Device {
     } else {
         device.clone().autodiff()
     }
+}
+
+/// The trainer's threads: a rayon pool of `threads` for flex ([`cpu_pool`],
+/// `None` for 0: the global pool), and as many for LibTorch's CPU
+/// ([`set_libtorch_threads`]), so `[train] threads` bounds either backend.
+pub fn training_pool(threads: usize) -> pacozero_nn::NnResult<Option<std::sync::Arc<rayon::ThreadPool>>> {
+    set_libtorch_threads(threads);
+    cpu_pool(threads)
 }

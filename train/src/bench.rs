@@ -15,7 +15,7 @@ use burn::optim::{GradientsParams, SgdConfig};
 use pacozero_batch::Batch;
 use pacozero_batch::TrainConfig;
 use pacozero_data::{GameSpec, PositionRow};
-use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
+use pacozero_nn::backend::{in_pool, inference_device};
 use pacozero_nn::{FastNet, NetConfig, NetPrecision};
 
 /// Options of [`bench_net`].
@@ -219,7 +219,7 @@ pub(crate) fn synthetic_rows(net: &NetConfig, n: usize, seed: u64) -> (GameSpec,
 /// matmul workload of equal FLOPs (training counted as 3x forward FLOPs).
 pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> TrainResult<BenchReport> {
     net.validate()?;
-    let pool = cpu_pool(opts.threads)?;
+    let pool = crate::backend::training_pool(opts.threads)?;
     let dev = inference_device(device);
     let flops = net.flops_per_position();
     let mut lines = Vec::new();

@@ -33,12 +33,12 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::average::fold_average;
-use crate::backend::training_device;
+use crate::backend::{training_device, training_pool};
 use crate::error::{io_err, TrainError, TrainResult};
 use crate::losses::{fresh_loss, mirror_coin, train_step, FreshLoss};
 use crate::metrics::{append_metrics, trim_metrics, StepMetrics};
 use pacozero_batch::{OptimizerKind, TrainConfig};
-use pacozero_nn::backend::{cpu_pool, in_pool, inference_device};
+use pacozero_nn::backend::{in_pool, inference_device};
 use pacozero_nn::modelfile::{
     check_record, export_to_run, model_from_bytes, parse_container, record_bytes, sections_of, write_container, ModelInfo, RecordKind, Section, CKPT_MAGIC,
 };
@@ -213,7 +213,7 @@ impl Trainer {
             run_dir: run_dir.to_path_buf(),
             optim: build_optimizer(&cfg),
             rng: ChaCha8Rng::seed_from_u64(cfg.seed),
-            pool: cpu_pool(cfg.threads)?,
+            pool: training_pool(cfg.threads)?,
             net,
             cfg,
             device,
@@ -249,7 +249,7 @@ impl Trainer {
         Ok(Trainer {
             run_dir: run_dir.to_path_buf(),
             net: h.net,
-            pool: cpu_pool(cfg.threads)?,
+            pool: training_pool(cfg.threads)?,
             cfg,
             device,
             model,
