@@ -12,6 +12,12 @@ use super::position::move_token;
 use super::{score, Running, COMPLETION_VISITS};
 use crate::analysis::{analysis_search_config, DEFAULT_PV_TURNS};
 
+/// The settings of the short search that completes a turn: analysis's, with
+/// the policy temperature of the engine's search (`cfg`).
+pub(super) fn completion_config(cfg: &SearchConfig) -> SearchConfig {
+    SearchConfig { policy_temperature: cfg.policy_temperature, ..analysis_search_config(COMPLETION_VISITS) }
+}
+
 /// The turn `bestmove` names: the engine's win when the root is a detected
 /// one, else the most visited complete turn, else the most visited path
 /// completed by a short search.
@@ -42,7 +48,7 @@ pub(super) fn best_turn<G: Game>(search: &Search<G>, evaluator: &dyn Evaluator<G
                 path.push(best.action);
             }
             None => {
-                let config = SearchConfig { policy_temperature: search.config().policy_temperature, ..analysis_search_config(COMPLETION_VISITS) };
+                let config = completion_config(search.config());
                 let turn = search_turn(&mut g, config, evaluator, COMPLETION_VISITS)?;
                 path.extend(turn.decisions);
                 break;

@@ -327,7 +327,11 @@ fn the_policy_temperature_is_an_option_that_reaches_the_search() {
     let line = engine.position.clone();
     assert_eq!(engine.tree_for(&line).config().policy_temperature, SearchConfig::PLAY_POLICY_TEMPERATURE, "play's by default");
     engine.set_option("PolicyTemperature", Some("1.5")).unwrap();
-    assert_eq!(engine.tree_for(&line).config().policy_temperature, 1.5);
+    let tree = engine.tree_for(&line);
+    assert_eq!(tree.config().policy_temperature, 1.5);
+    // The short search that completes a turn keeps it.
+    let completion = answer::completion_config(tree.config());
+    assert_eq!((completion.policy_temperature, completion.full_simulations), (1.5, COMPLETION_VISITS));
 }
 
 fn bestmoves(out: &[String]) -> Vec<&str> {
