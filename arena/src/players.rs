@@ -216,9 +216,10 @@ impl SearchOverrides {
 
 /// Match play's search: PUCT, no root noise, the most visited decision,
 /// priors flattened by the play temperature
-/// ([`SearchConfig::PLAY_POLICY_TEMPERATURE`]). Each player keeps its tree through the game (the subtree of every
-/// decision played, its own and its opponent's), as engines do; the cap on
-/// a kept subtree is REUSE_MAX_VISITS x full_simulations visits.
+/// ([`SearchConfig::PLAY_POLICY_TEMPERATURE`]). Each player keeps its tree
+/// through the game (the subtree of every decision played, its own and its
+/// opponent's), as engines do; the cap on a kept subtree is
+/// REUSE_MAX_VISITS x full_simulations visits.
 fn match_search() -> SearchConfig {
     SearchConfig {
         algorithm: Algorithm::Puct,

@@ -102,8 +102,9 @@ pub struct SearchConfig {
 }
 
 impl SearchConfig {
-    /// The policy temperature of play (matches, ladders, the UCI and analysis
-    /// engines); self-play keeps 1. Measured at equal time: in Shako 19.8%
+    /// The policy temperature of play (matches, ladders, the loop's
+    /// evaluation, the UCI engine); self-play, the JSON analysis engine and
+    /// `tactics solve` keep 1. Measured at equal time: in Shako 19.8%
     /// against 12.8% for T = 1 against Fairy-Stockfish at 100 nodes (300
     /// games each, about +90 Elo), in Paco Ŝako 55.5% over 200 paired games
     /// against T = 1 (+38, +9 to +69); docs/ablations.md.

@@ -223,12 +223,10 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
     let dev = inference_device(device);
     let flops = net.flops_per_position();
     let mut lines = Vec::new();
-    let mut fast_precision = NetPrecision::Fp32;
-    in_pool(&pool, || -> TrainResult<()> {
+    let fast_precision = in_pool(&pool, || -> TrainResult<NetPrecision> {
         let model = net.init(&dev)?.valid();
         // FastNet as Network runs it, in the precision asked.
         let fast = FastNet::from_model(&model, net)?.with_precision(opts.precision)?;
-        fast_precision = fast.precision();
         let (c, h, w) = (net.input_channels(), net.height as usize, net.width as usize);
         for &b in &opts.batch_sizes {
             let data: Vec<f32> = (0..b * c * h * w).map(|i| ((i * 7919) % 3 == 0) as u8 as f32).collect();
@@ -270,7 +268,7 @@ pub fn bench_net(net: &NetConfig, device: &Device, opts: &BenchOptions) -> Train
         });
         let mm = matmul_reference(&dev, net, b, 3.0 * flops * b as f64, opts.min_time);
         lines.push(line("train", b, secs, mm, 3.0 * flops * b as f64));
-        Ok(())
+        Ok(fast.precision())
     })?;
     Ok(BenchReport { backend: format!("{device:?}"), net: net.clone(), flops_per_position: flops, lines, fast_precision })
 }

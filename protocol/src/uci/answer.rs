@@ -9,13 +9,13 @@ use pacozero_search::SearchConfig;
 
 use super::info::{Info, Score};
 use super::position::move_token;
-use super::{score, Running, COMPLETION_VISITS};
-use crate::analysis::{analysis_search_config, DEFAULT_PV_TURNS};
+use super::{engine_search_config, score, Running, COMPLETION_VISITS};
+use crate::analysis::DEFAULT_PV_TURNS;
 
-/// The settings of the short search that completes a turn: analysis's, with
-/// the policy temperature of the engine's search (`cfg`).
+/// The settings of the short search that completes a turn: the engine's
+/// (`cfg`'s policy temperature) at [`COMPLETION_VISITS`].
 pub(super) fn completion_config(cfg: &SearchConfig) -> SearchConfig {
-    SearchConfig { policy_temperature: cfg.policy_temperature, ..analysis_search_config(COMPLETION_VISITS) }
+    engine_search_config(COMPLETION_VISITS, cfg.policy_temperature)
 }
 
 /// The turn `bestmove` names: the engine's win when the root is a detected

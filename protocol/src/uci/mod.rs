@@ -128,6 +128,12 @@ const SLICE: Duration = Duration::from_millis(5);
 /// Loads the network of a `Model` value on `Threads` threads.
 pub type Loader<'a, G> = dyn Fn(&str, usize) -> Result<Box<dyn Evaluator<G>>> + 'a;
 
+/// The engine's search settings: analysis's, with the `PolicyTemperature`
+/// option's flattening of the priors.
+fn engine_search_config(simulations: u32, policy_temperature: f32) -> SearchConfig {
+    SearchConfig { policy_temperature, ..analysis_search_config(simulations) }
+}
+
 /// The engine's settings.
 #[derive(Clone, Debug)]
 pub struct UciConfig {
@@ -452,7 +458,7 @@ impl<'a, G: Game, W: Write> Engine<'a, G, W> {
     /// The kept tree advanced to `line` when `line` continues its position,
     /// else a new tree.
     fn tree_for(&mut self, line: &GameLine<G>) -> Search<G> {
-        let config = SearchConfig { policy_temperature: self.options.policy_temperature, ..analysis_search_config(self.config.visit_cap) };
+        let config = engine_search_config(self.config.visit_cap, self.options.policy_temperature);
         if let Some(kept) = self.kept.take() {
             if kept.start == line.start.notation() && line.decisions.starts_with(&kept.decisions) {
                 let mut search = kept.search;
